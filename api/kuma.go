@@ -1,0 +1,177 @@
+package api
+
+// Free is a part of a spec meshguard does not model field by field (for example most
+// policies' `default` confs). It accepts any JSON value, so it never reports unknown
+// fields: a wrong "unknown field" warning would be worse than none.
+type Free = any
+
+// PolicySpec is the union of the top-level sections of a Kuma targetRef policy. Which
+// sections a kind really has is in its registry entry (Kind.Sections); a section the
+// kind lacks is reported as an unknown field, the way the API server prunes it.
+type PolicySpec struct {
+	TargetRef *TargetRef `json:"targetRef,omitempty"`
+	To        []Item     `json:"to,omitempty"`
+	From      []Item     `json:"from,omitempty"`
+	Rules     []Rule     `json:"rules,omitempty"`
+	Default   Free       `json:"default,omitempty"`
+}
+
+// Item is one element of a `to` or `from` list.
+type Item struct {
+	TargetRef *TargetRef `json:"targetRef,omitempty"`
+	Default   Free       `json:"default,omitempty"`
+}
+
+// Rule is one element of an inbound `rules` list (Kuma 2.10+).
+type Rule struct {
+	Matches Free `json:"matches,omitempty"`
+	Default Free `json:"default,omitempty"`
+}
+
+// MeshTrafficPermissionSpec covers both generations of MeshTrafficPermission: the
+// `from` list of seed 000 and the SPIFFE matchers of seed 001, written either as
+// `spec.default` (seed spelling) or `spec.rules[].default` (Kuma 2.12+).
+type MeshTrafficPermissionSpec struct {
+	TargetRef *TargetRef  `json:"targetRef,omitempty"`
+	From      []MTPFrom   `json:"from,omitempty"`
+	Rules     []MTPRule   `json:"rules,omitempty"`
+	Default   *MTPMatches `json:"default,omitempty"`
+}
+
+// MTPFrom is one client group of a `from`-style MeshTrafficPermission.
+type MTPFrom struct {
+	TargetRef *TargetRef `json:"targetRef,omitempty"`
+	Default   MTPConf    `json:"default"`
+}
+
+// MTPConf carries the action of a `from` item.
+type MTPConf struct {
+	Action string `json:"action,omitempty"`
+}
+
+// MTPRule is one element of Kuma's `spec.rules` for MeshTrafficPermission.
+type MTPRule struct {
+	Default MTPMatches `json:"default"`
+}
+
+// MTPMatches are the three matcher lists of seed 001. Pointers distinguish an
+// explicitly empty list from an absent one.
+type MTPMatches struct {
+	Deny                *[]SpiffeMatch `json:"deny,omitempty"`
+	AllowWithShadowDeny *[]SpiffeMatch `json:"allowWithShadowDeny,omitempty"`
+	Allow               *[]SpiffeMatch `json:"allow,omitempty"`
+}
+
+// SpiffeMatch is one matcher: a SPIFFE ID condition plus the seed's optional HTTP
+// conditions. Kuma spells the key `spiffeID`, the seed `spiffeId`; both are accepted.
+type SpiffeMatch struct {
+	SpiffeId *StringMatch `json:"spiffeId,omitempty"` //nolint:revive // seed 001 spelling
+	SpiffeID *StringMatch `json:"spiffeID,omitempty"`
+	Method   string       `json:"method,omitempty"`
+	Path     *StringMatch `json:"path,omitempty"`
+}
+
+// Spiffe returns the matcher's SPIFFE condition and the key it was written under.
+func (m SpiffeMatch) Spiffe() (*StringMatch, string) {
+	if m.SpiffeID != nil {
+		return m.SpiffeID, "spiffeID"
+	}
+	if m.SpiffeId != nil {
+		return m.SpiffeId, "spiffeId"
+	}
+	return nil, ""
+}
+
+// StringMatch is an {type, value} matcher (Exact or Prefix for SPIFFE IDs).
+type StringMatch struct {
+	Type  string `json:"type,omitempty"`
+	Value string `json:"value,omitempty"`
+}
+
+// MeshHTTPRouteSpec is a MeshHTTPRoute: routes for the proxies of targetRef towards
+// the services of to[].targetRef.
+type MeshHTTPRouteSpec struct {
+	TargetRef *TargetRef    `json:"targetRef,omitempty"`
+	To        []HTTPRouteTo `json:"to,omitempty"`
+}
+
+// HTTPRouteTo is one destination of a MeshHTTPRoute with its rules.
+type HTTPRouteTo struct {
+	TargetRef *TargetRef      `json:"targetRef,omitempty"`
+	Hostnames []string        `json:"hostnames,omitempty"`
+	Rules     []HTTPRouteRule `json:"rules,omitempty"`
+}
+
+// HTTPRouteRule is one match/default pair of a MeshHTTPRoute.
+type HTTPRouteRule struct {
+	Matches []HTTPMatch   `json:"matches,omitempty"`
+	Default HTTPRouteConf `json:"default"`
+}
+
+// HTTPMatch is a request match of a MeshHTTPRoute.
+type HTTPMatch struct {
+	Path        *StringMatch `json:"path,omitempty"`
+	Method      string       `json:"method,omitempty"`
+	QueryParams Free         `json:"queryParams,omitempty"`
+	Headers     Free         `json:"headers,omitempty"`
+}
+
+// HTTPRouteConf is what a matching request gets: filters and backends.
+type HTTPRouteConf struct {
+	Filters     []HTTPFilter  `json:"filters,omitempty"`
+	BackendRefs *[]BackendRef `json:"backendRefs,omitempty"`
+}
+
+// HTTPFilter is a MeshHTTPRoute filter; only requestMirror carries a reference.
+type HTTPFilter struct {
+	Type                   string         `json:"type,omitempty"`
+	RequestHeaderModifier  Free           `json:"requestHeaderModifier,omitempty"`
+	ResponseHeaderModifier Free           `json:"responseHeaderModifier,omitempty"`
+	RequestRedirect        Free           `json:"requestRedirect,omitempty"`
+	URLRewrite             Free           `json:"urlRewrite,omitempty"`
+	RequestMirror          *RequestMirror `json:"requestMirror,omitempty"`
+}
+
+// RequestMirror mirrors requests to a backend.
+type RequestMirror struct {
+	BackendRef BackendRef `json:"backendRef"`
+	Percentage Free       `json:"percentage,omitempty"`
+}
+
+// MeshTCPRouteSpec is a MeshTCPRoute.
+type MeshTCPRouteSpec struct {
+	TargetRef *TargetRef   `json:"targetRef,omitempty"`
+	To        []TCPRouteTo `json:"to,omitempty"`
+}
+
+// TCPRouteTo is one destination of a MeshTCPRoute.
+type TCPRouteTo struct {
+	TargetRef *TargetRef     `json:"targetRef,omitempty"`
+	Rules     []TCPRouteRule `json:"rules,omitempty"`
+}
+
+// TCPRouteRule holds the backends of a MeshTCPRoute destination.
+type TCPRouteRule struct {
+	Default TCPRouteConf `json:"default"`
+}
+
+// TCPRouteConf lists the backends of a MeshTCPRoute rule.
+type TCPRouteConf struct {
+	BackendRefs []BackendRef `json:"backendRefs,omitempty"`
+}
+
+// MeshTimeoutConf is the conf of MeshTimeout's to/from/rules items.
+type MeshTimeoutConf struct {
+	ConnectionTimeout string           `json:"connectionTimeout,omitempty"`
+	IdleTimeout       string           `json:"idleTimeout,omitempty"`
+	HTTP              *MeshTimeoutHTTP `json:"http,omitempty"`
+}
+
+// MeshTimeoutHTTP are MeshTimeout's HTTP timeouts.
+type MeshTimeoutHTTP struct {
+	RequestTimeout        string `json:"requestTimeout,omitempty"`
+	StreamIdleTimeout     string `json:"streamIdleTimeout,omitempty"`
+	MaxStreamDuration     string `json:"maxStreamDuration,omitempty"`
+	MaxConnectionDuration string `json:"maxConnectionDuration,omitempty"`
+	RequestHeadersTimeout string `json:"requestHeadersTimeout,omitempty"`
+}

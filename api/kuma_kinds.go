@@ -1,0 +1,129 @@
+package api
+
+import "reflect"
+
+// KumaGroup is the API group of Kuma's policies.
+const KumaGroup = "kuma.io"
+
+// Shorthands for the kind lists below; they keep the table readable.
+const (
+	mesh   = RefMesh
+	subset = RefMeshSubset
+	svc    = RefMeshService
+	svcSub = RefMeshServiceSubset
+	gw     = RefMeshGateway
+	route  = RefMeshHTTPRoute
+	mes    = RefMeshExternalService
+	mzs    = RefMeshMultiZoneService
+	dp     = RefDataplane
+)
+
+func refs(r ...RefKind) []RefKind { return r }
+
+func kuma(kind, plural string, sec Section, summary string) *Kind {
+	return &Kind{Group: KumaGroup, Version: "v1alpha1", Kind: kind, Plural: plural, Family: FamilyKuma,
+		Sections: sec, Summary: summary, NewSpec: func() any { return &PolicySpec{} }}
+}
+
+// KumaKinds returns the registry entries of Kuma's targetRef policy family, with the
+// targetRef kinds each place accepts in Kuma 2.x (see docs/rules.md for sources).
+func KumaKinds() []*Kind {
+	tr := SecTargetRef
+	out := []*Kind{}
+	add := func(k *Kind) *Kind { out = append(out, k); return k }
+
+	mtp := add(kuma("MeshTrafficPermission", "meshtrafficpermissions", tr|SecFrom|SecRules|SecDefault,
+		"who may connect to a proxy's inbounds"))
+	mtp.TopLevel = refs(mesh, subset, svc, svcSub, RefMeshGatewayRoute, route, dp)
+	mtp.From = refs(mesh, subset, svc, svcSub)
+	mtp.NewSpec = func() any { return &MeshTrafficPermissionSpec{} }
+
+	mt := add(kuma("MeshTimeout", "meshtimeouts", tr|SecTo|SecFrom|SecRules, "connection and request timeouts"))
+	mt.TopLevel = refs(mesh, subset, svc, svcSub, gw, route, dp)
+	mt.To = refs(mesh, svc, mzs, mes, route)
+	mt.From = refs(mesh)
+	mt.Conf = reflect.TypeOf(MeshTimeoutConf{})
+
+	hr := add(kuma("MeshHTTPRoute", "meshhttproutes", tr|SecTo, "HTTP routing: matches, filters and backends"))
+	hr.TopLevel = refs(mesh, subset, svc, svcSub, gw, dp)
+	hr.To = refs(svc, mzs, mes)
+	hr.ToGateway = refs(mesh)
+	hr.BackendRefs = refs(svc, svcSub, mzs, mes)
+	hr.Route = true
+	hr.NewSpec = func() any { return &MeshHTTPRouteSpec{} }
+
+	tcp := add(kuma("MeshTCPRoute", "meshtcproutes", tr|SecTo, "TCP routing: backends"))
+	tcp.TopLevel = refs(mesh, subset, svc, svcSub, gw, dp)
+	tcp.To = refs(svc, mzs, mes)
+	tcp.ToGateway = refs(mesh)
+	tcp.BackendRefs = refs(svc, svcSub, mzs, mes)
+	tcp.Route = true
+	tcp.NewSpec = func() any { return &MeshTCPRouteSpec{} }
+
+	retry := add(kuma("MeshRetry", "meshretries", tr|SecTo, "retries of outbound requests"))
+	retry.TopLevel = refs(mesh, subset, svc, svcSub, gw, route, dp)
+	retry.To = refs(mesh, svc, mzs, mes, route)
+
+	cb := add(kuma("MeshCircuitBreaker", "meshcircuitbreakers", tr|SecTo|SecFrom|SecRules, "connection limits and outlier detection"))
+	cb.TopLevel = refs(mesh, subset, svc, svcSub, gw, dp)
+	cb.To = refs(mesh, svc, mzs, mes)
+	cb.From = refs(mesh)
+
+	rl := add(kuma("MeshRateLimit", "meshratelimits", tr|SecTo|SecFrom|SecRules, "local rate limits"))
+	rl.TopLevel = refs(mesh, subset, svc, svcSub, gw, route, dp)
+	rl.To = refs(mesh)
+	rl.From = refs(mesh)
+
+	fi := add(kuma("MeshFaultInjection", "meshfaultinjections", tr|SecTo|SecFrom|SecRules, "injected delays and aborts"))
+	fi.TopLevel = refs(mesh, subset, svc, svcSub, gw, route, dp)
+	fi.To = refs(mesh, svc, mzs)
+	fi.From = refs(mesh, subset, svc, svcSub)
+
+	al := add(kuma("MeshAccessLog", "meshaccesslogs", tr|SecTo|SecFrom|SecRules, "access log backends"))
+	al.TopLevel = refs(mesh, subset, svc, svcSub, gw, route, dp)
+	al.To = refs(mesh, svc, mzs, mes)
+	al.From = refs(mesh)
+
+	hc := add(kuma("MeshHealthCheck", "meshhealthchecks", tr|SecTo, "active health checks"))
+	hc.TopLevel = refs(mesh, subset, svc, svcSub, gw, dp)
+	hc.To = refs(mesh, svc, mzs)
+
+	lbs := add(kuma("MeshLoadBalancingStrategy", "meshloadbalancingstrategies", tr|SecTo, "load balancing and locality awareness"))
+	lbs.TopLevel = refs(mesh, subset, svc, svcSub, gw, dp)
+	lbs.To = refs(mesh, svc, mzs)
+
+	trace := add(kuma("MeshTrace", "meshtraces", tr|SecDefault, "tracing backends and sampling"))
+	trace.TopLevel = refs(mesh, subset, svc, svcSub, gw, dp)
+
+	pp := add(kuma("MeshProxyPatch", "meshproxypatches", tr|SecDefault, "raw Envoy configuration patches"))
+	pp.TopLevel = refs(mesh, subset, svc, svcSub, gw, dp)
+
+	metric := add(kuma("MeshMetric", "meshmetrics", tr|SecDefault, "metrics scraping and backends"))
+	metric.TopLevel = refs(mesh, subset, svc, svcSub, dp)
+
+	pt := add(kuma("MeshPassthrough", "meshpassthroughs", tr|SecDefault, "passthrough to destinations outside the mesh"))
+	pt.TopLevel = refs(mesh, subset, svc, svcSub, dp)
+
+	tls := add(kuma("MeshTLS", "meshtlses", tr|SecFrom|SecRules, "TLS version, ciphers and mode of inbounds"))
+	tls.TopLevel = refs(mesh, subset, svc, svcSub, dp)
+	tls.From = refs(mesh)
+	return out
+}
+
+// KnownKumaResources are kuma.io kinds that are not policies meshguard guards but are
+// legitimate; the linter does not call them unknown.
+func KnownKumaResources() []string {
+	return []string{"Mesh", "MeshService", "MeshExternalService", "MeshMultiZoneService",
+		"MeshGateway", "MeshGatewayInstance", "MeshGatewayConfig", "MeshIdentity", "MeshTrust",
+		"Dataplane", "DataplaneInsight", "ZoneIngress", "ZoneEgress", "ZoneIngressInsight",
+		"ZoneEgressInsight", "ZoneInsight", "Zone", "MeshInsight", "ServiceInsight",
+		"HostnameGenerator", "MeshOPA", "MeshGlobalRateLimit", "ContainerPatch",
+		"TrafficPermission", "TrafficRoute", "TrafficLog", "TrafficTrace", "HealthCheck",
+		"CircuitBreaker", "FaultInjection", "Retry", "Timeout", "RateLimit", "ProxyTemplate",
+		"VirtualOutbound", "ExternalService", "MeshGatewayRoute", "MeshServiceInsight"}
+}
+
+// DefaultRegistry is the registry the product uses: every guarded kind.
+func DefaultRegistry() *Registry {
+	return NewRegistry(KumaKinds()...)
+}

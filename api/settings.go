@@ -1,0 +1,90 @@
+package api
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// Mode is how the Kuma control plane beside meshguard is deployed.
+type Mode string
+
+// The control-plane modes: a standalone (non-federated) zone, a zone federated to a
+// global control plane, and the global control plane itself.
+const (
+	ModeStandalone Mode = "standalone"
+	ModeZone       Mode = "zone"
+	ModeGlobal     Mode = "global"
+)
+
+// Sugar says whether the syntactic-sugar defaults are written into spec.
+type Sugar string
+
+// Sugar modes: expand writes the implied values into spec, keep only adds labels.
+const (
+	SugarExpand Sugar = "expand"
+	SugarKeep   Sugar = "keep"
+)
+
+// Settings is the deployment context every engine stage needs; the CLI and the
+// webhook fill it from the same flags so that both doors give the same answers.
+type Settings struct {
+	Mode            Mode
+	Zone            string
+	SystemNamespace string
+	DefaultMesh     string
+	Sugar           Sugar
+}
+
+// DefaultSettings are the flag defaults: a standalone zone with Kuma's namespace.
+func DefaultSettings() Settings {
+	return Settings{Mode: ModeStandalone, SystemNamespace: DefaultSystemNS, DefaultMesh: DefaultMeshName, Sugar: SugarExpand}
+}
+
+// Check reports settings that cannot work together, so both doors fail at start-up
+// rather than on the first object.
+func (s Settings) Check() error {
+	switch s.Mode {
+	case ModeStandalone, ModeGlobal:
+		if s.Zone != "" {
+			return fmt.Errorf("--zone is only meaningful with --mode zone (mode is %q)", s.Mode)
+		}
+	case ModeZone:
+		if s.Zone == "" {
+			return fmt.Errorf("--mode zone needs --zone NAME (the zone this cluster is)")
+		}
+	default:
+		return fmt.Errorf("--mode must be one of standalone, zone, global (got %q)", s.Mode)
+	}
+	switch s.Sugar {
+	case SugarExpand, SugarKeep:
+	default:
+		return fmt.Errorf("--sugar must be expand or keep (got %q)", s.Sugar)
+	}
+	if s.SystemNamespace == "" {
+		return fmt.Errorf("--system-namespace must not be empty")
+	}
+	if s.DefaultMesh == "" {
+		return fmt.Errorf("--default-mesh must not be empty")
+	}
+	return nil
+}
+
+// Operation is the admission operation; the linter always uses Create.
+type Operation string
+
+// Admission operations meshguard distinguishes.
+const (
+	OpCreate Operation = "CREATE"
+	OpUpdate Operation = "UPDATE"
+	OpDelete Operation = "DELETE"
+)
+
+// Request is what one admission call (or one linted document) brings beside the
+// object: the operation, the previous object on UPDATE and whether the caller is a
+// privileged user (the mesh's own sync service account) whose writes are trusted.
+type Request struct {
+	Operation  Operation
+	Old        *unstructured.Unstructured
+	Privileged bool
+}
