@@ -1,0 +1,190 @@
+package defaults
+
+import (
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/meshguard/meshguard/api"
+)
+
+// IsOtherSide reports whether an object carries the origin of the other control plane
+// (a global object on a zone, a zone object on global): such objects are synced by the
+// mesh itself and must be stored exactly as sent.
+func IsOtherSide(labels map[string]string, s api.Settings) bool {
+	origin, ok := labels[api.LabelOrigin]
+	if !ok {
+		return false
+	}
+	switch s.Mode {
+	case api.ModeZone:
+		return origin == api.OriginGlobal
+	case api.ModeGlobal:
+		return origin == api.OriginZone
+	}
+	return false
+}
+
+// Apply mutates obj in place the way the mutating webhook stores it: owned labels
+// first, then (with --sugar=expand) the implied spec values of seed 003. It is
+// idempotent, never fails and leaves fields it does not own untouched, unknown ones
+// included. Privileged writers and objects from the other side are not touched.
+func Apply(obj *unstructured.Unstructured, kind *api.Kind, s api.Settings, req api.Request) {
+	if kind == nil || kind.Family != api.FamilyKuma || req.Privileged || req.Operation == api.OpDelete {
+		return
+	}
+	meta, ok := obj.Object["metadata"].(map[string]any)
+	if !ok {
+		return // validate reports a missing or malformed metadata
+	}
+	labels, ok := stringMap(meta["labels"])
+	if !ok {
+		return // labels of the wrong type: validate reports them, we do not guess
+	}
+	if IsOtherSide(labels, s) {
+		return
+	}
+	ns, _ := meta["namespace"].(string)
+	spec, _ := obj.Object["spec"].(map[string]any)
+
+	if labels[api.LabelMesh] == "" {
+		labels[api.LabelMesh] = s.DefaultMesh
+	}
+	if ns != "" {
+		labels[api.LabelNamespace] = ns
+	}
+	if r := ComputeRole(ShapeOf(spec), ns, s.SystemNamespace); r.OK() {
+		labels[api.LabelPolicyRole] = string(r.Role)
+	}
+	switch s.Mode {
+	case api.ModeZone:
+		setIfAbsent(labels, api.LabelOrigin, api.OriginZone)
+		if labels[api.LabelOrigin] != api.OriginGlobal {
+			setIfAbsent(labels, api.LabelZone, s.Zone)
+			setIfAbsent(labels, api.LabelEnv, api.EnvKubernetes)
+		}
+	case api.ModeGlobal:
+		setIfAbsent(labels, api.LabelOrigin, api.OriginGlobal)
+	}
+	out := make(map[string]any, len(labels))
+	for k, v := range labels {
+		out[k] = v
+	}
+	meta["labels"] = out
+
+	if s.Sugar == api.SugarExpand && spec != nil {
+		expandSugar(spec, kind, ns, ns == "" || ns == s.SystemNamespace)
+	}
+}
+
+func setIfAbsent(m map[string]string, k, v string) {
+	if _, ok := m[k]; !ok {
+		m[k] = v
+	}
+}
+
+// stringMap reads a labels map; absent is an empty map, any non-string value fails.
+func stringMap(v any) (map[string]string, bool) {
+	out := map[string]string{}
+	if v == nil {
+		return out, true
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, false
+	}
+	for k, x := range m {
+		s, ok := x.(string)
+		if !ok {
+			return nil, false
+		}
+		out[k] = s
+	}
+	return out, true
+}
+
+// expandSugar writes seed 003's implied values: top-level targetRef Mesh, from[]
+// targetRef Mesh, and the policy's namespace on name references that Kuma resolves
+// in that namespace. The namespace is only filled outside the system namespace,
+// where a missing namespace means "the policy's namespace"; in the system
+// namespace it keeps its legacy kuma.io/service meaning.
+func expandSugar(spec map[string]any, kind *api.Kind, ns string, system bool) {
+	if kind.Sections.Has(api.SecTargetRef) && isAbsentRef(spec["targetRef"]) {
+		spec["targetRef"] = map[string]any{"kind": string(api.RefMesh)}
+	}
+	if kind.Sections.Has(api.SecFrom) {
+		for _, it := range listOfMaps(spec["from"]) {
+			if isAbsentRef(it["targetRef"]) {
+				it["targetRef"] = map[string]any{"kind": string(api.RefMesh)}
+			}
+		}
+	}
+	if system || !kind.Sections.Has(api.SecTo) {
+		return
+	}
+	for _, it := range listOfMaps(spec["to"]) {
+		if tr, ok := it["targetRef"].(map[string]any); ok {
+			fillNamespace(tr, ns)
+		}
+		if !kind.Route {
+			continue
+		}
+		for _, rule := range listOfMaps(it["rules"]) {
+			def, ok := rule["default"].(map[string]any)
+			if !ok {
+				continue
+			}
+			for _, br := range listOfMaps(def["backendRefs"]) {
+				fillNamespace(br, ns)
+			}
+			for _, f := range listOfMaps(def["filters"]) {
+				if rm, ok := f["requestMirror"].(map[string]any); ok {
+					if br, ok := rm["backendRef"].(map[string]any); ok {
+						fillNamespace(br, ns)
+					}
+				}
+			}
+		}
+	}
+}
+
+// isAbsentRef is true for a missing targetRef, null, or `{}` (seed 001 writes
+// `targetRef: {}` for "the whole mesh").
+func isAbsentRef(v any) bool {
+	if v == nil {
+		return true
+	}
+	m, ok := v.(map[string]any)
+	return ok && len(m) == 0
+}
+
+// fillNamespace sets the namespace of a name reference to a namespaced MeshService
+// or MeshHTTPRoute, the kinds Kuma resolves in the policy's namespace.
+func fillNamespace(ref map[string]any, ns string) {
+	kind, _ := ref["kind"].(string)
+	name, _ := ref["name"].(string)
+	if name == "" {
+		return
+	}
+	switch api.RefKind(kind) {
+	case api.RefMeshService, api.RefMeshHTTPRoute:
+	default:
+		return
+	}
+	if cur, present := ref["namespace"]; present && cur != "" && cur != nil {
+		return
+	}
+	ref["namespace"] = ns
+}
+
+func listOfMaps(v any) []map[string]any {
+	l, ok := v.([]any)
+	if !ok {
+		return nil
+	}
+	out := make([]map[string]any, 0, len(l))
+	for _, e := range l {
+		if m, ok := e.(map[string]any); ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}

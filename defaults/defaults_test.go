@@ -1,0 +1,251 @@
+package defaults
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/yaml"
+
+	"github.com/meshguard/meshguard/api"
+)
+
+func obj(t *testing.T, doc string) *unstructured.Unstructured {
+	t.Helper()
+	m := map[string]any{}
+	if err := yaml.Unmarshal([]byte(doc), &m); err != nil {
+		t.Fatal(err)
+	}
+	return &unstructured.Unstructured{Object: m}
+}
+
+func kindOf(t *testing.T, u *unstructured.Unstructured) *api.Kind {
+	k := api.DefaultRegistry().Lookup(u.GroupVersionKind())
+	if k == nil {
+		t.Fatalf("unregistered %v", u.GroupVersionKind())
+	}
+	return k
+}
+
+func zoneSettings() api.Settings {
+	s := api.DefaultSettings()
+	s.Mode, s.Zone = api.ModeZone, "zone-1"
+	return s
+}
+
+// TestSeedSugar checks seed 003's "semantically equal" pairs: the short form, once
+// defaulted, equals the explicit form (without the MeshSubset DESIGN.md forbids).
+func TestSeedSugar(t *testing.T) {
+	cases := []struct {
+		name      string
+		s         api.Settings
+		in, want  string
+		wantLabel map[string]string
+	}{
+		{
+			name: "producer: empty targetRef and namespace",
+			s:    zoneSettings(),
+			in: `apiVersion: kuma.io/v1alpha1
+kind: MeshTimeout
+metadata: {name: p, namespace: backend-ns}
+spec:
+  to:
+    - targetRef: {kind: MeshService, name: backend}`,
+			want: `apiVersion: kuma.io/v1alpha1
+kind: MeshTimeout
+metadata:
+  name: p
+  namespace: backend-ns
+  labels: {kuma.io/mesh: default, k8s.kuma.io/namespace: backend-ns, kuma.io/policy-role: producer,
+    kuma.io/origin: zone, kuma.io/zone: zone-1, kuma.io/env: kubernetes}
+spec:
+  targetRef: {kind: Mesh}
+  to:
+    - targetRef: {kind: MeshService, name: backend, namespace: backend-ns}`,
+		},
+		{
+			name: "workload-owner: empty from targetRef",
+			s:    zoneSettings(),
+			in: `apiVersion: kuma.io/v1alpha1
+kind: MeshTimeout
+metadata: {name: w, namespace: backend-ns}
+spec:
+  from:
+    - default: {}`,
+			want: `apiVersion: kuma.io/v1alpha1
+kind: MeshTimeout
+metadata:
+  name: w
+  namespace: backend-ns
+  labels: {kuma.io/mesh: default, k8s.kuma.io/namespace: backend-ns, kuma.io/policy-role: workload-owner,
+    kuma.io/origin: zone, kuma.io/zone: zone-1, kuma.io/env: kubernetes}
+spec:
+  targetRef: {kind: Mesh}
+  from:
+    - targetRef: {kind: Mesh}
+      default: {}`,
+		},
+		{
+			name: "consumer keeps the other namespace; unknown fields survive",
+			s:    api.DefaultSettings(),
+			in: `apiVersion: kuma.io/v1alpha1
+kind: MeshTimeout
+metadata: {name: c, namespace: frontend-ns, labels: {kuma.io/mesh: prod}}
+spec:
+  futureField: {keep: me}
+  to:
+    - targetRef: {kind: MeshService, name: backend, namespace: backend-ns}
+      default: {someNewKnob: 3}`,
+			want: `apiVersion: kuma.io/v1alpha1
+kind: MeshTimeout
+metadata:
+  name: c
+  namespace: frontend-ns
+  labels: {kuma.io/mesh: prod, k8s.kuma.io/namespace: frontend-ns, kuma.io/policy-role: consumer}
+spec:
+  futureField: {keep: me}
+  targetRef: {kind: Mesh}
+  to:
+    - targetRef: {kind: MeshService, name: backend, namespace: backend-ns}
+      default: {someNewKnob: 3}`,
+		},
+		{
+			name: "system namespace: no namespace sugar, role system, wrong owned labels overwritten",
+			s:    api.DefaultSettings(),
+			in: `apiVersion: kuma.io/v1alpha1
+kind: MeshHTTPRoute
+metadata: {name: r, namespace: kuma-system, labels: {k8s.kuma.io/namespace: x, kuma.io/policy-role: consumer}}
+spec:
+  targetRef: {kind: MeshGateway, name: edge}
+  to:
+    - targetRef: {kind: Mesh}
+      rules:
+        - default:
+            backendRefs: [{kind: MeshService, name: backend}]`,
+			want: `apiVersion: kuma.io/v1alpha1
+kind: MeshHTTPRoute
+metadata:
+  name: r
+  namespace: kuma-system
+  labels: {kuma.io/mesh: default, k8s.kuma.io/namespace: kuma-system, kuma.io/policy-role: system}
+spec:
+  targetRef: {kind: MeshGateway, name: edge}
+  to:
+    - targetRef: {kind: Mesh}
+      rules:
+        - default:
+            backendRefs: [{kind: MeshService, name: backend}]`,
+		},
+		{
+			name: "route backendRefs and mirrors get the policy namespace",
+			s:    api.DefaultSettings(),
+			in: `apiVersion: kuma.io/v1alpha1
+kind: MeshHTTPRoute
+metadata: {name: r, namespace: backend-ns}
+spec:
+  to:
+    - targetRef: {kind: MeshService, name: backend}
+      rules:
+        - default:
+            filters: [{type: RequestMirror, requestMirror: {backendRef: {kind: MeshService, name: shadow}}}]
+            backendRefs: [{kind: MeshService, name: backend-v2}, {kind: MeshServiceSubset, name: backend, tags: {version: v2}}]`,
+			want: `apiVersion: kuma.io/v1alpha1
+kind: MeshHTTPRoute
+metadata:
+  name: r
+  namespace: backend-ns
+  labels: {kuma.io/mesh: default, k8s.kuma.io/namespace: backend-ns, kuma.io/policy-role: producer}
+spec:
+  targetRef: {kind: Mesh}
+  to:
+    - targetRef: {kind: MeshService, name: backend, namespace: backend-ns}
+      rules:
+        - default:
+            filters: [{type: RequestMirror, requestMirror: {backendRef: {kind: MeshService, name: shadow, namespace: backend-ns}}}]
+            backendRefs: [{kind: MeshService, name: backend-v2, namespace: backend-ns}, {kind: MeshServiceSubset, name: backend, tags: {version: v2}}]`,
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			u := obj(t, tc.in)
+			Apply(u, kindOf(t, u), tc.s, api.Request{Operation: api.OpCreate})
+			want := obj(t, tc.want)
+			if diff := cmp.Diff(want.Object, u.Object); diff != "" {
+				t.Errorf("defaulted object (-want +got):\n%s", diff)
+			}
+			again := u.DeepCopy()
+			Apply(again, kindOf(t, again), tc.s, api.Request{Operation: api.OpCreate})
+			if diff := cmp.Diff(u.Object, again.Object); diff != "" {
+				t.Errorf("not idempotent (-first +second):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestKeepAndTrustedWriters(t *testing.T) {
+	in := `apiVersion: kuma.io/v1alpha1
+kind: MeshTimeout
+metadata: {name: p, namespace: backend-ns, labels: {kuma.io/origin: global}}
+spec:
+  to:
+    - targetRef: {kind: MeshService, name: backend}`
+	// --sugar=keep: labels only.
+	s := api.DefaultSettings()
+	s.Sugar = api.SugarKeep
+	u := obj(t, `apiVersion: kuma.io/v1alpha1
+kind: MeshTimeout
+metadata: {name: p, namespace: backend-ns}
+spec:
+  to:
+    - targetRef: {kind: MeshService, name: backend}`)
+	spec := runtime.DeepCopyJSONValue(u.Object["spec"])
+	Apply(u, kindOf(t, u), s, api.Request{Operation: api.OpCreate})
+	if diff := cmp.Diff(spec, u.Object["spec"]); diff != "" {
+		t.Errorf("keep changed spec:\n%s", diff)
+	}
+	if u.GetLabels()[api.LabelPolicyRole] != "producer" {
+		t.Errorf("keep must still label: %v", u.GetLabels())
+	}
+	// Objects synced from global are stored untouched on a zone, and so are
+	// privileged writes.
+	for name, req := range map[string]api.Request{
+		"other side": {Operation: api.OpCreate},
+		"privileged": {Operation: api.OpCreate, Privileged: true},
+	} {
+		u := obj(t, in)
+		before := u.DeepCopy()
+		Apply(u, kindOf(t, u), zoneSettings(), req)
+		if diff := cmp.Diff(before.Object, u.Object); diff != "" {
+			t.Errorf("%s: object changed:\n%s", name, diff)
+		}
+	}
+}
+
+func TestComputeRole(t *testing.T) {
+	to := func(refs ...ToRef) Shape { return Shape{HasTo: true, To: refs} }
+	cases := []struct {
+		name string
+		s    Shape
+		ns   string
+		want RoleResult
+	}{
+		{"system namespace", to(ToRef{Kind: "Mesh"}), "kuma-system", RoleResult{Role: api.RoleSystem}},
+		{"no to", Shape{}, "a", RoleResult{Role: api.RoleWorkloadOwner}},
+		{"from only", Shape{HasFrom: true}, "a", RoleResult{Role: api.RoleWorkloadOwner}},
+		{"own service by name", to(ToRef{Kind: "MeshService", Name: "b"}), "a", RoleResult{Role: api.RoleProducer, Producers: []int{0}}},
+		{"own route", to(ToRef{Kind: "MeshHTTPRoute", Name: "r", Namespace: "a"}), "a", RoleResult{Role: api.RoleProducer, Producers: []int{0}}},
+		{"kind Mesh is consumer", to(ToRef{Kind: "Mesh"}), "a", RoleResult{Role: api.RoleConsumer, Consumers: []int{0}}},
+		{"labels are consumer", to(ToRef{Kind: "MeshService", Labels: true}), "a", RoleResult{Role: api.RoleConsumer, Consumers: []int{0}}},
+		{"mixed", to(ToRef{Kind: "MeshService", Name: "b"}, ToRef{Kind: "MeshService", Name: "c", Namespace: "z"}), "a",
+			RoleResult{Producers: []int{0}, Consumers: []int{1}}},
+		{"from and to", Shape{HasFrom: true, HasTo: true, To: []ToRef{{Kind: "Mesh"}}}, "a", RoleResult{FromAndTo: true}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, ComputeRole(tc.s, tc.ns, "kuma-system")); diff != "" {
+				t.Error(diff)
+			}
+		})
+	}
+}

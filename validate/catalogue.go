@@ -1,0 +1,86 @@
+package validate
+
+import "github.com/meshguard/meshguard/api"
+
+// Stable rule codes. They are part of the product contract (CI pipelines filter on
+// them), so a code is never reused for a different rule.
+const (
+	CodeParse           = "MG000"
+	CodeMetadata        = "MG003"
+	CodeUnknownKind     = "MG004"
+	CodeMeshName        = "MG010"
+	CodeMeshChanged     = "MG011"
+	CodeOwnedLabel      = "MG012"
+	CodeOrigin          = "MG013"
+	CodeZoneLabel       = "MG014"
+	CodeGlobalNamespace = "MG015"
+	CodeSpecShape       = "MG020"
+	CodeMixedRoles      = "MG101"
+	CodeFromAndTo       = "MG102"
+	CodeCrossNamespace  = "MG103"
+	CodeGatewayConsumer = "MG104"
+	CodeGatewayRoute    = "MG105"
+	CodeTopKind         = "MG110"
+	CodeToKind          = "MG111"
+	CodeFromKind        = "MG112"
+	CodeBackendKind     = "MG113"
+	CodeRefField        = "MG114"
+	CodeTag             = "MG115"
+	CodeDeprecated      = "MG116"
+	CodeMTPAction       = "MG120"
+	CodeMTPForm         = "MG121"
+	CodeSpiffe          = "MG122"
+	CodeCrossMesh       = "MG123"
+)
+
+// Severities of findings.
+const (
+	SeverityError   = "error"
+	SeverityWarning = "warning"
+)
+
+// RuleDoc documents one code: what it means and a bad and a good example. The
+// examples are executable: a test lints each and expects exactly this verdict.
+type RuleDoc struct {
+	Code     string
+	Severity string
+	Summary  string
+	// Settings, when not empty, is the `meshguard lint` flag line the examples need.
+	Flags string
+	Bad   string
+	Good  string
+}
+
+// Catalogue lists every code validate and the decoder produce, in code order.
+func Catalogue() []RuleDoc {
+	return []RuleDoc{
+		{Code: CodeParse, Severity: SeverityError, Summary: "the document cannot be read or parsed as YAML/JSON", Bad: "kind: MeshTimeout\nspec: [unclosed\n", Good: mtGood},
+		{Code: api.CodeUnknownField, Severity: SeverityWarning, Summary: "a field the kind does not have; the API server drops it", Bad: mtHead + "spec:\n  targetRef:\n    kind: Mesh\n  to:\n    - targetRef:\n        kind: Mesh\n      default:\n        connectTimeout: 5s\n", Good: mtGood},
+		{Code: api.CodeWrongType, Severity: SeverityError, Summary: "a field has the wrong type (string, list, object, number)", Bad: mtHead + "spec:\n  to: Mesh\n", Good: mtGood},
+		{Code: CodeMetadata, Severity: SeverityError, Summary: "metadata or metadata.name is missing", Bad: "apiVersion: kuma.io/v1alpha1\nkind: MeshTimeout\nmetadata:\n  namespace: kuma-system\nspec:\n  to:\n    - targetRef:\n        kind: Mesh\n      default:\n        idleTimeout: 1h\n", Good: mtGood},
+		{Code: CodeUnknownKind, Severity: SeverityWarning, Summary: "a kuma.io kind meshguard does not know (a typo?); it is not checked", Bad: "apiVersion: kuma.io/v1alpha1\nkind: MeshTimout\nmetadata:\n  name: t\n  namespace: kuma-system\nspec: {}\n", Good: mtGood},
+		{Code: CodeMeshName, Severity: SeverityError, Summary: "kuma.io/mesh is not a valid mesh name", Bad: labelled("kuma.io/mesh: Prod_Mesh!"), Good: labelled("kuma.io/mesh: prod")},
+		{Code: CodeMeshChanged, Severity: SeverityError, Summary: "kuma.io/mesh changed on UPDATE (webhook only)", Bad: labelled("kuma.io/mesh: other"), Good: mtGood},
+		{Code: CodeOwnedLabel, Severity: SeverityError, Summary: "k8s.kuma.io/namespace or kuma.io/policy-role differs from the computed value (webhook only; the linter recomputes them)", Bad: labelled("kuma.io/policy-role: producer"), Good: mtGood},
+		{Code: CodeOrigin, Severity: SeverityError, Summary: "kuma.io/origin is unknown or belongs to the other control plane", Flags: "--mode zone --zone zone-1", Bad: labelled("kuma.io/origin: global"), Good: mtGood},
+		{Code: CodeZoneLabel, Severity: SeverityError, Summary: "kuma.io/zone or kuma.io/env differs from this zone", Flags: "--mode zone --zone zone-1", Bad: labelled("kuma.io/zone: wrong-zone"), Good: labelled("kuma.io/zone: zone-1")},
+		{Code: CodeGlobalNamespace, Severity: SeverityError, Summary: "on a global control plane policies live only in the system namespace", Flags: "--mode global", Bad: consumerTimeout, Good: mtGood},
+		{Code: CodeSpecShape, Severity: SeverityError, Summary: "the spec is missing or configures nothing", Bad: mtHead + "spec:\n  targetRef:\n    kind: Mesh\n", Good: mtGood},
+		{Code: CodeMixedRoles, Severity: SeverityError, Summary: "'to' mixes producer items (own namespace) and consumer items (seed 003)", Bad: mixedRoles, Good: consumerTimeout},
+		{Code: CodeFromAndTo, Severity: SeverityError, Summary: "a namespace-scoped policy has both 'from' and 'to' (seed 003)", Bad: fromAndTo, Good: consumerTimeout},
+		{Code: CodeCrossNamespace, Severity: SeverityError, Summary: "a route on a MeshGateway sends traffic to another namespace (seed 003)", Bad: gatewayRoute("payments-ns", "internal-ns"), Good: gatewayRoute("kuma-system", "internal-ns")},
+		{Code: CodeGatewayConsumer, Severity: SeverityError, Summary: "a consumer policy targets a MeshGateway (seed 003)", Bad: gatewayConsumer, Good: gatewayProducer},
+		{Code: CodeGatewayRoute, Severity: SeverityError, Summary: "a route targeting a MeshGateway outside the system namespace", Bad: gatewayRoute("payments-ns", "payments-ns"), Good: gatewayRoute("kuma-system", "payments-ns")},
+		{Code: CodeTopKind, Severity: SeverityError, Summary: "the top-level targetRef kind is not supported by this policy", Bad: "apiVersion: kuma.io/v1alpha1\nkind: MeshTrace\nmetadata:\n  name: t\n  namespace: kuma-system\nspec:\n  targetRef:\n    kind: MeshHTTPRoute\n    name: r\n  default:\n    backends: []\n", Good: "apiVersion: kuma.io/v1alpha1\nkind: MeshTrace\nmetadata:\n  name: t\n  namespace: kuma-system\nspec:\n  targetRef:\n    kind: Mesh\n  default:\n    backends: []\n"},
+		{Code: CodeToKind, Severity: SeverityError, Summary: "a to[].targetRef kind is not supported by this policy", Bad: mtHead + "spec:\n  to:\n    - targetRef:\n        kind: MeshSubset\n        tags:\n          app: web\n      default:\n        idleTimeout: 1h\n", Good: mtGood},
+		{Code: CodeFromKind, Severity: SeverityError, Summary: "a from[].targetRef kind is not supported by this policy", Bad: mtpHead + "spec:\n  from:\n    - targetRef:\n        kind: MeshHTTPRoute\n        name: r\n      default:\n        action: Allow\n", Good: mtpGood},
+		{Code: CodeBackendKind, Severity: SeverityError, Summary: "a route backendRef kind is not supported", Bad: routeBackend("Mesh", ""), Good: routeBackend("MeshService", "backend")},
+		{Code: CodeRefField, Severity: SeverityError, Summary: "a targetRef field is missing, or set where its kind does not allow it", Bad: mtHead + "spec:\n  targetRef:\n    kind: Mesh\n    name: everything\n  to:\n    - targetRef:\n        kind: Mesh\n      default:\n        idleTimeout: 1h\n", Good: mtGood},
+		{Code: CodeTag, Severity: SeverityError, Summary: "a tag key or value is empty or has characters Kuma does not allow", Bad: mtpHead + "spec:\n  from:\n    - targetRef:\n        kind: MeshSubset\n        tags:\n          version: \"v 1\"\n      default:\n        action: Allow\n", Good: mtpGood},
+		{Code: CodeDeprecated, Severity: SeverityWarning, Summary: "a targetRef kind Kuma deprecates in this place; the message names the replacement", Bad: mtpHead + "spec:\n  targetRef:\n    kind: MeshService\n    name: backend\n  from:\n    - targetRef:\n        kind: Mesh\n      default:\n        action: Allow\n", Good: mtpGood},
+		{Code: CodeMTPAction, Severity: SeverityError, Summary: "a MeshTrafficPermission action is missing or unknown", Bad: mtpHead + "spec:\n  from:\n    - targetRef:\n        kind: Mesh\n      default:\n        action: Permit\n", Good: mtpGood},
+		{Code: CodeMTPForm, Severity: SeverityError, Summary: "'from' combined with SPIFFE matchers, or 'default' with 'rules'", Bad: mtpHead + "spec:\n  from:\n    - targetRef:\n        kind: Mesh\n      default:\n        action: Allow\n  default:\n    allow:\n      - spiffeId:\n          type: Prefix\n          value: spiffe://td.mesh/\n", Good: spiffeGood},
+		{Code: CodeSpiffe, Severity: SeverityError, Summary: "a SPIFFE matcher is malformed (type, SPIFFE ID syntax, method, path)", Bad: mtpHead + "spec:\n  default:\n    deny:\n      - spiffeId:\n          type: Exact\n          value: https://td.mesh/ns/default/sa/frontend\n", Good: spiffeGood},
+		{Code: CodeCrossMesh, Severity: SeverityError, Summary: "a cross-mesh 'from' (targetRef.mesh) without a MeshGatewayRoute target (seed 000)", Bad: mtpHead + "spec:\n  targetRef:\n    kind: Mesh\n  from:\n    - targetRef:\n        kind: MeshSubset\n        mesh: consume\n        tags:\n          kuma.io/service: backend\n      default:\n        action: Allow\n", Good: mtpHead + "spec:\n  targetRef:\n    kind: MeshGatewayRoute\n    name: cross-mesh-route\n  from:\n    - targetRef:\n        kind: MeshSubset\n        mesh: consume\n        tags:\n          kuma.io/service: backend\n      default:\n        action: Allow\n"},
+	}
+}

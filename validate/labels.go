@@ -1,0 +1,109 @@
+package validate
+
+import (
+	"fmt"
+	"regexp"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/defaults"
+)
+
+// meshNameRE is Kuma's mesh name rule; compiled once, never changed.
+var meshNameRE = regexp.MustCompile(`^[0-9a-z-_.]*$`)
+
+func labelPath(k string) *field.Path { return field.NewPath("metadata", "labels").Key(k) }
+
+// kumaLabels checks the labels Kuma keys its behaviour on. Privileged writers (the
+// mesh's own sync) are trusted with the owned labels; everyone else must agree with
+// what the mutating webhook computes, which catches a skipped or bypassed mutation.
+func (v *validator) kumaLabels(obj *unstructured.Unstructured) {
+	l := v.labelMap
+	if mesh, ok := l[api.LabelMesh]; ok {
+		v.meshName(mesh)
+	}
+	if v.req.Operation == api.OpUpdate && v.req.Old != nil {
+		oldMesh := v.s.DefaultMesh
+		if m := v.req.Old.GetLabels()[api.LabelMesh]; m != "" {
+			oldMesh = m
+		}
+		newMesh := l[api.LabelMesh]
+		if newMesh == "" {
+			newMesh = v.s.DefaultMesh
+		}
+		if oldMesh != newMesh {
+			v.err(field.Forbidden(labelPath(api.LabelMesh), fmt.Sprintf(
+				"a policy cannot move from mesh %q to mesh %q; delete it and create it again in the new mesh", oldMesh, newMesh)), CodeMeshChanged)
+		}
+	}
+	if v.req.Privileged {
+		return
+	}
+	if v.s.Mode == api.ModeGlobal && v.ns != "" && v.ns != v.s.SystemNamespace {
+		v.err(field.Forbidden(field.NewPath("metadata", "namespace"), fmt.Sprintf(
+			"on a global control plane policies can only be created in the system namespace %q; move the policy to %q or apply it on a zone",
+			v.s.SystemNamespace, v.s.SystemNamespace)), CodeGlobalNamespace)
+	}
+	v.origin(l)
+	if nsLabel, ok := l[api.LabelNamespace]; ok && v.ns != "" && nsLabel != v.ns {
+		v.err(field.Invalid(labelPath(api.LabelNamespace), nsLabel, fmt.Sprintf(
+			"must be the policy's namespace %q; remove the label and let the webhook set it", v.ns)), CodeOwnedLabel)
+	}
+	if role, ok := l[api.LabelPolicyRole]; ok {
+		spec, _ := obj.Object["spec"].(map[string]any)
+		rr := defaults.ComputeRole(defaults.ShapeOf(spec), v.ns, v.s.SystemNamespace)
+		if rr.OK() && role != string(rr.Role) {
+			v.err(field.Invalid(labelPath(api.LabelPolicyRole), role, fmt.Sprintf(
+				"the policy's role is %q (computed from its namespace and 'to' items); remove the label and let the webhook set it", rr.Role)), CodeOwnedLabel)
+		}
+	}
+}
+
+func (v *validator) meshName(mesh string) {
+	p := labelPath(api.LabelMesh)
+	switch {
+	case mesh == "":
+		v.err(field.Invalid(p, mesh, fmt.Sprintf("must not be empty; remove the label to use mesh %q or name a mesh", v.s.DefaultMesh)), CodeMeshName)
+	case len(mesh) > api.MaxMeshNameLength:
+		v.err(field.TooLong(p, "", api.MaxMeshNameLength), CodeMeshName)
+	case !meshNameRE.MatchString(mesh):
+		v.err(field.Invalid(p, mesh, "a mesh name may only contain lower-case letters, digits, '-', '_' and '.'"), CodeMeshName)
+	}
+}
+
+// origin enforces kuma.io/origin and the zone labels per mode, as Kuma's own webhook
+// does: a zone accepts only zone-originated writes from users, a global only global
+// ones; a standalone zone accepts either but not an unknown value.
+func (v *validator) origin(l map[string]string) {
+	origin, has := l[api.LabelOrigin]
+	p := labelPath(api.LabelOrigin)
+	if has && origin != api.OriginZone && origin != api.OriginGlobal {
+		v.err(field.NotSupported(p, origin, []string{api.OriginZone, api.OriginGlobal}), CodeOrigin)
+		return
+	}
+	switch v.s.Mode {
+	case api.ModeZone:
+		if has && origin != api.OriginZone {
+			v.err(field.Invalid(p, origin, fmt.Sprintf(
+				"on zone %q users may only create zone-originated policies; only the mesh's sync writes %q objects. Remove the label (the webhook sets %q)",
+				v.s.Zone, origin, api.OriginZone)), CodeOrigin)
+			return
+		}
+		if z, ok := l[api.LabelZone]; ok && z != v.s.Zone {
+			v.err(field.Invalid(labelPath(api.LabelZone), z, fmt.Sprintf(
+				"must be this zone's name %q; remove the label and let the webhook set it", v.s.Zone)), CodeZoneLabel)
+		}
+		if e, ok := l[api.LabelEnv]; ok && e != api.EnvKubernetes {
+			v.err(field.Invalid(labelPath(api.LabelEnv), e, fmt.Sprintf(
+				"must be %q on a Kubernetes zone; remove the label and let the webhook set it", api.EnvKubernetes)), CodeZoneLabel)
+		}
+	case api.ModeGlobal:
+		if has && origin != api.OriginGlobal {
+			v.err(field.Invalid(p, origin, fmt.Sprintf(
+				"on a global control plane users may only create global-originated policies; only the mesh's sync writes %q objects. Remove the label (the webhook sets %q)",
+				origin, api.OriginGlobal)), CodeOrigin)
+		}
+	}
+}

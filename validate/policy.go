@@ -1,0 +1,123 @@
+package validate
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/defaults"
+)
+
+// roleRules are seed 003's validation statements for namespace-scoped policies: no
+// `from` together with `to`, and no producer items mixed with consumer items.
+func (v *validator) roleRules(rr defaults.RoleResult, shape defaults.Shape, p *field.Path) {
+	if rr.FromAndTo {
+		v.err(field.Forbidden(p.Child("from"), fmt.Sprintf(
+			"a policy in namespace %q cannot have both 'from' and 'to': Kuma cannot give it a role. Split it into one policy with 'from' and one with 'to' (or create it in the system namespace %q)",
+			v.ns, v.s.SystemNamespace)), CodeFromAndTo)
+	}
+	if len(rr.Producers) == 0 || len(rr.Consumers) == 0 {
+		return
+	}
+	msg := fmt.Sprintf("'to' mixes producer items %s (services in this namespace %q) with consumer items %s (anything else); a policy is either producer or consumer. Split it into two policies",
+		indexList(rr.Producers), v.ns, indexList(rr.Consumers))
+	for _, i := range rr.Consumers {
+		r := shape.To[i]
+		ip := p.Child("to").Index(i).Child("targetRef")
+		var e *field.Error
+		switch {
+		case r.Namespace != "":
+			e = field.Invalid(ip.Child("namespace"), r.Namespace, msg)
+		case !r.Present:
+			e = field.Invalid(ip, nil, msg)
+		case r.Labels && r.Name == "":
+			e = field.Invalid(ip.Child("labels"), "labels", msg)
+		default:
+			e = field.Invalid(ip.Child("kind"), r.Kind, msg)
+		}
+		v.err(e, CodeMixedRoles)
+	}
+}
+
+func indexList(idx []int) string {
+	parts := make([]string, len(idx))
+	for i, x := range idx {
+		parts[i] = fmt.Sprintf("to[%d]", x)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// topKind is the effective top-level kind: an absent targetRef means Mesh.
+func topKind(r *api.TargetRef) api.RefKind {
+	if r == nil || r.Kind == "" {
+		return api.RefMesh
+	}
+	return r.Kind
+}
+
+// top checks the top-level targetRef and the MeshGateway placement rules of seed 003.
+func (v *validator) top(r *api.TargetRef, p *field.Path) {
+	tp := p.Child("targetRef")
+	if r == nil {
+		return // implied Mesh (seed 003 sugar)
+	}
+	if !v.ref(*r, tp, placeTop, v.kind.TopLevel, CodeTopKind) {
+		return
+	}
+	v.deprecatedRef(*r, tp, placeTop)
+	if r.Kind != api.RefMeshGateway || v.system() {
+		return
+	}
+	if v.kind.Route {
+		v.err(field.Forbidden(tp.Child("kind"), fmt.Sprintf(
+			"a %s that targets a MeshGateway decides which traffic enters the mesh and can only be created in the system namespace %q by the mesh operator; move it to %q",
+			v.kind.Kind, v.s.SystemNamespace, v.s.SystemNamespace)), CodeGatewayRoute)
+		return
+	}
+	if v.role == api.RoleConsumer {
+		v.err(field.Forbidden(tp.Child("kind"), fmt.Sprintf(
+			"a consumer policy (namespace %q, 'to' pointing at other namespaces) cannot target a MeshGateway: MeshGateway is cluster-scoped. Target the gateway from the system namespace %q, or make this a producer policy",
+			v.ns, v.s.SystemNamespace)), CodeGatewayConsumer)
+	}
+}
+
+// policy runs the generic rules of a PolicySpec kind.
+func (v *validator) policy(s *api.PolicySpec, p *field.Path) {
+	v.top(s.TargetRef, p)
+	tk := topKind(s.TargetRef)
+	for i, it := range s.To {
+		ip := p.Child("to").Index(i).Child("targetRef")
+		if it.TargetRef == nil {
+			v.err(field.Required(ip, "each 'to' item needs a targetRef naming the destination"), CodeRefField)
+			continue
+		}
+		v.ref(*it.TargetRef, ip, placeTo, v.kind.ToKinds(tk), CodeToKind)
+	}
+	for i, it := range s.From {
+		if it.TargetRef == nil {
+			continue // implied Mesh (seed 003 sugar)
+		}
+		ip := p.Child("from").Index(i).Child("targetRef")
+		if v.ref(*it.TargetRef, ip, placeFrom, v.kind.From, CodeFromKind) {
+			v.deprecatedRef(*it.TargetRef, ip, placeFrom)
+		}
+	}
+	v.requireSomething(len(s.To) > 0 || len(s.From) > 0 || len(s.Rules) > 0 || s.Default != nil, p)
+}
+
+// requireSomething reports a policy that configures nothing at all.
+func (v *validator) requireSomething(has bool, p *field.Path) {
+	if has {
+		return
+	}
+	names := v.kind.Sections.Names()
+	var want []string
+	for _, n := range names {
+		if n != "targetRef" {
+			want = append(want, "'"+n+"'")
+		}
+	}
+	v.err(field.Required(p, fmt.Sprintf("%s configures nothing; add %s", v.kind.Kind, strings.Join(want, " or "))), CodeSpecShape)
+}

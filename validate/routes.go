@@ -1,0 +1,87 @@
+package validate
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/meshguard/meshguard/api"
+)
+
+// httpRoute checks a MeshHTTPRoute: targets, destinations and every backendRef,
+// including requestMirror's.
+func (v *validator) httpRoute(s *api.MeshHTTPRouteSpec, p *field.Path) {
+	v.top(s.TargetRef, p)
+	tk := topKind(s.TargetRef)
+	for i, to := range s.To {
+		tp := p.Child("to").Index(i)
+		v.routeTo(to.TargetRef, tp, tk)
+		if len(to.Rules) == 0 {
+			v.err(field.Required(tp.Child("rules"), "a route destination needs at least one rule"), CodeSpecShape)
+		}
+		for j, r := range to.Rules {
+			rp := tp.Child("rules").Index(j).Child("default")
+			if r.Default.BackendRefs != nil {
+				for k, b := range *r.Default.BackendRefs {
+					v.backendRef(b, rp.Child("backendRefs").Index(k), tk)
+				}
+			}
+			for k, f := range r.Default.Filters {
+				if f.RequestMirror != nil {
+					v.backendRef(f.RequestMirror.BackendRef, rp.Child("filters").Index(k).Child("requestMirror", "backendRef"), tk)
+				}
+			}
+		}
+	}
+	v.requireSomething(len(s.To) > 0, p)
+}
+
+// tcpRoute checks a MeshTCPRoute the same way.
+func (v *validator) tcpRoute(s *api.MeshTCPRouteSpec, p *field.Path) {
+	v.top(s.TargetRef, p)
+	tk := topKind(s.TargetRef)
+	for i, to := range s.To {
+		tp := p.Child("to").Index(i)
+		v.routeTo(to.TargetRef, tp, tk)
+		if len(to.Rules) == 0 {
+			v.err(field.Required(tp.Child("rules"), "a route destination needs at least one rule"), CodeSpecShape)
+		}
+		for j, r := range to.Rules {
+			for k, b := range r.Default.BackendRefs {
+				v.backendRef(b, tp.Child("rules").Index(j).Child("default", "backendRefs").Index(k), tk)
+			}
+		}
+	}
+	v.requireSomething(len(s.To) > 0, p)
+}
+
+func (v *validator) routeTo(r *api.TargetRef, tp *field.Path, top api.RefKind) {
+	if r == nil {
+		v.err(field.Required(tp.Child("targetRef"), "each 'to' item needs a targetRef naming the destination"), CodeRefField)
+		return
+	}
+	v.ref(*r, tp.Child("targetRef"), placeTo, v.kind.ToKinds(top), CodeToKind)
+}
+
+// backendRef checks a route backend and seed 003's cross-namespace rule: a route
+// attached to a MeshGateway may only forward to its own namespace, otherwise it
+// would open a path from the edge into any namespace (the ReferenceGrant problem).
+func (v *validator) backendRef(b api.BackendRef, p *field.Path, top api.RefKind) {
+	if !v.ref(b.AsTargetRef(), p, placeBackend, v.kind.BackendRefs, CodeBackendKind) {
+		return
+	}
+	if b.Weight != nil && *b.Weight < 0 {
+		v.err(field.Invalid(p.Child("weight"), *b.Weight, "weight must be 0 or more"), CodeRefField)
+	}
+	if b.Port != nil && (*b.Port < 1 || *b.Port > 65535) {
+		v.err(field.Invalid(p.Child("port"), *b.Port, "port must be between 1 and 65535"), CodeRefField)
+	}
+	if top != api.RefMeshGateway || v.system() {
+		return // the mesh operator may route anywhere from the system namespace
+	}
+	if b.Namespace != "" && b.Namespace != v.ns {
+		v.err(field.Forbidden(p.Child("namespace"), fmt.Sprintf(
+			"a route attached to a MeshGateway may only send traffic to its own namespace %q, not to %q: that would let gateway traffic reach any namespace. Route to a service in %q or let the mesh operator create the route in %q",
+			v.ns, b.Namespace, v.ns, v.s.SystemNamespace)), CodeCrossNamespace)
+	}
+}

@@ -1,0 +1,217 @@
+// Package validate decides what the mesh would misread. It returns Kubernetes
+// field.ErrorLists (errors deny, warnings are returned as admission warnings) whose
+// Origin is the stable rule code, so the webhook, the linter and tests all see the
+// same codes and field paths.
+package validate
+
+import (
+	"fmt"
+	"reflect"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/defaults"
+)
+
+// Result holds what validation found. Errors deny the object; Warnings do not.
+type Result struct {
+	Errors   field.ErrorList
+	Warnings field.ErrorList
+}
+
+// Append adds another result, keeping order.
+func (r *Result) Append(o Result) {
+	r.Errors = append(r.Errors, o.Errors...)
+	r.Warnings = append(r.Warnings, o.Warnings...)
+}
+
+// Validate checks one object of a registered kind after defaulting. DELETE is always
+// allowed. It never panics, whatever the object holds.
+func Validate(obj *unstructured.Unstructured, kind *api.Kind, s api.Settings, req api.Request) Result {
+	var res Result
+	if kind == nil || req.Operation == api.OpDelete || obj == nil {
+		return res
+	}
+	v := &validator{kind: kind, s: s, req: req, res: &res}
+	meta, ok := obj.Object["metadata"].(map[string]any)
+	if !ok {
+		res.Errors = append(res.Errors, field.Required(field.NewPath("metadata"),
+			"every object needs metadata with a name").WithOrigin(CodeMetadata))
+		return res
+	}
+	v.ns, _ = meta["namespace"].(string)
+	v.name, _ = meta["name"].(string)
+	if v.name == "" {
+		if g, _ := meta["generateName"].(string); g == "" {
+			res.Errors = append(res.Errors, field.Required(field.NewPath("metadata", "name"),
+				"set metadata.name").WithOrigin(CodeMetadata))
+		}
+	}
+	labels, ok := v.labels(meta["labels"])
+	if !ok {
+		return res
+	}
+	v.labelMap = labels
+	if kind.Family == api.FamilyKuma {
+		v.kumaLabels(obj)
+		v.kumaSpec(obj.Object["spec"])
+	}
+	return res
+}
+
+type validator struct {
+	kind     *api.Kind
+	s        api.Settings
+	req      api.Request
+	res      *Result
+	ns       string
+	name     string
+	labelMap map[string]string
+	// role is the computed policy role; empty when it cannot be computed.
+	role api.PolicyRole
+}
+
+func (v *validator) err(e *field.Error, code string) {
+	v.res.Errors = append(v.res.Errors, e.WithOrigin(code))
+}
+
+func (v *validator) warn(e *field.Error, code string) {
+	v.res.Warnings = append(v.res.Warnings, e.WithOrigin(code))
+}
+
+// labels checks that metadata.labels is a map of strings and returns it.
+func (v *validator) labels(raw any) (map[string]string, bool) {
+	out := map[string]string{}
+	if raw == nil {
+		return out, true
+	}
+	p := field.NewPath("metadata", "labels")
+	m, ok := raw.(map[string]any)
+	if !ok {
+		v.err(field.TypeInvalid(p, api.TypeName(raw), "labels must be a map of strings"), api.CodeWrongType)
+		return nil, false
+	}
+	good := true
+	for k, x := range m {
+		s, ok := x.(string)
+		if !ok {
+			v.err(field.TypeInvalid(p.Key(k), x, fmt.Sprintf("label values must be strings, not %s; quote the value", api.TypeName(x))), api.CodeWrongType)
+			good = false
+			continue
+		}
+		out[k] = s
+	}
+	return out, good
+}
+
+// system reports whether the object lives in the mesh's system namespace (or has no
+// namespace, which on Kubernetes only cluster-scoped objects have).
+func (v *validator) system() bool { return v.ns == "" || v.ns == v.s.SystemNamespace }
+
+// kumaSpec runs the structural check and then the semantic rules on the typed spec.
+func (v *validator) kumaSpec(raw any) {
+	p := field.NewPath("spec")
+	if raw == nil {
+		v.err(field.Required(p, "a Kuma policy needs a spec; add at least a targetRef and "+sectionHint(v.kind)), CodeSpecShape)
+		return
+	}
+	spec, ok := raw.(map[string]any)
+	if !ok {
+		v.err(field.TypeInvalid(p, api.TypeName(raw), "spec must be an object"), api.CodeWrongType)
+		return
+	}
+	clean := v.structure(spec, p)
+	shape := defaults.ShapeOf(spec)
+	rr := defaults.ComputeRole(shape, v.ns, v.s.SystemNamespace)
+	v.role = rr.Role
+	if !v.system() {
+		v.roleRules(rr, shape, p)
+	}
+	switch typed := v.kind.NewSpec().(type) {
+	case *api.MeshTrafficPermissionSpec:
+		if api.Decode(clean, typed) == nil {
+			v.mtp(typed, p)
+		}
+	case *api.MeshHTTPRouteSpec:
+		if api.Decode(clean, typed) == nil {
+			v.httpRoute(typed, p)
+		}
+	case *api.MeshTCPRouteSpec:
+		if api.Decode(clean, typed) == nil {
+			v.tcpRoute(typed, p)
+		}
+	case *api.PolicySpec:
+		if api.Decode(clean, typed) == nil {
+			v.policy(typed, p)
+		}
+	}
+}
+
+// structure reports unknown fields, sections the kind lacks and wrong types, and
+// returns the spec with the wrongly typed parts removed so that it decodes.
+func (v *validator) structure(spec map[string]any, p *field.Path) map[string]any {
+	t := reflect.TypeOf(v.kind.NewSpec()).Elem()
+	filtered := make(map[string]any, len(spec))
+	for k, val := range spec {
+		if sec, known := sectionOf(k); known && !v.kind.Sections.Has(sec) {
+			v.warn(field.Forbidden(p.Child(k), fmt.Sprintf("%s has no %q section; the API server drops it. %s",
+				v.kind.Kind, k, sectionHint(v.kind))), api.CodeUnknownField)
+			continue
+		}
+		filtered[k] = val
+	}
+	cr := api.Check(t, filtered, p)
+	v.res.Errors = append(v.res.Errors, cr.Errors...)
+	v.res.Warnings = append(v.res.Warnings, cr.Warnings...)
+	clean, _ := cr.Clean.(map[string]any)
+	if v.kind.Conf != nil && clean != nil {
+		for _, sec := range []string{"to", "from", "rules"} {
+			items, _ := clean[sec].([]any)
+			for i, it := range items {
+				m, ok := it.(map[string]any)
+				if !ok || m["default"] == nil {
+					continue
+				}
+				c := api.Check(v.kind.Conf, m["default"], p.Child(sec).Index(i).Child("default"))
+				v.res.Errors = append(v.res.Errors, c.Errors...)
+				v.res.Warnings = append(v.res.Warnings, c.Warnings...)
+				m["default"] = c.Clean
+			}
+		}
+	}
+	return clean
+}
+
+func sectionOf(k string) (api.Section, bool) {
+	switch k {
+	case "targetRef":
+		return api.SecTargetRef, true
+	case "to":
+		return api.SecTo, true
+	case "from":
+		return api.SecFrom, true
+	case "rules":
+		return api.SecRules, true
+	case "default":
+		return api.SecDefault, true
+	}
+	return 0, false
+}
+
+func sectionHint(k *api.Kind) string {
+	names := k.Sections.Names()
+	out := k.Kind + " has "
+	for i, n := range names {
+		if i > 0 {
+			if i == len(names)-1 {
+				out += " and "
+			} else {
+				out += ", "
+			}
+		}
+		out += "'" + n + "'"
+	}
+	return out
+}
