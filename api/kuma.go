@@ -67,6 +67,7 @@ type MTPMatches struct {
 type SpiffeMatch struct {
 	SpiffeId *StringMatch `json:"spiffeId,omitempty"` //nolint:revive // seed 001 spelling
 	SpiffeID *StringMatch `json:"spiffeID,omitempty"`
+	SNI      *StringMatch `json:"sni,omitempty"`
 	Method   string       `json:"method,omitempty"`
 	Path     *StringMatch `json:"path,omitempty"`
 }

@@ -25,8 +25,10 @@ func kuma(kind, plural string, sec Section, summary string) *Kind {
 		Sections: sec, Summary: summary, NewSpec: func() any { return &PolicySpec{} }}
 }
 
-// KumaKinds returns the registry entries of Kuma's targetRef policy family, with the
-// targetRef kinds each place accepts in Kuma 2.x (see docs/rules.md for sources).
+// KumaKinds returns the registry entries of Kuma's targetRef policy family. The kind
+// lists follow Kuma 2.x's validators (docs/research/kuma-validation.md) and the seeds
+// where those are wider (MeshTrafficPermission may target a MeshGatewayRoute or a
+// MeshHTTPRoute, seed 000).
 func KumaKinds() []*Kind {
 	tr := SecTargetRef
 	out := []*Kind{}
@@ -34,26 +36,31 @@ func KumaKinds() []*Kind {
 
 	mtp := add(kuma("MeshTrafficPermission", "meshtrafficpermissions", tr|SecFrom|SecRules|SecDefault,
 		"who may connect to a proxy's inbounds"))
-	mtp.TopLevel = refs(mesh, subset, svc, svcSub, RefMeshGatewayRoute, route, dp)
+	mtp.TopLevel = refs(mesh, subset, svc, svcSub, dp, RefMeshGatewayRoute, route)
 	mtp.From = refs(mesh, subset, svc, svcSub)
 	mtp.NewSpec = func() any { return &MeshTrafficPermissionSpec{} }
 
 	mt := add(kuma("MeshTimeout", "meshtimeouts", tr|SecTo|SecFrom|SecRules, "connection and request timeouts"))
-	mt.TopLevel = refs(mesh, subset, svc, svcSub, gw, route, dp)
+	mt.TopLevel = refs(mesh, subset, svc, svcSub, dp, gw, route)
+	mt.SystemOnly = refs(gw, route)
 	mt.To = refs(mesh, svc, mzs, mes, route)
+	mt.ToGateway = refs(mesh, mes)
 	mt.From = refs(mesh)
 	mt.Conf = reflect.TypeOf(MeshTimeoutConf{})
 
 	hr := add(kuma("MeshHTTPRoute", "meshhttproutes", tr|SecTo, "HTTP routing: matches, filters and backends"))
-	hr.TopLevel = refs(mesh, subset, svc, svcSub, gw, dp)
+	hr.TopLevel = refs(mesh, subset, svc, svcSub, dp, gw)
+	hr.SystemOnly = refs(gw)
 	hr.To = refs(svc, mzs, mes)
 	hr.ToGateway = refs(mesh)
 	hr.BackendRefs = refs(svc, svcSub, mzs, mes)
+	hr.MirrorRefs = refs(svc, svcSub, mzs, mes)
 	hr.Route = true
 	hr.NewSpec = func() any { return &MeshHTTPRouteSpec{} }
 
 	tcp := add(kuma("MeshTCPRoute", "meshtcproutes", tr|SecTo, "TCP routing: backends"))
-	tcp.TopLevel = refs(mesh, subset, svc, svcSub, gw, dp)
+	tcp.TopLevel = refs(mesh, subset, svc, svcSub, dp, gw)
+	tcp.SystemOnly = refs(gw)
 	tcp.To = refs(svc, mzs, mes)
 	tcp.ToGateway = refs(mesh)
 	tcp.BackendRefs = refs(svc, svcSub, mzs, mes)
@@ -61,51 +68,59 @@ func KumaKinds() []*Kind {
 	tcp.NewSpec = func() any { return &MeshTCPRouteSpec{} }
 
 	retry := add(kuma("MeshRetry", "meshretries", tr|SecTo, "retries of outbound requests"))
-	retry.TopLevel = refs(mesh, subset, svc, svcSub, gw, route, dp)
+	retry.TopLevel = refs(mesh, subset, svc, svcSub, dp, gw, route)
+	retry.SystemOnly = refs(gw, route)
 	retry.To = refs(mesh, svc, mzs, mes, route)
+	retry.ToGateway = refs(mesh, mes)
 
 	cb := add(kuma("MeshCircuitBreaker", "meshcircuitbreakers", tr|SecTo|SecFrom|SecRules, "connection limits and outlier detection"))
-	cb.TopLevel = refs(mesh, subset, svc, svcSub, gw, dp)
+	cb.TopLevel = refs(mesh, subset, svc, svcSub, dp, gw)
 	cb.To = refs(mesh, svc, mzs, mes)
 	cb.From = refs(mesh)
 
 	rl := add(kuma("MeshRateLimit", "meshratelimits", tr|SecTo|SecFrom|SecRules, "local rate limits"))
-	rl.TopLevel = refs(mesh, subset, svc, svcSub, gw, route, dp)
+	rl.TopLevel = refs(mesh, subset, svc, svcSub, dp, gw, route)
+	rl.SystemOnly = refs(gw, route)
 	rl.To = refs(mesh)
 	rl.From = refs(mesh)
 
 	fi := add(kuma("MeshFaultInjection", "meshfaultinjections", tr|SecTo|SecFrom|SecRules, "injected delays and aborts"))
-	fi.TopLevel = refs(mesh, subset, svc, svcSub, gw, route, dp)
-	fi.To = refs(mesh, svc, mzs)
+	fi.TopLevel = refs(mesh, subset, svc, svcSub, dp, gw)
+	fi.SystemOnly = refs(gw)
+	fi.To = refs(mesh)
 	fi.From = refs(mesh, subset, svc, svcSub)
 
 	al := add(kuma("MeshAccessLog", "meshaccesslogs", tr|SecTo|SecFrom|SecRules, "access log backends"))
-	al.TopLevel = refs(mesh, subset, svc, svcSub, gw, route, dp)
+	al.TopLevel = refs(mesh, subset, svc, svcSub, dp, gw)
 	al.To = refs(mesh, svc, mzs, mes)
 	al.From = refs(mesh)
 
 	hc := add(kuma("MeshHealthCheck", "meshhealthchecks", tr|SecTo, "active health checks"))
-	hc.TopLevel = refs(mesh, subset, svc, svcSub, gw, dp)
+	hc.TopLevel = refs(mesh, subset, svc, svcSub, dp, gw)
 	hc.To = refs(mesh, svc, mzs)
 
 	lbs := add(kuma("MeshLoadBalancingStrategy", "meshloadbalancingstrategies", tr|SecTo, "load balancing and locality awareness"))
-	lbs.TopLevel = refs(mesh, subset, svc, svcSub, gw, dp)
-	lbs.To = refs(mesh, svc, mzs)
+	lbs.TopLevel = refs(mesh, subset, svc, svcSub, dp, gw)
+	lbs.To = refs(mesh, svc, mzs, route)
+	lbs.ToGateway = refs(mesh, svc, mzs)
 
 	trace := add(kuma("MeshTrace", "meshtraces", tr|SecDefault, "tracing backends and sampling"))
-	trace.TopLevel = refs(mesh, subset, svc, svcSub, gw, dp)
+	trace.TopLevel = refs(mesh, subset, svc, svcSub, dp, gw)
+	trace.SystemOnly = refs(gw)
 
 	pp := add(kuma("MeshProxyPatch", "meshproxypatches", tr|SecDefault, "raw Envoy configuration patches"))
-	pp.TopLevel = refs(mesh, subset, svc, svcSub, gw, dp)
+	pp.TopLevel = refs(mesh, subset, svc, svcSub, dp, gw)
+	pp.SystemOnly = refs(gw)
 
 	metric := add(kuma("MeshMetric", "meshmetrics", tr|SecDefault, "metrics scraping and backends"))
-	metric.TopLevel = refs(mesh, subset, svc, svcSub, dp)
+	metric.TopLevel = refs(mesh, subset, svc, svcSub, dp, gw)
+	metric.SystemOnly = refs(gw)
 
 	pt := add(kuma("MeshPassthrough", "meshpassthroughs", tr|SecDefault, "passthrough to destinations outside the mesh"))
-	pt.TopLevel = refs(mesh, subset, svc, svcSub, dp)
+	pt.TopLevel = refs(mesh, subset, dp)
 
 	tls := add(kuma("MeshTLS", "meshtlses", tr|SecFrom|SecRules, "TLS version, ciphers and mode of inbounds"))
-	tls.TopLevel = refs(mesh, subset, svc, svcSub, dp)
+	tls.TopLevel = refs(mesh, subset, dp)
 	tls.From = refs(mesh)
 	return out
 }
@@ -120,7 +135,7 @@ func KnownKumaResources() []string {
 		"HostnameGenerator", "MeshOPA", "MeshGlobalRateLimit", "ContainerPatch",
 		"TrafficPermission", "TrafficRoute", "TrafficLog", "TrafficTrace", "HealthCheck",
 		"CircuitBreaker", "FaultInjection", "Retry", "Timeout", "RateLimit", "ProxyTemplate",
-		"VirtualOutbound", "ExternalService", "MeshGatewayRoute", "MeshServiceInsight"}
+		"VirtualOutbound", "ExternalService", "MeshGatewayRoute", "MeshServiceInsight", "Workload"}
 }
 
 // DefaultRegistry is the registry the product uses: every guarded kind.

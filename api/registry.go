@@ -62,8 +62,15 @@ type Kind struct {
 	To          []RefKind
 	From        []RefKind
 	BackendRefs []RefKind
-	// ToGateway replaces To when the top-level targetRef is a MeshGateway (nil: same as To).
+	// MirrorRefs are the kinds a route's requestMirror.backendRef may name.
+	MirrorRefs []RefKind
+	// ToGateway replaces To when the top-level targetRef is a MeshGateway or a
+	// MeshHTTPRoute (nil: same as To).
 	ToGateway []RefKind
+	// SystemOnly are top-level kinds (also listed in TopLevel) that Kuma accepts only
+	// from the system namespace: MeshGateway for routes and for policies that
+	// configure more than Envoy clusters (seed 003), MeshHTTPRoute for outbound ones.
+	SystemOnly []RefKind
 	// Route marks MeshHTTPRoute and MeshTCPRoute, which Kuma only lets target a
 	// MeshGateway from the system namespace.
 	Route bool
@@ -90,16 +97,12 @@ func (k *Kind) GVR() schema.GroupVersionResource {
 
 // AllowsTo reports whether ref is an allowed `to` kind given the top-level kind.
 func (k *Kind) AllowsTo(top RefKind, ref RefKind) bool {
-	list := k.To
-	if top == RefMeshGateway && k.ToGateway != nil {
-		list = k.ToGateway
-	}
-	return containsRef(list, ref)
+	return containsRef(k.ToKinds(top), ref)
 }
 
 // ToKinds returns the allowed `to` kinds given the top-level kind.
 func (k *Kind) ToKinds(top RefKind) []RefKind {
-	if top == RefMeshGateway && k.ToGateway != nil {
+	if (top == RefMeshGateway || top == RefMeshHTTPRoute) && k.ToGateway != nil {
 		return k.ToGateway
 	}
 	return k.To

@@ -47,6 +47,11 @@ func lintOne(t testing.TB, doc string, s api.Settings, req api.Request) Result {
 	if req.Operation == "" {
 		req.Operation = api.OpCreate
 	}
+	return pipeline(o, kind, s, req)
+}
+
+// pipeline is what a cluster does: the mutating webhook, then the validating one.
+func pipeline(o *unstructured.Unstructured, kind *api.Kind, s api.Settings, req api.Request) Result {
 	defaults.Apply(o, kind, s, req)
 	return Validate(o, kind, s, req)
 }

@@ -67,20 +67,43 @@ func (v *validator) top(r *api.TargetRef, p *field.Path) {
 		return
 	}
 	v.deprecatedRef(*r, tp, placeTop)
-	if r.Kind != api.RefMeshGateway || v.system() {
+	if v.system() {
 		return
 	}
-	if v.kind.Route {
-		v.err(field.Forbidden(tp.Child("kind"), fmt.Sprintf(
-			"a %s that targets a MeshGateway decides which traffic enters the mesh and can only be created in the system namespace %q by the mesh operator; move it to %q",
-			v.kind.Kind, v.s.SystemNamespace, v.s.SystemNamespace)), CodeGatewayRoute)
-		return
-	}
-	if v.role == api.RoleConsumer {
+	if r.Kind == api.RefMeshGateway && v.role == api.RoleConsumer && !v.kind.Route {
 		v.err(field.Forbidden(tp.Child("kind"), fmt.Sprintf(
 			"a consumer policy (namespace %q, 'to' pointing at other namespaces) cannot target a MeshGateway: MeshGateway is cluster-scoped. Target the gateway from the system namespace %q, or make this a producer policy",
 			v.ns, v.s.SystemNamespace)), CodeGatewayConsumer)
+		return
 	}
+	if !api.ContainsRef(v.kind.SystemOnly, r.Kind) {
+		return
+	}
+	switch {
+	case r.Kind == api.RefMeshGateway && v.kind.Route:
+		v.err(field.Forbidden(tp.Child("kind"), fmt.Sprintf(
+			"a %s that targets a MeshGateway decides which traffic enters the mesh and can only be created in the system namespace %q by the mesh operator; move it to %q",
+			v.kind.Kind, v.s.SystemNamespace, v.s.SystemNamespace)), CodeGatewayRoute)
+	case r.Kind == api.RefMeshGateway:
+		v.err(field.Forbidden(tp.Child("kind"), fmt.Sprintf(
+			"from an application namespace only policies that configure just Envoy clusters (MeshCircuitBreaker, MeshHealthCheck, MeshLoadBalancingStrategy, MeshAccessLog) may target a MeshGateway; create this %s in the system namespace %q, or target a route of the gateway",
+			v.kind.Kind, v.s.SystemNamespace)), CodeGatewayRoute)
+	default:
+		e := field.NotSupported(tp.Child("kind"), string(r.Kind), refKindStrings(without(v.kind.TopLevel, v.kind.SystemOnly)))
+		e.Detail = fmt.Sprintf("%s can target a %s only from the system namespace %q; in namespace %q supported values are: %s",
+			v.kind.Kind, r.Kind, v.s.SystemNamespace, v.ns, quoteJoin(refKindStrings(without(v.kind.TopLevel, v.kind.SystemOnly))))
+		v.err(e, CodeTopKind)
+	}
+}
+
+func without(all, drop []api.RefKind) []api.RefKind {
+	var out []api.RefKind
+	for _, k := range all {
+		if !api.ContainsRef(drop, k) {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // policy runs the generic rules of a PolicySpec kind.
@@ -109,10 +132,15 @@ func (v *validator) policy(s *api.PolicySpec, p *field.Path) {
 
 // requireSomething reports a policy that configures nothing at all.
 func (v *validator) requireSomething(has bool, p *field.Path) {
+	names := v.kind.Sections.Names()
+	for _, n := range names {
+		if _, present := v.spec[n]; present && n != "targetRef" {
+			has = true // present but malformed: its own error says what is wrong
+		}
+	}
 	if has {
 		return
 	}
-	names := v.kind.Sections.Names()
 	var want []string
 	for _, n := range names {
 		if n != "targetRef" {

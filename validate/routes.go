@@ -28,7 +28,7 @@ func (v *validator) httpRoute(s *api.MeshHTTPRouteSpec, p *field.Path) {
 			}
 			for k, f := range r.Default.Filters {
 				if f.RequestMirror != nil {
-					v.backendRef(f.RequestMirror.BackendRef, rp.Child("filters").Index(k).Child("requestMirror", "backendRef"), tk)
+					v.backendRefOf(f.RequestMirror.BackendRef, rp.Child("filters").Index(k).Child("requestMirror", "backendRef"), tk, v.kind.MirrorRefs)
 				}
 			}
 		}
@@ -67,8 +67,15 @@ func (v *validator) routeTo(r *api.TargetRef, tp *field.Path, top api.RefKind) {
 // attached to a MeshGateway may only forward to its own namespace, otherwise it
 // would open a path from the edge into any namespace (the ReferenceGrant problem).
 func (v *validator) backendRef(b api.BackendRef, p *field.Path, top api.RefKind) {
-	if !v.ref(b.AsTargetRef(), p, placeBackend, v.kind.BackendRefs, CodeBackendKind) {
+	v.backendRefOf(b, p, top, v.kind.BackendRefs)
+}
+
+func (v *validator) backendRefOf(b api.BackendRef, p *field.Path, top api.RefKind, kinds []api.RefKind) {
+	if !v.ref(b.AsTargetRef(), p, placeBackend, kinds, CodeBackendKind) {
 		return
+	}
+	if b.Kind == api.RefMeshMultiZoneService && b.Port == nil {
+		v.err(field.Required(p.Child("port"), "a MeshMultiZoneService backend needs a port"), CodeRefField)
 	}
 	if b.Weight != nil && *b.Weight < 0 {
 		v.err(field.Invalid(p.Child("weight"), *b.Weight, "weight must be 0 or more"), CodeRefField)

@@ -13,8 +13,10 @@ import (
 
 // Kuma's tag character sets; compiled once, never changed.
 var (
-	tagKeyRE   = regexp.MustCompile(`^[a-zA-Z0-9.\-_:/]*$`)
-	tagValueRE = regexp.MustCompile(`^[a-zA-Z0-9.\-_:]*$`)
+	tagKeyRE      = regexp.MustCompile(`^[a-zA-Z0-9.\-_:/]*$`)
+	tagValueRE    = regexp.MustCompile(`^[a-zA-Z0-9.\-_:]*$`)
+	selectorValRE = regexp.MustCompile(`^([a-zA-Z0-9.\-_:/]*|\*)$`)
+	refNameRE     = regexp.MustCompile(`^[0-9a-z.\-_]*$`)
 )
 
 // place says where a reference sits; field rules differ between them.
@@ -41,7 +43,9 @@ type refRule struct {
 	name, namespace, labels, tags, sectionName need
 	// nameOrLabels: exactly one of name and labels must be set.
 	nameOrLabels bool
-	what         string // how to describe the kind in messages
+	// selector: tag values may also hold '/' or be '*' (Kuma's ValidateSelector).
+	selector bool
+	what     string // how to describe the kind in messages
 }
 
 func ruleFor(k api.RefKind) (refRule, bool) {
@@ -53,13 +57,15 @@ func ruleFor(k api.RefKind) (refRule, bool) {
 	case api.RefMeshService:
 		return refRule{name: allowed, namespace: allowed, labels: allowed, sectionName: allowed, nameOrLabels: true, what: "a service"}, true
 	case api.RefMeshServiceSubset:
-		return refRule{name: required, tags: allowed, what: "tagged instances of a service"}, true
+		return refRule{name: required, tags: allowed, selector: true, what: "tagged instances of a service"}, true
 	case api.RefMeshGateway:
-		return refRule{name: required, tags: allowed, what: "a MeshGateway (cluster-scoped)"}, true
+		return refRule{name: required, tags: allowed, selector: true, what: "a MeshGateway (cluster-scoped)"}, true
 	case api.RefMeshHTTPRoute:
-		return refRule{name: allowed, namespace: allowed, labels: allowed, nameOrLabels: true, what: "an HTTP route"}, true
-	case api.RefMeshExternalService, api.RefMeshMultiZoneService:
-		return refRule{name: allowed, namespace: allowed, labels: allowed, sectionName: allowed, nameOrLabels: true, what: "a service"}, true
+		return refRule{name: allowed, namespace: allowed, labels: allowed, sectionName: allowed, nameOrLabels: true, what: "an HTTP route"}, true
+	case api.RefMeshExternalService:
+		return refRule{name: allowed, namespace: allowed, labels: allowed, nameOrLabels: true, what: "an external service"}, true
+	case api.RefMeshMultiZoneService:
+		return refRule{name: allowed, namespace: allowed, labels: allowed, sectionName: allowed, nameOrLabels: true, what: "a multi-zone service"}, true
 	case api.RefDataplane:
 		return refRule{name: allowed, namespace: allowed, labels: allowed, sectionName: allowed, what: "data plane proxies"}, true
 	case api.RefMeshGatewayRoute:
@@ -142,26 +148,30 @@ func (v *validator) refFields(r api.TargetRef, rule refRule, p *field.Path, pl p
 			}
 		}
 	}
-	if rule.nameOrLabels {
+	if r.Name != "" && !refNameRE.MatchString(r.Name) {
+		v.err(field.Invalid(p.Child("name"), r.Name, "invalid characters: a name consists of lower-case letters, digits, '-', '.' and '_'"), CodeRefField)
+	}
+	if rule.nameOrLabels || r.Kind == api.RefDataplane {
 		switch {
-		case r.Name != "" && r.Labels != nil:
-			v.err(field.Forbidden(p.Child("labels"), fmt.Sprintf("name and labels select %s in two ways; keep one", rule.what)), CodeRefField)
-		case r.Name == "" && r.Labels == nil:
+		case r.Labels != nil && (r.Name != "" || r.Namespace != ""):
+			v.err(field.Forbidden(p.Child("labels"), fmt.Sprintf(
+				"select %s either by labels or by name and namespace, not both; with labels put k8s.kuma.io/namespace among them", rule.what)), CodeRefField)
+		case rule.nameOrLabels && r.Name == "" && r.Labels == nil:
 			v.err(field.Required(p.Child("name"), fmt.Sprintf("kind %s needs a name (or labels)", r.Kind)), CodeRefField)
 		}
-		if r.Labels != nil && r.Namespace != "" {
-			v.err(field.Forbidden(p.Child("namespace"), "namespace only goes with name; with labels add k8s.kuma.io/namespace to the labels"), CodeRefField)
+		if r.Labels != nil && r.SectionName != "" && rule.sectionName == allowed {
+			v.err(field.Forbidden(p.Child("sectionName"), "sectionName cannot be combined with labels; reference the service by name"), CodeRefField)
 		}
 	}
 	if r.Mesh != "" && !(pl == placeFrom && v.kind.Kind == "MeshTrafficPermission") {
 		v.err(field.Forbidden(p.Child("mesh"), "mesh is only allowed in MeshTrafficPermission 'from' items (cross-mesh permissions)"), CodeRefField)
 	}
-	v.tags(r.Tags, p.Child("tags"))
+	v.tags(r.Tags, p.Child("tags"), rule.selector)
 	v.tagsLike(r.Labels, p.Child("labels"))
 }
 
 // tags checks Kuma's tag syntax: non-empty keys and values from fixed character sets.
-func (v *validator) tags(t map[string]string, p *field.Path) {
+func (v *validator) tags(t map[string]string, p *field.Path, selector bool) {
 	for _, k := range sortedKeys(t) {
 		val := t[k]
 		switch {
@@ -173,7 +183,9 @@ func (v *validator) tags(t map[string]string, p *field.Path) {
 		switch {
 		case val == "":
 			v.err(field.Invalid(p.Key(k), val, "tag values must not be empty"), CodeTag)
-		case !tagValueRE.MatchString(val):
+		case selector && !selectorValRE.MatchString(val):
+			v.err(field.Invalid(p.Key(k), val, "a tag value may only contain letters, digits, '.', '-', '_', ':' and '/', or be '*'"), CodeTag)
+		case !selector && !tagValueRE.MatchString(val):
 			v.err(field.Invalid(p.Key(k), val, "a tag value may only contain letters, digits, '.', '-', '_' and ':'"), CodeTag)
 		}
 	}

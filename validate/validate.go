@@ -71,6 +71,8 @@ type validator struct {
 	labelMap map[string]string
 	// role is the computed policy role; empty when it cannot be computed.
 	role api.PolicyRole
+	// spec is the raw spec, to tell "absent" from "present but unusable".
+	spec map[string]any
 }
 
 func (v *validator) err(e *field.Error, code string) {
@@ -122,6 +124,7 @@ func (v *validator) kumaSpec(raw any) {
 		v.err(field.TypeInvalid(p, api.TypeName(raw), "spec must be an object"), api.CodeWrongType)
 		return
 	}
+	v.spec = spec
 	clean := v.structure(spec, p)
 	shape := defaults.ShapeOf(spec)
 	rr := defaults.ComputeRole(shape, v.ns, v.s.SystemNamespace)

@@ -1,0 +1,51 @@
+# meshguard — run `make help` for the targets.
+SHELL := /usr/bin/env bash
+GO    ?= go
+BIN   := bin/meshguard
+PKGS  := ./...
+
+.DEFAULT_GOAL := help
+
+.PHONY: help
+help: ## Show this help
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  \033[36m%-12s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+.PHONY: build
+build: ## Build bin/meshguard
+	$(GO) build -o $(BIN) ./cmd/meshguard
+
+.PHONY: lint
+lint: ## go vet and a gofmt check
+	$(GO) vet $(PKGS)
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+.PHONY: test
+test: lint ## Vet, format check and every test (unit, golden, conformance)
+	$(GO) test -count=1 $(PKGS)
+
+.PHONY: fuzz
+fuzz: ## Run each fuzz target for FUZZTIME (default 30s)
+	@for t in $$(grep -rhoE '^func (Fuzz[A-Za-z0-9_]+)' --include='*_test.go' . | sed 's/func //'); do \
+	  pkg=$$(grep -rlE "^func $$t\(" --include='*_test.go' . | xargs -n1 dirname | head -1); \
+	  echo "== $$t in $$pkg"; $(GO) test -run='^$$' -fuzz="^$$t\$$" -fuzztime=$${FUZZTIME:-30s} $$pkg || exit 1; \
+	done
+
+.PHONY: bench
+bench: ## Run the benchmarks recorded in docs/performance.md
+	$(GO) test -run='^$$' -bench=. -benchmem ./compile/ ./lint/ ./cmd/meshguard/
+
+.PHONY: docs
+docs: build ## Regenerate docs/rules.md from the rule catalogue
+	$(BIN) rules -o markdown > docs/rules.md
+
+.PHONY: demo
+demo: build ## Lint and default the example policies
+	@echo "== meshguard lint examples/valid (expect: no errors)"
+	@$(BIN) lint examples/valid
+	@echo
+	@echo "== meshguard lint examples/invalid (expect: every file denied, exit code 1)"
+	@$(BIN) lint examples/invalid; echo "exit code: $$?"
+	@echo
+	@echo "== meshguard default examples/valid/02-producer-backend.yaml (what the mutating webhook stores)"
+	@$(BIN) default examples/valid/02-producer-backend.yaml

@@ -1,0 +1,90 @@
+package validate
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/meshguard/meshguard/api"
+)
+
+// conformanceDir is Kuma's own webhook verdicts, kept beside the repository.
+const conformanceDir = "../../shared/conformance/kuma-webhook-2.14"
+
+// deliberate lists every case where meshguard's verdict differs from Kuma's
+// validating webhook, with the reason (also in docs/conformance.md).
+var deliberate = map[string]string{
+	"cli-user_create_mtp.federated":      "we validate the object after our mutating stage, which sets kuma.io/origin: zone (Kuma's test runs its validator on the raw object)",
+	"cli-user_create_mtlbs.federated":    "same: mutation sets kuma.io/origin: zone before validation",
+	"cli-user_delete_mtp.federated":      "DELETE is always allowed (DESIGN.md §3): refusing deletes strands objects",
+	"cli-user_delete_zone-mtp.global":    "DELETE is always allowed (DESIGN.md §3)",
+}
+
+func TestKumaConformance(t *testing.T) {
+	inputs, _ := filepath.Glob(filepath.Join(conformanceDir, "*.input.yaml"))
+	if len(inputs) == 0 {
+		t.Fatalf("no conformance inputs under %s (shared/ must sit beside the repository)", conformanceDir)
+	}
+	modes := map[string]api.Settings{
+		"global":        settings(api.ModeGlobal, ""),
+		"federated":     settings(api.ModeZone, "zone-1"),
+		"non-federated": settings(api.ModeStandalone, ""),
+	}
+	for _, in := range inputs {
+		base := strings.TrimSuffix(filepath.Base(in), ".input.yaml")
+		raw, err := os.ReadFile(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		header, doc, _ := strings.Cut(string(raw), "\n")
+		user, op, ns := parseHeader(header)
+		for mode, s := range modes {
+			golden, err := os.ReadFile(filepath.Join(conformanceDir, base+"."+mode+".golden.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var resp struct {
+				Allowed bool `json:"allowed"`
+			}
+			if err := yaml.Unmarshal(golden, &resp); err != nil {
+				t.Fatal(err)
+			}
+			t.Run(base+"/"+mode, func(t *testing.T) {
+				o := mustObj(t, doc)
+				if o.GetNamespace() == "" {
+					o.SetNamespace(ns)
+				}
+				req := api.Request{Operation: api.Operation(op), Privileged: user == "system:serviceaccount:kuma-system:kuma-control-plane"}
+				kind := api.DefaultRegistry().Lookup(o.GroupVersionKind())
+				res := pipeline(o, kind, s, req)
+				allowed := len(res.Errors) == 0
+				reason, isDeliberate := deliberate[base+"."+mode]
+				switch {
+				case isDeliberate && allowed == resp.Allowed:
+					t.Errorf("listed as a deliberate difference (%s) but verdicts agree: allowed=%v", reason, allowed)
+				case !isDeliberate && allowed != resp.Allowed:
+					t.Errorf("kuma allowed=%v, meshguard allowed=%v; errors: %v", resp.Allowed, allowed, res.Errors)
+				}
+			})
+		}
+	}
+}
+
+func parseHeader(h string) (user, op, ns string) {
+	h = strings.TrimPrefix(strings.TrimSpace(h), "#")
+	for _, kv := range strings.Split(strings.TrimSpace(h), ",") {
+		k, v, _ := strings.Cut(kv, "=")
+		switch k {
+		case "user":
+			user = v
+		case "operation":
+			op = v
+		case "namespace":
+			ns = v
+		}
+	}
+	return user, op, ns
+}
