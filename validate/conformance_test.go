@@ -17,10 +17,10 @@ const conformanceDir = "../../shared/conformance/kuma-webhook-2.14"
 // deliberate lists every case where meshguard's verdict differs from Kuma's
 // validating webhook, with the reason (also in docs/conformance.md).
 var deliberate = map[string]string{
-	"cli-user_create_mtp.federated":      "we validate the object after our mutating stage, which sets kuma.io/origin: zone (Kuma's test runs its validator on the raw object)",
-	"cli-user_create_mtlbs.federated":    "same: mutation sets kuma.io/origin: zone before validation",
-	"cli-user_delete_mtp.federated":      "DELETE is always allowed (DESIGN.md §3): refusing deletes strands objects",
-	"cli-user_delete_zone-mtp.global":    "DELETE is always allowed (DESIGN.md §3)",
+	"cli-user_create_mtp.federated":   "we validate the object after our mutating stage, which sets kuma.io/origin: zone (Kuma's test runs its validator on the raw object)",
+	"cli-user_create_mtlbs.federated": "same: mutation sets kuma.io/origin: zone before validation",
+	"cli-user_delete_mtp.federated":   "DELETE is always allowed (DESIGN.md §3): refusing deletes strands objects",
+	"cli-user_delete_zone-mtp.global": "DELETE is always allowed (DESIGN.md §3)",
 }
 
 func TestKumaConformance(t *testing.T) {
