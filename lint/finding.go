@@ -1,0 +1,48 @@
+package lint
+
+import (
+	"cmp"
+	"slices"
+)
+
+// Finding is one problem in one document, in the shape every output format and
+// the JSON contract of `meshguard lint -o json` share.
+type Finding struct {
+	// File and Line locate the finding for editors and CI annotations.
+	File string `json:"file"`
+	Line int    `json:"line"`
+	// APIVersion, Kind, Namespace and Name identify the object, empty for documents
+	// that could not be parsed.
+	APIVersion string `json:"apiVersion,omitempty"`
+	Kind       string `json:"kind,omitempty"`
+	Namespace  string `json:"namespace,omitempty"`
+	Name       string `json:"name,omitempty"`
+	// Severity is "error" (the webhook denies) or "warning" (it admits and warns).
+	Severity string `json:"severity"`
+	// Code is the stable rule code (MG000 for parse errors).
+	Code string `json:"code"`
+	// Field is the Kubernetes field path, empty for object-level problems.
+	Field string `json:"field"`
+	// Message says what is wrong and what to do.
+	Message string `json:"message"`
+}
+
+// Summary counts what was linted, for the last line of text output and for CI.
+type Summary struct {
+	Documents int `json:"documents"`
+	Errors    int `json:"errors"`
+	Warnings  int `json:"warnings"`
+}
+
+// SortFindings orders findings by file, line, code and field, keeping the input
+// order of ties, so output is deterministic and diffs between runs are small.
+func SortFindings(fs []Finding) {
+	slices.SortStableFunc(fs, func(a, b Finding) int {
+		return cmp.Or(
+			cmp.Compare(a.File, b.File),
+			cmp.Compare(a.Line, b.Line),
+			cmp.Compare(a.Code, b.Code),
+			cmp.Compare(a.Field, b.Field),
+		)
+	})
+}

@@ -1,0 +1,146 @@
+package lint
+
+import (
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// LineOf maps a Kubernetes field path, as k8s.io/apimachinery's field.Path prints
+// it (spec.to[1].targetRef.namespace, metadata.labels[kuma.io/mesh]), to the
+// line of that node in the source, so findings point where the user must edit.
+// When the node does not exist (a missing required field) it returns the line of
+// the nearest ancestor that does; an empty path gives the document's line.
+func (d *Document) LineOf(fieldPath string) int {
+	n := d.lines.node
+	if n == nil || fieldPath == "" {
+		return d.Line
+	}
+	line := d.Line
+	for _, s := range parsePath(fieldPath) {
+		n = deref(n)
+		var at, next *yaml.Node
+		switch {
+		case n.Kind == yaml.SequenceNode && s.isIndex:
+			if s.index < len(n.Content) {
+				at = n.Content[s.index]
+				next = at
+			}
+		case n.Kind == yaml.MappingNode:
+			at, next = lookup(n, s.key, 0)
+		}
+		if at == nil {
+			break
+		}
+		line = at.Line + d.lines.offset
+		n = next
+	}
+	return line
+}
+
+// pathSegment is a ".name" or "[key]" / "[3]" step of a field path.
+type pathSegment struct {
+	key     string
+	index   int
+	isIndex bool
+}
+
+// parsePath splits a field path into segments. Keys in brackets may contain dots
+// and slashes (labels[kuma.io/mesh]); a "]" ends a key only where a "." or "[" or
+// the end of the path follows, so keys holding "]" survive too.
+func parsePath(p string) []pathSegment {
+	var out []pathSegment
+	for i := 0; i < len(p); {
+		switch p[i] {
+		case '.':
+			i++
+		case '[':
+			end := closingBracket(p, i+1)
+			key := p[i+1 : end]
+			seg := pathSegment{key: key}
+			if n, err := strconv.Atoi(key); err == nil && n >= 0 && !strings.HasPrefix(key, "+") {
+				seg.index, seg.isIndex = n, true
+			}
+			out = append(out, seg)
+			i = end + 1
+		default:
+			end := i
+			for end < len(p) && p[end] != '.' && p[end] != '[' {
+				end++
+			}
+			out = append(out, pathSegment{key: p[i:end]})
+			i = end
+		}
+	}
+	return out
+}
+
+// closingBracket returns the index of the "]" that closes a bracket opened before
+// from, or len(p) when there is none.
+func closingBracket(p string, from int) int {
+	first := -1
+	for j := from; j < len(p); j++ {
+		if p[j] != ']' {
+			continue
+		}
+		if first < 0 {
+			first = j
+		}
+		if j+1 == len(p) || p[j+1] == '.' || p[j+1] == '[' {
+			return j
+		}
+	}
+	if first >= 0 {
+		return first
+	}
+	return len(p)
+}
+
+// lookup finds key in a mapping node and returns the key node (whose line is the
+// field's line) and the value node. Explicit keys win over merged ("<<") ones.
+func lookup(m *yaml.Node, key string, depth int) (*yaml.Node, *yaml.Node) {
+	m = deref(m)
+	if m == nil || m.Kind != yaml.MappingNode || depth > MaxDepth {
+		return nil, nil
+	}
+	var merges []*yaml.Node
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		kn := m.Content[i]
+		if isMergeKey(kn) {
+			merges = append(merges, m.Content[i+1])
+			continue
+		}
+		if keyText(kn) == key {
+			return kn, m.Content[i+1]
+		}
+	}
+	for _, mv := range merges {
+		sources := []*yaml.Node{mv}
+		if d := deref(mv); d != nil && d.Kind == yaml.SequenceNode {
+			sources = d.Content
+		}
+		for _, src := range sources {
+			if k, v := lookup(src, key, depth+1); k != nil {
+				return k, v
+			}
+		}
+	}
+	return nil, nil
+}
+
+// keyText is the string a key node converts to (see converter.key).
+func keyText(n *yaml.Node) string {
+	n = deref(n)
+	if n == nil || n.Kind != yaml.ScalarNode {
+		return ""
+	}
+	if n.ShortTag() == "!!str" {
+		return n.Value
+	}
+	v, err := (&converter{}).scalar(n)
+	if err != nil {
+		return n.Value
+	}
+	return keyString(v)
+}

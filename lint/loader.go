@@ -1,0 +1,377 @@
+package lint
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+const (
+	// StdinName is the File of documents read from standard input ("-").
+	StdinName = "<stdin>"
+	// MaxDocumentBytes bounds one YAML/JSON document: the API server refuses objects
+	// above ~1.5 MiB anyway, and the bound keeps a hostile file from costing minutes.
+	MaxDocumentBytes = 3 << 20
+	// MaxFileBytes bounds one input file or stdin, so memory stays bounded.
+	MaxFileBytes = 64 << 20
+	// MaxDepth bounds how deeply maps and lists may nest in a document; real
+	// policies nest about ten levels.
+	MaxDepth = 100
+	// maxListDepth bounds List-in-List expansion.
+	maxListDepth = 8
+)
+
+// Document is one object of the input with the position it came from, so every
+// finding can name a file and a line. Exactly one of Object and Err is set.
+type Document struct {
+	// File is the path as given or found in a directory, or StdinName.
+	File string
+	// Index is the 0-based position of the document among those loaded from File
+	// (List items and error documents count).
+	Index int
+	// Line is the 1-based line where the document (or List item) starts; 0 when the
+	// whole file could not be read.
+	Line int
+	// Object is the parsed object; nil when it could not be parsed.
+	Object *unstructured.Unstructured
+	// Err says why the document could not be read or parsed; nil if fine.
+	Err error
+	// ErrLine is the 1-based line of the parse error when known, else 0.
+	ErrLine int
+
+	lines lineIndex
+}
+
+// lineIndex keeps the YAML node tree of a document for LineOf; node lines are
+// relative to the chunk the node was parsed from, offset turns them absolute.
+type lineIndex struct {
+	node   *yaml.Node
+	offset int
+}
+
+// Load reads every path (a file, a directory searched recursively for .yaml, .yml
+// and .json files, or "-" for stdin) and returns its documents in input order.
+// It never fails as a whole: unreadable files and unparsable documents come back
+// as Documents with Err set, so the caller can report them next to the findings
+// of every other document.
+func Load(paths []string, stdin io.Reader) []Document {
+	var out []Document
+	for _, p := range paths {
+		if p == "-" {
+			out = append(out, loadReader(StdinName, stdin)...)
+			continue
+		}
+		info, err := os.Stat(p)
+		if err != nil {
+			out = append(out, fileError(p, err))
+			continue
+		}
+		if !info.IsDir() {
+			out = append(out, loadFile(p)...)
+			continue
+		}
+		for _, f := range walkDir(p) {
+			if f.err != nil {
+				out = append(out, fileError(f.path, f.err))
+				continue
+			}
+			out = append(out, loadFile(f.path)...)
+		}
+	}
+	return out
+}
+
+type walked struct {
+	path string
+	err  error
+}
+
+// walkDir lists the manifest files under root in lexical order, skipping hidden
+// files and directories (.git, editor state, CI configs that are not policies).
+func walkDir(root string) []walked {
+	var out []walked
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			out = append(out, walked{path: p, err: err})
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		hidden := p != root && strings.HasPrefix(d.Name(), ".")
+		if d.IsDir() {
+			if hidden {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if hidden || !isManifest(d.Name()) {
+			return nil
+		}
+		out = append(out, walked{path: p})
+		return nil
+	})
+	return out
+}
+
+func isManifest(name string) bool {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".yaml", ".yml", ".json":
+		return true
+	}
+	return false
+}
+
+func fileError(path string, err error) Document {
+	return Document{File: path, Err: err}
+}
+
+func loadFile(path string) []Document {
+	f, err := os.Open(path)
+	if err != nil {
+		return []Document{fileError(path, err)}
+	}
+	defer f.Close()
+	return loadReader(path, f)
+}
+
+func loadReader(name string, r io.Reader) []Document {
+	if r == nil {
+		return []Document{fileError(name, errors.New("no input stream"))}
+	}
+	data, err := io.ReadAll(io.LimitReader(r, MaxFileBytes+1))
+	if err != nil {
+		return []Document{fileError(name, fmt.Errorf("read: %w", err))}
+	}
+	if len(data) > MaxFileBytes {
+		return []Document{fileError(name, fmt.Errorf("input is larger than %d MiB; split it into smaller files", MaxFileBytes>>20))}
+	}
+	return LoadBytes(name, data)
+}
+
+// LoadBytes parses the content of one file; Load uses it for every file, and tests
+// and fuzzers use it directly.
+func LoadBytes(name string, data []byte) []Document {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	l := &loader{file: name}
+	for _, c := range splitDocuments(data) {
+		l.chunk(c)
+	}
+	return l.docs
+}
+
+type loader struct {
+	file string
+	docs []Document
+}
+
+func (l *loader) add(d Document) {
+	d.File = l.file
+	d.Index = len(l.docs)
+	l.docs = append(l.docs, d)
+}
+
+func (l *loader) fail(line, errLine int, err error) {
+	l.add(Document{Line: line, Err: err, ErrLine: errLine})
+}
+
+// chunk decodes one piece of the input between document markers. yaml.v3 cannot
+// resume after a syntax error, so splitting first keeps one broken document from
+// hiding the ones after it.
+func (l *loader) chunk(c chunk) {
+	start := c.contentLine()
+	if start == 0 {
+		return // only comments and blank lines
+	}
+	if len(c.data) > MaxDocumentBytes {
+		l.fail(start, start, fmt.Errorf("document is larger than %d MiB (%d bytes); split it", MaxDocumentBytes>>20, len(c.data)))
+		return
+	}
+	offset := c.line - 1
+	dec := yaml.NewDecoder(bytes.NewReader(c.data))
+	for {
+		var doc yaml.Node
+		err := decodeSafely(dec, &doc)
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			line, msg := yamlErrorLine(err)
+			if line == 0 {
+				line = aliasLine(c.data, msg)
+			}
+			if line > 0 {
+				line += offset
+			} else {
+				line = start
+			}
+			l.fail(start, line, fmt.Errorf("invalid YAML: %s", msg))
+			return
+		}
+		if len(doc.Content) == 0 || isNull(doc.Content[0]) {
+			continue
+		}
+		l.root(doc.Content[0], offset)
+	}
+}
+
+func decodeSafely(dec *yaml.Decoder, n *yaml.Node) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("yaml: parser failure: %v", r)
+		}
+	}()
+	return dec.Decode(n)
+}
+
+// yamlErrorLine splits "yaml: line 7: did not find expected key" into a 1-based
+// line and the message. yaml.v3 prints scanner errors with 1-based lines but
+// parser errors with the 0-based line of the mark, so those get one added.
+func yamlErrorLine(err error) (int, string) {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	if rest, ok := strings.CutPrefix(msg, "line "); ok {
+		num, text, found := strings.Cut(rest, ": ")
+		if n, convErr := strconv.Atoi(num); found && convErr == nil && n > 0 {
+			if isParserError(text) {
+				n++
+			}
+			return n, text
+		}
+	}
+	return 0, msg
+}
+
+// aliasLine finds the line of the first use of the anchor an "unknown anchor 'x'
+// referenced" error names, which yaml.v3 reports without a line; 0 if not found.
+func aliasLine(data []byte, msg string) int {
+	name, ok := strings.CutPrefix(msg, "unknown anchor '")
+	if !ok {
+		return 0
+	}
+	name, _, _ = strings.Cut(name, "' referenced")
+	i := bytes.Index(data, []byte("*"+name))
+	if i < 0 {
+		return 0
+	}
+	return 1 + bytes.Count(data[:i], []byte("\n"))
+}
+
+// isParserError recognises the problems yaml.v3's parser (not its scanner) reports;
+// the list is the complete set of parser problems in go.yaml.in/yaml/v3 parserc.go.
+func isParserError(problem string) bool {
+	if rest, ok := strings.CutPrefix(problem, "did not find expected "); ok {
+		switch rest {
+		case "',' or ']'", "',' or '}'", "'-' indicator", "<document start>", "<stream-start>", "key", "node content":
+			return true
+		}
+		return false
+	}
+	switch problem {
+	case "found duplicate %TAG directive", "found duplicate %YAML directive", "found incompatible YAML document", "found undefined tag handle":
+		return true
+	}
+	return false
+}
+
+func isNull(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
+}
+
+// root turns the top node of a YAML document into Documents: a mapping is one
+// object (or a List of them), a sequence is a list of objects.
+func (l *loader) root(n *yaml.Node, offset int) {
+	n = deref(n)
+	if n.Kind == yaml.SequenceNode {
+		for _, item := range n.Content {
+			l.object(item, offset, "list item", 1)
+		}
+		return
+	}
+	l.object(n, offset, "document", 0)
+}
+
+// object converts one mapping node into a Document, expanding kind List and
+// kind XxxList with items into one Document per item.
+func (l *loader) object(n *yaml.Node, offset int, what string, listDepth int) {
+	line := n.Line + offset
+	n = deref(n)
+	if n.Kind != yaml.MappingNode {
+		l.fail(line, line, fmt.Errorf("%s is %s, not an object with apiVersion and kind", what, describe(n)))
+		return
+	}
+	c := converter{offset: offset}
+	v, err := c.value(n, 0)
+	if err != nil {
+		errLine := line
+		var ce *convertError
+		if errors.As(err, &ce) && ce.line > 0 {
+			errLine = ce.line
+		}
+		l.fail(line, errLine, err)
+		return
+	}
+	obj := v.(map[string]any)
+	kind, kindOK := obj["kind"].(string)
+	if items, ok := obj["items"].([]any); ok && kindOK && strings.HasSuffix(kind, "List") {
+		if listDepth >= maxListDepth {
+			l.fail(line, line, fmt.Errorf("%s nests Lists more than %d levels deep", what, maxListDepth))
+			return
+		}
+		_, seq := lookup(n, "items", 0)
+		seq = deref(seq)
+		if seq == nil || seq.Kind != yaml.SequenceNode || len(seq.Content) != len(items) {
+			l.fail(line, line, fmt.Errorf("%s: cannot locate the items of %s", what, kind))
+			return
+		}
+		for _, item := range seq.Content {
+			l.object(item, offset, "list item", listDepth+1)
+		}
+		return
+	}
+	if err := checkTypeMeta(obj, what); err != nil {
+		l.fail(line, line, err)
+		return
+	}
+	l.add(Document{Line: line, Object: &unstructured.Unstructured{Object: obj}, lines: lineIndex{node: n, offset: offset}})
+}
+
+// checkTypeMeta insists on apiVersion and kind: without them no registry lookup,
+// no defaulting and no webhook would ever see the object.
+func checkTypeMeta(obj map[string]any, what string) error {
+	for _, key := range []string{"apiVersion", "kind"} {
+		v, ok := obj[key]
+		if !ok || v == nil {
+			return fmt.Errorf("%s has no '%s'", what, key)
+		}
+		s, ok := v.(string)
+		if !ok {
+			return fmt.Errorf("%s: '%s' must be a string, not %T", what, key, v)
+		}
+		if strings.TrimSpace(s) == "" {
+			return fmt.Errorf("%s has an empty '%s'", what, key)
+		}
+	}
+	return nil
+}
+
+func describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		if isNull(n) {
+			return "empty"
+		}
+		return "a scalar (" + strings.TrimPrefix(n.ShortTag(), "!!") + ")"
+	}
+	return "not a mapping"
+}
