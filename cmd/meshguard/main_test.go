@@ -31,7 +31,7 @@ func cli(t testing.TB, stdin string, args ...string) (string, string, int) {
 type jsonReport struct {
 	Findings []struct {
 		File, APIVersion, Kind, Namespace, Name, Severity, Code, Field, Message string
-		Line                                                                   int
+		Line                                                                    int
 	} `json:"findings"`
 	Summary struct{ Documents, Errors, Warnings int } `json:"summary"`
 }
