@@ -1,0 +1,137 @@
+package lint
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/defaults"
+	"github.com/meshguard/meshguard/validate"
+)
+
+// Options are what the offline doors share with the webhook: the deployment settings
+// and the registry, plus the namespace for documents that name none (as kubectl
+// apply -n would give them).
+type Options struct {
+	Settings  api.Settings
+	Namespace string
+	Registry  *api.Registry
+	// Extra runs after validation on every defaulted, registered object and may add
+	// findings (the RBAC analysis uses it); nil means none.
+	Extra func(objs []Checked) []Finding
+}
+
+// Checked is a document that was defaulted and validated, for cross-document checks.
+type Checked struct {
+	Doc    *Document
+	Object *unstructured.Unstructured
+	Kind   *api.Kind
+}
+
+// Prepare gives a document the namespace it would get on apply and runs the mutating
+// stage on it, exactly as the webhook would before validation. It returns the
+// registry kind (nil for kinds meshguard does not guard).
+func Prepare(d *Document, o Options) *api.Kind {
+	if d.Object == nil {
+		return nil
+	}
+	kind := o.Registry.Lookup(d.Object.GroupVersionKind())
+	if kind == nil {
+		return nil
+	}
+	if d.Object.GetNamespace() == "" {
+		if meta, ok := d.Object.Object["metadata"].(map[string]any); ok {
+			meta["namespace"] = o.Namespace
+		}
+	}
+	defaults.Apply(d.Object, kind, o.Settings, api.Request{Operation: api.OpCreate})
+	return kind
+}
+
+// Lint defaults and validates every document and returns findings sorted by file and
+// line, plus the summary the output formats print.
+func Lint(docs []Document, o Options) ([]Finding, Summary) {
+	var out []Finding
+	var checked []Checked
+	for i := range docs {
+		d := &docs[i]
+		if d.Err != nil {
+			line := d.ErrLine
+			if line == 0 {
+				line = d.Line
+			}
+			out = append(out, Finding{File: d.File, Line: max(line, 1), Severity: validate.SeverityError,
+				Code: validate.CodeParse, Message: d.Err.Error()})
+			continue
+		}
+		kind := Prepare(d, o)
+		if kind == nil {
+			if f, ok := unknownKind(d, o.Registry); ok {
+				out = append(out, f)
+			}
+			continue
+		}
+		res := validate.Validate(d.Object, kind, o.Settings, api.Request{Operation: api.OpCreate})
+		out = append(out, toFindings(d, res.Errors, validate.SeverityError)...)
+		out = append(out, toFindings(d, res.Warnings, validate.SeverityWarning)...)
+		checked = append(checked, Checked{Doc: d, Object: d.Object, Kind: kind})
+	}
+	if o.Extra != nil {
+		out = append(out, o.Extra(checked)...)
+	}
+	SortFindings(out)
+	sum := Summary{Documents: len(docs)}
+	for _, f := range out {
+		if f.Severity == validate.SeverityError {
+			sum.Errors++
+		} else {
+			sum.Warnings++
+		}
+	}
+	return out, sum
+}
+
+// unknownKind flags a document in a guarded API group whose kind or version the
+// registry does not know and that is not a known non-policy resource: most often a
+// typo, which would otherwise pass the linter silently.
+func unknownKind(d *Document, reg *api.Registry) (Finding, bool) {
+	gvk := d.Object.GroupVersionKind()
+	if !reg.IsGroupOf(gvk.Group) {
+		return Finding{}, false
+	}
+	for _, k := range api.KnownKumaResources() {
+		if k == gvk.Kind {
+			return Finding{}, false
+		}
+	}
+	msg := fmt.Sprintf("%s %s is not a kind meshguard knows, so it is not checked; check the spelling of kind and apiVersion", d.Object.GetAPIVersion(), gvk.Kind)
+	for _, k := range reg.Kinds() {
+		if k.Kind == gvk.Kind && k.Group == gvk.Group {
+			msg = fmt.Sprintf("%s is served as %s/%s; version %q is not known, so it is not checked", gvk.Kind, k.Group, k.Version, gvk.Version)
+		}
+	}
+	f := FindingFor(d, validate.SeverityWarning, validate.CodeUnknownKind, "kind", msg)
+	return f, true
+}
+
+// FindingFor builds a finding for a document, with the line of fieldPath.
+func FindingFor(d *Document, severity, code, fieldPath, msg string) Finding {
+	f := Finding{File: d.File, Line: max(d.LineOf(fieldPath), 1), Severity: severity, Code: code, Field: fieldPath, Message: msg}
+	if d.Object != nil {
+		f.APIVersion = d.Object.GetAPIVersion()
+		f.Kind = d.Object.GetKind()
+		f.Namespace = d.Object.GetNamespace()
+		f.Name = d.Object.GetName()
+	}
+	return f
+}
+
+func toFindings(d *Document, errs field.ErrorList, severity string) []Finding {
+	out := make([]Finding, 0, len(errs))
+	for _, e := range errs {
+		out = append(out, FindingFor(d, severity, e.Origin, e.Field, e.ErrorBody()))
+	}
+	return out
+}
