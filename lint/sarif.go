@@ -1,0 +1,163 @@
+package lint
+
+import (
+	"encoding/json"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+const (
+	// SARIFSchema is the JSON schema of SARIF 2.1.0 the output declares.
+	SARIFSchema = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+	// InformationURI is the project page code-scanning tools link to.
+	InformationURI = "https://github.com/meshguard/meshguard"
+	// RulesDocURI is the page documenting every rule; each rule's helpUri adds the
+	// lower-case code as anchor.
+	RulesDocURI = InformationURI + "/blob/main/docs/rules.md"
+)
+
+// RuleInfo describes one rule for SARIF's rule table, so code-scanning UIs can
+// show a title, a default level and a link to the documentation.
+type RuleInfo struct {
+	Code     string
+	Severity string
+	Summary  string
+}
+
+type sarifLog struct {
+	Schema  string     `json:"$schema"`
+	Version string     `json:"version"`
+	Runs    []sarifRun `json:"runs"`
+}
+
+type sarifRun struct {
+	Tool    sarifTool     `json:"tool"`
+	Results []sarifResult `json:"results"`
+}
+
+type sarifTool struct {
+	Driver sarifDriver `json:"driver"`
+}
+
+type sarifDriver struct {
+	Name           string      `json:"name"`
+	InformationURI string      `json:"informationUri"`
+	Rules          []sarifRule `json:"rules"`
+}
+
+type sarifText struct {
+	Text string `json:"text"`
+}
+
+type sarifRule struct {
+	ID                   string      `json:"id"`
+	ShortDescription     sarifText   `json:"shortDescription"`
+	DefaultConfiguration sarifConfig `json:"defaultConfiguration"`
+	HelpURI              string      `json:"helpUri"`
+}
+
+type sarifConfig struct {
+	Level string `json:"level"`
+}
+
+type sarifResult struct {
+	RuleID    string          `json:"ruleId"`
+	RuleIndex int             `json:"ruleIndex"`
+	Level     string          `json:"level"`
+	Message   sarifText       `json:"message"`
+	Locations []sarifLocation `json:"locations"`
+}
+
+type sarifLocation struct {
+	PhysicalLocation sarifPhysical `json:"physicalLocation"`
+}
+
+type sarifPhysical struct {
+	ArtifactLocation sarifArtifact `json:"artifactLocation"`
+	Region           sarifRegion   `json:"region"`
+}
+
+type sarifArtifact struct {
+	URI string `json:"uri"`
+}
+
+type sarifRegion struct {
+	StartLine int `json:"startLine"`
+}
+
+// WriteSARIF prints the findings as a SARIF 2.1.0 log with one run, the format
+// GitHub code scanning and other CI dashboards ingest. rules fills the driver's
+// rule table; codes that appear in findings but not in rules get a minimal entry
+// so every result's ruleId resolves.
+func WriteSARIF(w io.Writer, fs []Finding, rules []RuleInfo) error {
+	driver := sarifDriver{Name: "meshguard", InformationURI: InformationURI, Rules: []sarifRule{}}
+	index := map[string]int{}
+	addRule := func(r RuleInfo) {
+		if _, ok := index[r.Code]; ok {
+			return
+		}
+		index[r.Code] = len(driver.Rules)
+		driver.Rules = append(driver.Rules, sarifRule{
+			ID:                   r.Code,
+			ShortDescription:     sarifText{Text: r.Summary},
+			DefaultConfiguration: sarifConfig{Level: sarifLevel(r.Severity)},
+			HelpURI:              RulesDocURI + "#" + strings.ToLower(r.Code),
+		})
+	}
+	for _, r := range rules {
+		addRule(r)
+	}
+	results := make([]sarifResult, 0, len(fs))
+	for _, f := range fs {
+		addRule(RuleInfo{Code: f.Code, Severity: f.Severity, Summary: f.Code})
+		text := oneLine(f.Message)
+		if f.Field != "" {
+			text = f.Field + ": " + text
+		}
+		results = append(results, sarifResult{
+			RuleID:    f.Code,
+			RuleIndex: index[f.Code],
+			Level:     sarifLevel(f.Severity),
+			Message:   sarifText{Text: text},
+			Locations: []sarifLocation{{PhysicalLocation: sarifPhysical{
+				ArtifactLocation: sarifArtifact{URI: artifactURI(f.File)},
+				Region:           sarifRegion{StartLine: max(f.Line, 1)},
+			}}},
+		})
+	}
+	log := sarifLog{Schema: SARIFSchema, Version: "2.1.0", Runs: []sarifRun{{Tool: sarifTool{Driver: driver}, Results: results}}}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(log)
+}
+
+func sarifLevel(severity string) string {
+	switch severity {
+	case "error", "warning":
+		return severity
+	}
+	return "note"
+}
+
+// artifactURI turns a file name into the relative, forward-slash URI reference
+// SARIF viewers resolve against the repository root. Absolute paths under the
+// working directory are made relative; others become file:// URIs.
+func artifactURI(file string) string {
+	p := file
+	if filepath.IsAbs(p) {
+		if wd, err := os.Getwd(); err == nil {
+			if rel, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(rel, "..") {
+				p = rel
+			}
+		}
+	}
+	p = filepath.ToSlash(p)
+	if filepath.IsAbs(file) && p == filepath.ToSlash(file) {
+		return (&url.URL{Scheme: "file", Path: p}).String()
+	}
+	return (&url.URL{Path: strings.TrimPrefix(p, "./")}).String()
+}
