@@ -1,0 +1,173 @@
+package compile
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/meshguard/meshguard/api"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Stable codes of the findings the compiler makes possible. They are warnings: the
+// configuration is valid, it just does not do what its author most likely meant.
+const (
+	CodeDeadItem = "MG201"
+	CodeDenyAll  = "MG202"
+	CodeAllowAll = "MG203"
+)
+
+// SeverityWarning is the severity of every compile finding.
+const SeverityWarning = "warning"
+
+// finding builds a warning. Field is the path inside the policy the finding is
+// about and BadValue is that policy's Ref ("ns/name"), so a caller reviewing one
+// object can keep the findings that are about it.
+func finding(code, policy, path, detail string) *field.Error {
+	return (&field.Error{Type: field.ErrorTypeInvalid, Field: path, BadValue: policy, Detail: detail}).WithOrigin(code)
+}
+
+// Analyze reports what the merged configuration of one group makes visible:
+// MG201 items that never decide (reported in the group of their own policy's
+// target, the least specific group they are in: dead there means dead everywhere),
+// MG202 a group whose proxies deny every client, MG203 an allow-all at mesh level.
+func Analyze(g Group, systemNamespace string) field.ErrorList {
+	var out field.ErrorList
+	own := map[string]bool{}
+	for _, p := range g.Policies {
+		own[p.Ref()] = TargetOf(p, systemNamespace).key() == g.Target.key()
+	}
+	if usesMatchers(g.Policies) {
+		return append(out, analyzeMatchers(g, own)...)
+	}
+	items := MergeFrom(g.Policies)
+	cs, err := toItems(items, g.Target.Mesh)
+	if err != nil || len(cs) == 0 {
+		return out
+	}
+	for i, it := range cs {
+		if !own[items[i].Policy] {
+			continue
+		}
+		for j := len(cs) - 1; j > i; j-- {
+			if covers(cs[j], it) {
+				out = append(out, finding(CodeDeadItem, items[i].Policy, items[i].Path(), fmt.Sprintf(
+					"this item never decides for %s: every client it matches also matches the later item %s %s (%s), and the last matching item wins",
+					g.Target.Scope(), items[j].Policy, items[j].Path(), cs[j].action)))
+				break
+			}
+		}
+	}
+	if len(compact(cs, Action.Allows, newPrincipals())) == 0 {
+		last := g.Policies[len(g.Policies)-1]
+		out = append(out, finding(CodeDenyAll, last.Ref(), "spec.from", fmt.Sprintf(
+			"%s deny every client: no ALLOW item of %s is left once later DENY items are applied",
+			g.Target.Scope(), refs(g.Policies))))
+	}
+	if g.Target.Kind == api.RefMesh && g.Target.Namespace == "" {
+		for i, it := range items {
+			if own[it.Policy] && it.From.TargetRef.Kind == api.RefMesh && (it.From.TargetRef.Mesh == "" || it.From.TargetRef.Mesh == g.Target.Mesh) && cs[i].action.Allows() {
+				out = append(out, finding(CodeAllowAll, it.Policy, it.Path(), fmt.Sprintf(
+					"every client in mesh %s may reach every proxy of the mesh (action %s); allow the clients that need access instead",
+					g.Target.Mesh, cs[i].action)))
+			}
+		}
+	}
+	return out
+}
+
+// usesMatchers reports whether the group is compiled to seed 001's matcher tree.
+func usesMatchers(ps []Policy) bool {
+	for _, p := range ps {
+		if p.IsRulesForm() {
+			return true
+		}
+	}
+	return false
+}
+
+// analyzeMatchers is Analyze for SPIFFE-matcher groups: an allow entry is dead when
+// a deny entry without HTTP conditions covers its SPIFFE ID (deny is evaluated
+// first); the group denies everything when no allow entry is left.
+func analyzeMatchers(g Group, own map[string]bool) field.ErrorList {
+	var out field.ErrorList
+	var all []SpiffeEntry
+	for _, p := range g.Policies {
+		all = append(all, SpiffeEntries(p)...)
+	}
+	alive := 0
+	for _, e := range all {
+		if e.List == ListDeny {
+			continue
+		}
+		var by *SpiffeEntry
+		for k := range all {
+			if d := all[k]; d.List == ListDeny && !d.http() && spiffeCovers(d.Match, e.Match) {
+				by = &all[k]
+				break
+			}
+		}
+		if by == nil {
+			alive++
+			continue
+		}
+		if own[e.Policy] {
+			out = append(out, finding(CodeDeadItem, e.Policy, e.Path, fmt.Sprintf(
+				"this matcher never allows anything for %s: the deny matcher %s %s covers it and deny matchers are evaluated first",
+				g.Target.Scope(), by.Policy, by.Path)))
+		}
+	}
+	if alive == 0 && len(g.Policies) > 0 {
+		last := g.Policies[len(g.Policies)-1]
+		out = append(out, finding(CodeDenyAll, last.Ref(), "spec", fmt.Sprintf(
+			"%s deny every client: %s leave no allow matcher that a deny matcher does not cover",
+			g.Target.Scope(), refs(g.Policies))))
+	}
+	if g.Target.Kind == api.RefMesh && g.Target.Namespace == "" {
+		for _, e := range all {
+			if sm, _ := e.Match.Spiffe(); own[e.Policy] && e.List != ListDeny && sm == nil && !e.http() {
+				out = append(out, finding(CodeAllowAll, e.Policy, e.Path, fmt.Sprintf(
+					"this matcher has no condition: every client may reach every proxy of mesh %s", g.Target.Mesh)))
+			}
+		}
+	}
+	return out
+}
+
+// spiffeCovers reports whether every identity matched by inner is matched by outer.
+func spiffeCovers(outer, inner api.SpiffeMatch) bool {
+	o, _ := outer.Spiffe()
+	if o == nil {
+		return true
+	}
+	i, _ := inner.Spiffe()
+	if i == nil {
+		return false
+	}
+	switch o.Type {
+	case "Prefix":
+		return strings.HasPrefix(i.Value, o.Value)
+	case "Exact", "":
+		return (i.Type == "Exact" || i.Type == "") && i.Value == o.Value
+	}
+	return false
+}
+
+// AnalyzePolicies runs Analyze over every group of ps.
+func AnalyzePolicies(ps []Policy, systemNamespace string) field.ErrorList {
+	var out field.ErrorList
+	for _, g := range GroupPolicies(ps, systemNamespace) {
+		out = append(out, Analyze(g, systemNamespace)...)
+	}
+	return out
+}
+
+func refs(ps []Policy) string {
+	names := make([]string, len(ps))
+	for i, p := range ps {
+		names[i] = p.Ref()
+	}
+	if len(names) == 1 {
+		return "policy " + names[0]
+	}
+	return "policies " + strings.Join(names, ", ")
+}

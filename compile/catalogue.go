@@ -1,0 +1,114 @@
+package compile
+
+// RuleDoc documents one compile finding for `meshguard rules` and docs/rules.md.
+// It mirrors validate.RuleDoc field for field so the CLI can list both catalogues
+// together; the examples are executable (a test compiles each and expects exactly
+// this verdict).
+type RuleDoc struct {
+	Code     string
+	Severity string
+	Summary  string
+	Bad      string
+	Good     string
+}
+
+const catHead = `apiVersion: kuma.io/v1alpha1
+kind: MeshTrafficPermission
+metadata:
+  name: backend-permissions
+  namespace: kuma-system
+  labels:
+    kuma.io/mesh: default
+spec:
+  targetRef:
+    kind: MeshService
+    name: backend
+  from:
+`
+
+// Catalogue lists the compile findings in code order.
+func Catalogue() []RuleDoc {
+	return []RuleDoc{
+		{
+			Code: CodeDeadItem, Severity: SeverityWarning,
+			Summary: "a from item or allow matcher never decides: a later item (or a deny matcher) covers every client it matches",
+			Bad: catHead + `    - targetRef:
+        kind: MeshService
+        name: web
+      default:
+        action: Deny
+    - targetRef:
+        kind: Mesh
+      default:
+        action: Allow
+`,
+			Good: catHead + `    - targetRef:
+        kind: Mesh
+      default:
+        action: Allow
+    - targetRef:
+        kind: MeshService
+        name: web
+      default:
+        action: Deny
+`,
+		},
+		{
+			Code: CodeDenyAll, Severity: SeverityWarning,
+			Summary: "the merged policies deny every client of a group of proxies (no allow survives later denies)",
+			Bad: catHead + `    - targetRef:
+        kind: Mesh
+      default:
+        action: Deny
+`,
+			Good: catHead + `    - targetRef:
+        kind: Mesh
+      default:
+        action: Deny
+    - targetRef:
+        kind: MeshService
+        name: web
+      default:
+        action: Allow
+`,
+		},
+		{
+			Code: CodeAllowAll, Severity: SeverityWarning,
+			Summary: "a mesh-wide policy allows every client of the mesh to reach every proxy",
+			Bad: `apiVersion: kuma.io/v1alpha1
+kind: MeshTrafficPermission
+metadata:
+  name: allow-all
+  namespace: kuma-system
+  labels:
+    kuma.io/mesh: default
+spec:
+  targetRef:
+    kind: Mesh
+  from:
+    - targetRef:
+        kind: Mesh
+      default:
+        action: Allow
+`,
+			Good: `apiVersion: kuma.io/v1alpha1
+kind: MeshTrafficPermission
+metadata:
+  name: allow-web
+  namespace: kuma-system
+  labels:
+    kuma.io/mesh: default
+spec:
+  targetRef:
+    kind: Mesh
+  from:
+    - targetRef:
+        kind: MeshSubset
+        tags:
+          kuma.io/service: web
+      default:
+        action: Allow
+`,
+		},
+	}
+}

@@ -1,0 +1,204 @@
+package compile
+
+import (
+	"math"
+	"math/bits"
+
+	"github.com/meshguard/meshguard/api"
+)
+
+// ViewRule is one combination of seed 000's full rule view with negations: a group
+// of clients described by a positive or negated value for every tag the merged list
+// mentions, and the action the list decides for that group.
+type ViewRule struct {
+	// Tags are the conditions as seed 000 writes them: "k=v" or "k!=v".
+	// kuma.io/service of another mesh is written "kuma.io/service=X@mesh" and a
+	// cross-mesh condition "kuma.io/mesh=M".
+	Tags []string
+	// Matched is false when no item matches the group (Envoy then denies).
+	Matched bool
+	// Action is the deciding (last matching) item's action when Matched.
+	Action Action
+	conds  []cond
+}
+
+type cond struct {
+	atom atom
+	not  bool
+}
+
+// dimInfo is one dimension of the view with its values and, per value, the bitset
+// of items that test that value; has is the bitset of items testing the dimension.
+type dimInfo struct {
+	vals    []atom
+	has     []uint64
+	valBits [][]uint64
+}
+
+// ExpandRules is seed 000's full rule view of a merged list: every combination of
+// the deduplicated tags with negations, skipping impossible ones (two values for
+// one key, a service outside its mesh). ok is false, with no view, when the number
+// of combinations exceeds limit (≤0: DefaultExpandBound).
+func ExpandRules(localMesh string, items []MergedItem, limit int) (view []ViewRule, ok bool, err error) {
+	if limit <= 0 {
+		limit = DefaultExpandBound
+	}
+	cs, err := toItems(items, localMesh)
+	if err != nil {
+		return nil, false, err
+	}
+	view, _, ok = expand(cs, limit)
+	for i := range view {
+		view[i].Tags = renderConds(view[i].conds, localMesh)
+	}
+	return view, ok, nil
+}
+
+// expand enumerates the combinations depth first, one dimension per level, keeping
+// the set of items still able to match as a bitset: at a leaf the highest set bit
+// is the deciding item. n is the number of combinations (saturating) before
+// impossible ones are skipped; past limit nothing is enumerated.
+func expand(cs []cItem, limit int) (view []ViewRule, n int, ok bool) {
+	words := (len(cs) + 63) / 64
+	var dims []*dimInfo
+	index := map[string]int{}
+	for i, c := range cs {
+		for _, a := range c.atoms {
+			di, seen := index[a.dim()]
+			if !seen {
+				di = len(dims)
+				index[a.dim()] = di
+				dims = append(dims, &dimInfo{has: make([]uint64, words)})
+			}
+			d := dims[di]
+			vi := -1
+			for k, v := range d.vals {
+				if v == a {
+					vi = k
+				}
+			}
+			if vi < 0 {
+				vi = len(d.vals)
+				d.vals = append(d.vals, a)
+				d.valBits = append(d.valBits, make([]uint64, words))
+			}
+			d.has[i/64] |= 1 << (i % 64)
+			d.valBits[vi][i/64] |= 1 << (i % 64)
+		}
+	}
+	n = 1
+	for _, d := range dims {
+		if n > math.MaxInt/(len(d.vals)+1) {
+			return nil, math.MaxInt, false
+		}
+		n *= len(d.vals) + 1
+	}
+	if n > limit {
+		return nil, n, false
+	}
+	cand := make([][]uint64, len(dims)+1)
+	for i := range cand {
+		cand[i] = make([]uint64, words)
+	}
+	for i := range cs {
+		cand[0][i/64] |= 1 << (i % 64)
+	}
+	choice := make([]int, len(dims))
+	view = make([]ViewRule, 0, n)
+	var rec func(d int)
+	rec = func(d int) {
+		if d == len(dims) {
+			if r, feasible := leaf(dims, choice, cand[d], cs); feasible {
+				view = append(view, r)
+			}
+			return
+		}
+		cur, next, di := cand[d], cand[d+1], dims[d]
+		for c := 0; c <= len(di.vals); c++ {
+			if c < len(di.vals) {
+				vb := di.valBits[c]
+				for w := range next {
+					next[w] = cur[w] & (^di.has[w] | vb[w])
+				}
+				choice[d] = c
+			} else {
+				for w := range next {
+					next[w] = cur[w] &^ di.has[w]
+				}
+				choice[d] = -1
+			}
+			rec(d + 1)
+		}
+	}
+	rec(0)
+	return view, n, true
+}
+
+// leaf builds the rule of one combination, or reports it impossible. Negations
+// that a positive already excludes (env!=prod next to env=dev) are left out, as in
+// the seed's rendering.
+func leaf(dims []*dimInfo, choice []int, matching []uint64, cs []cItem) (ViewRule, bool) {
+	var pos []atom
+	for d, c := range choice {
+		if c >= 0 {
+			pos = append(pos, dims[d].vals[c])
+		}
+	}
+	for i := range pos {
+		for j := i + 1; j < len(pos); j++ {
+			if !compatible(pos[i], pos[j]) {
+				return ViewRule{}, false
+			}
+		}
+	}
+	r := ViewRule{conds: make([]cond, 0, len(dims))}
+	for d, c := range choice {
+		if c >= 0 {
+			r.conds = append(r.conds, cond{atom: dims[d].vals[c]})
+			continue
+		}
+	neg:
+		for _, a := range dims[d].vals {
+			for _, p := range pos {
+				if implies(p, a) {
+					return ViewRule{}, false
+				}
+				if !compatible(p, a) {
+					continue neg
+				}
+			}
+			r.conds = append(r.conds, cond{atom: a, not: true})
+		}
+	}
+	for w := len(matching) - 1; w >= 0; w-- {
+		if matching[w] != 0 {
+			i := w*64 + 63 - bits.LeadingZeros64(matching[w])
+			r.Matched, r.Action = true, cs[i].action
+			break
+		}
+	}
+	return r, true
+}
+
+func renderConds(cs []cond, localMesh string) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		op := "="
+		if c.not {
+			op = "!="
+		}
+		switch c.atom.kind {
+		case atomService:
+			v := c.atom.value
+			if c.atom.key != localMesh {
+				v += "@" + c.atom.key
+			}
+			out[i] = api.ServiceTag + op + v
+		case atomMesh:
+			out[i] = api.LabelMesh + op + c.atom.key
+		default:
+			out[i] = c.atom.key + op + c.atom.value
+		}
+	}
+	return out
+}

@@ -1,0 +1,196 @@
+package compile
+
+import (
+	"fmt"
+
+	rbacv3 "github.com/envoyproxy/go-control-plane/envoy/config/rbac/v3"
+	netrbac "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/rbac/v3"
+)
+
+// Form is how a preview's RBAC is written.
+type Form string
+
+// The forms: seed 000's full rule view with negations, the polynomial equivalent,
+// and seed 001's matcher tree (chosen automatically for SPIFFE-matcher policies).
+const (
+	FormExpanded Form = "expanded"
+	FormCompact  Form = "compact"
+	FormMatcher  Form = "matcher"
+)
+
+// Names of the generated RBAC policies and defaults, as seed 000 spells them.
+const (
+	PolicyName         = "MeshTrafficPermission"
+	ShadowPolicyName   = "ShadowMeshTrafficPermission"
+	DefaultStatPrefix  = "mesh_traffic_permission."
+	DefaultExpandBound = 4096
+)
+
+// Options tune compilation; the zero value means compact form, the default bound,
+// Kuma's system namespace and the default stat prefix.
+type Options struct {
+	Form Form
+	// MaxExpandedRules bounds the expanded form's rule view (0: DefaultExpandBound).
+	MaxExpandedRules int
+	// SystemNamespace is where mesh-wide policies live (empty: kuma-system).
+	SystemNamespace string
+	// StatPrefix is the network filter's required stat_prefix.
+	StatPrefix string
+}
+
+func (o Options) withDefaults() Options {
+	if o.Form == "" {
+		o.Form = FormCompact
+	}
+	if o.MaxExpandedRules <= 0 {
+		o.MaxExpandedRules = DefaultExpandBound
+	}
+	if o.SystemNamespace == "" {
+		o.SystemNamespace = "kuma-system"
+	}
+	if o.StatPrefix == "" {
+		o.StatPrefix = DefaultStatPrefix
+	}
+	return o
+}
+
+// FromResult is a compiled `from` list.
+type FromResult struct {
+	// Config is the network RBAC filter config, already validated.
+	Config *netrbac.RBAC
+	// Form is the form actually emitted (expanded may fall back to compact).
+	Form Form
+	// Warnings explain a fallback; they are shown in the preview.
+	Warnings []string
+}
+
+// CompileFrom compiles an already merged `from` list (least specific first, last
+// matching item decides) for proxies of mesh localMesh. It is the entry point for a
+// list that is stated outright, like seed 000's concatenated example.
+func CompileFrom(localMesh string, items []MergedItem, opts Options) (FromResult, error) {
+	opts = opts.withDefaults()
+	cs, err := toItems(items, localMesh)
+	if err != nil {
+		return FromResult{}, err
+	}
+	b := newPrincipals()
+	res := FromResult{Form: opts.Form}
+	var allow, shadow []*rbacv3.Principal
+	switch opts.Form {
+	case FormExpanded:
+		view, n, ok := expand(cs, opts.MaxExpandedRules)
+		if ok {
+			allow, shadow = viewPrincipals(view, b)
+			break
+		}
+		res.Form = FormCompact
+		res.Warnings = append(res.Warnings, fmt.Sprintf(
+			"expanded form needs up to %d rules (tag combinations), more than the bound %d; the equivalent compact form is shown instead", n, opts.MaxExpandedRules))
+		fallthrough
+	case FormCompact:
+		allow = compact(cs, Action.Allows, b)
+		shadow = compact(cs, Action.ShadowAllows, b)
+	default:
+		return FromResult{}, fmt.Errorf("unknown form %q (want expanded or compact)", opts.Form)
+	}
+	cfg := &netrbac.RBAC{StatPrefix: opts.StatPrefix, Rules: allowRBAC(PolicyName, allow)}
+	if hasShadow(cs) {
+		cfg.ShadowRules = allowRBAC(ShadowPolicyName, shadow)
+	}
+	if err := cfg.ValidateAll(); err != nil {
+		return FromResult{}, fmt.Errorf("internal error: generated RBAC config is invalid: %v", err)
+	}
+	res.Config = cfg
+	return res, nil
+}
+
+// hasShadow reports whether shadow rules differ from rules at all; without shadow
+// actions Kuma emits no shadow_rules and neither do we.
+func hasShadow(cs []cItem) bool {
+	for _, c := range cs {
+		if c.action == AllowWithShadowDeny || c.action == DenyWithShadowAllow {
+			return true
+		}
+	}
+	return false
+}
+
+// allowRBAC is an ALLOW RBAC with one policy granting everything to principals.
+// With no principals it has no policies, which Envoy reads as "deny everyone"
+// (Policy requires at least one principal).
+func allowRBAC(name string, ps []*rbacv3.Principal) *rbacv3.RBAC {
+	r := &rbacv3.RBAC{Action: rbacv3.RBAC_ALLOW, Policies: map[string]*rbacv3.Policy{}}
+	if len(ps) > 0 {
+		r.Policies[name] = &rbacv3.Policy{
+			Permissions: []*rbacv3.Permission{{Rule: &rbacv3.Permission_Any{Any: true}}},
+			Principals:  ps,
+		}
+	}
+	return r
+}
+
+// compact builds, for every item whose outcome is allowed, the principal "matches
+// the item and matches no later item with the other outcome". Later items that
+// cannot overlap are dropped; an item covered by a later item of the other outcome
+// can never allow anyone and is dropped whole. Size is O(n²) atoms at worst.
+func compact(cs []cItem, allowed func(Action) bool, b *principals) []*rbacv3.Principal {
+	var out []*rbacv3.Principal
+	for i, it := range cs {
+		if !allowed(it.action) {
+			continue
+		}
+		var excl []*rbacv3.Principal
+		dead := false
+		for _, later := range cs[i+1:] {
+			if allowed(later.action) || !overlaps(it, later) {
+				continue
+			}
+			if covers(later, it) {
+				dead = true
+				break
+			}
+			excl = append(excl, b.match(later))
+		}
+		if dead {
+			continue
+		}
+		ids := make([]*rbacv3.Principal, 0, len(it.atoms)+1)
+		for _, a := range it.atoms {
+			ids = append(ids, b.id(a))
+		}
+		if len(excl) > 0 {
+			ids = append(ids, notP(orP(excl)))
+		}
+		out = append(out, andP(ids))
+	}
+	return out
+}
+
+// viewPrincipals turns the rule view into the rules and shadow_rules principals:
+// a combination goes to rules when its deciding action allows, to shadow_rules
+// when its shadow action allows; unmatched combinations are denied by both.
+func viewPrincipals(view []ViewRule, b *principals) (allow, shadow []*rbacv3.Principal) {
+	for _, r := range view {
+		if !r.Matched || (!r.Action.Allows() && !r.Action.ShadowAllows()) {
+			continue
+		}
+		ids := make([]*rbacv3.Principal, 0, len(r.conds))
+		for _, c := range r.conds {
+			if c.not {
+				ids = append(ids, b.notID(c.atom))
+			} else {
+				ids = append(ids, b.id(c.atom))
+			}
+		}
+		p := andP(ids)
+		if r.Action.Allows() {
+			allow = append(allow, p)
+		}
+		if r.Action.ShadowAllows() {
+			shadow = append(shadow, p)
+		}
+	}
+	return allow, shadow
+}
+
+func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }

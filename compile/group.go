@@ -1,0 +1,214 @@
+package compile
+
+import (
+	"cmp"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/meshguard/meshguard/api"
+)
+
+// Target is a group of proxies (or, for route kinds, a route) that policies select:
+// the top-level targetRef of some policy plus the implicit scope Kuma adds.
+type Target struct {
+	Kind api.RefKind `json:"kind"`
+	Name string      `json:"name,omitempty"`
+	// Tags are the targetRef's tags (MeshSubset, MeshServiceSubset) or labels
+	// (Dataplane).
+	Tags        map[string]string `json:"tags,omitempty"`
+	SectionName string            `json:"sectionName,omitempty"`
+	// Namespace limits the group to proxies of one namespace: the policy's own for a
+	// namespaced (workload-owner, consumer) policy, or targetRef.namespace.
+	Namespace string `json:"namespace,omitempty"`
+	// Zone limits the group to one zone (zone-originated namespaced policies).
+	Zone string `json:"zone,omitempty"`
+	Mesh string `json:"mesh"`
+}
+
+// Route reports whether the target is a route, which gets its own RBAC filter.
+func (t Target) Route() bool { return IsRouteRef(api.TargetRef{Kind: t.Kind}) }
+
+// key identifies a target for grouping.
+func (t Target) key() string {
+	var b strings.Builder
+	for _, s := range []string{t.Mesh, string(t.Kind), t.Name, t.SectionName, t.Namespace, t.Zone} {
+		b.WriteString(s)
+		b.WriteByte(0)
+	}
+	b.WriteString(tagString(t.Tags))
+	return b.String()
+}
+
+// selector is what a target requires of a proxy: its tags (service included) and,
+// for Dataplane by name, the name.
+func (t Target) selector() map[string]string {
+	ref := api.TargetRef{Kind: t.Kind, Name: t.Name, Tags: t.Tags}
+	sel := ref.TagView()
+	if t.Kind == api.RefDataplane {
+		for k, v := range t.Tags {
+			sel[k] = v
+		}
+		if t.Name != "" {
+			sel["\x00dataplane"] = t.Name
+		}
+		if t.SectionName != "" {
+			sel["\x00section"] = t.SectionName
+		}
+	}
+	return sel
+}
+
+// TargetOf is the group of proxies a policy selects. Namespaced workload-owner and
+// consumer policies only select proxies of their own namespace (and zone, when
+// zone-originated), as seed 003's implicit k8s.kuma.io/namespace tag says.
+func TargetOf(p Policy, systemNamespace string) Target {
+	ref := p.TopRef()
+	t := Target{Kind: ref.Kind, Name: ref.Name, SectionName: ref.SectionName, Namespace: ref.Namespace, Mesh: p.Mesh}
+	switch ref.Kind {
+	case api.RefDataplane:
+		t.Tags = copyTags(ref.Labels)
+	case api.RefMeshSubset, api.RefMeshServiceSubset:
+		t.Tags = copyTags(ref.Tags)
+	}
+	if r := p.EffectiveRole(systemNamespace); (r == api.RoleWorkloadOwner || r == api.RoleConsumer) && p.Namespace != systemNamespace {
+		t.Namespace = p.Namespace
+		if p.Origin == api.OriginZone {
+			t.Zone = p.Zone
+		}
+	}
+	return t
+}
+
+func copyTags(m map[string]string) map[string]string {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// Applies reports whether a policy whose target is pt configures the proxies of
+// group g: same mesh, same level (proxy or route), pt's namespace and zone scope
+// contain g's, and pt's selector is contained in g's (Mesh selects everything).
+func Applies(pt, g Target) bool {
+	if pt.Mesh != g.Mesh || pt.Route() != g.Route() {
+		return false
+	}
+	if pt.Route() {
+		return pt.Kind == g.Kind && pt.Name == g.Name && pt.Namespace == g.Namespace && pt.Zone == g.Zone
+	}
+	if pt.Namespace != "" && pt.Namespace != g.Namespace {
+		return false
+	}
+	if pt.Zone != "" && pt.Zone != g.Zone {
+		return false
+	}
+	gs := g.selector()
+	for k, v := range pt.selector() {
+		if w, ok := gs[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+// Group is one set of proxies with the policies that apply to it, in merge order.
+type Group struct {
+	Target   Target
+	Policies []Policy
+}
+
+// GroupPolicies finds the distinct targets of ps and, for each, the policies that
+// apply, sorted least specific first. Proxies matched by two unrelated targets
+// (say MeshService a and MeshSubset env=dev) get both; such intersections are not
+// enumerated as groups of their own. Groups come sorted by mesh, level, kind and
+// key so output is deterministic.
+func GroupPolicies(ps []Policy, systemNamespace string) []Group {
+	seen := map[string]bool{}
+	var targets []Target
+	pts := make([]Target, len(ps))
+	for i, p := range ps {
+		pts[i] = TargetOf(p, systemNamespace)
+		if k := pts[i].key(); !seen[k] {
+			seen[k] = true
+			targets = append(targets, pts[i])
+		}
+	}
+	slices.SortFunc(targets, func(a, b Target) int {
+		if c := cmp.Compare(a.Mesh, b.Mesh); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(KindRank(api.TargetRef{Kind: a.Kind, Name: a.Name, SectionName: a.SectionName}),
+			KindRank(api.TargetRef{Kind: b.Kind, Name: b.Name, SectionName: b.SectionName})); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.key(), b.key())
+	})
+	out := make([]Group, 0, len(targets))
+	for _, t := range targets {
+		g := Group{Target: t}
+		for i, p := range ps {
+			if Applies(pts[i], t) {
+				g.Policies = append(g.Policies, p)
+			}
+		}
+		SortPolicies(g.Policies, systemNamespace)
+		out = append(out, g)
+	}
+	return out
+}
+
+// Scope says in words which proxies a target covers, for previews and warnings:
+// "proxies of MeshService backend in namespace X of mesh default", "all proxies in
+// mesh default".
+func (t Target) Scope() string {
+	var what string
+	switch t.Kind {
+	case api.RefMesh, "":
+		what = "all proxies"
+	case api.RefMeshSubset:
+		what = "proxies with tags " + tagString(t.Tags)
+	case api.RefMeshService:
+		what = "proxies of MeshService " + t.Name
+	case api.RefMeshServiceSubset:
+		what = "proxies of MeshService " + t.Name + " with tags " + tagString(t.Tags)
+	case api.RefDataplane:
+		switch {
+		case t.Name != "" && t.SectionName != "":
+			what = "inbound " + t.SectionName + " of Dataplane " + t.Name
+		case t.Name != "":
+			what = "Dataplane " + t.Name
+		case len(t.Tags) > 0:
+			what = "Dataplanes with labels " + tagString(t.Tags)
+		default:
+			what = "all Dataplanes"
+		}
+	default:
+		what = "requests routed by " + string(t.Kind) + " " + t.Name
+	}
+	if t.Zone != "" {
+		what += " in zone " + t.Zone
+	}
+	if t.Namespace != "" {
+		return what + " in namespace " + t.Namespace + " of mesh " + t.Mesh
+	}
+	return what + " in mesh " + t.Mesh
+}
+
+// tagString renders tags sorted as k=v,k2=v2.
+func tagString(m map[string]string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + m[k]
+	}
+	return strings.Join(parts, ",")
+}

@@ -1,0 +1,128 @@
+package compile
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+
+	"github.com/meshguard/meshguard/api"
+)
+
+// KindRank is the specificity of a top-level targetRef kind (seeds 002/003): a policy
+// with a higher rank is more specific and comes later in the merged list, so its
+// items override. Dataplane (Kuma 2.10+) selects single proxies and is the most
+// specific proxy-level kind; a Dataplane by name is more specific than one by
+// labels. Route kinds are a separate level: they never share a group with
+// proxy-level kinds, their rank only keeps sorting total.
+func KindRank(t api.TargetRef) int {
+	switch t.Kind {
+	case "", api.RefMesh:
+		return 0
+	case api.RefMeshSubset:
+		return 1
+	case api.RefMeshService:
+		return 2
+	case api.RefMeshServiceSubset:
+		return 3
+	case api.RefDataplane:
+		switch {
+		case t.Name != "" && t.SectionName != "":
+			return 6
+		case t.Name != "":
+			return 5
+		}
+		return 4
+	case api.RefMeshHTTPRoute, api.RefMeshGatewayRoute:
+		return 10
+	}
+	return 9
+}
+
+// IsRouteRef reports whether a top-level targetRef points at a route rather than at
+// proxies; such policies program a per-route RBAC filter (seed 000, step 5).
+func IsRouteRef(t api.TargetRef) bool {
+	return t.Kind == api.RefMeshHTTPRoute || t.Kind == api.RefMeshGatewayRoute
+}
+
+// originRank: global-originated policies are less specific than zone ones (seed 003
+// step 2). A missing origin label is treated like a zone policy: that is what a
+// standalone Kuma control plane stamps on the policies created in it.
+func originRank(o string) int {
+	if o == api.OriginGlobal {
+		return 0
+	}
+	return 1
+}
+
+// roleRank orders namespaces as seed 003 step 3 says: consumer-ns > producer-ns >
+// kuma-system. Workload-owner policies live in the workload's (consumer's)
+// namespace and rank with consumer policies.
+func roleRank(r api.PolicyRole) int {
+	switch r {
+	case api.RoleSystem:
+		return 0
+	case api.RoleProducer:
+		return 1
+	}
+	return 2
+}
+
+// ComparePolicies orders two policies least specific first, the order in which
+// their `from` lists are concatenated: top-level kind, then origin, then namespace
+// role, then name, where a lexicographically SMALLER name is MORE specific and so
+// comes later (seed 003 step 4, seed 002 "Sorting"). Seed 000 concatenates
+// global, global-2 in the opposite name order; the later seeds win (docs/rbac.md).
+// Namespace and mesh break remaining ties only to keep the order total.
+func ComparePolicies(a, b Policy, systemNamespace string) int {
+	if c := cmp.Compare(KindRank(a.TopRef()), KindRank(b.TopRef())); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(originRank(a.Origin), originRank(b.Origin)); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(roleRank(a.EffectiveRole(systemNamespace)), roleRank(b.EffectiveRole(systemNamespace))); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(b.Name, a.Name); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(b.Namespace, a.Namespace); c != 0 {
+		return c
+	}
+	return cmp.Compare(b.Mesh, a.Mesh)
+}
+
+// SortPolicies sorts policies in merge order (least specific first) in place, with a
+// stable sort so equal policies keep their input order.
+func SortPolicies(ps []Policy, systemNamespace string) {
+	slices.SortStableFunc(ps, func(a, b Policy) int { return ComparePolicies(a, b, systemNamespace) })
+}
+
+// MergedItem is one `from` item of the merged list with the policy it came from, so
+// previews and warnings can point at `ns/name` and `spec.from[i]`.
+type MergedItem struct {
+	// Policy is the source policy's Ref ("ns/name").
+	Policy string `json:"policy"`
+	// Index is the item's position in the source policy's spec.from.
+	Index int `json:"index"`
+	// From is the item itself.
+	From api.MTPFrom `json:"from"`
+}
+
+// Path is the field path of the item in its source policy, e.g. spec.from[1].
+func (m MergedItem) Path() string {
+	return "spec.from[" + strconv.Itoa(m.Index) + "]"
+}
+
+// MergeFrom concatenates the `from` lists of already sorted policies, least
+// specific policy first and each policy's items in written order: the list in which
+// the last matching item decides.
+func MergeFrom(sorted []Policy) []MergedItem {
+	var out []MergedItem
+	for _, p := range sorted {
+		for i, f := range p.Spec.From {
+			out = append(out, MergedItem{Policy: p.Ref(), Index: i, From: f})
+		}
+	}
+	return out
+}

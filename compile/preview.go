@@ -1,0 +1,103 @@
+package compile
+
+import (
+	"fmt"
+
+	httprbac "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/rbac/v3"
+	netrbac "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/rbac/v3"
+	"github.com/meshguard/meshguard/api"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// PreviewItem is one element of a group's merged list with the policy it came from:
+// a `from` item (TargetRef, Action) or a SPIFFE matcher (List, SpiffeID, Method,
+// RequestPath).
+type PreviewItem struct {
+	Policy      string           `json:"policy"`
+	Path        string           `json:"path"`
+	TargetRef   *api.TargetRef   `json:"targetRef,omitempty"`
+	Action      string           `json:"action,omitempty"`
+	List        string           `json:"list,omitempty"`
+	SpiffeID    *api.StringMatch `json:"spiffeId,omitempty"`
+	Method      string           `json:"method,omitempty"`
+	RequestPath *api.StringMatch `json:"requestPath,omitempty"`
+}
+
+// Preview is what one group of proxies gets: the policies in merge order, the
+// merged list, and the Envoy RBAC filter config built from it. It is the unit of
+// `meshguard preview` output and of the webhook's admission warnings.
+type Preview struct {
+	Target   Target
+	Scope    string
+	Policies []string
+	Items    []PreviewItem
+	Form     Form
+	// RBAC is the network RBAC filter config (rules/shadow_rules or matchers).
+	RBAC *netrbac.RBAC
+	// HTTPRBAC is the HTTP RBAC filter enforcing method/path conditions, if any.
+	HTTPRBAC *httprbac.RBAC
+	// Warnings are compilation notes: a form fallback, ignored policies, HTTP
+	// conditions.
+	Warnings []string
+	// Findings are the MG2xx analysis warnings of the group.
+	Findings field.ErrorList
+}
+
+// BuildPreviews groups ps by the proxies they select and compiles each group. A
+// group is compiled to seed 001's matcher tree when any of its policies uses SPIFFE
+// matchers (Envoy ignores `rules` once a matcher is set), otherwise to seed 000's
+// rules/shadow_rules in opts.Form.
+func BuildPreviews(ps []Policy, opts Options) ([]Preview, error) {
+	opts = opts.withDefaults()
+	var out []Preview
+	for _, g := range GroupPolicies(ps, opts.SystemNamespace) {
+		pv, err := buildPreview(g, opts)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", g.Target.Scope(), err)
+		}
+		out = append(out, pv)
+	}
+	return out, nil
+}
+
+func buildPreview(g Group, opts Options) (Preview, error) {
+	pv := Preview{Target: g.Target, Scope: g.Target.Scope(), Findings: Analyze(g, opts.SystemNamespace)}
+	for _, p := range g.Policies {
+		pv.Policies = append(pv.Policies, p.Ref())
+	}
+	if usesMatchers(g.Policies) {
+		var entries []SpiffeEntry
+		for _, p := range g.Policies {
+			if !p.IsRulesForm() {
+				if len(p.Spec.From) > 0 {
+					pv.Warnings = append(pv.Warnings, fmt.Sprintf(
+						"%s uses `from`, which is ignored here: the group also has SPIFFE-matcher policies and Envoy ignores rules when a matcher is set", p.Ref()))
+				}
+				continue
+			}
+			for _, e := range SpiffeEntries(p) {
+				entries = append(entries, e)
+				sm, _ := e.Match.Spiffe()
+				pv.Items = append(pv.Items, PreviewItem{Policy: e.Policy, Path: e.Path, List: e.List, SpiffeID: sm, Method: e.Match.Method, RequestPath: e.Match.Path})
+			}
+		}
+		res, err := CompileMatchers(entries, opts.StatPrefix)
+		if err != nil {
+			return pv, err
+		}
+		pv.Form, pv.RBAC, pv.HTTPRBAC = FormMatcher, res.Config, res.HTTP
+		pv.Warnings = append(pv.Warnings, res.Warnings...)
+		return pv, nil
+	}
+	items := MergeFrom(g.Policies)
+	for _, it := range items {
+		pv.Items = append(pv.Items, PreviewItem{Policy: it.Policy, Path: it.Path(), TargetRef: it.From.TargetRef, Action: it.From.Default.Action})
+	}
+	res, err := CompileFrom(g.Target.Mesh, items, opts)
+	if err != nil {
+		return pv, err
+	}
+	pv.Form, pv.RBAC = res.Form, res.Config
+	pv.Warnings = append(pv.Warnings, res.Warnings...)
+	return pv, nil
+}
