@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	sigsjson "sigs.k8s.io/json"
@@ -208,8 +209,21 @@ func sortedKeys(m map[string]any) []string {
 	return out
 }
 
+// fieldCache memoizes jsonFields per struct type. Types never change at run time, so
+// this is a pure cache, safe for concurrent use; it keeps reflection off the hot path.
+var fieldCache sync.Map // reflect.Type -> map[string]reflect.Type
+
 // jsonFields maps JSON keys to field types; inlined structs are flattened.
 func jsonFields(t reflect.Type) map[string]reflect.Type {
+	if m, ok := fieldCache.Load(t); ok {
+		return m.(map[string]reflect.Type)
+	}
+	m := buildFields(t)
+	fieldCache.Store(t, m)
+	return m
+}
+
+func buildFields(t reflect.Type) map[string]reflect.Type {
 	out := map[string]reflect.Type{}
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)

@@ -2,6 +2,9 @@ package lint
 
 import (
 	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -53,30 +56,20 @@ func Prepare(d *Document, o Options) *api.Kind {
 // Lint defaults and validates every document and returns findings sorted by file and
 // line, plus the summary the output formats print.
 func Lint(docs []Document, o Options) ([]Finding, Summary) {
+	// Documents are independent until the cross-document analysis, so they are
+	// checked in parallel; results are kept per document to stay deterministic.
+	per := make([][]Finding, len(docs))
+	kinds := make([]*api.Kind, len(docs))
+	parallel(len(docs), func(i int) {
+		per[i], kinds[i] = lintDoc(&docs[i], o)
+	})
 	var out []Finding
 	var checked []Checked
 	for i := range docs {
-		d := &docs[i]
-		if d.Err != nil {
-			line := d.ErrLine
-			if line == 0 {
-				line = d.Line
-			}
-			out = append(out, Finding{File: d.File, Line: max(line, 1), Severity: validate.SeverityError,
-				Code: validate.CodeParse, Message: d.Err.Error()})
-			continue
+		out = append(out, per[i]...)
+		if kinds[i] != nil {
+			checked = append(checked, Checked{Doc: &docs[i], Object: docs[i].Object, Kind: kinds[i]})
 		}
-		kind := Prepare(d, o)
-		if kind == nil {
-			if f, ok := unknownKind(d, o.Registry); ok {
-				out = append(out, f)
-			}
-			continue
-		}
-		res := validate.Validate(d.Object, kind, o.Settings, api.Request{Operation: api.OpCreate})
-		out = append(out, toFindings(d, res.Errors, validate.SeverityError)...)
-		out = append(out, toFindings(d, res.Warnings, validate.SeverityWarning)...)
-		checked = append(checked, Checked{Doc: d, Object: d.Object, Kind: kind})
 	}
 	if o.Extra != nil {
 		out = append(out, o.Extra(checked)...)
@@ -91,6 +84,56 @@ func Lint(docs []Document, o Options) ([]Finding, Summary) {
 		}
 	}
 	return out, sum
+}
+
+// lintDoc checks one document; it returns the registry kind when the document was
+// a guarded object that went through the pipeline.
+func lintDoc(d *Document, o Options) ([]Finding, *api.Kind) {
+	if d.Err != nil {
+		line := d.ErrLine
+		if line == 0 {
+			line = d.Line
+		}
+		return []Finding{{File: d.File, Line: max(line, 1), Severity: validate.SeverityError,
+			Code: validate.CodeParse, Message: d.Err.Error()}}, nil
+	}
+	kind := Prepare(d, o)
+	if kind == nil {
+		if f, ok := unknownKind(d, o.Registry); ok {
+			return []Finding{f}, nil
+		}
+		return nil, nil
+	}
+	res := validate.Validate(d.Object, kind, o.Settings, api.Request{Operation: api.OpCreate})
+	out := toFindings(d, res.Errors, validate.SeverityError)
+	return append(out, toFindings(d, res.Warnings, validate.SeverityWarning)...), kind
+}
+
+// parallel runs fn(0..n-1) on GOMAXPROCS workers and waits for all of them.
+func parallel(n int, fn func(int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if workers <= 1 {
+		for i := 0; i < n; i++ {
+			fn(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				fn(i)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // unknownKind flags a document in a guarded API group whose kind or version the

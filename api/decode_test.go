@@ -1,0 +1,113 @@
+package api
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/yaml"
+)
+
+func TestCheckReportsPathsAndCleans(t *testing.T) {
+	in := map[string]any{}
+	if err := yaml.Unmarshal([]byte(`
+targetRef: {kind: Mesh, Name: x}
+to:
+  - targetRef: {kind: 5}
+    default: {anything: goes}
+  - targetRef: "Mesh"
+from: {not: a list}
+rules: [{matches: [1, 2], default: {}, extra: true}]
+`), &in); err != nil {
+		t.Fatal(err)
+	}
+	r := Check(reflect.TypeOf(PolicySpec{}), in, field.NewPath("spec"))
+	type fe struct{ Code, Field string }
+	var errs, warns []fe
+	for _, e := range r.Errors {
+		errs = append(errs, fe{e.Origin, e.Field})
+	}
+	for _, e := range r.Warnings {
+		warns = append(warns, fe{e.Origin, e.Field})
+	}
+	sort := cmpopts.SortSlices(func(a, b fe) bool { return a.Field < b.Field })
+	if diff := cmp.Diff([]fe{
+		{CodeWrongType, "spec.from"},
+		{CodeWrongType, "spec.to[0].targetRef.kind"},
+		{CodeWrongType, "spec.to[1].targetRef"},
+	}, errs, sort); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]fe{
+		{CodeUnknownField, "spec.rules[0].extra"},
+		{CodeUnknownField, "spec.targetRef.Name"},
+	}, warns, sort); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+	for _, w := range r.Warnings {
+		if w.Field == "spec.targetRef.Name" && !cmp.Equal(w.Detail != "", true) {
+			t.Error("no detail")
+		}
+	}
+	var spec PolicySpec
+	if err := Decode(r.Clean, &spec); err != nil {
+		t.Fatalf("clean value must decode: %v", err)
+	}
+	if spec.TargetRef == nil || spec.TargetRef.Kind != RefMesh || len(spec.To) != 2 || spec.To[1].TargetRef != nil {
+		t.Errorf("decoded %+v", spec)
+	}
+}
+
+func TestCheckNumbers(t *testing.T) {
+	type T struct {
+		N int64   `json:"n"`
+		F float64 `json:"f"`
+	}
+	for _, tc := range []struct {
+		v    any
+		errs int
+	}{
+		{map[string]any{"n": float64(3), "f": int64(2)}, 0},
+		{map[string]any{"n": 3.5}, 1},
+		{map[string]any{"n": "3"}, 1},
+		{map[string]any{"f": true}, 1},
+		{"scalar", 1},
+	} {
+		if got := len(Check(reflect.TypeOf(T{}), tc.v, field.NewPath("x")).Errors); got != tc.errs {
+			t.Errorf("%v: %d errors, want %d", tc.v, got, tc.errs)
+		}
+	}
+}
+
+func TestRegistryIsConsistent(t *testing.T) {
+	reg := DefaultRegistry()
+	seen := map[string]bool{}
+	for _, k := range reg.Kinds() {
+		if seen[k.Kind] {
+			t.Errorf("%s registered twice", k.Kind)
+		}
+		seen[k.Kind] = true
+		if reg.Lookup(k.GVK()) != k {
+			t.Errorf("%s: lookup by GVK fails", k.Kind)
+		}
+		if k.Plural == "" || k.Summary == "" || k.NewSpec == nil || len(k.TopLevel) == 0 {
+			t.Errorf("%s: incomplete entry", k.Kind)
+		}
+		for _, so := range k.SystemOnly {
+			if !ContainsRef(k.TopLevel, so) {
+				t.Errorf("%s: system-only kind %s missing from TopLevel", k.Kind, so)
+			}
+		}
+		if k.Sections.Has(SecTo) != (len(k.To) > 0) {
+			t.Errorf("%s: 'to' section and To kinds disagree", k.Kind)
+		}
+		if k.Sections.Has(SecFrom) != (len(k.From) > 0) {
+			t.Errorf("%s: 'from' section and From kinds disagree", k.Kind)
+		}
+	}
+	if len(reg.Kinds()) != 16 {
+		t.Errorf("%d Kuma kinds, want the 16 of issue 2", len(reg.Kinds()))
+	}
+}
