@@ -5,9 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -58,130 +55,32 @@ type lineIndex struct {
 	offset int
 }
 
-// Load reads every path (a file, a directory searched recursively for .yaml, .yml
-// and .json files, or "-" for stdin) and returns its documents in input order.
-// It never fails as a whole: unreadable files and unparsable documents come back
-// as Documents with Err set, so the caller can report them next to the findings
-// of every other document.
-func Load(paths []string, stdin io.Reader) []Document {
-	var out []Document
-	for _, p := range paths {
-		if p == "-" {
-			out = append(out, loadReader(StdinName, stdin)...)
-			continue
-		}
-		info, err := os.Stat(p)
-		if err != nil {
-			out = append(out, fileError(p, err))
-			continue
-		}
-		if !info.IsDir() {
-			out = append(out, loadFile(p)...)
-			continue
-		}
-		for _, f := range walkDir(p) {
-			if f.err != nil {
-				out = append(out, fileError(f.path, f.err))
-				continue
-			}
-			out = append(out, loadFile(f.path)...)
-		}
-	}
-	return out
-}
-
-type walked struct {
-	path string
-	err  error
-}
-
-// walkDir lists the manifest files under root in lexical order, skipping hidden
-// files and directories (.git, editor state, CI configs that are not policies).
-func walkDir(root string) []walked {
-	var out []walked
-	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			out = append(out, walked{path: p, err: err})
-			if d != nil && d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		hidden := p != root && strings.HasPrefix(d.Name(), ".")
-		if d.IsDir() {
-			if hidden {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if hidden || !isManifest(d.Name()) {
-			return nil
-		}
-		out = append(out, walked{path: p})
-		return nil
-	})
-	return out
-}
-
-func isManifest(name string) bool {
-	switch strings.ToLower(filepath.Ext(name)) {
-	case ".yaml", ".yml", ".json":
-		return true
-	}
-	return false
-}
-
-func fileError(path string, err error) Document {
-	return Document{File: path, Err: err}
-}
-
-func loadFile(path string) []Document {
-	f, err := os.Open(path)
-	if err != nil {
-		return []Document{fileError(path, err)}
-	}
-	defer f.Close()
-	return loadReader(path, f)
-}
-
-func loadReader(name string, r io.Reader) []Document {
-	if r == nil {
-		return []Document{fileError(name, errors.New("no input stream"))}
-	}
-	data, err := io.ReadAll(io.LimitReader(r, MaxFileBytes+1))
-	if err != nil {
-		return []Document{fileError(name, fmt.Errorf("read: %w", err))}
-	}
-	if len(data) > MaxFileBytes {
-		return []Document{fileError(name, fmt.Errorf("input is larger than %d MiB; split it into smaller files", MaxFileBytes>>20))}
-	}
-	return LoadBytes(name, data)
-}
-
-// LoadBytes parses the content of one file; Load uses it for every file, and tests
-// and fuzzers use it directly.
-func LoadBytes(name string, data []byte) []Document {
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	l := &loader{file: name}
-	for _, c := range splitDocuments(data) {
-		l.chunk(c)
-	}
-	return l.docs
-}
-
+// loader collects the Documents of one chunk; File and Index are set when the
+// chunks of a file are put back together (see assemble).
 type loader struct {
-	file string
 	docs []Document
 }
 
 func (l *loader) add(d Document) {
-	d.File = l.file
-	d.Index = len(l.docs)
 	l.docs = append(l.docs, d)
 }
 
 func (l *loader) fail(line, errLine int, err error) {
 	l.add(Document{Line: line, Err: err, ErrLine: errLine})
+}
+
+// parseChunk turns one chunk into Documents. A panic (a parser bug on hostile
+// input) becomes an error Document instead of taking the whole run down.
+func parseChunk(c chunk) (docs []Document) {
+	l := &loader{}
+	defer func() {
+		if r := recover(); r != nil {
+			start := max(c.contentLine(), c.line)
+			docs = append(l.docs, Document{Line: start, ErrLine: start, Err: fmt.Errorf("internal error while parsing this document: %v", r)})
+		}
+	}()
+	l.chunk(c)
+	return l.docs
 }
 
 // chunk decodes one piece of the input between document markers. yaml.v3 cannot

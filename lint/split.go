@@ -100,7 +100,13 @@ func (c chunk) contentLine() int {
 // blank lines and comments.
 func (c chunk) directivesOnly() bool {
 	found := false
-	for _, text := range bytes.Split(c.data, []byte("\n")) {
+	for rest := c.data; len(rest) > 0; {
+		text := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			text, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = nil
+		}
 		text = bytes.TrimSpace(text)
 		switch {
 		case len(text) == 0 || text[0] == '#':
