@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // seedFiles adds every testdata manifest to a fuzz corpus.
@@ -30,7 +31,11 @@ func FuzzLoad(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		start := time.Now()
 		docs := LoadBytes("fuzz.yaml", data)
+		if el := time.Since(start); el > 10*time.Second {
+			t.Fatalf("LoadBytes took %v on %d bytes", el, len(data))
+		}
 		for i, d := range docs {
 			if (d.Object == nil) == (d.Err == nil) {
 				t.Fatalf("document %d: want exactly one of Object and Err: %+v", i, d)

@@ -28,7 +28,7 @@ func (d *Document) LineOf(fieldPath string) int {
 				next = at
 			}
 		case n.Kind == yaml.MappingNode:
-			at, next = lookup(n, s.key, 0)
+			at, next = lookup(n, s.key)
 		}
 		if at == nil {
 			break
@@ -97,11 +97,21 @@ func closingBracket(p string, from int) int {
 	return len(p)
 }
 
+// maxLookupVisits bounds the mappings one lookup searches through merge keys, so
+// chains of "<<" over aliases cannot make a lookup exponential.
+const maxLookupVisits = 10_000
+
 // lookup finds key in a mapping node and returns the key node (whose line is the
 // field's line) and the value node. Explicit keys win over merged ("<<") ones.
-func lookup(m *yaml.Node, key string, depth int) (*yaml.Node, *yaml.Node) {
+func lookup(m *yaml.Node, key string) (*yaml.Node, *yaml.Node) {
+	visits := 0
+	return lookupIn(m, key, 0, &visits)
+}
+
+func lookupIn(m *yaml.Node, key string, depth int, visits *int) (*yaml.Node, *yaml.Node) {
 	m = deref(m)
-	if m == nil || m.Kind != yaml.MappingNode || depth > MaxDepth {
+	*visits++
+	if m == nil || m.Kind != yaml.MappingNode || depth > MaxDepth || *visits > maxLookupVisits {
 		return nil, nil
 	}
 	var merges []*yaml.Node
@@ -121,7 +131,7 @@ func lookup(m *yaml.Node, key string, depth int) (*yaml.Node, *yaml.Node) {
 			sources = d.Content
 		}
 		for _, src := range sources {
-			if k, v := lookup(src, key, depth+1); k != nil {
+			if k, v := lookupIn(src, key, depth+1, visits); k != nil {
 				return k, v
 			}
 		}

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -134,4 +135,29 @@ func deepBlock(n int) string {
 		b.WriteString(strings.Repeat(" ", i) + "k:\n")
 	}
 	return b.String()
+}
+
+// TestLineOfMergeChain: a missing key under chains of merges over aliases must not
+// make LineOf search exponentially many mappings.
+func TestLineOfMergeChain(t *testing.T) {
+	in := "apiVersion: v1\nkind: A\nm0: &m0 {x: 1}\n"
+	for i := 1; i <= 6; i++ {
+		prev := "*m" + strconv.Itoa(i-1)
+		in += "m" + strconv.Itoa(i) + ": &m" + strconv.Itoa(i) + " {<<: [" + strings.Repeat(prev+", ", 3) + prev + "]}\n"
+	}
+	in += "spec:\n  <<: *m6\n"
+	docs := LoadBytes("m.yaml", []byte(in))
+	if len(docs) != 1 || docs[0].Err != nil {
+		t.Fatalf("want one good document, got %+v", docs)
+	}
+	start := time.Now()
+	if got := docs[0].LineOf("spec.missing.key"); got != 10 {
+		t.Errorf("LineOf = %d, want 10", got)
+	}
+	if got := docs[0].LineOf("spec.x"); got != 3 {
+		t.Errorf("LineOf(spec.x) = %d, want 3 (the merged key's line)", got)
+	}
+	if el := time.Since(start); el > time.Second {
+		t.Errorf("took %v", el)
+	}
 }

@@ -225,7 +225,7 @@ func (l *loader) object(n *yaml.Node, offset int, what string, listDepth int) {
 			l.fail(line, line, fmt.Errorf("%s nests Lists more than %d levels deep", what, maxListDepth))
 			return
 		}
-		_, seq := lookup(n, "items", 0)
+		_, seq := lookup(n, "items")
 		seq = deref(seq)
 		if seq == nil || seq.Kind != yaml.SequenceNode || len(seq.Content) != len(items) {
 			l.fail(line, line, fmt.Errorf("%s: cannot locate the items of %s", what, kind))
