@@ -219,8 +219,17 @@ func (l *loader) object(n *yaml.Node, offset int, what string, listDepth int) {
 		return
 	}
 	obj := v.(map[string]any)
-	kind, kindOK := obj["kind"].(string)
-	if items, ok := obj["items"].([]any); ok && kindOK && strings.HasSuffix(kind, "List") {
+	kind, _ := obj["kind"].(string)
+	rawItems, hasItems := obj["items"]
+	if kind == "List" || (strings.HasSuffix(kind, "List") && hasItems) {
+		items, ok := rawItems.([]any)
+		if !ok && rawItems != nil {
+			l.fail(line, line, fmt.Errorf("%s: 'items' of a %s must be a list, not %T", what, kind, rawItems))
+			return
+		}
+		if len(items) == 0 {
+			return // an empty List, like an empty document
+		}
 		if listDepth >= maxListDepth {
 			l.fail(line, line, fmt.Errorf("%s nests Lists more than %d levels deep", what, maxListDepth))
 			return

@@ -173,7 +173,10 @@ func TestLoadBytes(t *testing.T) {
 		{"complex key", head + "spec:\n  ? [a]\n  : b\n", []docView{{Line: 1, Err: "keys must be scalars", ErrLine: 4}}},
 		{"unknown anchor", head + "spec: *nope\n", []docView{{Line: 1, Err: "unknown anchor 'nope'", ErrLine: 3}}},
 		{"empty List", "apiVersion: v1\nkind: List\nitems: []\n", nil},
-		{"List without items is an object", "apiVersion: v1\nkind: List\n", []docView{{Line: 1, Kind: "List"}}},
+		{"List without items is empty", "apiVersion: v1\nkind: List\n", nil},
+		{"List with null items is empty", "apiVersion: v1\nkind: FooList\nitems: ~\n", nil},
+		{"List with items not a list", "apiVersion: v1\nkind: FooList\nitems: {a: 1}\n", []docView{{Line: 1, Err: "'items' of a FooList must be a list", ErrLine: 1}}},
+		{"kind ending in List without items is an object", "apiVersion: v1\nkind: AllowList\n", []docView{{Line: 1, Kind: "AllowList"}}},
 		{"nested sequence", "- - apiVersion: v1\n", []docView{{Line: 1, Err: "list item is a list", ErrLine: 1}}},
 	}
 	for _, tt := range tests {
