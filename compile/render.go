@@ -130,7 +130,11 @@ func Summary(p Preview) []string {
 		}
 	} else {
 		var order, allow, shadowDeny, shadowAllow []string
-		for _, it := range p.Items {
+		dead := deadItems(p)
+		for i, it := range p.Items {
+			if dead[i] {
+				continue
+			}
 			who := clientWords(it.TargetRef, p.Target.Mesh)
 			order = append(order, it.Action+" "+who)
 			a, err := ParseAction(it.Action)
@@ -146,6 +150,9 @@ func Summary(p Preview) []string {
 			case DenyWithShadowAllow:
 				shadowAllow = append(shadowAllow, who)
 			}
+		}
+		if n := len(p.Items) - len(order); n > 0 {
+			order = append(order, fmt.Sprintf("(%d item(s) never decide)", n))
 		}
 		lines = append(lines, "last match wins: "+strings.Join(order, " > "))
 		if len(allow) == 0 {
@@ -172,6 +179,27 @@ func Summary(p Preview) []string {
 		lines[i] = oneLine(lines[i], 120)
 	}
 	return lines
+}
+
+// deadItems marks the `from` items of a preview that a later item covers: they
+// never decide, so the summary leaves them out instead of listing clients the
+// configuration does not treat that way.
+func deadItems(p Preview) []bool {
+	dead := make([]bool, len(p.Items))
+	items := make([]MergedItem, len(p.Items))
+	for i, it := range p.Items {
+		items[i] = MergedItem{Policy: it.Policy, From: api.MTPFrom{TargetRef: it.TargetRef, Default: api.MTPConf{Action: it.Action}}}
+	}
+	cs, err := toItems(items, p.Target.Mesh)
+	if err != nil {
+		return dead
+	}
+	for i := range cs {
+		for j := i + 1; j < len(cs) && !dead[i]; j++ {
+			dead[i] = covers(cs[j], cs[i])
+		}
+	}
+	return dead
 }
 
 func orNone(l []string) string {
