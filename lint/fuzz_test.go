@@ -3,7 +3,6 @@ package lint
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 )
@@ -71,7 +70,7 @@ func FuzzLineOf(f *testing.F) {
 	}
 	f.Add([]byte("apiVersion: v1\nkind: A\na: &a {b: *a, <<: *a}\n"), "a.b.b.b.b.c")
 	f.Fuzz(func(t *testing.T, data []byte, path string) {
-		total := strings.Count(string(data), "\n") + 1
+		total := countLines(data) + 1
 		for _, d := range LoadBytes("fuzz.yaml", data) {
 			if got := d.LineOf(path); got < 0 || got > total {
 				t.Fatalf("LineOf(%q) = %d outside 0..%d", path, got, total)

@@ -161,7 +161,7 @@ func aliasLine(data []byte, msg string) int {
 	if i < 0 {
 		return 0
 	}
-	return 1 + bytes.Count(data[:i], []byte("\n"))
+	return 1 + countLines(data[:i])
 }
 
 // isParserError recognises the problems yaml.v3's parser (not its scanner) reports;

@@ -242,3 +242,24 @@ spec:
 	// DeepCopy panics on types unstructured does not support.
 	_ = docs[0].Object.DeepCopy()
 }
+
+// TestLineBreaks: lines are counted as yaml.v3 counts them (CR, NEL, LS and PS
+// are line breaks too), so documents after such breaks get consistent lines.
+func TestLineBreaks(t *testing.T) {
+	for name, br := range map[string]string{"LF": "\n", "CRLF": "\r\n", "CR": "\r", "NEL": "\u0085", "LS": "\u2028", "PS": "\u2029"} {
+		t.Run(name, func(t *testing.T) {
+			in := strings.Join([]string{"# c", "apiVersion: v1", "kind: A", "metadata:", "  name: a", "---", "apiVersion: v1", "kind: B", "metadata:", "  name: b", ""}, br)
+			docs := LoadBytes("b.yaml", []byte(in))
+			var got []int
+			for _, d := range docs {
+				if d.Err != nil {
+					t.Fatalf("%v", d.Err)
+				}
+				got = append(got, d.Line, d.LineOf("metadata.name"))
+			}
+			if diff := cmp.Diff([]int{2, 5, 7, 10}, got); diff != "" {
+				t.Errorf("lines (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

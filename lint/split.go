@@ -35,12 +35,8 @@ func splitDocuments(data []byte) []chunk {
 	}
 	line := 1
 	for pos := 0; pos < len(data); line++ {
-		end := bytes.IndexByte(data[pos:], '\n')
-		next := len(data)
-		if end >= 0 {
-			next = pos + end + 1
-		}
-		text := data[pos:next]
+		n, br := nextLine(data[pos:])
+		text, next := data[pos:pos+n], pos+n+br
 		switch {
 		case isMarker(text, "---"):
 			emit(pos)
@@ -79,12 +75,9 @@ func isMarker(text []byte, m string) bool {
 func (c chunk) contentLine() int {
 	line := c.line
 	for rest := c.data; len(rest) > 0; line++ {
-		text := rest
-		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
-			text, rest = rest[:i], rest[i+1:]
-		} else {
-			rest = nil
-		}
+		n, br := nextLine(rest)
+		text := rest[:n]
+		rest = rest[n+br:]
 		if isMarker(text, "---") || isMarker(text, "...") {
 			text = text[3:]
 		}
@@ -101,12 +94,9 @@ func (c chunk) contentLine() int {
 func (c chunk) directivesOnly() bool {
 	found := false
 	for rest := c.data; len(rest) > 0; {
-		text := rest
-		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
-			text, rest = rest[:i], rest[i+1:]
-		} else {
-			rest = nil
-		}
+		n, br := nextLine(rest)
+		text := rest[:n]
+		rest = rest[n+br:]
 		text = bytes.TrimSpace(text)
 		switch {
 		case len(text) == 0 || text[0] == '#':
@@ -117,4 +107,45 @@ func (c chunk) directivesOnly() bool {
 		}
 	}
 	return found
+}
+
+// nextLine returns the length of the first line of b and of the line break that
+// ends it (0 at the end of input). Breaks are those yaml.v3 counts when it
+// numbers lines (LF, CRLF, CR, NEL, LS, PS), so chunk offsets and node lines
+// agree on any input.
+func nextLine(b []byte) (n, br int) {
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '\n':
+			return i, 1
+		case '\r':
+			if i+1 < len(b) && b[i+1] == '\n' {
+				return i, 2
+			}
+			return i, 1
+		case 0xC2:
+			if i+1 < len(b) && b[i+1] == 0x85 {
+				return i, 2
+			}
+		case 0xE2:
+			if i+2 < len(b) && b[i+1] == 0x80 && (b[i+2] == 0xA8 || b[i+2] == 0xA9) {
+				return i, 3
+			}
+		}
+	}
+	return len(b), 0
+}
+
+// countLines is the number of line breaks in b, counted as nextLine does.
+func countLines(b []byte) int {
+	lines := 0
+	for len(b) > 0 {
+		n, br := nextLine(b)
+		if br == 0 {
+			break
+		}
+		lines++
+		b = b[n+br:]
+	}
+	return lines
 }
