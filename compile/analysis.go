@@ -57,7 +57,7 @@ func Analyze(g Group, systemNamespace string) field.ErrorList {
 			}
 		}
 	}
-	if len(compact(cs, Action.Allows, newPrincipals())) == 0 {
+	if len(compact(cs, Action.Allows, newItemLeaves(cs))) == 0 {
 		last := g.Policies[len(g.Policies)-1]
 		out = append(out, finding(CodeDenyAll, last.Ref(), "spec.from", fmt.Sprintf(
 			"%s deny every client: no ALLOW item of %s is left once later DENY items are applied",

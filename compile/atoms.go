@@ -1,8 +1,6 @@
 package compile
 
 import (
-	"sort"
-
 	rbacv3 "github.com/envoyproxy/go-control-plane/envoy/config/rbac/v3"
 	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
 	"github.com/meshguard/meshguard/api"
@@ -80,49 +78,85 @@ type cItem struct {
 	action Action
 }
 
-// itemAtoms turns a from targetRef into atoms: seed 000's tag view, with
-// kuma.io/service becoming a SPIFFE atom in the client's mesh. A `mesh` other than
-// the target's own adds the mesh condition that a kuma:// tag URI cannot carry.
-func itemAtoms(ref *api.TargetRef, localMesh string) []atom {
+// itemAtoms appends the atoms of a from targetRef to dst: seed 000's tag view
+// (api.TargetRef.TagView), with kuma.io/service becoming a SPIFFE atom in the
+// client's mesh. A `mesh` other than the target's own adds the mesh condition that
+// a kuma:// tag URI cannot carry. Atoms come sorted by key so that output does not
+// depend on map order; the tag view is read without building it, because this
+// runs once per item per compilation.
+func itemAtoms(dst []atom, ref *api.TargetRef, localMesh string) []atom {
 	if ref == nil {
-		return nil
+		return dst
 	}
 	mesh := ref.Mesh
 	if mesh == "" {
 		mesh = localMesh
 	}
-	tags := ref.TagView()
-	keys := make([]string, 0, len(tags))
-	for k := range tags {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	out := make([]atom, 0, len(keys)+1)
+	start := len(dst)
 	hasService := false
-	for _, k := range keys {
-		if k == api.ServiceTag {
-			hasService = true
-			out = append(out, atom{kind: atomService, key: mesh, value: tags[k]})
-			continue
+	switch ref.Kind {
+	case api.RefMeshService:
+		hasService = true
+		dst = append(dst, atom{kind: atomService, key: mesh, value: ref.Name})
+	case api.RefMeshSubset, api.RefMeshServiceSubset:
+		for k, v := range ref.Tags {
+			if k == api.ServiceTag {
+				if ref.Kind == api.RefMeshServiceSubset {
+					continue // the name wins, as in TagView
+				}
+				hasService = true
+				dst = append(dst, atom{kind: atomService, key: mesh, value: v})
+				continue
+			}
+			dst = append(dst, atom{kind: atomTag, key: k, value: v})
 		}
-		out = append(out, atom{kind: atomTag, key: k, value: tags[k]})
+		if ref.Kind == api.RefMeshServiceSubset {
+			hasService = true
+			dst = append(dst, atom{kind: atomService, key: mesh, value: ref.Name})
+		}
 	}
 	if mesh != localMesh && !hasService {
-		out = append(out, atom{kind: atomMesh, key: mesh})
+		dst = append(dst, atom{kind: atomMesh, key: mesh})
 	}
-	return out
+	mine := dst[start:] // insertion sort: an item has a handful of atoms
+	for i := 1; i < len(mine); i++ {
+		for j := i; j > 0 && atomKey(mine[j]) < atomKey(mine[j-1]); j-- {
+			mine[j], mine[j-1] = mine[j-1], mine[j]
+		}
+	}
+	return dst
+}
+
+// atomKey sorts atoms the way TagView keys sort; the mesh condition goes last.
+func atomKey(a atom) string {
+	switch a.kind {
+	case atomService:
+		return api.ServiceTag
+	case atomMesh:
+		return "\xff"
+	}
+	return a.key
 }
 
 // toItems converts merged items; it fails only on an action PolicyFromObject would
 // already have refused, which matters for callers that build lists by hand.
 func toItems(items []MergedItem, localMesh string) ([]cItem, error) {
 	out := make([]cItem, len(items))
+	n := 0
+	for _, it := range items {
+		if r := it.From.TargetRef; r != nil {
+			n += len(r.Tags) + 2
+		}
+	}
+	buf := make([]atom, 0, n) // one backing array for every item's atoms
 	for i, it := range items {
 		a, err := ParseAction(it.From.Default.Action)
 		if err != nil {
 			return nil, errorf("%s %s.default.action: %v", it.Policy, it.Path(), err)
 		}
-		out[i] = cItem{atoms: itemAtoms(it.From.TargetRef, localMesh), action: a}
+		start := len(buf)
+		buf = itemAtoms(buf, it.From.TargetRef, localMesh)
+		out[i] = cItem{atoms: buf[start:len(buf):len(buf)], action: a}
 	}
 	return out, nil
 }
@@ -167,22 +201,86 @@ type principals struct {
 	neg map[atom]*rbacv3.Principal
 }
 
-func newPrincipals() *principals {
-	return &principals{pos: map[atom]*rbacv3.Principal{}, neg: map[atom]*rbacv3.Principal{}}
+// newPrincipals sizes the leaf cache for about n distinct atoms.
+func newPrincipals(n int) *principals {
+	return &principals{pos: make(map[atom]*rbacv3.Principal, n), neg: map[atom]*rbacv3.Principal{}}
+}
+
+// idNode is every message of one authenticated principal in one allocation.
+type idNode struct {
+	p    rbacv3.Principal
+	auth rbacv3.Principal_Authenticated_
+	a    rbacv3.Principal_Authenticated
+	sm   matcherv3.StringMatcher
+	ex   matcherv3.StringMatcher_Exact
+	px   matcherv3.StringMatcher_Prefix
+}
+
+// init fills the node as the principal "the client has the atom's URI".
+func (n *idNode) init(a atom) *rbacv3.Principal {
+	if a.kind == atomMesh {
+		n.px.Prefix = a.uri()
+		n.sm.MatchPattern = &n.px
+	} else {
+		n.ex.Exact = a.uri()
+		n.sm.MatchPattern = &n.ex
+	}
+	n.a.PrincipalName = &n.sm
+	n.auth.Authenticated = &n.a
+	n.p.Identifier = &n.auth
+	return &n.p
 }
 
 func (b *principals) id(a atom) *rbacv3.Principal {
 	if p, ok := b.pos[a]; ok {
 		return p
 	}
-	sm := &matcherv3.StringMatcher{MatchPattern: &matcherv3.StringMatcher_Exact{Exact: a.uri()}}
-	if a.kind == atomMesh {
-		sm = &matcherv3.StringMatcher{MatchPattern: &matcherv3.StringMatcher_Prefix{Prefix: a.uri()}}
-	}
-	p := &rbacv3.Principal{Identifier: &rbacv3.Principal_Authenticated_{
-		Authenticated: &rbacv3.Principal_Authenticated{PrincipalName: sm}}}
+	p := (&idNode{}).init(a)
 	b.pos[a] = p
 	return p
+}
+
+// itemLeaves builds the compact form's principals from one slab, indexed by item
+// and atom instead of hashed: leaf k of item i is built once and reused by every
+// exclusion that mentions item i. This is the hot path of the 500-policy case.
+type itemLeaves struct {
+	cs    []cItem
+	off   []int
+	slab  []idNode
+	match []*rbacv3.Principal
+}
+
+func newItemLeaves(cs []cItem) *itemLeaves {
+	l := &itemLeaves{cs: cs, off: make([]int, len(cs)), match: make([]*rbacv3.Principal, len(cs))}
+	n := 0
+	for i, c := range cs {
+		l.off[i] = n
+		n += len(c.atoms)
+	}
+	l.slab = make([]idNode, n)
+	return l
+}
+
+// id is the principal of atom k of item i.
+func (l *itemLeaves) id(i, k int) *rbacv3.Principal {
+	n := &l.slab[l.off[i]+k]
+	if n.p.Identifier == nil {
+		return n.init(l.cs[i].atoms[k])
+	}
+	return &n.p
+}
+
+// matchOf is the principal "the client matches item i".
+func (l *itemLeaves) matchOf(i int) *rbacv3.Principal {
+	if p := l.match[i]; p != nil {
+		return p
+	}
+	ps := make([]*rbacv3.Principal, len(l.cs[i].atoms))
+	for k := range ps {
+		ps[k] = l.id(i, k)
+	}
+	l.match[i] = andP(ps)
+	return l.match[i]
 }
 
 func (b *principals) notID(a atom) *rbacv3.Principal {
@@ -194,21 +292,20 @@ func (b *principals) notID(a atom) *rbacv3.Principal {
 	return p
 }
 
-// match is the principal "the client matches item": and of its atoms, any for none.
-func (b *principals) match(it cItem) *rbacv3.Principal {
-	ps := make([]*rbacv3.Principal, len(it.atoms))
-	for i, a := range it.atoms {
-		ps[i] = b.id(a)
-	}
-	return andP(ps)
-}
-
 func anyP() *rbacv3.Principal {
 	return &rbacv3.Principal{Identifier: &rbacv3.Principal_Any{Any: true}}
 }
 
 func notP(p *rbacv3.Principal) *rbacv3.Principal {
 	return &rbacv3.Principal{Identifier: &rbacv3.Principal_NotId{NotId: p}}
+}
+
+// setNode is a principal with and_ids/or_ids in one allocation.
+type setNode struct {
+	p   rbacv3.Principal
+	and rbacv3.Principal_AndIds
+	or  rbacv3.Principal_OrIds
+	set rbacv3.Principal_Set
 }
 
 // andP is and_ids of ps; a single id stands alone and none means any.
@@ -219,7 +316,11 @@ func andP(ps []*rbacv3.Principal) *rbacv3.Principal {
 	case 1:
 		return ps[0]
 	}
-	return &rbacv3.Principal{Identifier: &rbacv3.Principal_AndIds{AndIds: &rbacv3.Principal_Set{Ids: ps}}}
+	n := &setNode{}
+	n.set.Ids = ps
+	n.and.AndIds = &n.set
+	n.p.Identifier = &n.and
+	return &n.p
 }
 
 // orP is or_ids of ps (len ≥ 1); a single id stands alone.
@@ -227,5 +328,9 @@ func orP(ps []*rbacv3.Principal) *rbacv3.Principal {
 	if len(ps) == 1 {
 		return ps[0]
 	}
-	return &rbacv3.Principal{Identifier: &rbacv3.Principal_OrIds{OrIds: &rbacv3.Principal_Set{Ids: ps}}}
+	n := &setNode{}
+	n.set.Ids = ps
+	n.or.OrIds = &n.set
+	n.p.Identifier = &n.or
+	return &n.p
 }

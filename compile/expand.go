@@ -47,7 +47,7 @@ func ExpandRules(localMesh string, items []MergedItem, limit int) (view []ViewRu
 	if err != nil {
 		return nil, false, err
 	}
-	view, _, ok = expand(cs, limit)
+	view, _, ok = expand(cs, limit, true)
 	for i := range view {
 		view[i].Tags = renderConds(view[i].conds, localMesh)
 	}
@@ -57,8 +57,9 @@ func ExpandRules(localMesh string, items []MergedItem, limit int) (view []ViewRu
 // expand enumerates the combinations depth first, one dimension per level, keeping
 // the set of items still able to match as a bitset: at a leaf the highest set bit
 // is the deciding item. n is the number of combinations (saturating) before
-// impossible ones are skipped; past limit nothing is enumerated.
-func expand(cs []cItem, limit int) (view []ViewRule, n int, ok bool) {
+// impossible ones are skipped; past limit nothing is enumerated. Without all, only
+// combinations that some rules admit are returned (all that RBAC needs).
+func expand(cs []cItem, limit int, all bool) (view []ViewRule, n int, ok bool) {
 	words := (len(cs) + 63) / 64
 	var dims []*dimInfo
 	index := map[string]int{}
@@ -108,7 +109,7 @@ func expand(cs []cItem, limit int) (view []ViewRule, n int, ok bool) {
 	var rec func(d int)
 	rec = func(d int) {
 		if d == len(dims) {
-			if r, feasible := leaf(dims, choice, cand[d], cs); feasible {
+			if r, feasible := leaf(dims, choice, cand[d], cs, all); feasible {
 				view = append(view, r)
 			}
 			return
@@ -137,7 +138,18 @@ func expand(cs []cItem, limit int) (view []ViewRule, n int, ok bool) {
 // leaf builds the rule of one combination, or reports it impossible. Negations
 // that a positive already excludes (env!=prod next to env=dev) are left out, as in
 // the seed's rendering.
-func leaf(dims []*dimInfo, choice []int, matching []uint64, cs []cItem) (ViewRule, bool) {
+func leaf(dims []*dimInfo, choice []int, matching []uint64, cs []cItem, all bool) (ViewRule, bool) {
+	var r ViewRule
+	for w := len(matching) - 1; w >= 0; w-- {
+		if matching[w] != 0 {
+			i := w*64 + 63 - bits.LeadingZeros64(matching[w])
+			r.Matched, r.Action = true, cs[i].action
+			break
+		}
+	}
+	if !all && (!r.Matched || (!r.Action.Allows() && !r.Action.ShadowAllows())) {
+		return r, false // denied by rules and shadow rules alike: no principal needed
+	}
 	var pos []atom
 	for d, c := range choice {
 		if c >= 0 {
@@ -151,7 +163,7 @@ func leaf(dims []*dimInfo, choice []int, matching []uint64, cs []cItem) (ViewRul
 			}
 		}
 	}
-	r := ViewRule{conds: make([]cond, 0, len(dims))}
+	r.conds = make([]cond, 0, len(dims))
 	for d, c := range choice {
 		if c >= 0 {
 			r.conds = append(r.conds, cond{atom: dims[d].vals[c]})
@@ -168,13 +180,6 @@ func leaf(dims []*dimInfo, choice []int, matching []uint64, cs []cItem) (ViewRul
 				}
 			}
 			r.conds = append(r.conds, cond{atom: a, not: true})
-		}
-	}
-	for w := len(matching) - 1; w >= 0; w-- {
-		if matching[w] != 0 {
-			i := w*64 + 63 - bits.LeadingZeros64(matching[w])
-			r.Matched, r.Action = true, cs[i].action
-			break
 		}
 	}
 	return r, true

@@ -73,14 +73,13 @@ func CompileFrom(localMesh string, items []MergedItem, opts Options) (FromResult
 	if err != nil {
 		return FromResult{}, err
 	}
-	b := newPrincipals()
 	res := FromResult{Form: opts.Form}
 	var allow, shadow []*rbacv3.Principal
 	switch opts.Form {
 	case FormExpanded:
-		view, n, ok := expand(cs, opts.MaxExpandedRules)
+		view, n, ok := expand(cs, opts.MaxExpandedRules, false)
 		if ok {
-			allow, shadow = viewPrincipals(view, b)
+			allow, shadow = viewPrincipals(view, newPrincipals(len(cs)))
 			break
 		}
 		res.Form = FormCompact
@@ -88,8 +87,11 @@ func CompileFrom(localMesh string, items []MergedItem, opts Options) (FromResult
 			"expanded form needs up to %d rules (tag combinations), more than the bound %d; the equivalent compact form is shown instead", n, opts.MaxExpandedRules))
 		fallthrough
 	case FormCompact:
-		allow = compact(cs, Action.Allows, b)
-		shadow = compact(cs, Action.ShadowAllows, b)
+		l := newItemLeaves(cs)
+		allow = compact(cs, Action.Allows, l)
+		if hasShadow(cs) {
+			shadow = compact(cs, Action.ShadowAllows, l)
+		}
 	default:
 		return FromResult{}, fmt.Errorf("unknown form %q (want expanded or compact)", opts.Form)
 	}
@@ -133,30 +135,41 @@ func allowRBAC(name string, ps []*rbacv3.Principal) *rbacv3.RBAC {
 // the item and matches no later item with the other outcome". Later items that
 // cannot overlap are dropped; an item covered by a later item of the other outcome
 // can never allow anyone and is dropped whole. Size is O(n²) atoms at worst.
-func compact(cs []cItem, allowed func(Action) bool, b *principals) []*rbacv3.Principal {
+func compact(cs []cItem, allowed func(Action) bool, l *itemLeaves) []*rbacv3.Principal {
 	var out []*rbacv3.Principal
+	// others lists the items with the other outcome; next walks past the ones
+	// before i, so a list of n allows and k denies costs O(n·k), not O(n²).
+	var others []int
 	for i, it := range cs {
 		if !allowed(it.action) {
+			others = append(others, i)
+		}
+	}
+	next := 0
+	for i, it := range cs {
+		if !allowed(it.action) {
+			next++
 			continue
 		}
 		var excl []*rbacv3.Principal
 		dead := false
-		for _, later := range cs[i+1:] {
-			if allowed(later.action) || !overlaps(it, later) {
+		for _, j := range others[next:] {
+			later := cs[j]
+			if !overlaps(it, later) {
 				continue
 			}
 			if covers(later, it) {
 				dead = true
 				break
 			}
-			excl = append(excl, b.match(later))
+			excl = append(excl, l.matchOf(j))
 		}
 		if dead {
 			continue
 		}
 		ids := make([]*rbacv3.Principal, 0, len(it.atoms)+1)
-		for _, a := range it.atoms {
-			ids = append(ids, b.id(a))
+		for k := range it.atoms {
+			ids = append(ids, l.id(i, k))
 		}
 		if len(excl) > 0 {
 			ids = append(ids, notP(orP(excl)))

@@ -121,11 +121,11 @@ func TestRuleViewPartitionsClients(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		view, _, ok := expand(cs, 1<<20)
+		view, _, ok := expand(cs, 1<<20, true)
 		if !ok {
 			t.Fatal("unexpected bound")
 		}
-		b := newPrincipals()
+		b := newPrincipals(0)
 		for c := 0; c < 30; c++ {
 			cl := randomClient(r)
 			want := evalList(t, list, cl, "default")
