@@ -1,0 +1,101 @@
+package compile
+
+import (
+	"fmt"
+	"math/rand"
+	"strings"
+	"testing"
+
+	rbacv3 "github.com/envoyproxy/go-control-plane/envoy/config/rbac/v3"
+	"github.com/meshguard/meshguard/api"
+)
+
+// spiffeMatches is seed 001's reading of one matcher for a request.
+func spiffeMatches(m api.SpiffeMatch, id, method, path string, withHTTP bool) bool {
+	if sm, _ := m.Spiffe(); sm != nil {
+		if sm.Type == "Prefix" && !strings.HasPrefix(id, sm.Value) || sm.Type == "Exact" && id != sm.Value {
+			return false
+		}
+	}
+	if withHTTP && m.Method != "" && m.Method != method {
+		return false
+	}
+	if withHTTP && m.Path != nil && !strings.HasPrefix(path, m.Path.Value) {
+		return false
+	}
+	return true
+}
+
+// seed001Decide: deny wins; then allow or allowWithShadowDeny allow; else deny. In
+// shadow mode allowWithShadowDeny denies.
+func seed001Decide(entries []SpiffeEntry, id, method, path string, shadow bool) bool {
+	denied, allowed := false, false
+	for _, e := range entries {
+		if !spiffeMatches(e.Match, id, method, path, true) {
+			continue
+		}
+		switch {
+		case e.List == ListDeny || (shadow && e.List == ListAllowWithShadowDeny):
+			denied = true
+		default:
+			allowed = true
+		}
+	}
+	return allowed && !denied
+}
+
+// TestMatcherTreesMatchSeed001 checks on random matcher sets that the enforced and
+// shadow trees decide what seed 001's evaluation rules say, that the HTTP filter is
+// exact, and that the network filter never denies a request the HTTP filter allows.
+func TestMatcherTreesMatchSeed001(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	ids := []string{"spiffe://td/ns/a/sa/x", "spiffe://td/ns/a/sa/y", "spiffe://td/ns/b/sa/x", "spiffe://other/ns/a/sa/x"}
+	prefixes := []string{"spiffe://td/", "spiffe://td/ns/a", "spiffe://td/ns/b/", "spiffe://other/"}
+	lists := []string{ListDeny, ListAllowWithShadowDeny, ListAllow}
+	for s := 0; s < 1500; s++ {
+		var entries []SpiffeEntry
+		for i, n := 0, r.Intn(7); i < n; i++ {
+			m := api.SpiffeMatch{}
+			switch r.Intn(5) {
+			case 0, 1:
+				m.SpiffeId = &api.StringMatch{Type: "Exact", Value: ids[r.Intn(len(ids))]}
+			case 2, 3:
+				m.SpiffeID = &api.StringMatch{Type: "Prefix", Value: prefixes[r.Intn(len(prefixes))]}
+			}
+			if r.Intn(4) == 0 {
+				m.Method = []string{"GET", "POST"}[r.Intn(2)]
+			}
+			if r.Intn(5) == 0 {
+				m.Path = &api.StringMatch{Type: "Prefix", Value: "/metrics"}
+			}
+			entries = append(entries, SpiffeEntry{Policy: fmt.Sprintf("ns/p%d", r.Intn(3)), Path: fmt.Sprint(i), List: lists[r.Intn(3)], Match: m})
+		}
+		res, err := CompileMatchers(entries, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for c := 0; c < 20; c++ {
+			id := ids[r.Intn(len(ids))]
+			method := []string{"GET", "POST"}[r.Intn(2)]
+			path := []string{"/", "/metrics"}[r.Intn(2)]
+			req := request{sans: []string{id}, headers: map[string]string{":method": method, ":path": path}}
+			l4, _ := evalMatcher(t, res.Config.GetMatcher(), req)
+			l4s, _ := evalMatcher(t, res.Config.GetShadowMatcher(), req)
+			want, wantShadow := seed001Decide(entries, id, method, path, false), seed001Decide(entries, id, method, path, true)
+			if res.HTTP == nil {
+				if (l4 == rbacv3.RBAC_ALLOW) != want || (l4s == rbacv3.RBAC_ALLOW) != wantShadow {
+					t.Fatalf("set %d %s: network %v/%v, want allow %v/%v\n%+v", s, id, l4, l4s, want, wantShadow, entries)
+				}
+				continue
+			}
+			l7, _ := evalMatcher(t, res.HTTP.GetMatcher(), req)
+			l7s, _ := evalMatcher(t, res.HTTP.GetShadowMatcher(), req)
+			if (l7 == rbacv3.RBAC_ALLOW) != want || (l7s == rbacv3.RBAC_ALLOW) != wantShadow {
+				t.Fatalf("set %d %s %s %s: http %v/%v, want allow %v/%v\n%+v", s, id, method, path, l7, l7s, want, wantShadow, entries)
+			}
+			if (want && l4 != rbacv3.RBAC_ALLOW) || (wantShadow && l4s != rbacv3.RBAC_ALLOW) {
+				t.Fatalf("set %d %s %s %s: network filter denies what HTTP allows\n%+v", s, id, method, path, entries)
+			}
+		}
+	}
+}
