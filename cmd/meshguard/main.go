@@ -76,7 +76,7 @@ Exit codes: 0 success, 1 findings at or above --fail-on, 2 usage or parse errors
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newLintCmd(s), newDefaultCmd(s), newRulesCmd(s), newPreviewCmd(s), newVersionCmd(s))
+	root.AddCommand(newLintCmd(s), newDefaultCmd(s), newRulesCmd(s), newPreviewCmd(s), newServeCmd(s), newVersionCmd(s))
 	return root
 }
 

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/go-logr/zapr"
+	"github.com/spf13/cobra"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/meshguard/meshguard/compile"
+	"github.com/meshguard/meshguard/webhook"
+)
+
+// serveOptions are the flags of `meshguard serve`.
+type serveOptions struct {
+	webhook.Options
+	kubeconfig  string
+	logLevel    string
+	logFormat   string
+	previewForm string
+}
+
+func defaultNamespace() string {
+	if ns := os.Getenv("POD_NAMESPACE"); ns != "" {
+		return ns
+	}
+	return "meshguard-system"
+}
+
+func newServeCmd(s streams) *cobra.Command {
+	o := &serveOptions{}
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the mutating and validating admission webhook",
+		Long: `Serve runs the admission webhook on controller-runtime: a mutating handler (labels and
+syntactic-sugar defaults) on /mutate and a validating handler (all lint rules plus the RBAC
+preview of MeshTrafficPermissions) on /validate, over TLS.
+
+Certificates: by default a CA and serving certificate are generated into a Secret and the
+caBundle of both webhook configurations is kept current (open-policy-agent/cert-controller);
+handlers are registered once certificates are ready, and /readyz reports it. With
+--disable-cert-rotation the certificate in --cert-dir (tls.crt, tls.key) is served as is,
+for cert-manager or other issuers. Outside a cluster add --sync-cert-dir so the generated
+Secret is written to --cert-dir, as kubelet would.
+
+Metrics (Prometheus) on --metrics-bind-address, /healthz and /readyz on
+--health-probe-bind-address. SIGTERM finishes in-flight requests before exiting.`,
+		Example: `  # in a pod (the Helm chart sets these)
+  meshguard serve --mode zone --zone zone-1 --secret-namespace meshguard-system
+
+  # outside a cluster, against a local API server
+  meshguard serve --kubeconfig kubeconfig --sync-cert-dir --cert-dir /tmp/meshguard-certs \
+    --cert-dns-name localhost --cert-dns-name 127.0.0.1`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			log, err := newLogger(o.logLevel, o.logFormat)
+			if err != nil {
+				return err
+			}
+			switch compile.Form(o.previewForm) {
+			case compile.FormExpanded, compile.FormCompact:
+				o.PreviewForm = compile.Form(o.previewForm)
+			default:
+				return usageErr("--preview-form must be expanded or compact (got %q)", o.previewForm)
+			}
+			if err := o.Check(); err != nil {
+				return err
+			}
+			cfg, err := restConfig(o.kubeconfig)
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			if err := webhook.Run(ctx, cfg, o.Options, log); err != nil {
+				return fmt.Errorf("serve: %w", err)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	settingsFlags(f, &o.Settings)
+	f.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig for running outside a cluster (default: in-cluster config, then $KUBECONFIG)")
+	f.StringVar(&o.Host, "host", "", "address to serve the webhook on (default all)")
+	f.IntVar(&o.Port, "port", 9443, "webhook HTTPS port")
+	f.StringVar(&o.CertDir, "cert-dir", "/tmp/k8s-webhook-server/serving-certs", "directory with tls.crt and tls.key")
+	f.BoolVar(&o.DisableCertRotation, "disable-cert-rotation", false, "serve the certificate in --cert-dir as is (cert-manager or another issuer rotates it)")
+	f.BoolVar(&o.SyncCertDir, "sync-cert-dir", false, "write the generated Secret to --cert-dir (outside a cluster, where no kubelet mounts it)")
+	f.StringVar(&o.SecretNamespace, "secret-namespace", defaultNamespace(), "namespace of the certificate Secret and the webhook Service ($POD_NAMESPACE when set)")
+	f.StringVar(&o.SecretName, "secret-name", "meshguard-webhook-cert", "Secret holding the generated CA and serving certificate")
+	f.StringVar(&o.ServiceName, "service-name", "meshguard-webhook", "Service in front of the webhook; the certificate is issued for <service>.<namespace>.svc")
+	f.StringArrayVar(&o.CertDNSNames, "cert-dns-name", nil, "extra DNS name (or IP) for the serving certificate, e.g. localhost; repeatable")
+	f.StringVar(&o.MutatingWebhookName, "mutating-webhook-name", "meshguard-mutating", "MutatingWebhookConfiguration whose caBundle is kept current")
+	f.StringVar(&o.ValidatingWebhookName, "validating-webhook-name", "meshguard-validating", "ValidatingWebhookConfiguration whose caBundle is kept current")
+	f.DurationVar(&o.CertValidity, "cert-validity", 0, "serving certificate lifetime (default: cert-controller's, 10 years)")
+	f.DurationVar(&o.RotationCheck, "rotation-check-interval", 0, "how often to check whether to rotate (default 12h)")
+	f.DurationVar(&o.RotationLookahead, "rotation-lookahead", 0, "rotate this long before expiry (default 90 days)")
+	f.StringVar(&o.MetricsAddr, "metrics-bind-address", ":8080", "Prometheus metrics address; 0 disables")
+	f.StringVar(&o.ProbeAddr, "health-probe-bind-address", ":8081", "/healthz and /readyz address")
+	f.BoolVar(&o.EnableHTTP2, "enable-http2", false, "allow HTTP/2 on the webhook server (off: CVE-2023-44487)")
+	f.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", 30*time.Second, "time in-flight requests get to finish on shutdown")
+	f.StringSliceVar(&o.PrivilegedUsers, "privileged-users", []string{"system:serviceaccount:kuma-system:kuma-control-plane"},
+		"users whose writes skip mutation and the owned-label checks (the mesh's own sync)")
+	f.StringSliceVar(&o.PrivilegedGroups, "privileged-groups", nil, "groups treated like --privileged-users")
+	f.StringVar(&o.previewForm, "preview-form", string(compile.FormExpanded), "RBAC preview form in the audit annotation: expanded (falls back to compact when large) or compact")
+	f.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	f.StringVar(&o.logFormat, "log-format", "json", "log format: json or console")
+	return cmd
+}
+
+// newLogger builds the zap logger behind logr, JSON by default.
+func newLogger(level, format string) (logr.Logger, error) {
+	var lvl zapcore.Level
+	if err := lvl.UnmarshalText([]byte(level)); err != nil {
+		return logr.Logger{}, usageErr("--log-level must be debug, info, warn or error (got %q)", level)
+	}
+	cfg := zap.NewProductionConfig()
+	switch format {
+	case "json":
+	case "console":
+		cfg.Encoding = "console"
+		cfg.EncoderConfig.EncodeTime = zapcore.ISO8601TimeEncoder
+	default:
+		return logr.Logger{}, usageErr("--log-format must be json or console (got %q)", format)
+	}
+	cfg.Level = zap.NewAtomicLevelAt(lvl)
+	cfg.Sampling = nil
+	cfg.EncoderConfig.TimeKey = "ts"
+	cfg.EncoderConfig.EncodeTime = zapcore.ISO8601TimeEncoder
+	z, err := cfg.Build()
+	if err != nil {
+		return logr.Logger{}, err
+	}
+	return zapr.NewLogger(z), nil
+}
+
+// restConfig loads --kubeconfig, else the in-cluster config, else $KUBECONFIG.
+func restConfig(path string) (*rest.Config, error) {
+	if path != "" {
+		return clientcmd.BuildConfigFromFlags("", path)
+	}
+	if cfg, err := rest.InClusterConfig(); err == nil {
+		return cfg, nil
+	}
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	return clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, nil).ClientConfig()
+}

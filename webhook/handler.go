@@ -1,0 +1,257 @@
+// Package webhook puts the engine behind the Kubernetes API server: a mutating and a
+// validating admission handler that decode the request, call defaults/validate/compile
+// and turn the results into JSON patches, 422 denials with causes, warnings and audit
+// annotations. It holds no policy logic of its own.
+package webhook
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/go-logr/logr"
+	admissionv1 "k8s.io/api/admission/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/defaults"
+	"github.com/meshguard/meshguard/validate"
+)
+
+// Limits of what goes back to the API server in warnings: kubectl prints each one on
+// a line, and the API server drops warnings past about 4 KiB in total.
+const (
+	MaxWarningLen    = 120
+	MaxWarningsTotal = 3000
+)
+
+// PreviewFunc computes the RBAC preview of an admitted MeshTrafficPermission: a few
+// warning lines and the JSON for the `rbac-preview` audit annotation. It must not
+// call the API server (it reads an informer cache).
+type PreviewFunc func(ctx context.Context, obj *unstructured.Unstructured) (lines []string, annotation string)
+
+// FindingsRecorder counts findings for metrics; nil records nothing.
+type FindingsRecorder func(kind, code, severity string)
+
+// Engine is the shared state of both handlers: the registry and settings (the same
+// ones the linter uses) and who is trusted.
+type Engine struct {
+	Registry         *api.Registry
+	Settings         api.Settings
+	PrivilegedUsers  map[string]bool
+	PrivilegedGroups map[string]bool
+	Preview          PreviewFunc
+	Record           FindingsRecorder
+	Log              logr.Logger
+}
+
+// privileged reports whether the request comes from the mesh's own sync (or another
+// configured trusted writer), whose objects are stored as sent.
+func (e *Engine) privileged(req admission.Request) bool {
+	if e.PrivilegedUsers[req.UserInfo.Username] {
+		return true
+	}
+	for _, g := range req.UserInfo.Groups {
+		if e.PrivilegedGroups[g] {
+			return true
+		}
+	}
+	return false
+}
+
+// decoded is the request's object (and old object) with its registry kind.
+type decoded struct {
+	kind *api.Kind
+	obj  *unstructured.Unstructured
+	old  *unstructured.Unstructured
+	op   api.Operation
+}
+
+// decode reads the request; ok=false with a response means "answer this now".
+func (e *Engine) decode(req admission.Request) (decoded, *admission.Response) {
+	var d decoded
+	d.op = api.Operation(req.Operation)
+	if req.Operation == admissionv1.Delete || req.Operation == admissionv1.Connect {
+		r := admission.Allowed("")
+		return d, &r
+	}
+	d.kind = e.Registry.Lookup(schema.GroupVersionKind(req.Kind))
+	if d.kind == nil {
+		r := admission.Allowed("kind not guarded by meshguard")
+		return d, &r
+	}
+	obj, err := toUnstructured(req.Object.Raw)
+	if err != nil {
+		r := admission.Errored(http.StatusBadRequest, fmt.Errorf("object is not valid JSON: %w", err))
+		return d, &r
+	}
+	if obj.GetNamespace() == "" && req.Namespace != "" {
+		if meta, ok := obj.Object["metadata"].(map[string]any); ok {
+			meta["namespace"] = req.Namespace
+		}
+	}
+	d.obj = obj
+	if req.Operation == admissionv1.Update && len(req.OldObject.Raw) > 0 {
+		if old, err := toUnstructured(req.OldObject.Raw); err == nil {
+			d.old = old
+		}
+	}
+	return d, nil
+}
+
+func toUnstructured(raw []byte) (*unstructured.Unstructured, error) {
+	if len(raw) == 0 {
+		return nil, fmt.Errorf("empty object")
+	}
+	m := map[string]any{}
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	if m == nil {
+		return nil, fmt.Errorf("object is null")
+	}
+	return &unstructured.Unstructured{Object: m}, nil
+}
+
+// Mutate is the mutating handler: the labels and syntactic sugar of defaults, as a
+// JSON patch that touches only what changed (none for an already-mutated object).
+func (e *Engine) Mutate(_ context.Context, req admission.Request) admission.Response {
+	d, early := e.decode(req)
+	if early != nil {
+		return *early
+	}
+	original, err := json.Marshal(d.obj.Object)
+	if err != nil {
+		return admission.Errored(http.StatusBadRequest, err)
+	}
+	defaults.Apply(d.obj, d.kind, e.Settings, api.Request{Operation: d.op, Old: d.old, Privileged: e.privileged(req)})
+	mutated, err := json.Marshal(d.obj.Object)
+	if err != nil {
+		return admission.Errored(http.StatusInternalServerError, err)
+	}
+	// Patch against the raw request, not our re-encoding, so paths match what the API
+	// server holds; when nothing changed the two encodings are compared first.
+	if string(original) == string(mutated) {
+		return admission.Allowed("")
+	}
+	return admission.PatchResponseFromRaw(req.Object.Raw, mutated)
+}
+
+// Validate is the validating handler: all of validate, as a 422 Invalid with one
+// cause per field on errors, admission warnings otherwise, plus the RBAC preview for
+// MeshTrafficPermission.
+func (e *Engine) Validate(ctx context.Context, req admission.Request) admission.Response {
+	d, early := e.decode(req)
+	if early != nil {
+		return *early
+	}
+	res := validate.Validate(d.obj, d.kind, e.Settings, api.Request{Operation: d.op, Old: d.old, Privileged: e.privileged(req)})
+	e.record(d.kind.Kind, res)
+	warnings := Warnings(res.Warnings)
+	if len(res.Errors) > 0 {
+		e.Log.Info("denied", "kind", d.kind.Kind, "namespace", d.obj.GetNamespace(), "name", d.obj.GetName(),
+			"user", req.UserInfo.Username, "operation", req.Operation, "codes", codes(res.Errors), "dryRun", req.DryRun != nil && *req.DryRun)
+		return Denied(d.kind, d.obj.GetName(), res.Errors, warnings)
+	}
+	resp := admission.Allowed("")
+	if e.Preview != nil && d.kind.Kind == "MeshTrafficPermission" {
+		lines, ann := e.Preview(ctx, d.obj)
+		warnings = appendBounded(warnings, lines...)
+		if ann != "" {
+			resp.AuditAnnotations = map[string]string{"rbac-preview": ann}
+		}
+	}
+	resp.Warnings = warnings
+	return resp
+}
+
+func (e *Engine) record(kind string, res validate.Result) {
+	if e.Record == nil {
+		return
+	}
+	for _, f := range res.Errors {
+		e.Record(kind, f.Origin, validate.SeverityError)
+	}
+	for _, f := range res.Warnings {
+		e.Record(kind, f.Origin, validate.SeverityWarning)
+	}
+}
+
+// Denied builds the 422 Invalid response: apierrors.NewInvalid keeps one cause per
+// field path (ToAggregate would turn it into a 403 without paths). Each cause message
+// ends with its rule code so users can look it up in docs/rules.md.
+func Denied(kind *api.Kind, name string, errs field.ErrorList, warnings []string) admission.Response {
+	coded := make(field.ErrorList, 0, len(errs))
+	for _, e := range errs {
+		c := *e
+		if c.Origin != "" {
+			c.Detail = strings.TrimSpace(c.Detail + " [" + c.Origin + "]")
+		}
+		coded = append(coded, &c)
+	}
+	status := apierrors.NewInvalid(schema.GroupKind{Group: kind.Group, Kind: kind.Kind}, name, coded).ErrStatus
+	return admission.Response{AdmissionResponse: admissionv1.AdmissionResponse{Allowed: false, Result: &status, Warnings: warnings}}
+}
+
+// Warnings renders findings as admission warnings: "CODE field: message", one line
+// each, at most MaxWarningLen characters, MaxWarningsTotal in all.
+func Warnings(ws field.ErrorList) []string {
+	var out []string
+	for _, w := range ws {
+		line := w.Origin + " " + w.Field + ": " + w.Detail
+		if w.Field == "" {
+			line = w.Origin + " " + w.Detail
+		}
+		out = appendBounded(out, line)
+	}
+	return out
+}
+
+// appendBounded adds lines, flattened and shortened, while the total stays in budget.
+func appendBounded(out []string, lines ...string) []string {
+	total := 0
+	for _, l := range out {
+		total += len(l)
+	}
+	for _, l := range lines {
+		l = Shorten(strings.Join(strings.Fields(l), " "), MaxWarningLen)
+		if total+len(l) > MaxWarningsTotal {
+			return out
+		}
+		total += len(l)
+		out = append(out, l)
+	}
+	return out
+}
+
+// Shorten cuts s to at most n bytes on a rune boundary, marking the cut with "...".
+func Shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n - 3
+	for cut > 0 && (s[cut]&0xC0) == 0x80 {
+		cut--
+	}
+	return s[:cut] + "..."
+}
+
+func codes(errs field.ErrorList) string {
+	seen := map[string]bool{}
+	var out []string
+	for _, e := range errs {
+		if !seen[e.Origin] {
+			seen[e.Origin] = true
+			out = append(out, e.Origin)
+		}
+	}
+	sort.Strings(out)
+	return strings.Join(out, ",")
+}

@@ -1,0 +1,256 @@
+package webhook
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/open-policy-agent/cert-controller/pkg/rotator"
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/compile"
+)
+
+// Paths the handlers are served on; the chart's webhook configurations use them.
+const (
+	MutatePath   = "/mutate"
+	ValidatePath = "/validate"
+)
+
+// Options configure `meshguard serve`. Every field is a flag; see cmd/meshguard.
+type Options struct {
+	Settings api.Settings
+
+	Host    string
+	Port    int
+	CertDir string
+	// DisableCertRotation serves the certs mounted in CertDir (cert-manager, etc.).
+	DisableCertRotation bool
+	// SyncCertDir writes the rotated Secret into CertDir, which kubelet does in a pod;
+	// for runs outside the cluster.
+	SyncCertDir bool
+	// SecretNamespace/SecretName hold the generated CA and serving cert.
+	SecretNamespace, SecretName string
+	// ServiceName is the Service in front of the webhook; the cert is issued for
+	// <service>.<namespace>.svc plus CertDNSNames.
+	ServiceName  string
+	CertDNSNames []string
+	// MutatingWebhookName/ValidatingWebhookName are the configurations whose caBundle
+	// the rotator keeps current.
+	MutatingWebhookName, ValidatingWebhookName string
+	CertValidity, RotationCheck, RotationLookahead time.Duration
+
+	MetricsAddr     string
+	ProbeAddr       string
+	EnableHTTP2     bool
+	ShutdownTimeout time.Duration
+
+	PrivilegedUsers  []string
+	PrivilegedGroups []string
+	PreviewForm      compile.Form
+}
+
+// Check reports options that cannot work.
+func (o Options) Check() error {
+	if err := o.Settings.Check(); err != nil {
+		return err
+	}
+	if o.Port < 1 || o.Port > 65535 {
+		return fmt.Errorf("--port must be 1-65535")
+	}
+	if o.CertDir == "" {
+		return fmt.Errorf("--cert-dir must not be empty")
+	}
+	if !o.DisableCertRotation && (o.SecretNamespace == "" || o.SecretName == "" || o.ServiceName == "") {
+		return fmt.Errorf("cert rotation needs --secret-namespace, --secret-name and --service-name (or --disable-cert-rotation)")
+	}
+	return nil
+}
+
+func set(l []string) map[string]bool {
+	m := map[string]bool{}
+	for _, s := range l {
+		m[s] = true
+	}
+	return m
+}
+
+// Run starts the manager and blocks until ctx ends, then shuts down gracefully
+// (in-flight admission requests finish within ShutdownTimeout).
+func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) error {
+	if err := o.Check(); err != nil {
+		return err
+	}
+	ctrl.SetLogger(log)
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		return err
+	}
+	tlsOpts := []func(*tls.Config){func(c *tls.Config) { c.MinVersion = tls.VersionTLS12 }}
+	if !o.EnableHTTP2 {
+		// HTTP/2 stays off unless asked for (CVE-2023-44487, rapid reset).
+		tlsOpts = append(tlsOpts, func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} })
+	}
+	server := crwebhook.NewServer(crwebhook.Options{Host: o.Host, Port: o.Port, CertDir: o.CertDir, TLSOpts: tlsOpts})
+	timeout := o.ShutdownTimeout
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                  scheme,
+		Logger:                  log,
+		Metrics:                 metricsserver.Options{BindAddress: o.MetricsAddr},
+		HealthProbeBindAddress:  o.ProbeAddr,
+		WebhookServer:           server,
+		GracefulShutdownTimeout: &timeout,
+	})
+	if err != nil {
+		return fmt.Errorf("creating manager: %w", err)
+	}
+
+	findings := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "meshguard_admission_findings_total",
+		Help: "Findings reported by the validating webhook, by kind, rule code and severity.",
+	}, []string{"kind", "code", "severity"})
+	if err := metrics.Registry.Register(findings); err != nil {
+		var are prometheus.AlreadyRegisteredError
+		if !errors.As(err, &are) {
+			return err
+		}
+		findings = are.ExistingCollector.(*prometheus.CounterVec)
+	}
+
+	policies := &policyCache{log: log.WithName("mtp-cache")}
+	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error { policies.start(ctx, mgr.GetCache()); return nil })); err != nil {
+		return err
+	}
+	eng := &Engine{
+		Registry: api.DefaultRegistry(), Settings: o.Settings,
+		PrivilegedUsers: set(o.PrivilegedUsers), PrivilegedGroups: set(o.PrivilegedGroups),
+		Record: func(kind, code, sev string) { findings.WithLabelValues(kind, code, sev).Inc() },
+		Log:    log.WithName("admission"),
+		Preview: NewPreview(policies.list, compile.Options{Form: o.PreviewForm, MaxExpandedRules: 64,
+			SystemNamespace: o.Settings.SystemNamespace}),
+	}
+
+	ready := make(chan struct{})
+	if o.DisableCertRotation {
+		close(ready)
+	} else {
+		err := rotator.AddRotator(mgr, &rotator.CertRotator{
+			SecretKey:      types.NamespacedName{Namespace: o.SecretNamespace, Name: o.SecretName},
+			CertDir:        o.CertDir,
+			CAName:         "meshguard-ca",
+			CAOrganization: "meshguard",
+			DNSName:        fmt.Sprintf("%s.%s.svc", o.ServiceName, o.SecretNamespace),
+			ExtraDNSNames:  o.CertDNSNames,
+			IsReady:        ready,
+			Webhooks: []rotator.WebhookInfo{
+				{Name: o.ValidatingWebhookName, Type: rotator.Validating},
+				{Name: o.MutatingWebhookName, Type: rotator.Mutating},
+			},
+			ServerCertDuration:     o.CertValidity,
+			RotationCheckFrequency: o.RotationCheck,
+			LookaheadInterval:      o.RotationLookahead,
+			EnableReadinessCheck:   true,
+		})
+		if err != nil {
+			return fmt.Errorf("setting up cert rotation: %w", err)
+		}
+		if o.SyncCertDir {
+			if err := mgr.Add(&secretSync{reader: mgr.GetAPIReader(), key: types.NamespacedName{Namespace: o.SecretNamespace, Name: o.SecretName}, dir: o.CertDir, log: log.WithName("cert-sync")}); err != nil {
+				return err
+			}
+		}
+	}
+
+	// Handlers are registered only once certificates are ready: before that the API
+	// server could not reach us anyway, and readiness tells the truth meanwhile.
+	var registered atomic.Bool
+	go func() {
+		select {
+		case <-ready:
+		case <-ctx.Done():
+			return
+		}
+		server.Register(MutatePath, &crwebhook.Admission{Handler: admission.HandlerFunc(eng.Mutate)})
+		server.Register(ValidatePath, &crwebhook.Admission{Handler: admission.HandlerFunc(eng.Validate)})
+		registered.Store(true)
+		log.Info("webhooks registered", "mutate", MutatePath, "validate", ValidatePath)
+	}()
+	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
+		return err
+	}
+	started := server.StartedChecker()
+	if err := mgr.AddReadyzCheck("webhook", func(req *http.Request) error {
+		if !registered.Load() {
+			return errors.New("certificates not ready; webhooks not registered yet")
+		}
+		return started(req)
+	}); err != nil {
+		return err
+	}
+	log.Info("starting meshguard", "mode", o.Settings.Mode, "zone", o.Settings.Zone, "systemNamespace", o.Settings.SystemNamespace,
+		"port", o.Port, "certRotation", !o.DisableCertRotation)
+	return mgr.Start(ctx)
+}
+
+// policyCache is the informer cache of MeshTrafficPermissions the preview reads. It
+// starts the informer without blocking start-up: a cluster without the CRD still
+// gets a working webhook, with previews of single policies.
+type policyCache struct {
+	log    logr.Logger
+	cache  atomic.Pointer[cache.Cache]
+	synced atomic.Pointer[func() bool]
+}
+
+func (p *policyCache) start(ctx context.Context, c cache.Cache) {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(MTPGVK)
+	for {
+		inf, err := c.GetInformer(ctx, u, cache.BlockUntilSynced(false))
+		if err == nil {
+			p.cache.Store(&c)
+			hs := inf.HasSynced
+			p.synced.Store(&hs)
+			p.log.Info("watching MeshTrafficPermissions for previews")
+			return
+		}
+		p.log.Info("MeshTrafficPermission informer not available yet; previews show single policies", "reason", err.Error())
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(30 * time.Second):
+		}
+	}
+}
+
+// list returns the cached policies; ok=false when the cache is not usable yet.
+func (p *policyCache) list(ctx context.Context) ([]unstructured.Unstructured, bool) {
+	c, synced := p.cache.Load(), p.synced.Load()
+	if c == nil || synced == nil || !(*synced)() {
+		return nil, false
+	}
+	l := &unstructured.UnstructuredList{}
+	l.SetGroupVersionKind(MTPGVK.GroupVersion().WithKind(MTPGVK.Kind + "List"))
+	if err := (*c).List(ctx, l); err != nil {
+		return nil, false
+	}
+	return l.Items, true
+}
