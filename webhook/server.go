@@ -56,7 +56,7 @@ type Options struct {
 	CertDNSNames []string
 	// MutatingWebhookName/ValidatingWebhookName are the configurations whose caBundle
 	// the rotator keeps current.
-	MutatingWebhookName, ValidatingWebhookName string
+	MutatingWebhookName, ValidatingWebhookName     string
 	CertValidity, RotationCheck, RotationLookahead time.Duration
 
 	MetricsAddr     string
