@@ -136,7 +136,6 @@ func allowRBAC(name string, ps []*rbacv3.Principal) *rbacv3.RBAC {
 // cannot overlap are dropped; an item covered by a later item of the other outcome
 // can never allow anyone and is dropped whole. Size is O(n²) atoms at worst.
 func compact(cs []cItem, allowed func(Action) bool, l *itemLeaves) []*rbacv3.Principal {
-	var out []*rbacv3.Principal
 	// others lists the items with the other outcome; next walks past the ones
 	// before i, so a list of n allows and k denies costs O(n·k), not O(n²).
 	var others []int
@@ -145,6 +144,12 @@ func compact(cs []cItem, allowed func(Action) bool, l *itemLeaves) []*rbacv3.Pri
 			others = append(others, i)
 		}
 	}
+	out := make([]*rbacv3.Principal, 0, len(cs)-len(others))
+	size := 0
+	for _, it := range cs {
+		size += len(it.atoms) + 1
+	}
+	idbuf := make([]*rbacv3.Principal, 0, size) // backs every item's ids list
 	next := 0
 	for i, it := range cs {
 		if !allowed(it.action) {
@@ -167,13 +172,19 @@ func compact(cs []cItem, allowed func(Action) bool, l *itemLeaves) []*rbacv3.Pri
 		if dead {
 			continue
 		}
-		ids := make([]*rbacv3.Principal, 0, len(it.atoms)+1)
+		if len(excl) == 0 && len(it.atoms) == 1 {
+			out = append(out, l.id(i, 0))
+			continue
+		}
+		start := len(idbuf)
+		ids := idbuf[start : start : start+len(it.atoms)+1]
 		for k := range it.atoms {
 			ids = append(ids, l.id(i, k))
 		}
 		if len(excl) > 0 {
 			ids = append(ids, notP(orP(excl)))
 		}
+		idbuf = idbuf[:start+len(ids)]
 		out = append(out, andP(ids))
 	}
 	return out

@@ -98,14 +98,19 @@ func Applies(pt, g Target) bool {
 	if pt.Mesh != g.Mesh || pt.Route() != g.Route() {
 		return false
 	}
-	if pt.Route() {
-		return pt.Kind == g.Kind && pt.Name == g.Name && pt.Namespace == g.Namespace && pt.Zone == g.Zone
+	if pt.Route() || !selectsProxies(pt.Kind) {
+		// Routes, and kinds MTP does not select proxies by (e.g. MeshGateway), only
+		// apply to their own target.
+		return pt.key() == g.key()
 	}
 	if pt.Namespace != "" && pt.Namespace != g.Namespace {
 		return false
 	}
 	if pt.Zone != "" && pt.Zone != g.Zone {
 		return false
+	}
+	if !selectsProxies(g.Kind) {
+		return pt.Kind == api.RefMesh || pt.Kind == "" // only "everything" contains them
 	}
 	gs := g.selector()
 	for k, v := range pt.selector() {
@@ -114,6 +119,16 @@ func Applies(pt, g Target) bool {
 		}
 	}
 	return true
+}
+
+// selectsProxies reports whether a top-level kind selects proxies by tags, labels
+// or name, so that containment between targets is meaningful.
+func selectsProxies(k api.RefKind) bool {
+	switch k {
+	case "", api.RefMesh, api.RefMeshSubset, api.RefMeshService, api.RefMeshServiceSubset, api.RefDataplane:
+		return true
+	}
+	return false
 }
 
 // Group is one set of proxies with the policies that apply to it, in merge order.
@@ -187,8 +202,10 @@ func (t Target) Scope() string {
 		default:
 			what = "all Dataplanes"
 		}
-	default:
+	case api.RefMeshHTTPRoute, api.RefMeshGatewayRoute:
 		what = "requests routed by " + string(t.Kind) + " " + t.Name
+	default:
+		what = "proxies of " + string(t.Kind) + " " + t.Name
 	}
 	if t.Zone != "" {
 		what += " in zone " + t.Zone

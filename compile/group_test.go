@@ -97,6 +97,10 @@ func TestApplies(t *testing.T) {
 		{"dataplane labels", Target{Kind: api.RefDataplane, Tags: map[string]string{"app": "x"}, Mesh: "default"},
 			Target{Kind: api.RefDataplane, Name: "dp", Tags: map[string]string{"app": "x"}, Mesh: "default"}, true},
 		{"proxy policy not on route", meshT, Target{Kind: api.RefMeshHTTPRoute, Name: "r", Mesh: "default"}, false},
+		{"gateway target only applies to itself", Target{Kind: api.RefMeshGateway, Name: "gw", Mesh: "default"}, meshT, false},
+		{"mesh policy covers gateway target", meshT, Target{Kind: api.RefMeshGateway, Name: "gw", Mesh: "default"}, true},
+		{"subset policy not on gateway target", Target{Kind: api.RefMeshSubset, Tags: map[string]string{"a": "1"}, Mesh: "default"}, Target{Kind: api.RefMeshGateway, Name: "gw", Mesh: "default"}, false},
+		{"gateway target on itself", Target{Kind: api.RefMeshGateway, Name: "gw", Mesh: "default"}, Target{Kind: api.RefMeshGateway, Name: "gw", Mesh: "default"}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -125,11 +125,23 @@ func SortPolicies(ps []Policy, systemNamespace string) {
 		}
 		return cmp.Compare(a, b)
 	})
-	sorted := make([]Policy, len(ps))
-	for i, j := range idx {
-		sorted[i] = ps[j]
+	// Apply the permutation in place, cycle by cycle: position i gets ps[idx[i]].
+	for i := range idx {
+		if idx[i] == i {
+			continue
+		}
+		tmp, j := ps[i], i
+		for {
+			k := idx[j]
+			idx[j] = j
+			if k == i {
+				ps[j] = tmp
+				break
+			}
+			ps[j] = ps[k]
+			j = k
+		}
 	}
-	copy(ps, sorted)
 }
 
 // MergedItem is one `from` item of the merged list with the policy it came from, so
@@ -158,8 +170,9 @@ func MergeFrom(sorted []Policy) []MergedItem {
 	}
 	out := make([]MergedItem, 0, n)
 	for _, p := range sorted {
+		ref := p.Ref()
 		for i, f := range p.Spec.From {
-			out = append(out, MergedItem{Policy: p.Ref(), Index: i, From: f})
+			out = append(out, MergedItem{Policy: ref, Index: i, From: f})
 		}
 	}
 	return out
