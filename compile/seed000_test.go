@@ -229,3 +229,53 @@ func protoBytes(t *testing.T, m proto.Message) []byte {
 	}
 	return append(buf.Bytes(), '\n')
 }
+
+func TestExpandedFallsBackPastBound(t *testing.T) {
+	res, err := CompileFrom("default", seedList(), Options{Form: FormExpanded, MaxExpandedRules: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Form != FormCompact || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "more than the bound 4") {
+		t.Fatalf("form %s warnings %q", res.Form, res.Warnings)
+	}
+	if _, ok, _ := ExpandRules("default", seedList(), 4); ok {
+		t.Error("ExpandRules ignored its bound")
+	}
+}
+
+// Seed 000's cross-mesh example: clients of mesh "consume" reach a
+// MeshGatewayRoute of mesh "expose"; the principals use the client's mesh.
+func TestSeed000CrossMesh(t *testing.T) {
+	ps := policiesFromYAML(t, `
+kind: MeshTrafficPermission
+metadata: {name: cross-mesh-permission, namespace: kuma-system, labels: {kuma.io/mesh: expose}}
+spec:
+  targetRef: {kind: MeshGatewayRoute, name: cross-mesh-route}
+  from:
+    - targetRef: {kind: MeshService, name: backend, mesh: consume}
+      default: {action: ALLOW}
+    - targetRef: {kind: MeshServiceSubset, name: backend, mesh: consume, tags: {version: v1}}
+      default: {action: DENY}
+    - targetRef: {kind: MeshSubset, mesh: consume, tags: {team: a}}
+      default: {action: ALLOW}
+`)
+	pvs, err := BuildPreviews(ps, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pvs) != 1 || pvs[0].Scope != "requests routed by MeshGatewayRoute cross-mesh-route in mesh expose" {
+		t.Fatalf("previews %+v", pvs)
+	}
+	want := []string{
+		"and(!and(kuma://version/v1 spiffe://consume/backend) spiffe://consume/backend)",
+		"and(kuma://team/a spiffe://consume/*)",
+	}
+	if d := cmp.Diff(want, policyPrincipals(pvs[0].RBAC.GetRules(), PolicyName)); d != "" {
+		t.Errorf("principals (-want +got):\n%s", d)
+	}
+	var b bytes.Buffer
+	if err := RenderYAML(&b, pvs); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "preview_seed000_cross_mesh.yaml", b.Bytes())
+}
