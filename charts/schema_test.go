@@ -1,0 +1,98 @@
+package charts_test
+
+import (
+	"strings"
+	"testing"
+
+	"helm.sh/helm/v3/pkg/chartutil"
+	"helm.sh/helm/v3/pkg/lint"
+	"helm.sh/helm/v3/pkg/lint/support"
+)
+
+// TestSchemaRejects: values.schema.json (and the template guards behind it) turn
+// away values that `meshguard serve` would refuse at start-up, or worse, accept.
+func TestSchemaRejects(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		vals map[string]any
+		ns   string
+		want string // substring of the error
+	}{
+		{"unknown mode", map[string]any{"mode": "mars"}, "", "mode"},
+		{"zone mode without zone", map[string]any{"mode": "zone"}, "", "zone"},
+		{"zone outside zone mode", map[string]any{"mode": "global", "zone": "z1"}, "", "zone"},
+		{"sugar", map[string]any{"sugar": "sprinkle"}, "", "sugar"},
+		{"failurePolicy", map[string]any{"failurePolicy": map[string]any{"mutating": "Maybe"}}, "", "mutating"},
+		{"logLevel", map[string]any{"logLevel": "trace"}, "", "logLevel"},
+		{"previewForm", map[string]any{"previewForm": "pretty"}, "", "previewForm"},
+		{"timeout too long", map[string]any{"timeoutSeconds": 31}, "", "timeoutSeconds"},
+		{"timeout as string", map[string]any{"timeoutSeconds": "5"}, "", "timeoutSeconds"},
+		{"zero replicas", map[string]any{"replicaCount": 0}, "", "replicaCount"},
+		{"misspelt key", map[string]any{"replicas": 3}, "", "replicas"},
+		{"plain http url", map[string]any{"webhook": map[string]any{"url": "http://127.0.0.1:9443"}}, "", "url"},
+		{"no deployment, no url", map[string]any{"deployment": map[string]any{"enabled": false}}, "", "url"},
+		{"no rotation, no secret", map[string]any{"certRotation": map[string]any{"enabled": false}}, "", "certSecretName"},
+		{"bad inject-ca-from", map[string]any{"certRotation": map[string]any{"enabled": false, "certSecretName": "s",
+			"certManager": map[string]any{"injectCAFrom": "just-a-name"}}}, "", "injectCAFrom"},
+		{"selector operator", map[string]any{"objectSelector": map[string]any{"matchExpressions": []any{
+			map[string]any{"key": "a", "operator": "Like"}}}}, "", "operator"},
+		{"installed in the system namespace", nil, "kuma-system", "own namespace"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ns := c.ns
+			if ns == "" {
+				ns = namespace
+			}
+			_, err := renderChart(t, c.vals, ns)
+			if err == nil {
+				t.Fatalf("values %v rendered; want an error mentioning %q", c.vals, c.want)
+			}
+			if !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error does not mention %q:\n%v", c.want, err)
+			}
+		})
+	}
+}
+
+func TestSchemaAccepts(t *testing.T) {
+	for name, vals := range map[string]map[string]any{
+		"zone":   {"mode": "zone", "zone": "zone-1"},
+		"global": {"mode": "global"},
+		"https url with prefix": {"webhook": map[string]any{"url": "https://host.docker.internal:9443/meshguard"},
+			"deployment": map[string]any{"enabled": false}},
+		"no rotation": {"certRotation": map[string]any{"enabled": false, "certSecretName": "tls"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if _, err := renderChart(t, vals, namespace); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// TestHelmLint runs `helm lint --strict` through the SDK, so `make test` covers
+// it without a helm binary (`make chart-lint` runs the binary).
+func TestHelmLint(t *testing.T) {
+	kv, err := chartutil.ParseKubeVersion("v1.33.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, vals := range map[string]map[string]any{
+		"defaults": nil,
+		"url mode": {"webhook": map[string]any{"url": "https://127.0.0.1:9443"}, "deployment": map[string]any{"enabled": false}},
+		"cert-manager": {"certRotation": map[string]any{"enabled": false, "certSecretName": "tls",
+			"certManager": map[string]any{"injectCAFrom": "meshguard-system/serving"}}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			l := lint.AllWithKubeVersion(chartDir, vals, namespace, kv)
+			for _, msg := range l.Messages {
+				// --strict fails on warnings; INFO (e.g. "icon is recommended") passes.
+				if msg.Severity >= support.WarningSev {
+					t.Errorf("helm lint: %s", msg)
+				} else {
+					t.Logf("helm lint: %s", msg)
+				}
+			}
+		})
+	}
+}
