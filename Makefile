@@ -49,3 +49,24 @@ demo: build ## Lint and default the example policies
 	@echo
 	@echo "== meshguard default examples/valid/02-producer-backend.yaml (what the mutating webhook stores)"
 	@$(BIN) default examples/valid/02-producer-backend.yaml
+
+# helm for chart-lint: built once from the module proxy into a per-machine cache,
+# keyed by version (`make test` covers the same lint through the Helm SDK).
+HELM_VERSION ?= v3.22.0
+HELM_DIR     ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/meshguard/tools/helm-$(HELM_VERSION)
+HELM         := $(HELM_DIR)/helm
+
+$(HELM):
+	mkdir -p $(HELM_DIR)
+	GOBIN=$(HELM_DIR) $(GO) install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
+
+.PHONY: chart-lint
+chart-lint: $(HELM) ## helm lint (and --strict) charts/meshguard, and check the generated rules
+	$(HELM) lint charts/meshguard
+	$(HELM) lint --strict charts/meshguard
+	$(HELM) lint --strict charts/meshguard --set webhook.url=https://127.0.0.1:9443,deployment.enabled=false
+	$(GO) test -count=1 ./hack/gen-chart-rules/ ./charts/
+
+.PHONY: chart-rules
+chart-rules: ## Regenerate the chart's webhook rules from the kind registry
+	$(GO) run ./hack/gen-chart-rules
