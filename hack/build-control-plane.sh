@@ -13,7 +13,7 @@ export GOTOOLCHAIN=local
 KUBE_VERSION=${KUBE_VERSION:-1.36.3}
 ETCD_VERSION=${ETCD_VERSION:-3.6.5}
 CACHE=${MESHGUARD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/meshguard}
-OUT="$CACHE/controlplane/k8s-v${KUBE_VERSION}_etcd-v${ETCD_VERSION}"
+OUT="$CACHE/controlplane/k8s-v${KUBE_VERSION}_etcd-v${ETCD_VERSION}_r2"
 mkdir -p "$OUT"
 log() { echo "build-control-plane: $*" >&2; }
 
@@ -41,7 +41,13 @@ import _ "k8s.io/kubernetes/cmd/kube-apiserver"
 GO
   (cd "$work" && go mod tidy -e >/dev/null 2>&1 || true
    cd "$work" && go get "k8s.io/kubernetes/cmd/kube-apiserver@v${KUBE_VERSION}" >/dev/null
-   CGO_ENABLED=0 go build -trimpath -o "$OUT/kube-apiserver.tmp" k8s.io/kubernetes/cmd/kube-apiserver)
+   # Stamp the version like kubernetes' own build does: the API server derives its
+   # compatibility version from it, and clients (kubectl, helm) read it.
+   v=k8s.io/component-base/version
+   minor=$(echo "$KUBE_VERSION" | cut -d. -f2)
+   CGO_ENABLED=0 go build -trimpath \
+     -ldflags "-X $v.gitVersion=v${KUBE_VERSION} -X $v.gitMajor=1 -X $v.gitMinor=${minor} -X $v.gitTreeState=clean -X $v.buildDate=1970-01-01T00:00:00Z" \
+     -o "$OUT/kube-apiserver.tmp" k8s.io/kubernetes/cmd/kube-apiserver)
   mv "$OUT/kube-apiserver.tmp" "$OUT/kube-apiserver"
   rm -rf "$work"; trap - EXIT
 fi

@@ -32,7 +32,7 @@ func (o *lintOptions) engine() (lint.Options, error) {
 	if o.namespace == "" {
 		return lint.Options{}, usageErr("--namespace must not be empty")
 	}
-	return lint.Options{Settings: o.settings, Namespace: o.namespace, Registry: api.DefaultRegistry(), Extra: rbacAnalysis}, nil
+	return lint.Options{Settings: o.settings, Namespace: o.namespace, Registry: api.DefaultRegistry(), Extra: rbacAnalysis(o.settings)}, nil
 }
 
 func newLintCmd(s streams) *cobra.Command {
