@@ -1,0 +1,141 @@
+// Package crds generates the CustomResourceDefinitions the end-to-end tests install
+// in a bare API server, one per kind of api.DefaultRegistry(), with schemas derived
+// from the Go types meshguard decodes into.
+//
+// They exist so that the API server stores real objects (pruning, type checks and
+// all) when meshguard's webhook is in front of it. They are test fixtures, not
+// product: in production the mesh installs its own CRDs, so they live next to the
+// tests (e2e/testdata/crds.yaml) and never in the chart.
+package crds
+
+import (
+	"reflect"
+	"strings"
+
+	"github.com/meshguard/meshguard/api"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Categories lets `kubectl get kuma` / `kubectl get meshguard` list every test policy.
+var Categories = []string{"kuma", "meshguard"}
+
+// sectionKeys maps each spec section to its YAML key; a key of a typed spec that is
+// not one of these is never dropped by the section filter.
+var sectionKeys = map[string]api.Section{
+	"targetRef": api.SecTargetRef,
+	"to":        api.SecTo,
+	"from":      api.SecFrom,
+	"rules":     api.SecRules,
+	"default":   api.SecDefault,
+}
+
+// CRDs returns one namespaced CRD per kind of reg, in registry order.
+func CRDs(reg *api.Registry) []*apiextensionsv1.CustomResourceDefinition {
+	var out []*apiextensionsv1.CustomResourceDefinition
+	for _, k := range reg.Kinds() {
+		out = append(out, CRD(k))
+	}
+	return out
+}
+
+// CRD builds the CRD of one kind: a single served and storage version with no
+// subresources (meshguard never writes status) and no required fields.
+func CRD(k *api.Kind) *apiextensionsv1.CustomResourceDefinition {
+	spec := SpecSchema(k)
+	root := apiextensionsv1.JSONSchemaProps{
+		Type: "object",
+		Properties: map[string]apiextensionsv1.JSONSchemaProps{
+			"apiVersion": {Type: "string"},
+			"kind":       {Type: "string"},
+			// The API server validates and prunes metadata itself; a structural schema
+			// may say no more than type: object here.
+			"metadata": {Type: "object"},
+			"spec":     spec,
+		},
+	}
+	return &apiextensionsv1.CustomResourceDefinition{
+		TypeMeta: metav1.TypeMeta{
+			APIVersion: apiextensionsv1.SchemeGroupVersion.String(),
+			Kind:       "CustomResourceDefinition",
+		},
+		ObjectMeta: metav1.ObjectMeta{
+			Name: k.Plural + "." + k.Group,
+			// Lets the e2e suite find and remove exactly the CRDs it installed.
+			Labels: map[string]string{"app.kubernetes.io/part-of": "meshguard-e2e"},
+		},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+			Group: k.Group,
+			Names: apiextensionsv1.CustomResourceDefinitionNames{
+				Plural:     k.Plural,
+				Singular:   strings.ToLower(k.Kind),
+				Kind:       k.Kind,
+				ListKind:   k.Kind + "List",
+				Categories: append([]string(nil), Categories...),
+			},
+			Scope: apiextensionsv1.NamespaceScoped,
+			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{
+				Name:                     k.Version,
+				Served:                   true,
+				Storage:                  true,
+				Deprecated:               k.Deprecated != "",
+				Schema:                   &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &root},
+				AdditionalPrinterColumns: printerColumns(k),
+			}},
+		},
+	}
+}
+
+// SpecSchema is the schema of spec for kind k: the schema of k's typed spec with the
+// sections k lacks removed, so the API server prunes them (as Kuma's own CRDs make it
+// do) and meshguard's unknown-field warning matches what users will see. For kinds
+// decoded into the generic api.PolicySpec, a modelled Conf replaces the free-form
+// `default` of to/from/rules items and of spec.default.
+func SpecSchema(k *api.Kind) apiextensionsv1.JSONSchemaProps {
+	spec := SchemaOf(reflect.TypeOf(k.NewSpec()))
+	for key, sec := range sectionKeys {
+		if _, ok := spec.Properties[key]; ok && !k.Sections.Has(sec) {
+			delete(spec.Properties, key)
+		}
+	}
+	if _, generic := k.NewSpec().(*api.PolicySpec); !generic || k.Conf == nil {
+		return spec
+	}
+	conf := SchemaOf(k.Conf)
+	for _, list := range []string{"to", "from", "rules"} {
+		l, ok := spec.Properties[list]
+		if !ok {
+			continue
+		}
+		item := *l.Items.Schema
+		item.Properties = copyProps(item.Properties)
+		item.Properties["default"] = conf
+		l.Items = &apiextensionsv1.JSONSchemaPropsOrArray{Schema: &item}
+		spec.Properties[list] = l
+	}
+	if _, ok := spec.Properties["default"]; ok {
+		spec.Properties["default"] = conf
+	}
+	return spec
+}
+
+func copyProps(in map[string]apiextensionsv1.JSONSchemaProps) map[string]apiextensionsv1.JSONSchemaProps {
+	out := make(map[string]apiextensionsv1.JSONSchemaProps, len(in))
+	for k, v := range in {
+		out[k] = v
+	}
+	return out
+}
+
+// printerColumns shows what a policy targets in `kubectl get`, as Kuma's CRDs do; it
+// is what one looks at first when a test fails.
+func printerColumns(k *api.Kind) []apiextensionsv1.CustomResourceColumnDefinition {
+	if !k.Sections.Has(api.SecTargetRef) {
+		return nil
+	}
+	return []apiextensionsv1.CustomResourceColumnDefinition{
+		{Name: "TargetRef Kind", Type: "string", JSONPath: ".spec.targetRef.kind"},
+		{Name: "TargetRef Name", Type: "string", JSONPath: ".spec.targetRef.name"},
+		{Name: "Age", Type: "date", JSONPath: ".metadata.creationTimestamp"},
+	}
+}
