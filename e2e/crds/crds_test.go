@@ -1,0 +1,284 @@
+package crds
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/meshguard/meshguard/api"
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	crdvalidation "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// structural converts crd's schema to the API server's internal form and builds the
+// structural schema from it, failing t on any error the API server would report.
+func structural(t *testing.T, crd *apiextensionsv1.CustomResourceDefinition) *structuralschema.Structural {
+	t.Helper()
+	var internal apiextensions.JSONSchemaProps
+	v1 := crd.Spec.Versions[0].Schema.OpenAPIV3Schema
+	if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(v1, &internal, nil); err != nil {
+		t.Fatalf("%s: convert: %v", crd.Name, err)
+	}
+	s, err := structuralschema.NewStructural(&internal)
+	if err != nil {
+		t.Fatalf("%s: NewStructural: %v", crd.Name, err)
+	}
+	if errs := structuralschema.ValidateStructural(field.NewPath("openAPIV3Schema"), s); len(errs) > 0 {
+		t.Fatalf("%s: not structural: %v", crd.Name, errs.ToAggregate())
+	}
+	return s
+}
+
+func TestSchemasAreStructural(t *testing.T) {
+	for _, crd := range CRDs(api.DefaultRegistry()) {
+		structural(t, crd)
+	}
+}
+
+// TestCRDsPassAPIServerValidation runs the API server's own CRD validation (after its
+// defaulting), so a bad name, scope or printer column fails here and not in e2e setup.
+func TestCRDsPassAPIServerValidation(t *testing.T) {
+	for _, crd := range CRDs(api.DefaultRegistry()) {
+		c := crd.DeepCopy()
+		apiextensionsv1.SetObjectDefaults_CustomResourceDefinition(c)
+		var internal apiextensions.CustomResourceDefinition
+		if err := apiextensionsv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(c, &internal, nil); err != nil {
+			t.Fatalf("%s: convert: %v", crd.Name, err)
+		}
+		if errs := crdvalidation.ValidateCustomResourceDefinition(context.Background(), &internal); len(errs) > 0 {
+			t.Errorf("%s: %v", crd.Name, errs.ToAggregate())
+		}
+	}
+}
+
+func TestOneCRDPerKind(t *testing.T) {
+	reg := api.DefaultRegistry()
+	crds := CRDs(reg)
+	if len(crds) != len(reg.Kinds()) {
+		t.Fatalf("%d CRDs for %d kinds", len(crds), len(reg.Kinds()))
+	}
+	for i, k := range reg.Kinds() {
+		c := crds[i]
+		if want := k.Plural + "." + k.Group; c.Name != want {
+			t.Errorf("name %q, want %q", c.Name, want)
+		}
+		n := c.Spec.Names
+		if c.Spec.Group != k.Group || n.Kind != k.Kind || n.Plural != k.Plural || n.ListKind != k.Kind+"List" ||
+			n.Singular != strings.ToLower(k.Kind) || len(n.ShortNames) != 0 {
+			t.Errorf("%s: names %+v group %q", k.Kind, n, c.Spec.Group)
+		}
+		if !reflect.DeepEqual(n.Categories, []string{"kuma", "meshguard"}) {
+			t.Errorf("%s: categories %v", k.Kind, n.Categories)
+		}
+		if c.Spec.Scope != apiextensionsv1.NamespaceScoped {
+			t.Errorf("%s: scope %s", k.Kind, c.Spec.Scope)
+		}
+		if len(c.Spec.Versions) != 1 {
+			t.Fatalf("%s: %d versions", k.Kind, len(c.Spec.Versions))
+		}
+		v := c.Spec.Versions[0]
+		if v.Name != k.Version || !v.Served || !v.Storage || v.Subresources != nil {
+			t.Errorf("%s: version %s served=%v storage=%v subresources=%v", k.Kind, v.Name, v.Served, v.Storage, v.Subresources)
+		}
+		root := v.Schema.OpenAPIV3Schema
+		if len(root.Required) != 0 || root.Type != "object" {
+			t.Errorf("%s: root type %q required %v", k.Kind, root.Type, root.Required)
+		}
+		for _, key := range []string{"apiVersion", "kind"} {
+			if root.Properties[key].Type != "string" {
+				t.Errorf("%s: %s is %q", k.Kind, key, root.Properties[key].Type)
+			}
+		}
+		if m := root.Properties["metadata"]; !reflect.DeepEqual(m, apiextensionsv1.JSONSchemaProps{Type: "object"}) {
+			t.Errorf("%s: metadata schema %+v, want type: object only", k.Kind, m)
+		}
+		// Only the kind's sections, so the API server prunes the others like Kuma does.
+		spec := root.Properties["spec"]
+		if got, want := sortedKeys(spec.Properties), k.Sections.Names(); !reflect.DeepEqual(got, sorted(want)) {
+			t.Errorf("%s: spec properties %v, want sections %v", k.Kind, got, want)
+		}
+	}
+}
+
+// TestNothingRequired: a missing field must reach meshguard, which reports it with
+// its own code and hint, instead of being refused by the schema first.
+func TestNothingRequired(t *testing.T) {
+	for _, crd := range CRDs(api.DefaultRegistry()) {
+		walkSchema(*crd.Spec.Versions[0].Schema.OpenAPIV3Schema, "", func(p string, s apiextensionsv1.JSONSchemaProps) {
+			if len(s.Required) > 0 {
+				t.Errorf("%s: %s requires %v", crd.Name, p, s.Required)
+			}
+		})
+	}
+}
+
+func TestMeshTrafficPermissionSchema(t *testing.T) {
+	spec := specOf(t, "MeshTrafficPermission")
+	for _, key := range []string{"targetRef", "from", "rules", "default"} {
+		if _, ok := spec.Properties[key]; !ok {
+			t.Errorf("spec.%s missing", key)
+		}
+	}
+	if _, ok := spec.Properties["to"]; ok {
+		t.Error("spec.to present; MeshTrafficPermission has no to")
+	}
+	if got := at(t, spec, "from", "[]", "default", "action").Type; got != "string" {
+		t.Errorf("from[].default.action type %q", got)
+	}
+	for _, base := range [][]string{{"default"}, {"rules", "[]", "default"}} {
+		for _, list := range []string{"allow", "deny", "allowWithShadowDeny"} {
+			match := at(t, spec, append(append([]string{}, base...), list, "[]")...)
+			// Both spellings: seed 001 writes spiffeId, Kuma spiffeID; the API server
+			// must keep whichever the user wrote for meshguard to see it.
+			for _, key := range []string{"spiffeId", "spiffeID"} {
+				if got := at(t, match, key, "value").Type; got != "string" {
+					t.Errorf("%v.%s[].%s.value type %q", base, list, key, got)
+				}
+			}
+		}
+	}
+}
+
+func TestMeshRetryHasNoFrom(t *testing.T) {
+	spec := specOf(t, "MeshRetry")
+	for _, key := range []string{"from", "rules", "default"} {
+		if _, ok := spec.Properties[key]; ok {
+			t.Errorf("MeshRetry spec has %s", key)
+		}
+	}
+	if !preserves(at(t, spec, "to", "[]", "default")) {
+		t.Error("MeshRetry to[].default (api.Free) does not preserve unknown fields")
+	}
+}
+
+func TestFreePartsPreserveUnknown(t *testing.T) {
+	for _, c := range []struct {
+		kind string
+		path []string
+	}{
+		{"MeshCircuitBreaker", []string{"from", "[]", "default"}},
+		{"MeshCircuitBreaker", []string{"rules", "[]", "matches"}},
+		{"MeshTrace", []string{"default"}},
+		{"MeshHTTPRoute", []string{"to", "[]", "rules", "[]", "matches", "[]", "headers"}},
+		{"MeshHTTPRoute", []string{"to", "[]", "rules", "[]", "default", "filters", "[]", "urlRewrite"}},
+		{"MeshHTTPRoute", []string{"to", "[]", "rules", "[]", "default", "filters", "[]", "requestMirror", "percentage"}},
+	} {
+		s := at(t, specOf(t, c.kind), c.path...)
+		if !preserves(s) || s.Type != "" || len(s.Properties) != 0 {
+			t.Errorf("%s %v: %+v, want x-kubernetes-preserve-unknown-fields with no type", c.kind, c.path, s)
+		}
+	}
+}
+
+// TestModelledConfReplacesFree: MeshTimeout's Conf is modelled, so its defaults are
+// typed and an unknown timeout key is pruned like in Kuma.
+func TestModelledConfReplacesFree(t *testing.T) {
+	spec := specOf(t, "MeshTimeout")
+	for _, list := range []string{"to", "from", "rules"} {
+		def := at(t, spec, list, "[]", "default")
+		if preserves(def) || def.Type != "object" {
+			t.Fatalf("%s[].default: %+v", list, def)
+		}
+		if got := at(t, def, "http", "requestTimeout").Type; got != "string" {
+			t.Errorf("%s[].default.http.requestTimeout type %q", list, got)
+		}
+	}
+	// The shared api.Rule keeps matches free.
+	if !preserves(at(t, spec, "rules", "[]", "matches")) {
+		t.Error("rules[].matches is not free")
+	}
+	// Other PolicySpec kinds are untouched by MeshTimeout's conf.
+	if !preserves(at(t, specOf(t, "MeshRateLimit"), "to", "[]", "default")) {
+		t.Error("MeshRateLimit to[].default is not free")
+	}
+}
+
+func TestSchemaOfScalarsAndMaps(t *testing.T) {
+	type inner struct {
+		N int32 `json:"n"`
+	}
+	type embedded struct {
+		E string `json:"e"`
+	}
+	type sample struct {
+		embedded
+		S       string            `json:"s,omitempty"`
+		I       *int64            `json:"i,omitempty"`
+		F       float64           `json:"f"`
+		B       bool              `json:"b"`
+		L       []inner           `json:"l"`
+		M       map[string]*inner `json:"m"`
+		Skipped string            `json:"-"`
+		Untag   string
+		hidden  string //nolint:unused // must not appear
+	}
+	s := SchemaOf(reflect.TypeOf(&sample{}))
+	want := map[string]string{"e": "string", "s": "string", "i": "integer", "f": "number", "b": "boolean",
+		"l": "array", "m": "object", "Untag": "string"}
+	if got := sortedKeys(s.Properties); !reflect.DeepEqual(got, sortedKeys(want)) {
+		t.Fatalf("properties %v, want %v", got, sortedKeys(want))
+	}
+	for k, typ := range want {
+		if s.Properties[k].Type != typ {
+			t.Errorf("%s: type %q, want %q", k, s.Properties[k].Type, typ)
+		}
+	}
+	if s.Properties["i"].Format != "int64" || at(t, s, "l", "[]", "n").Format != "int64" {
+		t.Error("integers lack format int64")
+	}
+	if got := s.Properties["m"].AdditionalProperties.Schema.Properties["n"].Type; got != "integer" {
+		t.Errorf("map values: %q", got)
+	}
+}
+
+func specOf(t *testing.T, kind string) apiextensionsv1.JSONSchemaProps {
+	t.Helper()
+	for _, k := range api.DefaultRegistry().Kinds() {
+		if k.Kind == kind {
+			return CRD(k).Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"]
+		}
+	}
+	t.Fatalf("no kind %s", kind)
+	return apiextensionsv1.JSONSchemaProps{}
+}
+
+// at follows path through properties ("[]" steps into array items).
+func at(t *testing.T, s apiextensionsv1.JSONSchemaProps, path ...string) apiextensionsv1.JSONSchemaProps {
+	t.Helper()
+	for i, p := range path {
+		if p == "[]" {
+			if s.Type != "array" || s.Items == nil || s.Items.Schema == nil {
+				t.Fatalf("%v: not an array", path[:i])
+			}
+			s = *s.Items.Schema
+			continue
+		}
+		next, ok := s.Properties[p]
+		if !ok {
+			t.Fatalf("%v: no property %q (have %v)", path[:i], p, sortedKeys(s.Properties))
+		}
+		s = next
+	}
+	return s
+}
+
+func preserves(s apiextensionsv1.JSONSchemaProps) bool {
+	return s.XPreserveUnknownFields != nil && *s.XPreserveUnknownFields
+}
+
+func walkSchema(s apiextensionsv1.JSONSchemaProps, path string, fn func(string, apiextensionsv1.JSONSchemaProps)) {
+	fn(path, s)
+	for k, p := range s.Properties {
+		walkSchema(p, path+"."+k, fn)
+	}
+	if s.Items != nil && s.Items.Schema != nil {
+		walkSchema(*s.Items.Schema, path+"[]", fn)
+	}
+	if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
+		walkSchema(*s.AdditionalProperties.Schema, path+"{}", fn)
+	}
+}
