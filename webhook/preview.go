@@ -25,23 +25,17 @@ const maxPreviewLines = 6
 // merged with the stored ones that select the same proxies (the effective RBAC, not
 // the policy in isolation), and the groups it takes part in are summarised.
 func NewPreview(list PolicyLister, opts compile.Options) PreviewFunc {
+	c := newPreviewCache(opts)
 	return func(ctx context.Context, obj *unstructured.Unstructured) ([]string, string) {
 		incoming, err := compile.PolicyFromObject(obj)
 		if err != nil {
 			return []string{"rbac-preview: " + err.Error()}, ""
 		}
-		policies := []compile.Policy{incoming}
 		stored, ok := list(ctx)
-		for i := range stored {
-			u := &stored[i]
-			if u.GetNamespace() == obj.GetNamespace() && u.GetName() == obj.GetName() {
-				continue // the incoming object replaces its stored version
-			}
-			if p, err := compile.PolicyFromObject(u); err == nil {
-				policies = append(policies, p)
-			}
-		}
-		previews, err := compile.BuildPreviews(policies, opts)
+		// The incoming object replaces its stored version (UPDATE).
+		others, fingerprint := c.policies(stored, obj.GetNamespace(), obj.GetName())
+		policies := append([]compile.Policy{incoming}, others...)
+		previews, err := c.build(policies, fingerprint)
 		if err != nil {
 			return []string{"rbac-preview: " + err.Error()}, ""
 		}

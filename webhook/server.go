@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
@@ -249,7 +250,9 @@ func (p *policyCache) list(ctx context.Context) ([]unstructured.Unstructured, bo
 	}
 	l := &unstructured.UnstructuredList{}
 	l.SetGroupVersionKind(MTPGVK.GroupVersion().WithKind(MTPGVK.Kind + "List"))
-	if err := (*c).List(ctx, l); err != nil {
+	// The preview only reads the objects, so the cache's own copies are handed out
+	// instead of a deep copy of every policy on every request.
+	if err := (*c).List(ctx, l, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, false
 	}
 	return l.Items, true

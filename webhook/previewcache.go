@@ -1,0 +1,162 @@
+package webhook
+
+import (
+	"sort"
+	"strings"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/compile"
+)
+
+// Bounds of the preview cache; past them it forgets what the current list does not
+// hold.
+const (
+	maxParsedSlack   = 256
+	maxStoredResults = 64
+)
+
+// previewCache makes the preview's cost depend on the incoming policy and the few
+// stored ones that share its proxies, not on every MeshTrafficPermission of the
+// cluster, while returning exactly what compiling everything would:
+//
+//   - stored objects are read (compile.PolicyFromObject) once per uid and
+//     resourceVersion, which change with every write of an object;
+//   - whether the stored policies alone compile (every group BuildPreviews forms from
+//     them) is remembered per set of uids and resourceVersions. When they do, the
+//     groups that do not contain the incoming policy compile as well (they are the
+//     same groups, with the same members), so only the policies that share a group
+//     with the incoming one need compiling; the groups containing it come out
+//     identical. Whenever anything fails, the whole set is compiled as before, so
+//     errors read the same.
+//
+// Objects without uid or resourceVersion (not from an API server) are not cached.
+type previewCache struct {
+	opts   compile.Options
+	sysNS  string
+	mu     sync.Mutex
+	parsed map[string]parsedPolicy
+	stored map[string]bool
+}
+
+type parsedPolicy struct {
+	policy compile.Policy
+	ok     bool
+}
+
+func newPreviewCache(opts compile.Options) *previewCache {
+	sysNS := opts.SystemNamespace
+	if sysNS == "" {
+		sysNS = api.DefaultSystemNS // what compile defaults to
+	}
+	return &previewCache{opts: opts, sysNS: sysNS, parsed: map[string]parsedPolicy{}, stored: map[string]bool{}}
+}
+
+// policies reads the stored objects other than namespace/name, in list order,
+// skipping those that do not compile. fingerprint identifies the set (empty when
+// some object has no uid or resourceVersion).
+func (c *previewCache) policies(stored []unstructured.Unstructured, namespace, name string) (out []compile.Policy, fingerprint string) {
+	keys := make([]string, 0, len(stored))
+	cacheable := true
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := range stored {
+		u := &stored[i]
+		if u.GetNamespace() == namespace && u.GetName() == name {
+			continue
+		}
+		uid, rv := string(u.GetUID()), u.GetResourceVersion()
+		if uid == "" || rv == "" {
+			cacheable = false
+			if p, err := compile.PolicyFromObject(u); err == nil {
+				out = append(out, p)
+			}
+			continue
+		}
+		key := uid + "/" + rv
+		keys = append(keys, key)
+		pp, hit := c.parsed[key]
+		if !hit {
+			p, err := compile.PolicyFromObject(u)
+			pp = parsedPolicy{policy: p, ok: err == nil}
+			c.parsed[key] = pp
+		}
+		if pp.ok {
+			out = append(out, pp.policy)
+		}
+	}
+	if len(c.parsed) > len(stored)+maxParsedSlack {
+		keep := make(map[string]parsedPolicy, len(keys))
+		for _, k := range keys {
+			keep[k] = c.parsed[k]
+		}
+		c.parsed = keep
+	}
+	if !cacheable {
+		return out, ""
+	}
+	sort.Strings(keys)
+	return out, strings.Join(keys, ",")
+}
+
+// build compiles the previews of policies (the incoming one first, then the stored
+// ones of fingerprint); the groups that contain the incoming policy are the same as
+// those of compile.BuildPreviews(policies, opts), and so is any error.
+func (c *previewCache) build(policies []compile.Policy, fingerprint string) ([]compile.Preview, error) {
+	if fingerprint == "" || !c.storedCompile(policies[1:], fingerprint) {
+		return compile.BuildPreviews(policies, c.opts)
+	}
+	previews, err := compile.BuildPreviews(c.related(policies), c.opts)
+	if err != nil {
+		return compile.BuildPreviews(policies, c.opts)
+	}
+	return previews, nil
+}
+
+// storedCompile reports whether every group of the stored policies compiles.
+func (c *previewCache) storedCompile(stored []compile.Policy, fingerprint string) bool {
+	c.mu.Lock()
+	ok, hit := c.stored[fingerprint]
+	c.mu.Unlock()
+	if hit {
+		return ok
+	}
+	_, err := compile.BuildPreviews(stored, c.opts)
+	ok = err == nil
+	c.mu.Lock()
+	if len(c.stored) >= maxStoredResults {
+		clear(c.stored)
+	}
+	c.stored[fingerprint] = ok
+	c.mu.Unlock()
+	return ok
+}
+
+// related returns policies[0] and the policies that are members of a group it is
+// a member of. Groups are formed per distinct target and hold every policy that
+// applies to it; since a target applies to itself, each group containing
+// policies[0] is formed again, with the same members, from the result.
+func (c *previewCache) related(policies []compile.Policy) []compile.Policy {
+	targets := make([]compile.Target, len(policies))
+	for i, p := range policies {
+		targets[i] = compile.TargetOf(p, c.sysNS)
+	}
+	var mine []compile.Target
+	for _, t := range targets {
+		if compile.Applies(targets[0], t) {
+			mine = append(mine, t)
+		}
+	}
+	out := []compile.Policy{policies[0]}
+	for i := 1; i < len(policies); i++ {
+		for _, t := range mine {
+			if compile.Applies(targets[i], t) {
+				out = append(out, policies[i])
+				break
+			}
+		}
+	}
+	return out
+}
