@@ -70,3 +70,7 @@ chart-lint: $(HELM) ## helm lint (and --strict) charts/meshguard, and check the 
 .PHONY: chart-rules
 chart-rules: ## Regenerate the chart's webhook rules from the kind registry
 	$(GO) run ./hack/gen-chart-rules
+
+.PHONY: loadtest
+loadtest: ## Loopback load benchmark: meshguard /validate vs a no-op webhook (docs/performance.md)
+	$(GO) run ./hack/loadgen $(LOADGEN_FLAGS)

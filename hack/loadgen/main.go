@@ -1,0 +1,149 @@
+// Command loadgen is meshguard's loopback load benchmark (issue 4): it starts, in
+// this process, two controller-runtime webhook servers on 127.0.0.1 with a
+// generated certificate — meshguard's validating handler with the RBAC preview over
+// a cluster of stored MeshTrafficPermissions, and a no-op handler — and sends both
+// the same AdmissionReview (CREATE of a MeshTrafficPermission) over keep-alive
+// HTTPS/1.1. Per target it runs a closed loop (fixed concurrency, fixed duration:
+// throughput) and an open loop (fixed rate, latency from the scheduled send time),
+// then prints a markdown table, or JSON with -json. Every phase is bounded in count
+// and time; the servers stop with the command.
+//
+//	go run ./hack/loadgen [-concurrency 8] [-duration 5s] [-rate 1000] [-json] [-cpuprofile f]
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"strings"
+	"time"
+
+	"github.com/go-logr/logr"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/meshguard/meshguard/webhook"
+	"github.com/meshguard/meshguard/webhook/loadtest"
+)
+
+// Names of the two targets in the report.
+const (
+	meshguardName = "meshguard /validate"
+	noopName      = "no-op webhook"
+)
+
+type flags struct {
+	concurrency, workers, maxRequests, warmup int
+	duration, timeout                         time.Duration
+	rate                                      float64
+	jsonOut                                   bool
+	cpuprofile                                string
+}
+
+func main() {
+	var f flags
+	flag.IntVar(&f.concurrency, "concurrency", 8, "closed loop: requests in flight (connections) per target")
+	flag.DurationVar(&f.duration, "duration", 5*time.Second, "length of each phase (closed and open loop) per target")
+	flag.Float64Var(&f.rate, "rate", 1000, "open loop: scheduled requests per second")
+	flag.IntVar(&f.workers, "workers", 64, "open loop: senders (and connections) available for scheduled requests")
+	flag.IntVar(&f.maxRequests, "max-requests", 500000, "closed loop: at most this many requests per target")
+	flag.IntVar(&f.warmup, "warmup", 500, "unrecorded requests per target before measuring")
+	flag.DurationVar(&f.timeout, "timeout", 5*time.Second, "per-request timeout")
+	flag.BoolVar(&f.jsonOut, "json", false, "print the report as JSON instead of markdown")
+	flag.StringVar(&f.cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run (servers and load) to this file")
+	flag.Parse()
+	if err := run(f); err != nil {
+		fmt.Fprintln(os.Stderr, "loadgen:", err)
+		os.Exit(1)
+	}
+}
+
+func run(f flags) error {
+	if f.concurrency < 1 || f.workers < 1 || f.rate <= 0 || f.duration <= 0 || f.maxRequests < 1 {
+		return fmt.Errorf("-concurrency, -workers, -rate, -duration and -max-requests must be positive")
+	}
+	ctrl.SetLogger(logr.Discard())
+	// The whole run is bounded: two phases per target plus warm-up and slack.
+	ctx, cancel := context.WithTimeout(context.Background(), 4*f.duration+4*f.timeout+time.Minute)
+	defer cancel()
+
+	dir, err := os.MkdirTemp("", "meshguard-loadgen-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	roots, err := loadtest.WriteCerts(dir)
+	if err != nil {
+		return err
+	}
+	review, err := loadtest.NewReview()
+	if err != nil {
+		return err
+	}
+	eng := loadtest.NewEngine(loadtest.StoredPolicies())
+	mgURL, err := loadtest.Serve(ctx, dir, webhook.ValidatePath, eng.Validate)
+	if err != nil {
+		return err
+	}
+	noopURL, err := loadtest.Serve(ctx, dir, "/noop", loadtest.Noop)
+	if err != nil {
+		return err
+	}
+	mg, noop := loadtest.Target{Name: meshguardName, URL: mgURL}, loadtest.Target{Name: noopName, URL: noopURL}
+	load := &loadtest.Load{Client: loadtest.NewClient(roots, max(f.concurrency, f.workers), f.timeout), Review: review}
+	for _, t := range []loadtest.Target{noop, mg} {
+		if err := load.Send(ctx, t.URL); err != nil {
+			return fmt.Errorf("%s: first request: %w", t.Name, err)
+		}
+		if f.warmup > 0 {
+			load.Closed(ctx, t, f.concurrency, f.duration, f.warmup)
+		}
+	}
+
+	if f.cpuprofile != "" {
+		pf, err := os.Create(f.cpuprofile)
+		if err != nil {
+			return err
+		}
+		defer pf.Close()
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	rep := &loadtest.Report{
+		Command: "go run ./hack/loadgen " + strings.Join(os.Args[1:], " "),
+		Machine: machine(),
+	}
+	// Interleaved so that a change in background load hits both targets alike.
+	rep.Results = append(rep.Results,
+		load.Closed(ctx, noop, f.concurrency, f.duration, f.maxRequests),
+		load.Closed(ctx, mg, f.concurrency, f.duration, f.maxRequests),
+		load.Open(ctx, noop, f.rate, f.duration, f.workers),
+		load.Open(ctx, mg, f.rate, f.duration, f.workers))
+	rep.Judge(meshguardName, noopName)
+
+	if f.jsonOut {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	fmt.Printf("%s\n\n", rep.Machine)
+	rep.Markdown(os.Stdout)
+	return nil
+}
+
+// machine describes where the numbers come from.
+func machine() string {
+	load := "unknown"
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		if fs := strings.Fields(string(b)); len(fs) >= 3 {
+			load = strings.Join(fs[:3], " ")
+		}
+	}
+	return fmt.Sprintf("%s %s/%s, NumCPU %d, GOMAXPROCS %d, load average at start %s",
+		runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0), load)
+}

@@ -1,0 +1,181 @@
+// Package loadtest drives meshguard's validating webhook and a no-op
+// controller-runtime webhook over loopback HTTPS with the same requests, so the
+// admission path can be compared with the framework's floor (issue 4, "How we will
+// check it"). It starts both servers in the caller's process, generates load that
+// is bounded in count and time, and reports throughput and latency percentiles.
+package loadtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// Names of the incoming policy of every request.
+const (
+	IncomingNamespace = "backend-ns"
+	IncomingName      = "backend-permissions"
+	uidPlaceholder    = "00000000-0000-4000-8000-000000000000"
+)
+
+// appNamespaces are the workloads of the fixture cluster; each has a namespace and
+// an `app` label of the same stem.
+func appNamespaces() []string {
+	return []string{"backend", "frontend", "orders", "payments", "inventory", "shipping", "users", "search", "notifications"}
+}
+
+func subset(service string, action string) map[string]any {
+	return map[string]any{
+		"targetRef": map[string]any{"kind": "MeshSubset", "tags": map[string]any{"kuma.io/service": service}},
+		"default":   map[string]any{"action": action},
+	}
+}
+
+// mtp builds a MeshTrafficPermission the way the mutating webhook stores it (mesh
+// and role labels set), with the metadata an informer cache holds.
+func mtp(ns, name, role string, rv int, target map[string]any, from ...map[string]any) unstructured.Unstructured {
+	items := make([]any, len(from))
+	for i, f := range from {
+		items[i] = f
+	}
+	return unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "kuma.io/v1alpha1",
+		"kind":       "MeshTrafficPermission",
+		"metadata": map[string]any{
+			"name":              name,
+			"namespace":         ns,
+			"uid":               fmt.Sprintf("6f1c2a4e-0000-4000-8000-%012d", rv),
+			"resourceVersion":   fmt.Sprint(100000 + rv),
+			"generation":        int64(1),
+			"creationTimestamp": "2025-01-01T00:00:00Z",
+			"labels": map[string]any{
+				"kuma.io/mesh":          "default",
+				"kuma.io/policy-role":   role,
+				"k8s.kuma.io/namespace": ns,
+			},
+		},
+		"spec": map[string]any{"targetRef": target, "from": items},
+	}}
+}
+
+// StoredPolicies returns the MeshTrafficPermissions of the fixture cluster: a
+// mesh-wide default deny with observability exceptions in kuma-system, and per
+// workload namespace one policy for the workload and one for its v2 canary. Three
+// of them select the incoming policy's proxies (app=backend), so the preview
+// merges and orders policies of several roles and namespaces.
+func StoredPolicies() []unstructured.Unstructured {
+	mesh := map[string]any{"kind": "Mesh"}
+	out := []unstructured.Unstructured{
+		mtp("kuma-system", "mesh-deny-default", "system", 1, mesh,
+			subset("prometheus_observability_svc_9090", "Allow"),
+			map[string]any{"targetRef": mesh, "default": map[string]any{"action": "Deny"}}),
+		mtp("kuma-system", "mesh-tracing", "system", 2, mesh,
+			subset("otel-collector_observability_svc_4317", "Allow"),
+			subset("grafana_observability_svc_3000", "AllowWithShadowDeny")),
+	}
+	apps := appNamespaces()
+	for i, app := range apps {
+		ns := app + "-ns"
+		caller := apps[(i+1)%len(apps)]
+		other := apps[(i+2)%len(apps)]
+		name := app + "-permissions"
+		if app == "backend" {
+			name = "backend-batch-callers" // the incoming backend-permissions is new
+		}
+		out = append(out,
+			mtp(ns, name, "workload-owner", 10+2*i,
+				map[string]any{"kind": "Dataplane", "labels": map[string]any{"app": app}},
+				subset(fmt.Sprintf("%s_%s-ns_svc_8080", caller, caller), "Allow"),
+				subset(fmt.Sprintf("%s_%s-ns_svc_8080", other, other), "Deny")),
+			mtp(ns, app+"-canary", "workload-owner", 11+2*i,
+				map[string]any{"kind": "Dataplane", "labels": map[string]any{"app": app, "version": "v2"}},
+				subset(fmt.Sprintf("%s_%s-ns_svc_8080", caller, caller), "AllowWithShadowDeny")))
+	}
+	return out
+}
+
+// IncomingPolicy is the object of every request: backend's workload owner letting
+// frontend in and shadow-denying legacy, as the mutating webhook left it.
+func IncomingPolicy() map[string]any {
+	u := mtp(IncomingNamespace, IncomingName, "workload-owner", 999,
+		map[string]any{"kind": "Dataplane", "labels": map[string]any{"app": "backend"}},
+		subset("frontend_frontend-ns_svc_8080", "Allow"),
+		subset("legacy_legacy-ns_svc_8080", "AllowWithShadowDeny"))
+	meta := u.Object["metadata"].(map[string]any)
+	delete(meta, "resourceVersion")
+	meta["annotations"] = map[string]any{
+		"kubectl.kubernetes.io/last-applied-configuration": `{"apiVersion":"kuma.io/v1alpha1","kind":"MeshTrafficPermission","metadata":{"annotations":{},"name":"backend-permissions","namespace":"backend-ns"},"spec":{"from":[{"default":{"action":"Allow"},"targetRef":{"kind":"MeshSubset","tags":{"kuma.io/service":"frontend_frontend-ns_svc_8080"}}},{"default":{"action":"AllowWithShadowDeny"},"targetRef":{"kind":"MeshSubset","tags":{"kuma.io/service":"legacy_legacy-ns_svc_8080"}}}],"targetRef":{"kind":"Dataplane","labels":{"app":"backend"}}}}` + "\n",
+	}
+	meta["managedFields"] = []any{map[string]any{
+		"apiVersion": "kuma.io/v1alpha1", "fieldsType": "FieldsV1", "manager": "kubectl-client-side-apply",
+		"operation": "Update", "time": "2025-01-01T00:00:00Z",
+		"fieldsV1": map[string]any{"f:metadata": map[string]any{"f:annotations": map[string]any{".": map[string]any{}}}, "f:spec": map[string]any{".": map[string]any{}, "f:from": map[string]any{}, "f:targetRef": map[string]any{}}},
+	}}
+	return u.Object
+}
+
+// Review is an AdmissionReview v1 body with a slot for the request uid, so each
+// request can carry its own uid without re-encoding.
+type Review struct {
+	prefix, suffix []byte
+}
+
+// NewReview encodes the AdmissionReview of a CREATE of IncomingPolicy by a user of
+// the backend team, as the API server sends it to a validating webhook.
+func NewReview() (*Review, error) {
+	raw, err := json.Marshal(IncomingPolicy())
+	if err != nil {
+		return nil, err
+	}
+	dryRun := false
+	gvk := metav1.GroupVersionKind{Group: "kuma.io", Version: "v1alpha1", Kind: "MeshTrafficPermission"}
+	gvr := metav1.GroupVersionResource{Group: "kuma.io", Version: "v1alpha1", Resource: "meshtrafficpermissions"}
+	ar := admissionv1.AdmissionReview{
+		TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"},
+		Request: &admissionv1.AdmissionRequest{
+			UID: types.UID(uidPlaceholder), Kind: gvk, Resource: gvr, RequestKind: &gvk, RequestResource: &gvr,
+			Name: IncomingName, Namespace: IncomingNamespace, Operation: admissionv1.Create,
+			UserInfo: authenticationv1.UserInfo{
+				Username: "alice@example.com", UID: "3d0f5e52-7a0b-4c1e-9d2a-alice",
+				Groups: []string{"team-backend", "system:authenticated"},
+			},
+			Object:  runtime.RawExtension{Raw: raw},
+			DryRun:  &dryRun,
+			Options: runtime.RawExtension{Raw: []byte(`{"kind":"CreateOptions","apiVersion":"meta.k8s.io/v1","fieldManager":"kubectl-client-side-apply","fieldValidation":"Strict"}`)},
+		},
+	}
+	body, err := json.Marshal(ar)
+	if err != nil {
+		return nil, err
+	}
+	prefix, suffix, ok := bytes.Cut(body, []byte(uidPlaceholder))
+	if !ok {
+		return nil, fmt.Errorf("uid placeholder not found in the encoded review")
+	}
+	return &Review{prefix: prefix, suffix: suffix}, nil
+}
+
+// Body returns the encoded review with the given request uid (which must not need
+// JSON escaping).
+func (r *Review) Body(uid string) []byte {
+	b := make([]byte, 0, len(r.prefix)+len(uid)+len(r.suffix))
+	b = append(b, r.prefix...)
+	b = append(b, uid...)
+	return append(b, r.suffix...)
+}
+
+// Request decodes the review's request with the given uid, for in-process use.
+func (r *Review) Request(uid string) (admissionv1.AdmissionRequest, error) {
+	var ar admissionv1.AdmissionReview
+	if err := json.Unmarshal(r.Body(uid), &ar); err != nil {
+		return admissionv1.AdmissionRequest{}, err
+	}
+	return *ar.Request, nil
+}

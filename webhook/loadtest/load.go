@@ -1,0 +1,220 @@
+package loadtest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Target is one webhook endpoint under load.
+type Target struct {
+	Name string
+	URL  string
+}
+
+// Phase names of a Result.
+const (
+	ClosedLoop = "closed"
+	OpenLoop   = "open"
+)
+
+// Result is one phase against one target. Latencies are in milliseconds; in the
+// open loop they run from each request's scheduled send time, so a stalled server
+// is charged for the requests queued behind it (no coordinated omission).
+type Result struct {
+	Target      string  `json:"target"`
+	Phase       string  `json:"phase"`
+	Concurrency int     `json:"concurrency,omitempty"`
+	TargetRate  float64 `json:"targetRate,omitempty"`
+	Seconds     float64 `json:"seconds"`
+	Requests    int     `json:"requests"`
+	Errors      int     `json:"errors"`
+	FirstError  string  `json:"firstError,omitempty"`
+	RPS         float64 `json:"rps"`
+	P50         float64 `json:"p50ms"`
+	P90         float64 `json:"p90ms"`
+	P99         float64 `json:"p99ms"`
+	Max         float64 `json:"maxms"`
+}
+
+// recorder collects the outcome of each request of one phase.
+type recorder struct {
+	mu       sync.Mutex
+	lat      []time.Duration
+	errors   int
+	firstErr string
+}
+
+func (r *recorder) add(lat []time.Duration, errs int, first string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.lat = append(r.lat, lat...)
+	r.errors += errs
+	if r.firstErr == "" {
+		r.firstErr = first
+	}
+}
+
+func (r *recorder) result(t Target, phase string, elapsed time.Duration) Result {
+	sort.Slice(r.lat, func(i, j int) bool { return r.lat[i] < r.lat[j] })
+	n := len(r.lat)
+	res := Result{Target: t.Name, Phase: phase, Seconds: elapsed.Seconds(), Requests: n, Errors: r.errors, FirstError: r.firstErr}
+	if elapsed > 0 {
+		res.RPS = float64(n-r.errors) / elapsed.Seconds()
+	}
+	res.P50, res.P90, res.P99 = ms(percentile(r.lat, 0.50)), ms(percentile(r.lat, 0.90)), ms(percentile(r.lat, 0.99))
+	if n > 0 {
+		res.Max = ms(r.lat[n-1])
+	}
+	return res
+}
+
+// percentile is the nearest-rank percentile of sorted.
+func percentile(sorted []time.Duration, p float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(math.Ceil(p*float64(len(sorted)))) - 1
+	return sorted[max(0, min(i, len(sorted)-1))]
+}
+
+func ms(d time.Duration) float64 { return math.Round(float64(d)/1e3) / 1e3 }
+
+// Load sends one review to one target at a time from many goroutines.
+type Load struct {
+	Client *http.Client
+	Review *Review
+	seq    atomic.Int64
+}
+
+// Send posts the review with a fresh uid and checks that the answer is an
+// AdmissionReview for that uid that allows the request.
+func (l *Load) Send(ctx context.Context, url string) error {
+	uid := "loadtest-" + strconv.FormatInt(l.seq.Add(1), 10)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(l.Review.Body(uid)))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	resp, err := l.Client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("HTTP %d", resp.StatusCode)
+	}
+	// Only what is checked is decoded; the warnings and the rbac-preview annotation
+	// are scanned but not kept.
+	var out struct {
+		Response *struct {
+			UID     string `json:"uid"`
+			Allowed bool   `json:"allowed"`
+		} `json:"response"`
+	}
+	if err := json.Unmarshal(body, &out); err != nil {
+		return fmt.Errorf("response is not an AdmissionReview: %v", err)
+	}
+	switch {
+	case out.Response == nil:
+		return fmt.Errorf("AdmissionReview without response")
+	case out.Response.UID != uid:
+		return fmt.Errorf("response uid %q, want %q", out.Response.UID, uid)
+	case !out.Response.Allowed:
+		return fmt.Errorf("request denied: %.200s", body)
+	}
+	return nil
+}
+
+// Closed runs the closed loop: concurrency senders, each sending its next request
+// when the previous one is answered, for d or until maxRequests were sent.
+func (l *Load) Closed(ctx context.Context, t Target, concurrency int, d time.Duration, maxRequests int) Result {
+	ctx, cancel := context.WithTimeout(ctx, d+l.Client.Timeout)
+	defer cancel()
+	rec := &recorder{}
+	var sent atomic.Int64
+	start := time.Now()
+	end := start.Add(d)
+	var wg sync.WaitGroup
+	for range concurrency {
+		wg.Go(func() {
+			var lat []time.Duration
+			errs, first := 0, ""
+			for time.Now().Before(end) && sent.Add(1) <= int64(maxRequests) && ctx.Err() == nil {
+				t0 := time.Now()
+				if err := l.Send(ctx, t.URL); err != nil {
+					errs++
+					if first == "" {
+						first = err.Error()
+					}
+				}
+				lat = append(lat, time.Since(t0))
+			}
+			rec.add(lat, errs, first)
+		})
+	}
+	wg.Wait()
+	res := rec.result(t, ClosedLoop, time.Since(start))
+	res.Concurrency = concurrency
+	return res
+}
+
+// Open runs the open loop: rate requests per second for d (rate·d requests in all),
+// each due at its slot of a fixed schedule and sent by the first free of workers
+// senders. Latency is measured from the slot, not from the actual send.
+func (l *Load) Open(ctx context.Context, t Target, rate float64, d time.Duration, workers int) Result {
+	n := int(rate * d.Seconds())
+	interval := time.Duration(float64(time.Second) / rate)
+	ctx, cancel := context.WithTimeout(ctx, d+l.Client.Timeout)
+	defer cancel()
+	due := make(chan time.Time, n)
+	rec := &recorder{}
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			var lat []time.Duration
+			errs, first := 0, ""
+			for at := range due {
+				err := ctx.Err()
+				if err == nil {
+					err = l.Send(ctx, t.URL)
+				}
+				if err != nil {
+					errs++
+					if first == "" {
+						first = err.Error()
+					}
+				}
+				lat = append(lat, time.Since(at))
+			}
+			rec.add(lat, errs, first)
+		})
+	}
+	start := time.Now()
+	for i := range n {
+		at := start.Add(time.Duration(i) * interval)
+		if wait := time.Until(at); wait > 0 {
+			time.Sleep(wait)
+		}
+		due <- at
+	}
+	close(due)
+	wg.Wait()
+	res := rec.result(t, OpenLoop, time.Since(start))
+	res.TargetRate = rate
+	return res
+}

@@ -1,0 +1,107 @@
+package loadtest
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/compile"
+	"github.com/meshguard/meshguard/webhook"
+)
+
+// NewEngine returns meshguard's admission engine configured like `meshguard serve`
+// with its default flags (standalone mode, expanded preview form, the mesh's sync
+// account privileged), with the RBAC preview reading stored instead of an informer
+// cache. Like the server's cache List (client.UnsafeDisableDeepCopy), the lister
+// hands out the stored objects themselves.
+func NewEngine(stored []unstructured.Unstructured) *webhook.Engine {
+	settings := api.DefaultSettings()
+	lister := func(context.Context) ([]unstructured.Unstructured, bool) { return stored, true }
+	return &webhook.Engine{
+		Registry:        api.DefaultRegistry(),
+		Settings:        settings,
+		PrivilegedUsers: map[string]bool{"system:serviceaccount:kuma-system:kuma-control-plane": true},
+		Preview: webhook.NewPreview(lister, compile.Options{Form: compile.FormExpanded, MaxExpandedRules: 64,
+			SystemNamespace: settings.SystemNamespace}),
+		Log: logr.Discard(),
+	}
+}
+
+// Noop is the floor the validating handler is compared with: it allows everything
+// without looking at the request.
+func Noop(context.Context, admission.Request) admission.Response { return admission.Allowed("") }
+
+// TLSOpts are the TLS settings of `meshguard serve` with default flags: TLS 1.2 at
+// least and HTTP/1.1 only.
+func TLSOpts() []func(*tls.Config) {
+	return []func(*tls.Config){
+		func(c *tls.Config) { c.MinVersion = tls.VersionTLS12 },
+		func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} },
+	}
+}
+
+// Serve starts a controller-runtime webhook server on a free loopback port with
+// the certificates in certDir, serving handler on path, and returns its URL once
+// it accepts TLS connections. The server stops when ctx ends.
+func Serve(ctx context.Context, certDir, path string, handler admission.HandlerFunc) (string, error) {
+	port, err := freePort()
+	if err != nil {
+		return "", err
+	}
+	srv := crwebhook.NewServer(crwebhook.Options{Host: "127.0.0.1", Port: port, CertDir: certDir, TLSOpts: TLSOpts()})
+	srv.Register(path, &crwebhook.Admission{Handler: handler})
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Start(ctx) }()
+	started := srv.StartedChecker()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		select {
+		case err := <-errc:
+			return "", fmt.Errorf("webhook server on port %d stopped: %v", port, err)
+		case <-time.After(10 * time.Millisecond):
+		}
+		if started(nil) == nil {
+			return "https://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(port)) + path, nil
+		}
+		if time.Now().After(deadline) {
+			return "", fmt.Errorf("webhook server on port %d did not start within 10s", port)
+		}
+	}
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// NewClient returns an HTTP/1.1 client trusting roots that keeps up to conns
+// connections per server alive, as the API server's webhook client does.
+func NewClient(roots *x509.CertPool, conns int, timeout time.Duration) *http.Client {
+	return &http.Client{
+		Timeout: timeout,
+		Transport: &http.Transport{
+			TLSClientConfig:     &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12, NextProtos: []string{"http/1.1"}},
+			ForceAttemptHTTP2:   false,
+			MaxIdleConns:        4 * conns,
+			MaxIdleConnsPerHost: conns,
+			MaxConnsPerHost:     conns,
+			IdleConnTimeout:     time.Minute,
+			DisableCompression:  true,
+		},
+	}
+}
