@@ -111,14 +111,13 @@ func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) erro
 		// HTTP/2 stays off unless asked for (CVE-2023-44487, rapid reset).
 		tlsOpts = append(tlsOpts, func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} })
 	}
-	server := crwebhook.NewServer(crwebhook.Options{Host: o.Host, Port: o.Port, CertDir: o.CertDir, TLSOpts: tlsOpts})
+	var server crwebhook.Server = crwebhook.NewServer(crwebhook.Options{Host: o.Host, Port: o.Port, CertDir: o.CertDir, TLSOpts: tlsOpts})
 	timeout := o.ShutdownTimeout
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  scheme,
 		Logger:                  log,
 		Metrics:                 metricsserver.Options{BindAddress: o.MetricsAddr},
 		HealthProbeBindAddress:  o.ProbeAddr,
-		WebhookServer:           server,
 		GracefulShutdownTimeout: &timeout,
 	})
 	if err != nil {
@@ -181,8 +180,10 @@ func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) erro
 		}
 	}
 
-	// Handlers are registered only once certificates are ready: before that the API
-	// server could not reach us anyway, and readiness tells the truth meanwhile.
+	// Handlers are registered and the server started only once certificates are
+	// ready: before that the API server could not reach us anyway, and readiness
+	// tells the truth meanwhile. The manager must not start the server itself, so it
+	// is not passed in the manager's options.
 	var registered atomic.Bool
 	go func() {
 		select {
@@ -192,6 +193,12 @@ func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) erro
 		}
 		server.Register(MutatePath, &crwebhook.Admission{Handler: admission.HandlerFunc(eng.Mutate)})
 		server.Register(ValidatePath, &crwebhook.Admission{Handler: admission.HandlerFunc(eng.Validate)})
+		// The server joins the manager only now: it needs the certificate files to
+		// start, and a running manager starts runnables added late right away.
+		if err := mgr.Add(server); err != nil {
+			log.Error(err, "starting the webhook server")
+			return
+		}
 		registered.Store(true)
 		log.Info("webhooks registered", "mutate", MutatePath, "validate", ValidatePath)
 	}()
