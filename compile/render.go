@@ -34,13 +34,37 @@ type jsonFinding struct {
 	Message string `json:"message"`
 }
 
+// jsonDoc is the whole JSON document of MarshalJSON and MarshalJSONCompact.
+type jsonDoc struct {
+	Previews []jsonPreview `json:"previews"`
+}
+
 // MarshalJSON renders previews as {"previews": [...]} with each Envoy config as its
-// protojson object. protojson randomizes whitespace on purpose; re-encoding through
-// encoding/json makes the bytes stable, which golden tests and diffs need.
+// protojson object, indented for people (`meshguard preview -o json`). protojson
+// randomizes whitespace on purpose; re-encoding through encoding/json makes the
+// bytes stable, which golden tests and diffs need.
 func MarshalJSON(previews []Preview) ([]byte, error) {
-	doc := struct {
-		Previews []jsonPreview `json:"previews"`
-	}{Previews: make([]jsonPreview, 0, len(previews))}
+	doc, err := newJSONDoc(previews)
+	if err != nil {
+		return nil, err
+	}
+	return json.MarshalIndent(doc, "", "  ")
+}
+
+// MarshalJSONCompact is MarshalJSON without indentation: the same document (it
+// decodes to the same value), about half the bytes and time, for machine readers
+// such as the admission webhook's `rbac-preview` audit annotation.
+func MarshalJSONCompact(previews []Preview) ([]byte, error) {
+	doc, err := newJSONDoc(previews)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(doc)
+}
+
+// newJSONDoc converts previews to the JSON document's types.
+func newJSONDoc(previews []Preview) (jsonDoc, error) {
+	doc := jsonDoc{Previews: make([]jsonPreview, 0, len(previews))}
 	for _, p := range previews {
 		jp := jsonPreview{Target: p.Target, Scope: p.Scope, Policies: p.Policies, Items: p.Items, Form: p.Form}
 		if jp.Policies == nil {
@@ -51,11 +75,11 @@ func MarshalJSON(previews []Preview) ([]byte, error) {
 		}
 		var err error
 		if jp.RBAC, err = protoJSON(p.RBAC); err != nil {
-			return nil, err
+			return jsonDoc{}, err
 		}
 		if p.HTTPRBAC != nil {
 			if jp.HTTPRBAC, err = protoJSON(p.HTTPRBAC); err != nil {
-				return nil, err
+				return jsonDoc{}, err
 			}
 		}
 		jp.Warnings = p.Warnings
@@ -64,7 +88,7 @@ func MarshalJSON(previews []Preview) ([]byte, error) {
 		}
 		doc.Previews = append(doc.Previews, jp)
 	}
-	return json.MarshalIndent(doc, "", "  ")
+	return doc, nil
 }
 
 func protoJSON(m proto.Message) (json.RawMessage, error) {
