@@ -21,48 +21,104 @@ type PolicyLister func(ctx context.Context) (items []unstructured.Unstructured, 
 // maxPreviewLines bounds the preview part of the warnings.
 const maxPreviewLines = 6
 
+// preview is the state behind NewPreview's PreviewFunc: the stored policies read
+// and compiled so far, and the answers already given.
+type preview struct {
+	list    PolicyLister
+	stored  *previewCache
+	results *resultCache
+}
+
+func newPreview(list PolicyLister, opts compile.Options) *preview {
+	return &preview{list: list, stored: newPreviewCache(opts), results: newResultCache(maxResultEntries, maxResultBytes)}
+}
+
 // NewPreview returns the PreviewFunc of the validating handler: the incoming policy is
 // merged with the stored ones that select the same proxies (the effective RBAC, not
-// the policy in isolation), and the groups it takes part in are summarised.
+// the policy in isolation), and the groups it takes part in are summarised. The
+// `rbac-preview` annotation is compact JSON (compile.MarshalJSONCompact). Answers are
+// cached by content (see resultCache), so an object sent again while the stored
+// policies are unchanged costs a hash and a lookup.
 func NewPreview(list PolicyLister, opts compile.Options) PreviewFunc {
-	c := newPreviewCache(opts)
-	return func(ctx context.Context, obj *unstructured.Unstructured) ([]string, string) {
-		incoming, err := compile.PolicyFromObject(obj)
-		if err != nil {
-			return []string{"rbac-preview: " + err.Error()}, ""
+	return newPreview(list, opts).answer
+}
+
+// answer is the PreviewFunc: a cached answer when there is one for the object and
+// the stored set, otherwise a computed one, which is then cached.
+func (p *preview) answer(ctx context.Context, obj *unstructured.Unstructured) ([]string, string) {
+	stored, listed := p.list(ctx)
+	version, versioned := storedSetVersion(stored, obj.GetNamespace(), obj.GetName())
+	var key resultKey
+	cacheable := versioned
+	if cacheable {
+		key, cacheable = previewKey(obj, version, listed)
+	}
+	if cacheable {
+		if r, ok := p.results.get(key); ok {
+			return r.lines, r.annotation
 		}
-		stored, ok := list(ctx)
-		// The incoming object replaces its stored version (UPDATE).
-		others, fingerprint := c.policies(stored, obj.GetNamespace(), obj.GetName())
-		policies := append([]compile.Policy{incoming}, others...)
-		previews, err := c.build(policies, fingerprint)
-		if err != nil {
-			return []string{"rbac-preview: " + err.Error()}, ""
+	}
+	lines, ann := p.compute(obj, stored, listed, version, versioned)
+	if cacheable {
+		p.results.put(key, previewResult{lines: lines, annotation: ann})
+	}
+	return lines, ann
+}
+
+// previewKey hashes everything the answer depends on besides the compile options:
+// what compile.PolicyFromObject and the merge read of obj (kind, metadata.namespace,
+// metadata.name, metadata.labels, spec; an absent field reads like null), the stored
+// set's version and whether the list was available. ok=false when obj holds a value
+// the key encoding does not know.
+func previewKey(obj *unstructured.Unstructured, version setVersion, listed bool) (resultKey, bool) {
+	k := newKeyHasher()
+	meta, _ := obj.Object["metadata"].(map[string]any)
+	for _, v := range []any{obj.Object["kind"], meta["namespace"], meta["name"], meta["labels"], obj.Object["spec"], listed} {
+		if !k.value(v) {
+			return resultKey{}, false
 		}
-		mine := previews[:0]
-		for _, pv := range previews {
-			for _, ref := range pv.Policies {
-				if ref == incoming.Ref() {
-					mine = append(mine, pv)
-					break
-				}
+	}
+	k.buf = append(k.buf, version[:]...)
+	return k.sum(), true
+}
+
+// compute builds the answer from scratch (apart from previewCache's reuse of stored
+// policies).
+func (p *preview) compute(obj *unstructured.Unstructured, stored []unstructured.Unstructured, listed bool, version setVersion, versioned bool) ([]string, string) {
+	incoming, err := compile.PolicyFromObject(obj)
+	if err != nil {
+		return []string{"rbac-preview: " + err.Error()}, ""
+	}
+	// The incoming object replaces its stored version (UPDATE).
+	others := p.stored.policies(stored, obj.GetNamespace(), obj.GetName())
+	policies := append([]compile.Policy{incoming}, others...)
+	previews, err := p.stored.build(policies, version, versioned)
+	if err != nil {
+		return []string{"rbac-preview: " + err.Error()}, ""
+	}
+	mine := previews[:0]
+	for _, pv := range previews {
+		for _, ref := range pv.Policies {
+			if ref == incoming.Ref() {
+				mine = append(mine, pv)
+				break
 			}
 		}
-		var lines []string
-		if !ok {
-			lines = append(lines, "rbac-preview: stored MeshTrafficPermissions unavailable; showing this policy alone")
-		}
-		for _, pv := range mine {
-			lines = append(lines, compile.Summary(pv)...)
-		}
-		if len(lines) > maxPreviewLines {
-			more := len(lines) - maxPreviewLines + 1
-			lines = append(lines[:maxPreviewLines-1], fmt.Sprintf("rbac-preview: %d more lines in the rbac-preview audit annotation", more))
-		}
-		ann, err := compile.MarshalJSON(mine)
-		if err != nil {
-			return lines, ""
-		}
-		return lines, string(ann)
 	}
+	var lines []string
+	if !listed {
+		lines = append(lines, "rbac-preview: stored MeshTrafficPermissions unavailable; showing this policy alone")
+	}
+	for _, pv := range mine {
+		lines = append(lines, compile.Summary(pv)...)
+	}
+	if len(lines) > maxPreviewLines {
+		more := len(lines) - maxPreviewLines + 1
+		lines = append(lines[:maxPreviewLines-1], fmt.Sprintf("rbac-preview: %d more lines in the rbac-preview audit annotation", more))
+	}
+	ann, err := compile.MarshalJSONCompact(mine)
+	if err != nil {
+		return lines, ""
+	}
+	return lines, string(ann)
 }

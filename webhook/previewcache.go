@@ -1,7 +1,8 @@
 package webhook
 
 import (
-	"sort"
+	"crypto/sha256"
+	"slices"
 	"strings"
 	"sync"
 
@@ -38,7 +39,7 @@ type previewCache struct {
 	sysNS  string
 	mu     sync.Mutex
 	parsed map[string]parsedPolicy
-	stored map[string]bool
+	stored map[setVersion]bool
 }
 
 type parsedPolicy struct {
@@ -51,15 +52,61 @@ func newPreviewCache(opts compile.Options) *previewCache {
 	if sysNS == "" {
 		sysNS = api.DefaultSystemNS // what compile defaults to
 	}
-	return &previewCache{opts: opts, sysNS: sysNS, parsed: map[string]parsedPolicy{}, stored: map[string]bool{}}
+	return &previewCache{opts: opts, sysNS: sysNS, parsed: map[string]parsedPolicy{}, stored: map[setVersion]bool{}}
+}
+
+// setVersion identifies a set of stored policies; see storedSetVersion.
+type setVersion [sha256.Size]byte
+
+// storedSetVersion is the version of the stored-policy set a preview of
+// namespace/name merges with: a hash of the sorted uid/resourceVersion pairs of
+// every stored object but that one. A resourceVersion changes with every write of an
+// object and a uid with every re-creation, so creating, updating or deleting any
+// other stored MeshTrafficPermission gives a new version; the list order (which an
+// informer cache does not keep) does not matter, as policies are grouped and sorted
+// by name. ok=false when some object has no uid or resourceVersion (not from an API
+// server): such a set has no version and nothing computed from it is cached.
+func storedSetVersion(stored []unstructured.Unstructured, namespace, name string) (v setVersion, ok bool) {
+	type pair struct{ uid, rv string }
+	pairs := make([]pair, 0, len(stored))
+	for i := range stored {
+		// Read like GetNamespace, GetName, GetUID and GetResourceVersion, without
+		// their allocations.
+		meta, _ := stored[i].Object["metadata"].(map[string]any)
+		if metaString(meta, "namespace") == namespace && metaString(meta, "name") == name {
+			continue
+		}
+		p := pair{metaString(meta, "uid"), metaString(meta, "resourceVersion")}
+		if p.uid == "" || p.rv == "" {
+			return setVersion{}, false
+		}
+		pairs = append(pairs, p)
+	}
+	slices.SortFunc(pairs, func(a, b pair) int {
+		if c := strings.Compare(a.uid, b.uid); c != 0 {
+			return c
+		}
+		return strings.Compare(a.rv, b.rv)
+	})
+	k := newKeyHasher()
+	for _, p := range pairs {
+		k.str(p.uid)
+		k.str(p.rv)
+	}
+	return sha256.Sum256(k.buf), true
+}
+
+// metaString is metadata[field] when it is a string, "" otherwise.
+func metaString(meta map[string]any, field string) string {
+	s, _ := meta[field].(string)
+	return s
 }
 
 // policies reads the stored objects other than namespace/name, in list order,
-// skipping those that do not compile. fingerprint identifies the set (empty when
-// some object has no uid or resourceVersion).
-func (c *previewCache) policies(stored []unstructured.Unstructured, namespace, name string) (out []compile.Policy, fingerprint string) {
+// skipping those that do not compile.
+func (c *previewCache) policies(stored []unstructured.Unstructured, namespace, name string) []compile.Policy {
+	var out []compile.Policy
 	keys := make([]string, 0, len(stored))
-	cacheable := true
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i := range stored {
@@ -69,7 +116,6 @@ func (c *previewCache) policies(stored []unstructured.Unstructured, namespace, n
 		}
 		uid, rv := string(u.GetUID()), u.GetResourceVersion()
 		if uid == "" || rv == "" {
-			cacheable = false
 			if p, err := compile.PolicyFromObject(u); err == nil {
 				out = append(out, p)
 			}
@@ -94,18 +140,15 @@ func (c *previewCache) policies(stored []unstructured.Unstructured, namespace, n
 		}
 		c.parsed = keep
 	}
-	if !cacheable {
-		return out, ""
-	}
-	sort.Strings(keys)
-	return out, strings.Join(keys, ",")
+	return out
 }
 
 // build compiles the previews of policies (the incoming one first, then the stored
-// ones of fingerprint); the groups that contain the incoming policy are the same as
-// those of compile.BuildPreviews(policies, opts), and so is any error.
-func (c *previewCache) build(policies []compile.Policy, fingerprint string) ([]compile.Preview, error) {
-	if fingerprint == "" || !c.storedCompile(policies[1:], fingerprint) {
+// ones of the set with the given version, see storedSetVersion); the groups that contain
+// the incoming policy are the same as those of compile.BuildPreviews(policies,
+// opts), and so is any error.
+func (c *previewCache) build(policies []compile.Policy, version setVersion, versioned bool) ([]compile.Preview, error) {
+	if !versioned || !c.storedCompile(policies[1:], version) {
 		return compile.BuildPreviews(policies, c.opts)
 	}
 	previews, err := compile.BuildPreviews(c.related(policies), c.opts)
@@ -115,8 +158,9 @@ func (c *previewCache) build(policies []compile.Policy, fingerprint string) ([]c
 	return previews, nil
 }
 
-// storedCompile reports whether every group of the stored policies compiles.
-func (c *previewCache) storedCompile(stored []compile.Policy, fingerprint string) bool {
+// storedCompile reports whether every group of the stored policies compiles;
+// fingerprint is their set's version.
+func (c *previewCache) storedCompile(stored []compile.Policy, fingerprint setVersion) bool {
 	c.mu.Lock()
 	ok, hit := c.stored[fingerprint]
 	c.mu.Unlock()

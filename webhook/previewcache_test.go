@@ -46,7 +46,7 @@ func referencePreview(list webhook.PolicyLister, opts compile.Options) webhook.P
 				}
 			}
 		}
-		ann, _ := compile.MarshalJSON(mine)
+		ann, _ := compile.MarshalJSONCompact(mine)
 		var lines []string
 		for _, pv := range mine {
 			lines = append(lines, compile.Summary(pv)...)
@@ -100,6 +100,13 @@ func TestPreviewCacheMatchesReference(t *testing.T) {
 	_ = unstructured.SetNestedField(changed[2].Object, map[string]any{"kind": "Mesh"}, "spec", "targetRef")
 	changed[2].SetResourceVersion("200000")
 	changed[5].SetUID("")
+	// A third: the same rewrite alone, so that the set keeps a version and answers
+	// are cached (the result cache must not serve the first state's answers).
+	rewritten := make([]unstructured.Unstructured, len(stored))
+	for i := range stored {
+		stored[i].DeepCopyInto(&rewritten[i])
+	}
+	changed[2].DeepCopyInto(&rewritten[2])
 
 	opts := compile.Options{Form: compile.FormExpanded, MaxExpandedRules: 64}
 	state := &stored
@@ -110,7 +117,7 @@ func TestPreviewCacheMatchesReference(t *testing.T) {
 		return *state, true
 	}
 	cached, ref := webhook.NewPreview(list, opts), referencePreview(list, opts)
-	for round, st := range []*[]unstructured.Unstructured{&stored, &changed, &stored} {
+	for round, st := range []*[]unstructured.Unstructured{&stored, &changed, &rewritten, &stored, &rewritten} {
 		mu.Lock()
 		state = st
 		mu.Unlock()
