@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/go-logr/logr"
 	admissionv1 "k8s.io/api/admission/v1"
@@ -221,7 +222,7 @@ func appendBounded(out []string, lines ...string) []string {
 		total += len(l)
 	}
 	for _, l := range lines {
-		l = Shorten(strings.Join(strings.Fields(l), " "), MaxWarningLen)
+		l = Shorten(flatten(l), MaxWarningLen)
 		if total+len(l) > MaxWarningsTotal {
 			return out
 		}
@@ -229,6 +230,25 @@ func appendBounded(out []string, lines ...string) []string {
 		out = append(out, l)
 	}
 	return out
+}
+
+// flatten is strings.Join(strings.Fields(l), " "): one line, single spaces. Lines
+// that already are (ASCII, no tab or newline, no leading, trailing or double space),
+// as the preview's are, come back without allocating.
+func flatten(l string) string {
+	for i := 0; i < len(l); i++ {
+		c := l[i]
+		if c >= utf8.RuneSelf || (c != ' ' && asciiSpace(c)) ||
+			(c == ' ' && (i == 0 || i == len(l)-1 || l[i+1] == ' ')) {
+			return strings.Join(strings.Fields(l), " ")
+		}
+	}
+	return l
+}
+
+// asciiSpace reports the ASCII bytes unicode.IsSpace accepts besides ' '.
+func asciiSpace(c byte) bool {
+	return c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
 }
 
 // Shorten cuts s to at most n bytes on a rune boundary, marking the cut with "...".
