@@ -59,7 +59,9 @@ type Meshguard struct {
 }
 
 // URL is what the chart's webhook.url value must be for this process.
-func (m *Meshguard) URL() string { return fmt.Sprintf("https://127.0.0.1:%d", m.Port) }
+// The host is localhost: cert-controller puts extra names into DNS SANs only, so an
+// IP address in the URL would not match the certificate.
+func (m *Meshguard) URL() string { return fmt.Sprintf("https://localhost:%d", m.Port) }
 
 // NewMeshguard prepares ports and directories; Start runs it.
 func NewMeshguard(bin, kubeconfig, dir string, extraArgs ...string) (*Meshguard, error) {
@@ -86,7 +88,7 @@ func (m *Meshguard) Start() error {
 		"--metrics-bind-address", fmt.Sprintf("127.0.0.1:%d", m.MetricsPort),
 		"--cert-dir", m.CertDir, "--sync-cert-dir",
 		"--secret-namespace", ReleaseNamespace,
-		"--cert-dns-name", "127.0.0.1", "--cert-dns-name", "localhost",
+		"--cert-dns-name", "localhost",
 		"--shutdown-timeout", "10s",
 	}, m.Args...)
 	m.cmd = exec.Command(m.Bin, args...)
