@@ -30,7 +30,7 @@ type preview struct {
 }
 
 func newPreview(list PolicyLister, opts compile.Options) *preview {
-	return &preview{list: list, stored: newPreviewCache(opts), results: newResultCache(maxResultEntries, maxResultBytes)}
+	return &preview{list: list, stored: newPreviewCache(opts), results: newResultCache(MaxPreviewResults, maxResultBytes)}
 }
 
 // NewPreview returns the PreviewFunc of the validating handler: the incoming policy is
@@ -90,9 +90,9 @@ func (p *preview) compute(obj *unstructured.Unstructured, stored []unstructured.
 		return []string{"rbac-preview: " + err.Error()}, ""
 	}
 	// The incoming object replaces its stored version (UPDATE).
-	others := p.stored.policies(stored, obj.GetNamespace(), obj.GetName())
+	others, targets := p.stored.policies(stored, obj.GetNamespace(), obj.GetName())
 	policies := append([]compile.Policy{incoming}, others...)
-	previews, err := p.stored.build(policies, version, versioned)
+	previews, err := p.stored.build(policies, targets, version, versioned)
 	if err != nil {
 		return []string{"rbac-preview: " + err.Error()}, ""
 	}

@@ -42,8 +42,10 @@ type previewCache struct {
 	stored map[setVersion]bool
 }
 
+// parsedPolicy is a stored object read once: its policy and the policy's target.
 type parsedPolicy struct {
 	policy compile.Policy
+	target compile.Target
 	ok     bool
 }
 
@@ -103,9 +105,8 @@ func metaString(meta map[string]any, field string) string {
 }
 
 // policies reads the stored objects other than namespace/name, in list order,
-// skipping those that do not compile.
-func (c *previewCache) policies(stored []unstructured.Unstructured, namespace, name string) []compile.Policy {
-	var out []compile.Policy
+// skipping those that do not compile; targets[i] is compile.TargetOf(out[i]).
+func (c *previewCache) policies(stored []unstructured.Unstructured, namespace, name string) (out []compile.Policy, targets []compile.Target) {
 	keys := make([]string, 0, len(stored))
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -118,6 +119,7 @@ func (c *previewCache) policies(stored []unstructured.Unstructured, namespace, n
 		if uid == "" || rv == "" {
 			if p, err := compile.PolicyFromObject(u); err == nil {
 				out = append(out, p)
+				targets = append(targets, compile.TargetOf(p, c.sysNS))
 			}
 			continue
 		}
@@ -127,10 +129,14 @@ func (c *previewCache) policies(stored []unstructured.Unstructured, namespace, n
 		if !hit {
 			p, err := compile.PolicyFromObject(u)
 			pp = parsedPolicy{policy: p, ok: err == nil}
+			if pp.ok {
+				pp.target = compile.TargetOf(p, c.sysNS)
+			}
 			c.parsed[key] = pp
 		}
 		if pp.ok {
 			out = append(out, pp.policy)
+			targets = append(targets, pp.target)
 		}
 	}
 	if len(c.parsed) > len(stored)+maxParsedSlack {
@@ -140,18 +146,18 @@ func (c *previewCache) policies(stored []unstructured.Unstructured, namespace, n
 		}
 		c.parsed = keep
 	}
-	return out
+	return out, targets
 }
 
 // build compiles the previews of policies (the incoming one first, then the stored
-// ones of the set with the given version, see storedSetVersion); the groups that contain
-// the incoming policy are the same as those of compile.BuildPreviews(policies,
-// opts), and so is any error.
-func (c *previewCache) build(policies []compile.Policy, version setVersion, versioned bool) ([]compile.Preview, error) {
+// ones of the set with the given version, see storedSetVersion, whose targets are
+// storedTargets); the groups that contain the incoming policy are the same as those
+// of compile.BuildPreviews(policies, opts), and so is any error.
+func (c *previewCache) build(policies []compile.Policy, storedTargets []compile.Target, version setVersion, versioned bool) ([]compile.Preview, error) {
 	if !versioned || !c.storedCompile(policies[1:], version) {
 		return compile.BuildPreviews(policies, c.opts)
 	}
-	previews, err := compile.BuildPreviews(c.related(policies), c.opts)
+	previews, err := compile.BuildPreviews(c.related(policies, storedTargets), c.opts)
 	if err != nil {
 		return compile.BuildPreviews(policies, c.opts)
 	}
@@ -182,11 +188,9 @@ func (c *previewCache) storedCompile(stored []compile.Policy, fingerprint setVer
 // a member of. Groups are formed per distinct target and hold every policy that
 // applies to it; since a target applies to itself, each group containing
 // policies[0] is formed again, with the same members, from the result.
-func (c *previewCache) related(policies []compile.Policy) []compile.Policy {
-	targets := make([]compile.Target, len(policies))
-	for i, p := range policies {
-		targets[i] = compile.TargetOf(p, c.sysNS)
-	}
+// storedTargets are the targets of policies[1:].
+func (c *previewCache) related(policies []compile.Policy, storedTargets []compile.Target) []compile.Policy {
+	targets := append([]compile.Target{compile.TargetOf(policies[0], c.sysNS)}, storedTargets...)
 	var mine []compile.Target
 	for _, t := range targets {
 		if compile.Applies(targets[0], t) {
