@@ -6,6 +6,7 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/meshguard/meshguard/webhook"
 	"github.com/meshguard/meshguard/webhook/loadtest"
 )
 
@@ -32,5 +33,37 @@ func BenchmarkValidateMTP(b *testing.B) {
 		if resp := eng.Validate(ctx, req); !resp.Allowed {
 			b.Fatal("denied")
 		}
+	}
+}
+
+// BenchmarkValidateMTPUnique is BenchmarkValidateMTP with a distinct policy in every
+// request (loadtest.IncomingVariant, round-robin over more objects than the preview
+// keeps answers for), so every preview is compiled: the cost of a new or changed
+// object.
+func BenchmarkValidateMTPUnique(b *testing.B) {
+	reviews, err := loadtest.NewReviews(2 * webhook.MaxPreviewResults)
+	if err != nil {
+		b.Fatal(err)
+	}
+	reqs := make([]admission.Request, len(reviews))
+	for i, r := range reviews {
+		ar, err := r.Request("bench")
+		if err != nil {
+			b.Fatal(err)
+		}
+		reqs[i] = admission.Request{AdmissionRequest: ar}
+	}
+	eng := loadtest.NewEngine(loadtest.StoredPolicies())
+	ctx := context.Background()
+	if resp := eng.Validate(ctx, reqs[0]); !resp.Allowed || resp.AuditAnnotations["rbac-preview"] == "" {
+		b.Fatalf("want an allowed response with a preview, got %+v", resp.AdmissionResponse)
+	}
+	b.ReportAllocs()
+	i := 1
+	for b.Loop() {
+		if resp := eng.Validate(ctx, reqs[i%len(reqs)]); !resp.Allowed {
+			b.Fatal("denied")
+		}
+		i++
 	}
 }

@@ -13,8 +13,10 @@ import (
 // rbac-preview annotation, a few KB for a policy that shares its proxies with a
 // handful of others, so the byte bound is what limits a cluster of large groups.
 const (
-	maxResultEntries = 2048
-	maxResultBytes   = 16 << 20
+	// MaxPreviewResults is how many answers the preview keeps (load tests that
+	// want every preview compiled send more distinct objects than this).
+	MaxPreviewResults = 2048
+	maxResultBytes    = 16 << 20
 	// entryOverhead approximates the bookkeeping of one entry (list element, map
 	// slot, key, slice and string headers) for the byte bound.
 	entryOverhead = 160

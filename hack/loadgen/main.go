@@ -1,14 +1,18 @@
 // Command loadgen is meshguard's loopback load benchmark (issue 4): it starts, in
 // this process, two controller-runtime webhook servers on 127.0.0.1 with a
 // generated certificate — meshguard's validating handler with the RBAC preview over
-// a cluster of stored MeshTrafficPermissions, and a no-op handler — and sends both
-// the same AdmissionReview (CREATE of a MeshTrafficPermission) over keep-alive
-// HTTPS/1.1. Per target it runs a closed loop (fixed concurrency, fixed duration:
-// throughput) and an open loop (fixed rate, latency from the scheduled send time),
-// then prints a markdown table, or JSON with -json. Every phase is bounded in count
-// and time; the servers stop with the command.
+// a cluster of stored MeshTrafficPermissions, and a no-op handler — and sends them
+// AdmissionReviews (CREATE of a MeshTrafficPermission) over keep-alive HTTPS/1.1.
+// meshguard is measured twice: with the same object in every request (the preview's
+// result cache answers, as for re-applies, GitOps reconciles and dry-run-then-apply)
+// and with a distinct object per request from a pool encoded beforehand (-unique of
+// them, round-robin; more than the cache holds, so every preview is compiled). Per
+// target it runs a closed loop (fixed concurrency, fixed duration: throughput) and
+// an open loop (fixed rate, latency from the scheduled send time), then prints a
+// markdown table, or JSON with -json. Every phase is bounded in count and time; the
+// servers stop with the command.
 //
-//	go run ./hack/loadgen [-concurrency 8] [-duration 5s] [-rate 1000] [-json] [-cpuprofile f]
+//	go run ./hack/loadgen [-concurrency 8] [-duration 5s] [-rate 1000] [-unique 16384] [-json] [-cpuprofile f]
 package main
 
 import (
@@ -29,18 +33,19 @@ import (
 	"github.com/meshguard/meshguard/webhook/loadtest"
 )
 
-// Names of the two targets in the report.
+// Names of the targets in the report.
 const (
-	meshguardName = "meshguard /validate"
-	noopName      = "no-op webhook"
+	sameName   = "meshguard /validate (same object repeated — preview cache hits)"
+	uniqueName = "meshguard /validate (unique object per request — every preview compiled)"
+	noopName   = "no-op webhook"
 )
 
 type flags struct {
-	concurrency, workers, maxRequests, warmup int
-	duration, timeout                         time.Duration
-	rate                                      float64
-	jsonOut                                   bool
-	cpuprofile                                string
+	concurrency, workers, maxRequests, warmup, unique int
+	duration, timeout                                 time.Duration
+	rate                                              float64
+	jsonOut                                           bool
+	cpuprofile                                        string
 }
 
 func main() {
@@ -51,6 +56,7 @@ func main() {
 	flag.IntVar(&f.workers, "workers", 64, "open loop: senders (and connections) available for scheduled requests")
 	flag.IntVar(&f.maxRequests, "max-requests", 500000, "closed loop: at most this many requests per target")
 	flag.IntVar(&f.warmup, "warmup", 500, "unrecorded requests per target before measuring")
+	flag.IntVar(&f.unique, "unique", 16384, "distinct objects (encoded beforehand) the unique-object target sends round-robin; keep it above webhook.MaxPreviewResults (2,048)")
 	flag.DurationVar(&f.timeout, "timeout", 5*time.Second, "per-request timeout")
 	flag.BoolVar(&f.jsonOut, "json", false, "print the report as JSON instead of markdown")
 	flag.StringVar(&f.cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run (servers and load) to this file")
@@ -62,12 +68,12 @@ func main() {
 }
 
 func run(f flags) error {
-	if f.concurrency < 1 || f.workers < 1 || f.rate <= 0 || f.duration <= 0 || f.maxRequests < 1 {
-		return fmt.Errorf("-concurrency, -workers, -rate, -duration and -max-requests must be positive")
+	if f.concurrency < 1 || f.workers < 1 || f.rate <= 0 || f.duration <= 0 || f.maxRequests < 1 || f.unique < 1 {
+		return fmt.Errorf("-concurrency, -workers, -rate, -duration, -max-requests and -unique must be positive")
 	}
 	ctrl.SetLogger(logr.Discard())
 	// The whole run is bounded: two phases per target plus warm-up and slack.
-	ctx, cancel := context.WithTimeout(context.Background(), 4*f.duration+4*f.timeout+time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 6*f.duration+6*f.timeout+time.Minute)
 	defer cancel()
 
 	dir, err := os.MkdirTemp("", "meshguard-loadgen-")
@@ -83,6 +89,11 @@ func run(f flags) error {
 	if err != nil {
 		return err
 	}
+	// Encoded before any server starts, so that generating them is not measured.
+	reviews, err := loadtest.NewReviews(f.unique)
+	if err != nil {
+		return err
+	}
 	eng := loadtest.NewEngine(loadtest.StoredPolicies())
 	mgURL, err := loadtest.Serve(ctx, dir, webhook.ValidatePath, eng.Validate)
 	if err != nil {
@@ -92,10 +103,14 @@ func run(f flags) error {
 	if err != nil {
 		return err
 	}
-	mg, noop := loadtest.Target{Name: meshguardName, URL: mgURL}, loadtest.Target{Name: noopName, URL: noopURL}
+	// Both meshguard targets are the same server (one engine, one result cache), as
+	// in a cluster where repeated and new objects arrive at the same webhook.
+	noop := loadtest.Target{Name: noopName, URL: noopURL}
+	same := loadtest.Target{Name: sameName, URL: mgURL}
+	unique := loadtest.Target{Name: uniqueName, URL: mgURL}.WithReviews(reviews)
 	load := &loadtest.Load{Client: loadtest.NewClient(roots, max(f.concurrency, f.workers), f.timeout), Review: review}
-	for _, t := range []loadtest.Target{noop, mg} {
-		if err := load.Send(ctx, t.URL); err != nil {
+	for _, t := range []loadtest.Target{noop, same, unique} {
+		if err := load.Send(ctx, t); err != nil {
 			return fmt.Errorf("%s: first request: %w", t.Name, err)
 		}
 		if f.warmup > 0 {
@@ -121,10 +136,23 @@ func run(f flags) error {
 	// Interleaved so that a change in background load hits both targets alike.
 	rep.Results = append(rep.Results,
 		load.Closed(ctx, noop, f.concurrency, f.duration, f.maxRequests),
-		load.Closed(ctx, mg, f.concurrency, f.duration, f.maxRequests),
+		load.Closed(ctx, same, f.concurrency, f.duration, f.maxRequests),
+		load.Closed(ctx, unique, f.concurrency, f.duration, f.maxRequests),
 		load.Open(ctx, noop, f.rate, f.duration, f.workers),
-		load.Open(ctx, mg, f.rate, f.duration, f.workers))
-	rep.Judge(meshguardName, noopName)
+		load.Open(ctx, same, f.rate, f.duration, f.workers),
+		load.Open(ctx, unique, f.rate, f.duration, f.workers))
+	rep.Judge(noopName, sameName, uniqueName)
+	sent := unique.Sent()
+	note := fmt.Sprintf("unique-object target: %d requests (warm-up included) over %d distinct objects", sent, len(reviews))
+	switch {
+	case sent <= uint64(len(reviews)):
+		note += " — no object was sent twice"
+	case len(reviews) > webhook.MaxPreviewResults:
+		note += fmt.Sprintf(" — the pool wrapped, but each object came back only after more than the preview cache's %d others, so none was answered from it", webhook.MaxPreviewResults)
+	default:
+		note += fmt.Sprintf(" — the pool wrapped and is not larger than the preview cache (%d): some answers came from the cache", webhook.MaxPreviewResults)
+	}
+	rep.Notes = append(rep.Notes, note)
 
 	if f.jsonOut {
 		enc := json.NewEncoder(os.Stdout)

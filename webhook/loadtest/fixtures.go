@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -121,6 +122,25 @@ func IncomingPolicy() map[string]any {
 	return u.Object
 }
 
+// IncomingVariant is IncomingPolicy as its i-th distinct object: the name
+// (backend-permissions-i) and the second `from` item's service tag (legacy-i) carry
+// i, the last-applied-configuration annotation matching, so every variant has its
+// own preview (same groups, different items) and its own result cache key.
+func IncomingVariant(i int) map[string]any {
+	obj := IncomingPolicy()
+	name := fmt.Sprintf("%s-%d", IncomingName, i)
+	service := fmt.Sprintf("legacy-%d_legacy-ns_svc_8080", i)
+	meta := obj["metadata"].(map[string]any)
+	meta["name"] = name
+	from := obj["spec"].(map[string]any)["from"].([]any)
+	from[1].(map[string]any)["targetRef"].(map[string]any)["tags"] = map[string]any{"kuma.io/service": service}
+	ann := meta["annotations"].(map[string]any)
+	last := ann["kubectl.kubernetes.io/last-applied-configuration"].(string)
+	last = strings.Replace(last, `"name":"`+IncomingName+`"`, `"name":"`+name+`"`, 1)
+	ann["kubectl.kubernetes.io/last-applied-configuration"] = strings.Replace(last, "legacy_legacy-ns_svc_8080", service, 1)
+	return obj
+}
+
 // Review is an AdmissionReview v1 body with a slot for the request uid, so each
 // request can carry its own uid without re-encoding.
 type Review struct {
@@ -129,11 +149,30 @@ type Review struct {
 
 // NewReview encodes the AdmissionReview of a CREATE of IncomingPolicy by a user of
 // the backend team, as the API server sends it to a validating webhook.
-func NewReview() (*Review, error) {
-	raw, err := json.Marshal(IncomingPolicy())
+func NewReview() (*Review, error) { return NewReviewOf(IncomingPolicy()) }
+
+// NewReviews returns the reviews of IncomingVariant(0) to IncomingVariant(n-1).
+func NewReviews(n int) ([]*Review, error) {
+	out := make([]*Review, n)
+	for i := range out {
+		r, err := NewReviewOf(IncomingVariant(i))
+		if err != nil {
+			return nil, err
+		}
+		out[i] = r
+	}
+	return out, nil
+}
+
+// NewReviewOf encodes the AdmissionReview of a CREATE of obj (a
+// MeshTrafficPermission in IncomingNamespace) by a user of the backend team, as the
+// API server sends it to a validating webhook.
+func NewReviewOf(obj map[string]any) (*Review, error) {
+	raw, err := json.Marshal(obj)
 	if err != nil {
 		return nil, err
 	}
+	name, _, _ := unstructured.NestedString(obj, "metadata", "name")
 	dryRun := false
 	gvk := metav1.GroupVersionKind{Group: "kuma.io", Version: "v1alpha1", Kind: "MeshTrafficPermission"}
 	gvr := metav1.GroupVersionResource{Group: "kuma.io", Version: "v1alpha1", Resource: "meshtrafficpermissions"}
@@ -141,7 +180,7 @@ func NewReview() (*Review, error) {
 		TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"},
 		Request: &admissionv1.AdmissionRequest{
 			UID: types.UID(uidPlaceholder), Kind: gvk, Resource: gvr, RequestKind: &gvk, RequestResource: &gvr,
-			Name: IncomingName, Namespace: IncomingNamespace, Operation: admissionv1.Create,
+			Name: name, Namespace: IncomingNamespace, Operation: admissionv1.Create,
 			UserInfo: authenticationv1.UserInfo{
 				Username: "alice@example.com", UID: "3d0f5e52-7a0b-4c1e-9d2a-alice",
 				Groups: []string{"team-backend", "system:authenticated"},

@@ -19,6 +19,33 @@ import (
 type Target struct {
 	Name string
 	URL  string
+	// Reviews, when set, are sent round-robin instead of the Load's one review
+	// (encoded beforehand, so that generating them is not measured).
+	Reviews []*Review
+	next    *atomic.Uint64
+}
+
+// WithReviews returns t sending reviews round-robin.
+func (t Target) WithReviews(reviews []*Review) Target {
+	t.Reviews, t.next = reviews, new(atomic.Uint64)
+	return t
+}
+
+// Sent reports how many of t's Reviews were handed out (0 without Reviews); past
+// len(Reviews) they repeat.
+func (t Target) Sent() uint64 {
+	if t.next == nil {
+		return 0
+	}
+	return t.next.Load()
+}
+
+// review is the body of t's next request.
+func (t Target) review(fallback *Review) *Review {
+	if len(t.Reviews) == 0 || t.next == nil {
+		return fallback
+	}
+	return t.Reviews[(t.next.Add(1)-1)%uint64(len(t.Reviews))]
 }
 
 // Phase names of a Result.
@@ -96,11 +123,11 @@ type Load struct {
 	seq    atomic.Int64
 }
 
-// Send posts the review with a fresh uid and checks that the answer is an
-// AdmissionReview for that uid that allows the request.
-func (l *Load) Send(ctx context.Context, url string) error {
+// Send posts t's next review (see Target.Reviews) with a fresh uid and checks that
+// the answer is an AdmissionReview for that uid that allows the request.
+func (l *Load) Send(ctx context.Context, t Target) error {
 	uid := "loadtest-" + strconv.FormatInt(l.seq.Add(1), 10)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(l.Review.Body(uid)))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.URL, bytes.NewReader(t.review(l.Review).Body(uid)))
 	if err != nil {
 		return err
 	}
@@ -156,7 +183,7 @@ func (l *Load) Closed(ctx context.Context, t Target, concurrency int, d time.Dur
 			errs, first := 0, ""
 			for time.Now().Before(end) && sent.Add(1) <= int64(maxRequests) && ctx.Err() == nil {
 				t0 := time.Now()
-				if err := l.Send(ctx, t.URL); err != nil {
+				if err := l.Send(ctx, t); err != nil {
 					errs++
 					if first == "" {
 						first = err.Error()
@@ -191,7 +218,7 @@ func (l *Load) Open(ctx context.Context, t Target, rate float64, d time.Duration
 			for at := range due {
 				err := ctx.Err()
 				if err == nil {
-					err = l.Send(ctx, t.URL)
+					err = l.Send(ctx, t)
 				}
 				if err != nil {
 					errs++

@@ -12,18 +12,25 @@ const (
 	MaxP99Millis       = 5.0
 )
 
-// Report is the outcome of a run: every phase against both targets, and the verdict
-// on the targets.
+// Report is the outcome of a run: every phase against every target, and the
+// verdict on the targets for each meshguard target.
 type Report struct {
-	Command     string   `json:"command"`
-	Machine     string   `json:"machine"`
-	Results     []Result `json:"results"`
-	Ratio       float64  `json:"throughputRatio"`
-	RatioMet    bool     `json:"throughputRatioMet"`
-	OpenP99     float64  `json:"openLoopP99ms"`
-	OpenRate    float64  `json:"openLoopRate"`
-	P99Met      bool     `json:"p99Met"`
-	ErrorsTotal int      `json:"errors"`
+	Command     string    `json:"command"`
+	Machine     string    `json:"machine"`
+	Results     []Result  `json:"results"`
+	Verdicts    []Verdict `json:"verdicts"`
+	Notes       []string  `json:"notes,omitempty"`
+	ErrorsTotal int       `json:"errors"`
+}
+
+// Verdict is one meshguard target against issue 4's targets.
+type Verdict struct {
+	Target   string  `json:"target"`
+	Ratio    float64 `json:"throughputRatio"`
+	RatioMet bool    `json:"throughputRatioMet"`
+	OpenP99  float64 `json:"openLoopP99ms"`
+	OpenRate float64 `json:"openLoopRate"`
+	P99Met   bool    `json:"p99Met"`
 }
 
 // find returns the result of phase against the target named name.
@@ -36,26 +43,30 @@ func (r *Report) find(name, phase string) (Result, bool) {
 	return Result{}, false
 }
 
-// Judge fills in the verdict: meshguard's closed-loop throughput against the
-// no-op's, and meshguard's open-loop p99 against MaxP99Millis.
-func (r *Report) Judge(meshguard, noop string) {
+// Judge fills in the verdicts: for each of the meshguard targets, its closed-loop
+// throughput against the no-op's, and its open-loop p99 against MaxP99Millis.
+func (r *Report) Judge(noop string, meshguard ...string) {
 	r.ErrorsTotal = 0
 	for _, res := range r.Results {
 		r.ErrorsTotal += res.Errors
 	}
-	m, okM := r.find(meshguard, ClosedLoop)
+	r.Verdicts = r.Verdicts[:0]
 	n, okN := r.find(noop, ClosedLoop)
-	if okM && okN && n.RPS > 0 {
-		r.Ratio = m.RPS / n.RPS
-		r.RatioMet = r.Ratio >= MinThroughputRatio
-	}
-	if o, ok := r.find(meshguard, OpenLoop); ok {
-		r.OpenP99, r.OpenRate = o.P99, o.TargetRate
-		r.P99Met = o.P99 < MaxP99Millis && o.Errors == 0
+	for _, name := range meshguard {
+		v := Verdict{Target: name}
+		if m, ok := r.find(name, ClosedLoop); ok && okN && n.RPS > 0 {
+			v.Ratio = m.RPS / n.RPS
+			v.RatioMet = v.Ratio >= MinThroughputRatio
+		}
+		if o, ok := r.find(name, OpenLoop); ok {
+			v.OpenP99, v.OpenRate = o.P99, o.TargetRate
+			v.P99Met = o.P99 < MaxP99Millis && o.Errors == 0
+		}
+		r.Verdicts = append(r.Verdicts, v)
 	}
 }
 
-// Markdown writes the results as a table followed by the verdict.
+// Markdown writes the results as a table followed by the verdicts and notes.
 func (r *Report) Markdown(w io.Writer) {
 	fmt.Fprintln(w, "| target | phase | requests | req/s | p50 ms | p90 ms | p99 ms | max ms | errors |")
 	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|")
@@ -68,8 +79,14 @@ func (r *Report) Markdown(w io.Writer) {
 			res.Target, phase, res.Requests, res.RPS, res.P50, res.P90, res.P99, res.Max, res.Errors)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "- Throughput, meshguard / no-op (closed loop): **%.2f** (target ≥ %.2f): %s\n", r.Ratio, MinThroughputRatio, verdict(r.RatioMet))
-	fmt.Fprintf(w, "- meshguard p99 at %.0f req/s (open loop): **%.2f ms** (target < %.0f ms, no errors): %s\n", r.OpenRate, r.OpenP99, MaxP99Millis, verdict(r.P99Met))
+	for _, v := range r.Verdicts {
+		fmt.Fprintf(w, "- %s:\n", v.Target)
+		fmt.Fprintf(w, "  - throughput / no-op (closed loop): **%.2f** (target ≥ %.2f): %s\n", v.Ratio, MinThroughputRatio, verdict(v.RatioMet))
+		fmt.Fprintf(w, "  - p99 at %.0f req/s (open loop): **%.2f ms** (target < %.0f ms, no errors): %s\n", v.OpenRate, v.OpenP99, MaxP99Millis, verdict(v.P99Met))
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "- %s\n", n)
+	}
 	if r.ErrorsTotal > 0 {
 		var firsts []string
 		for _, res := range r.Results {
