@@ -138,7 +138,7 @@ the exit code 2.`,
 				d := &docs[i]
 				if d.Err != nil {
 					bad = true
-					fmt.Fprintf(s.err, "%s:%d: error %s: %v\n", d.File, max(d.ErrLine, d.Line, 1), validate.CodeParse, d.Err)
+					printParseError(s, d)
 					continue
 				}
 				lint.Prepare(d, eng)
@@ -162,4 +162,10 @@ the exit code 2.`,
 	}
 	o.bind(cmd)
 	return cmd
+}
+
+// printParseError reports a document that could not be read, in lint's text format,
+// for the doors that print objects rather than findings.
+func printParseError(s streams, d *lint.Document) {
+	fmt.Fprintf(s.err, "%s:%d: error %s: %v\n", d.File, max(d.ErrLine, d.Line, 1), validate.CodeParse, d.Err)
 }

@@ -233,3 +233,68 @@ func TestRulesDocInSync(t *testing.T) {
 		}
 	}
 }
+
+// TestPreviewCommand checks `meshguard preview -o json`: one object with a preview per
+// proxy group, policies in merge order, and denied policies skipped with a note.
+func TestPreviewCommand(t *testing.T) {
+	in := `apiVersion: kuma.io/v1alpha1
+kind: MeshTrafficPermission
+metadata: {name: global, namespace: kuma-system}
+spec:
+  targetRef: {kind: Mesh}
+  from:
+    - targetRef: {kind: Mesh}
+      default: {action: DENY}
+---
+apiVersion: kuma.io/v1alpha1
+kind: MeshTrafficPermission
+metadata: {name: backend, namespace: kuma-system}
+spec:
+  targetRef: {kind: MeshService, name: backend}
+  from:
+    - targetRef: {kind: MeshSubset, tags: {env: dev}}
+      default: {action: ALLOW}
+---
+apiVersion: kuma.io/v1alpha1
+kind: MeshTrafficPermission
+metadata: {name: broken, namespace: kuma-system}
+spec:
+  from:
+    - targetRef: {kind: Mesh}
+      default: {action: MAYBE}
+`
+	for _, form := range []string{"expanded", "compact"} {
+		out, errOut, code := cli(t, in, "preview", "--form", form, "-o", "json", "-")
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		if !strings.Contains(errOut, "skipped kuma-system/broken") {
+			t.Errorf("denied policy not reported as skipped: %q", errOut)
+		}
+		var got struct {
+			Previews []struct {
+				Target   map[string]any  `json:"target"`
+				Policies []string        `json:"policies"`
+				Form     string          `json:"form"`
+				RBAC     json.RawMessage `json:"rbac"`
+			} `json:"previews"`
+		}
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatalf("not one JSON object: %v\n%s", err, out)
+		}
+		var groups [][]string
+		for _, p := range got.Previews {
+			groups = append(groups, p.Policies)
+			if p.Form != form || len(p.RBAC) == 0 || p.Target["kind"] == nil {
+				t.Errorf("preview %+v", p)
+			}
+		}
+		want := [][]string{{"kuma-system/global"}, {"kuma-system/global", "kuma-system/backend"}}
+		if diff := cmp.Diff(want, groups); diff != "" {
+			t.Errorf("groups (-want +got):\n%s", diff)
+		}
+	}
+	if _, _, code := cli(t, in, "preview", "--form", "sideways", "-"); code != exitUsage {
+		t.Errorf("bad --form: exit %d", code)
+	}
+}

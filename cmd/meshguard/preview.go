@@ -136,7 +136,7 @@ func previewPolicies(docs []lint.Document, eng lint.Options, s streams) ([]compi
 		d := &docs[i]
 		if d.Err != nil {
 			bad = true
-			fmt.Fprintf(s.err, "%s:%d: error %s: %v\n", d.File, max(d.ErrLine, d.Line, 1), validate.CodeParse, d.Err)
+			printParseError(s, d)
 			continue
 		}
 		kind := lint.Prepare(d, eng)
