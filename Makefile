@@ -70,6 +70,11 @@ chart-lint: $(HELM) ## helm lint (and --strict) charts/meshguard, and check the 
 	$(HELM) lint --strict charts/meshguard --set webhook.url=https://127.0.0.1:9443,deployment.enabled=false
 	$(GO) test -count=1 ./hack/gen-chart-rules/ ./charts/
 
+.PHONY: e2e-kind
+e2e-kind: ## e2e suite on kind: docker build, kind load, helm install, go test -tags e2e (needs Docker)
+	@# The script checks Docker first, then go-installs kind and helm into the cache if missing.
+	HELM_VERSION=$(HELM_VERSION) bash hack/e2e-kind.sh
+
 .PHONY: chart-rules
 chart-rules: ## Regenerate the chart's webhook rules from the kind registry
 	$(GO) run ./hack/gen-chart-rules
