@@ -184,6 +184,7 @@ func (d *demo) namespaces(ctx context.Context) error {
 		fmt.Fprintf(&yml, "---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: %s\n", ns)
 	}
 	d.p.heading("Namespaces the examples use")
+	d.p.note("  %d Namespace objects on stdin: %s", len(names), strings.Join(names, ", "))
 	if _, ok := d.kubectlIn(ctx, []byte(yml.String()), "apply", "-f", "-"); !ok {
 		return errors.New("creating the examples' namespaces failed")
 	}

@@ -28,6 +28,7 @@ func (d *demo) valid(ctx context.Context) error {
 		d.failf("kubectl apply -f %s failed", dir)
 		return nil
 	}
+	d.p.note("  (the Warning: lines are the RBAC preview meshguard gives for each MeshTrafficPermission, see 3.)")
 	docs, err := readDocs(filepath.Join(d.Root, dir))
 	if err != nil {
 		return err
@@ -197,7 +198,7 @@ func (d *demo) lint(ctx context.Context, file string) string {
 	bin := d.st.Meshguard.Bin
 	shown := bin
 	if rel, err := filepath.Rel(d.Root, bin); err == nil && !strings.HasPrefix(rel, "..") {
-		shown = "./" + rel
+		shown = rel
 	}
 	d.p.line("%s", d.p.cmd(shown+" lint "+file))
 	cmd := exec.CommandContext(ctx, bin, "lint", file)
@@ -284,7 +285,7 @@ func (d *demo) preview(ctx context.Context) error {
 	lines := strings.Split(pretty, "\n")
 	if len(lines) > maxAnnotationLines {
 		more := len(lines) - maxAnnotationLines
-		lines = append(lines[:maxAnnotationLines], fmt.Sprintf("… %d more lines: grep rbac-preview %s", more, d.st.CP.AuditLog))
+		lines = append(lines[:maxAnnotationLines], fmt.Sprintf("… %d more lines; the whole event: grep backend-allow-ops %s", more, d.st.CP.AuditLog))
 	}
 	d.p.output(strings.Join(lines, "\n"))
 	return nil
