@@ -13,8 +13,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -97,6 +99,15 @@ func setup(m *testing.M) (int, error) {
 		return 1, fmt.Errorf("%w (files in %s)", err, dir)
 	}
 	env = suite{kubeconfig: st.CP.Kubeconfig, client: st.Client, stack: st, dir: dir}
+	// An interrupted run (Ctrl-C, CI cancelling) must not leave kube-apiserver,
+	// etcd or meshguard behind.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sig
+		st.Down()
+		os.Exit(2)
+	}()
 	code := m.Run()
 	st.Down()
 	if code != 0 || *keepFlag {

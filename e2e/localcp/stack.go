@@ -43,12 +43,13 @@ func (s *Stack) logf(format string, a ...any) {
 
 // Up starts everything and returns when meshguard is ready (certificates issued and
 // injected, handlers registered). On error everything started is stopped.
-func Up(ctx context.Context, o StackOptions) (st *Stack, err error) {
-	st = &Stack{Log: o.Log}
+func Up(ctx context.Context, o StackOptions) (_ *Stack, err error) {
+	// st is not the named result: a "return nil, err" sets the result to nil before
+	// deferred calls run, and the half-started stack must still be torn down.
+	st := &Stack{Log: o.Log}
 	defer func() {
 		if err != nil {
 			st.Down()
-			st = nil
 		}
 	}()
 	if err = os.MkdirAll(o.Dir, 0o755); err != nil {
