@@ -29,7 +29,7 @@ test-unit: ## Unit, golden, conformance, chart and fuzz-corpus tests
 
 .PHONY: test-e2e
 test-e2e: ## e2e suite against a local kube-apiserver + etcd (built from source once per machine, ~12 min)
-	$(GO) test -tags e2e -count=1 -timeout 30m ./e2e/...
+	$(GO) test -tags e2e -count=1 -p 1 -timeout 30m ./e2e/... ./hack/demo/
 
 .PHONY: fuzz
 fuzz: ## Run each fuzz target for FUZZTIME (default 30s)
