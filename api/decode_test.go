@@ -84,15 +84,28 @@ func TestCheckNumbers(t *testing.T) {
 func TestRegistryIsConsistent(t *testing.T) {
 	reg := DefaultRegistry()
 	seen := map[string]bool{}
+	perFamily := map[Family]int{}
+	storage := map[string]int{}
 	for _, k := range reg.Kinds() {
-		if seen[k.Kind] {
-			t.Errorf("%s registered twice", k.Kind)
+		perFamily[k.Family]++
+		if reg.StorageVersion(k) {
+			storage[k.Group+"/"+k.Kind]++
+			if k.Deprecated != "" {
+				t.Errorf("%s %s: the storage version cannot be deprecated", k.Kind, k.Version)
+			}
 		}
-		seen[k.Kind] = true
+		if seen[k.GVK().String()] {
+			t.Errorf("%s registered twice", k.GVK())
+		}
+		seen[k.GVK().String()] = true
 		if reg.Lookup(k.GVK()) != k {
 			t.Errorf("%s: lookup by GVK fails", k.Kind)
 		}
-		if k.Plural == "" || k.Summary == "" || k.NewSpec == nil || len(k.TopLevel) == 0 {
+		if k.Plural == "" || k.Summary == "" || k.NewSpec == nil {
+			t.Errorf("%s: incomplete entry", k.Kind)
+		}
+		// Kuma policies all have a targetRef; Linkerd's kinds have none.
+		if k.Family == FamilyKuma && len(k.TopLevel) == 0 {
 			t.Errorf("%s: incomplete entry", k.Kind)
 		}
 		for _, so := range k.SystemOnly {
@@ -107,7 +120,17 @@ func TestRegistryIsConsistent(t *testing.T) {
 			t.Errorf("%s: 'from' section and From kinds disagree", k.Kind)
 		}
 	}
-	if len(reg.Kinds()) != 16 {
-		t.Errorf("%d Kuma kinds, want the 16 of issue 2", len(reg.Kinds()))
+	if perFamily[FamilyKuma] != 16 {
+		t.Errorf("%d Kuma kinds, want the 16 of issue 2", perFamily[FamilyKuma])
+	}
+	// Server v1beta3/v1beta2/v1beta1/v1alpha1, ServerAuthorization v1beta1/v1alpha1,
+	// AuthorizationPolicy, MeshTLSAuthentication, NetworkAuthentication (issue 6).
+	if perFamily[FamilyLinkerd] != 9 {
+		t.Errorf("%d Linkerd kind versions, want the 9 of issue 6", perFamily[FamilyLinkerd])
+	}
+	for gk, n := range storage {
+		if n != 1 {
+			t.Errorf("%s: %d storage versions", gk, n)
+		}
 	}
 }

@@ -138,7 +138,8 @@ func KnownKumaResources() []string {
 		"VirtualOutbound", "ExternalService", "MeshGatewayRoute", "MeshServiceInsight", "Workload"}
 }
 
-// DefaultRegistry is the registry the product uses: every guarded kind.
+// DefaultRegistry is the registry the product uses: every guarded kind. The first
+// entry of a kind is its storage version (see Registry.StorageVersion).
 func DefaultRegistry() *Registry {
-	return NewRegistry(KumaKinds()...)
+	return NewRegistry(append(KumaKinds(), LinkerdKinds()...)...)
 }

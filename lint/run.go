@@ -3,6 +3,7 @@ package lint
 import (
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -102,7 +103,9 @@ func lintDoc(d *Document, o Options) ([]Finding, *api.Kind) {
 		if f, ok := unknownKind(d, o.Registry); ok {
 			return []Finding{f}, nil
 		}
-		return nil, nil
+		// Namespaces and workloads are not registry kinds (the webhook must not
+		// intercept core kinds), but their Linkerd annotation is worth checking here.
+		return toFindings(d, validate.DefaultInboundPolicy(d.Object), validate.SeverityError), nil
 	}
 	res := validate.Validate(d.Object, kind, o.Settings, api.Request{Operation: api.OpCreate})
 	out := toFindings(d, res.Errors, validate.SeverityError)
@@ -144,16 +147,24 @@ func unknownKind(d *Document, reg *api.Registry) (Finding, bool) {
 	if !reg.IsGroupOf(gvk.Group) {
 		return Finding{}, false
 	}
-	for _, k := range api.KnownKumaResources() {
+	known := api.KnownKumaResources()
+	if gvk.Group == api.LinkerdGroup {
+		known = api.KnownLinkerdResources()
+	}
+	for _, k := range known {
 		if k == gvk.Kind {
 			return Finding{}, false
 		}
 	}
 	msg := fmt.Sprintf("%s %s is not a kind meshguard knows, so it is not checked; check the spelling of kind and apiVersion", d.Object.GetAPIVersion(), gvk.Kind)
+	var versions []string
 	for _, k := range reg.Kinds() {
 		if k.Kind == gvk.Kind && k.Group == gvk.Group {
-			msg = fmt.Sprintf("%s is served as %s/%s; version %q is not known, so it is not checked", gvk.Kind, k.Group, k.Version, gvk.Version)
+			versions = append(versions, k.Group+"/"+k.Version)
 		}
+	}
+	if len(versions) > 0 {
+		msg = fmt.Sprintf("%s is served as %s; version %q is not known, so it is not checked", gvk.Kind, strings.Join(versions, ", "), gvk.Version)
 	}
 	f := FindingFor(d, validate.SeverityWarning, validate.CodeUnknownKind, "kind", msg)
 	return f, true

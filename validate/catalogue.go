@@ -31,6 +31,24 @@ const (
 	CodeMTPForm         = "MG121"
 	CodeSpiffe          = "MG122"
 	CodeCrossMesh       = "MG123"
+
+	// Linkerd (policy.linkerd.io) rules, issue 6.
+	CodeLinkerdServerSelector    = "MG301"
+	CodeLinkerdPort              = "MG302"
+	CodeLinkerdProxyProtocol     = "MG303"
+	CodeLinkerdAccessPolicy      = "MG304"
+	CodeLinkerdSelector          = "MG305"
+	CodeLinkerdServerRef         = "MG310"
+	CodeLinkerdClient            = "MG311"
+	CodeLinkerdUnauthTLS         = "MG312"
+	CodeLinkerdNetwork           = "MG313"
+	CodeLinkerdIdentity          = "MG314"
+	CodeLinkerdPolicyTarget      = "MG320"
+	CodeLinkerdAuthnRefs         = "MG321"
+	CodeLinkerdMeshTLSAuthn      = "MG330"
+	CodeLinkerdNetworksEmpty     = "MG331"
+	CodeLinkerdDeprecated        = "MG340"
+	CodeLinkerdInboundAnnotation = "MG341"
 )
 
 // Severities of findings.
@@ -53,12 +71,12 @@ type RuleDoc struct {
 
 // Catalogue lists every code validate and the decoder produce, in code order.
 func Catalogue() []RuleDoc {
-	return []RuleDoc{
+	return append([]RuleDoc{
 		{Code: CodeParse, Severity: SeverityError, Summary: "the document cannot be read or parsed as YAML/JSON", Bad: "kind: MeshTimeout\nspec: [unclosed\n", Good: mtGood},
 		{Code: api.CodeUnknownField, Severity: SeverityWarning, Summary: "a field the kind does not have; the API server drops it", Bad: mtHead + "spec:\n  targetRef:\n    kind: Mesh\n  to:\n    - targetRef:\n        kind: Mesh\n      default:\n        connectTimeout: 5s\n", Good: mtGood},
 		{Code: api.CodeWrongType, Severity: SeverityError, Summary: "a field has the wrong type (string, list, object, number)", Bad: mtHead + "spec:\n  to: Mesh\n", Good: mtGood},
 		{Code: CodeMetadata, Severity: SeverityError, Summary: "metadata or metadata.name is missing", Bad: "apiVersion: kuma.io/v1alpha1\nkind: MeshTimeout\nmetadata:\n  namespace: kuma-system\nspec:\n  to:\n    - targetRef:\n        kind: Mesh\n      default:\n        idleTimeout: 1h\n", Good: mtGood},
-		{Code: CodeUnknownKind, Severity: SeverityWarning, Summary: "a kuma.io kind meshguard does not know (a typo?); it is not checked", Bad: "apiVersion: kuma.io/v1alpha1\nkind: MeshTimout\nmetadata:\n  name: t\n  namespace: kuma-system\nspec: {}\n", Good: mtGood},
+		{Code: CodeUnknownKind, Severity: SeverityWarning, Summary: "a kuma.io or policy.linkerd.io kind meshguard does not know (a typo?); it is not checked", Bad: "apiVersion: kuma.io/v1alpha1\nkind: MeshTimout\nmetadata:\n  name: t\n  namespace: kuma-system\nspec: {}\n", Good: mtGood},
 		{Code: CodeMeshName, Severity: SeverityError, Summary: "kuma.io/mesh is not a valid mesh name", Bad: labelled("kuma.io/mesh: Prod_Mesh!"), Good: labelled("kuma.io/mesh: prod")},
 		{Code: CodeMeshChanged, Severity: SeverityError, Summary: "kuma.io/mesh changed on UPDATE (webhook only)", Bad: labelled("kuma.io/mesh: other"), Good: mtGood},
 		{Code: CodeOwnedLabel, Severity: SeverityError, Summary: "k8s.kuma.io/namespace or kuma.io/policy-role differs from the computed value (webhook only; the linter recomputes them)", Bad: labelled("kuma.io/policy-role: producer"), Good: mtGood},
@@ -82,5 +100,5 @@ func Catalogue() []RuleDoc {
 		{Code: CodeMTPForm, Severity: SeverityError, Summary: "'from' combined with SPIFFE matchers, or 'default' with 'rules'", Bad: mtpHead + "spec:\n  from:\n    - targetRef:\n        kind: Mesh\n      default:\n        action: Allow\n  default:\n    allow:\n      - spiffeId:\n          type: Prefix\n          value: spiffe://td.mesh/\n", Good: spiffeGood},
 		{Code: CodeSpiffe, Severity: SeverityError, Summary: "a SPIFFE matcher is malformed (type, SPIFFE ID syntax, method, path)", Bad: mtpHead + "spec:\n  default:\n    deny:\n      - spiffeId:\n          type: Exact\n          value: https://td.mesh/ns/default/sa/frontend\n", Good: spiffeGood},
 		{Code: CodeCrossMesh, Severity: SeverityError, Summary: "a cross-mesh 'from' (targetRef.mesh) without a MeshGatewayRoute target (seed 000)", Bad: mtpHead + "spec:\n  targetRef:\n    kind: Mesh\n  from:\n    - targetRef:\n        kind: MeshSubset\n        mesh: consume\n        tags:\n          kuma.io/service: backend\n      default:\n        action: Allow\n", Good: mtpHead + "spec:\n  targetRef:\n    kind: MeshGatewayRoute\n    name: cross-mesh-route\n  from:\n    - targetRef:\n        kind: MeshSubset\n        mesh: consume\n        tags:\n          kuma.io/service: backend\n      default:\n        action: Allow\n"},
-	}
+	}, linkerdCatalogue()...)
 }

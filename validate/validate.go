@@ -54,9 +54,12 @@ func Validate(obj *unstructured.Unstructured, kind *api.Kind, s api.Settings, re
 		return res
 	}
 	v.labelMap = labels
-	if kind.Family == api.FamilyKuma {
+	switch kind.Family {
+	case api.FamilyKuma:
 		v.kumaLabels(obj)
 		v.kumaSpec(obj.Object["spec"])
+	case api.FamilyLinkerd:
+		v.linkerdSpec(obj.Object["spec"])
 	}
 	return res
 }

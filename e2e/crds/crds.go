@@ -30,11 +30,22 @@ var sectionKeys = map[string]api.Section{
 	"default":   api.SecDefault,
 }
 
-// CRDs returns one namespaced CRD per kind of reg, in registry order.
+// CRDs returns one namespaced CRD per kind of reg, in registry order. Registry
+// entries of one kind in several versions (Linkerd's Server v1beta3 … v1alpha1)
+// become one CRD with several served versions, as the API server allows only one
+// CRD per group and plural; the kind's first entry is the storage version.
 func CRDs(reg *api.Registry) []*apiextensionsv1.CustomResourceDefinition {
 	var out []*apiextensionsv1.CustomResourceDefinition
+	byName := map[string]*apiextensionsv1.CustomResourceDefinition{}
 	for _, k := range reg.Kinds() {
-		out = append(out, CRD(k))
+		if c, ok := byName[k.Plural+"."+k.Group]; ok {
+			c.Spec.Versions = append(c.Spec.Versions, Version(k, reg.StorageVersion(k)))
+			continue
+		}
+		c := CRD(k)
+		c.Spec.Versions[0].Storage = reg.StorageVersion(k)
+		byName[c.Name] = c
+		out = append(out, c)
 	}
 	return out
 }
@@ -42,18 +53,6 @@ func CRDs(reg *api.Registry) []*apiextensionsv1.CustomResourceDefinition {
 // CRD builds the CRD of one kind: a single served and storage version with no
 // subresources (meshguard never writes status) and no required fields.
 func CRD(k *api.Kind) *apiextensionsv1.CustomResourceDefinition {
-	spec := SpecSchema(k)
-	root := apiextensionsv1.JSONSchemaProps{
-		Type: "object",
-		Properties: map[string]apiextensionsv1.JSONSchemaProps{
-			"apiVersion": {Type: "string"},
-			"kind":       {Type: "string"},
-			// The API server validates and prunes metadata itself; a structural schema
-			// may say no more than type: object here.
-			"metadata": {Type: "object"},
-			"spec":     spec,
-		},
-	}
 	return &apiextensionsv1.CustomResourceDefinition{
 		TypeMeta: metav1.TypeMeta{
 			APIVersion: apiextensionsv1.SchemeGroupVersion.String(),
@@ -71,18 +70,51 @@ func CRD(k *api.Kind) *apiextensionsv1.CustomResourceDefinition {
 				Singular:   strings.ToLower(k.Kind),
 				Kind:       k.Kind,
 				ListKind:   k.Kind + "List",
-				Categories: append([]string(nil), Categories...),
+				Categories: CategoriesOf(k),
 			},
-			Scope: apiextensionsv1.NamespaceScoped,
-			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{
-				Name:                     k.Version,
-				Served:                   true,
-				Storage:                  true,
-				Deprecated:               k.Deprecated != "",
-				Schema:                   &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &root},
-				AdditionalPrinterColumns: printerColumns(k),
-			}},
+			Scope:    apiextensionsv1.NamespaceScoped,
+			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{Version(k, true)},
 		},
+	}
+}
+
+// CategoriesOf lets `kubectl get kuma` (or `linkerd`) and `kubectl get meshguard`
+// list every test policy of a family.
+func CategoriesOf(k *api.Kind) []string {
+	if k.Family == api.FamilyKuma {
+		return append([]string(nil), Categories...)
+	}
+	return []string{string(k.Family), "meshguard"}
+}
+
+// Version is the CRD version of one registry entry, with its own schema: older
+// Linkerd versions lack fields, and the API server must prune them as Linkerd's do.
+func Version(k *api.Kind, storage bool) apiextensionsv1.CustomResourceDefinitionVersion {
+	spec := SpecSchema(k)
+	root := apiextensionsv1.JSONSchemaProps{
+		Type: "object",
+		Properties: map[string]apiextensionsv1.JSONSchemaProps{
+			"apiVersion": {Type: "string"},
+			"kind":       {Type: "string"},
+			// The API server validates and prunes metadata itself; a structural schema
+			// may say no more than type: object here.
+			"metadata": {Type: "object"},
+			"spec":     spec,
+		},
+	}
+	var warning *string
+	if k.Deprecated != "" {
+		w := k.Group + "/" + k.Version + " " + k.Kind + " is deprecated; use " + k.Deprecated
+		warning = &w
+	}
+	return apiextensionsv1.CustomResourceDefinitionVersion{
+		Name:                     k.Version,
+		DeprecationWarning:       warning,
+		Served:                   true,
+		Storage:                  storage,
+		Deprecated:               k.Deprecated != "",
+		Schema:                   &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &root},
+		AdditionalPrinterColumns: printerColumns(k),
 	}
 }
 
@@ -93,6 +125,10 @@ func CRD(k *api.Kind) *apiextensionsv1.CustomResourceDefinition {
 // `default` of to/from/rules items and of spec.default.
 func SpecSchema(k *api.Kind) apiextensionsv1.JSONSchemaProps {
 	spec := SchemaOf(reflect.TypeOf(k.NewSpec()))
+	if k.Family != api.FamilyKuma {
+		// Sections are a Kuma notion; other families' specs are exactly their types.
+		return spec
+	}
 	for key, sec := range sectionKeys {
 		if _, ok := spec.Properties[key]; ok && !k.Sections.Has(sec) {
 			delete(spec.Properties, key)

@@ -58,30 +58,48 @@ func TestCRDsPassAPIServerValidation(t *testing.T) {
 func TestOneCRDPerKind(t *testing.T) {
 	reg := api.DefaultRegistry()
 	crds := CRDs(reg)
-	if len(crds) != len(reg.Kinds()) {
-		t.Fatalf("%d CRDs for %d kinds", len(crds), len(reg.Kinds()))
+	byName := map[string]*apiextensionsv1.CustomResourceDefinition{}
+	for _, c := range crds {
+		if byName[c.Name] != nil {
+			t.Errorf("%s: two CRDs", c.Name)
+		}
+		byName[c.Name] = c
+		storage := 0
+		for _, v := range c.Spec.Versions {
+			if v.Storage {
+				storage++
+			}
+		}
+		if storage != 1 {
+			t.Errorf("%s: %d storage versions, want exactly one", c.Name, storage)
+		}
 	}
-	for i, k := range reg.Kinds() {
-		c := crds[i]
-		if want := k.Plural + "." + k.Group; c.Name != want {
-			t.Errorf("name %q, want %q", c.Name, want)
+	versions := 0
+	for _, k := range reg.Kinds() {
+		c := byName[k.Plural+"."+k.Group]
+		if c == nil {
+			t.Fatalf("%s %s: no CRD", k.Kind, k.Version)
 		}
 		n := c.Spec.Names
 		if c.Spec.Group != k.Group || n.Kind != k.Kind || n.Plural != k.Plural || n.ListKind != k.Kind+"List" ||
 			n.Singular != strings.ToLower(k.Kind) || len(n.ShortNames) != 0 {
 			t.Errorf("%s: names %+v group %q", k.Kind, n, c.Spec.Group)
 		}
-		if !reflect.DeepEqual(n.Categories, []string{"kuma", "meshguard"}) {
+		if !reflect.DeepEqual(n.Categories, []string{string(k.Family), "meshguard"}) {
 			t.Errorf("%s: categories %v", k.Kind, n.Categories)
 		}
 		if c.Spec.Scope != apiextensionsv1.NamespaceScoped {
 			t.Errorf("%s: scope %s", k.Kind, c.Spec.Scope)
 		}
-		if len(c.Spec.Versions) != 1 {
-			t.Fatalf("%s: %d versions", k.Kind, len(c.Spec.Versions))
+		var v apiextensionsv1.CustomResourceDefinitionVersion
+		for _, cv := range c.Spec.Versions {
+			if cv.Name == k.Version {
+				v = cv
+				versions++
+			}
 		}
-		v := c.Spec.Versions[0]
-		if v.Name != k.Version || !v.Served || !v.Storage || v.Subresources != nil {
+		if v.Name != k.Version || !v.Served || v.Storage != reg.StorageVersion(k) || v.Subresources != nil ||
+			v.Deprecated != (k.Deprecated != "") {
 			t.Errorf("%s: version %s served=%v storage=%v subresources=%v", k.Kind, v.Name, v.Served, v.Storage, v.Subresources)
 		}
 		root := v.Schema.OpenAPIV3Schema
@@ -98,9 +116,12 @@ func TestOneCRDPerKind(t *testing.T) {
 		}
 		// Only the kind's sections, so the API server prunes the others like Kuma does.
 		spec := root.Properties["spec"]
-		if got, want := sortedKeys(spec.Properties), k.Sections.Names(); !reflect.DeepEqual(got, sorted(want)) {
+		if got, want := sortedKeys(spec.Properties), k.Sections.Names(); k.Family == api.FamilyKuma && !reflect.DeepEqual(got, sorted(want)) {
 			t.Errorf("%s: spec properties %v, want sections %v", k.Kind, got, want)
 		}
+	}
+	if versions != len(reg.Kinds()) {
+		t.Errorf("%d CRD versions for %d registry entries", versions, len(reg.Kinds()))
 	}
 }
 

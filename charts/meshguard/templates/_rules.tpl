@@ -26,4 +26,33 @@ Call it with the operations: {{ include "meshguard.rules" (list "CREATE" "UPDATE
     - meshtlses
     - meshtraces
     - meshtrafficpermissions
+- apiGroups: ["policy.linkerd.io"]
+  apiVersions: ["v1alpha1"]
+  operations: {{ toJson . }}
+  scope: "*"
+  resources:
+    - authorizationpolicies
+    - meshtlsauthentications
+    - networkauthentications
+    - serverauthorizations
+    - servers
+- apiGroups: ["policy.linkerd.io"]
+  apiVersions: ["v1beta1"]
+  operations: {{ toJson . }}
+  scope: "*"
+  resources:
+    - serverauthorizations
+    - servers
+- apiGroups: ["policy.linkerd.io"]
+  apiVersions: ["v1beta2"]
+  operations: {{ toJson . }}
+  scope: "*"
+  resources:
+    - servers
+- apiGroups: ["policy.linkerd.io"]
+  apiVersions: ["v1beta3"]
+  operations: {{ toJson . }}
+  scope: "*"
+  resources:
+    - servers
 {{- end -}}

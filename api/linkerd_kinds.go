@@ -1,0 +1,64 @@
+package api
+
+// LinkerdGroup is the API group of Linkerd's authorization policies.
+const LinkerdGroup = "policy.linkerd.io"
+
+func linkerd(version, kind, plural, summary string, spec func() any) *Kind {
+	return &Kind{Group: LinkerdGroup, Version: version, Kind: kind, Plural: plural,
+		Family: FamilyLinkerd, Summary: summary, NewSpec: spec}
+}
+
+// LinkerdKinds returns the registry entries of Linkerd's policy.linkerd.io family,
+// one per served version: the webhook sees the version a client sent, and an old
+// version both lacks fields and deserves a warning. The versions follow Linkerd's
+// CRDs (charts/linkerd-crds): Server stores v1beta3 and still serves v1beta2 and the
+// deprecated v1beta1 and v1alpha1; ServerAuthorization stores v1beta1 and serves the
+// deprecated v1alpha1.
+func LinkerdKinds() []*Kind {
+	const srv = "a port on a set of pods or external workloads, and its protocol"
+	const saz = "which clients may reach Servers (the older, per-Server authorization)"
+	server := func() any { return &ServerSpec{} }
+	serverV1Beta2 := func() any { return &ServerV1Beta2Spec{} }
+	serverV1Beta1 := func() any { return &ServerV1Beta1Spec{} }
+	saSpec := func() any { return &ServerAuthorizationSpec{} }
+	out := []*Kind{
+		linkerd("v1beta3", "Server", "servers", srv, server),
+		linkerd("v1beta2", "Server", "servers", srv, serverV1Beta2),
+		linkerd("v1beta1", "Server", "servers", srv, serverV1Beta1),
+		linkerd("v1alpha1", "Server", "servers", srv, serverV1Beta1),
+		linkerd("v1beta1", "ServerAuthorization", "serverauthorizations", saz, saSpec),
+		linkerd("v1alpha1", "ServerAuthorization", "serverauthorizations", saz, saSpec),
+		linkerd("v1alpha1", "AuthorizationPolicy", "authorizationpolicies",
+			"which authentications a Server, route or namespace requires",
+			func() any { return &AuthorizationPolicySpec{} }),
+		linkerd("v1alpha1", "MeshTLSAuthentication", "meshtlsauthentications",
+			"a set of mTLS client identities or service accounts",
+			func() any { return &MeshTLSAuthenticationSpec{} }),
+		linkerd("v1alpha1", "NetworkAuthentication", "networkauthentications",
+			"a set of client networks (CIDRs with exceptions)",
+			func() any { return &NetworkAuthenticationSpec{} }),
+	}
+	out[2].Deprecated = LinkerdGroup + "/v1beta3 Server"
+	out[3].Deprecated = LinkerdGroup + "/v1beta3 Server"
+	out[5].Deprecated = LinkerdGroup + "/v1beta1 ServerAuthorization"
+	return out
+}
+
+// StorageVersion reports whether k is the version its kind's CRD stores: by
+// convention the first registry entry of its group and kind (LinkerdKinds lists the
+// storage version first). Generators that build one CRD per kind need exactly one.
+func (r *Registry) StorageVersion(k *Kind) bool {
+	for _, o := range r.kinds {
+		if o.Group == k.Group && o.Kind == k.Kind {
+			return o == k
+		}
+	}
+	return false
+}
+
+// KnownLinkerdResources are policy.linkerd.io kinds meshguard does not guard (yet)
+// but that are legitimate; the linter does not call them unknown.
+func KnownLinkerdResources() []string {
+	return []string{"HTTPRoute", "GRPCRoute", "EgressNetwork", "HTTPLocalRateLimitPolicy",
+		"HTTPLocalConcurrencyLimitPolicy", "UnmeshedNetwork", "HTTPLoadBalancerPolicy", "HTTPRetryFilter"}
+}

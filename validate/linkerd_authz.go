@@ -1,0 +1,219 @@
+package validate
+
+import (
+	"fmt"
+	"net/netip"
+	"regexp"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/meshguard/meshguard/api"
+)
+
+// Groups an AuthorizationPolicy may name (Linkerd's policy.rs targets_kind).
+const (
+	gatewayGroup = "gateway.networking.k8s.io"
+	linkerdGroup = api.LinkerdGroup
+)
+
+// lkAuthorizationPolicy applies Linkerd's admission rules: the target is a Server, an
+// HTTPRoute, a GRPCRoute or the policy's own Namespace; at most one authentication
+// of each kind, and not a MeshTLSAuthentication with a ServiceAccount.
+func (v *validator) lkAuthorizationPolicy(s *api.AuthorizationPolicySpec, raw map[string]any, p *field.Path) {
+	tp := p.Child("targetRef")
+	if t := s.TargetRef; t == nil {
+		v.err(field.Required(tp, "set targetRef: a Server, an HTTPRoute, a GRPCRoute or this policy's Namespace"), CodeLinkerdPolicyTarget)
+	} else {
+		switch {
+		case refIs(t.Group, t.Kind, linkerdGroup, "Server"),
+			refIs(t.Group, t.Kind, linkerdGroup, "HTTPRoute"), refIs(t.Group, t.Kind, gatewayGroup, "HTTPRoute"),
+			refIs(t.Group, t.Kind, linkerdGroup, "GRPCRoute"), refIs(t.Group, t.Kind, gatewayGroup, "GRPCRoute"):
+		case refIs(t.Group, t.Kind, "", "Namespace"):
+			if v.ns != "" && t.Name != v.ns {
+				v.err(field.Invalid(tp.Child("name"), t.Name,
+					fmt.Sprintf("an AuthorizationPolicy may only target its own namespace; use %q or create the policy in %q", v.ns, t.Name)), CodeLinkerdPolicyTarget)
+			}
+		default:
+			v.err(field.Invalid(tp.Child("kind"), canonicalKind(t.Group, t.Kind),
+				"target a Server or HTTPRoute (group policy.linkerd.io), an HTTPRoute or GRPCRoute (group gateway.networking.k8s.io) or this policy's Namespace (no group)"), CodeLinkerdPolicyTarget)
+		}
+	}
+	rp := p.Child("requiredAuthenticationRefs")
+	if _, ok := raw["requiredAuthenticationRefs"]; !ok {
+		v.err(field.Required(rp, "list the required authentications ([] admits every client, unauthenticated included)"), CodeLinkerdAuthnRefs)
+	}
+	var mtls, sa, net int
+	for i, r := range s.RequiredAuthenticationRefs {
+		ip := rp.Index(i)
+		switch {
+		case refIs(r.Group, r.Kind, linkerdGroup, "MeshTLSAuthentication"):
+			mtls++
+			if mtls > 1 {
+				v.err(field.Duplicate(ip, r.Name), CodeLinkerdAuthnRefs)
+				v.res.Errors[len(v.res.Errors)-1].Detail = "only a single MeshTLSAuthentication may be set; merge their identities into one"
+			} else if sa > 0 {
+				v.err(field.Invalid(ip.Child("kind"), r.Kind, "a MeshTLSAuthentication and a ServiceAccount may not be set together; list the ServiceAccount in the MeshTLSAuthentication's identityRefs"), CodeLinkerdAuthnRefs)
+			}
+		case refIs(r.Group, r.Kind, "", "ServiceAccount"):
+			sa++
+			if sa > 1 {
+				v.err(field.Duplicate(ip, r.Name), CodeLinkerdAuthnRefs)
+				v.res.Errors[len(v.res.Errors)-1].Detail = "only a single ServiceAccount may be set; use a MeshTLSAuthentication with identityRefs for several"
+			} else if mtls > 0 {
+				v.err(field.Invalid(ip.Child("kind"), r.Kind, "a MeshTLSAuthentication and a ServiceAccount may not be set together; list the ServiceAccount in the MeshTLSAuthentication's identityRefs"), CodeLinkerdAuthnRefs)
+			}
+		case refIs(r.Group, r.Kind, linkerdGroup, "NetworkAuthentication"):
+			net++
+			if net > 1 {
+				v.err(field.Duplicate(ip, r.Name), CodeLinkerdAuthnRefs)
+				v.res.Errors[len(v.res.Errors)-1].Detail = "only a single NetworkAuthentication may be set; merge their networks into one"
+			}
+		default:
+			v.err(field.Invalid(ip.Child("kind"), canonicalKind(r.Group, r.Kind),
+				"unsupported authentication kind; use MeshTLSAuthentication or NetworkAuthentication (group policy.linkerd.io) or ServiceAccount (no group)"), CodeLinkerdAuthnRefs)
+		}
+	}
+}
+
+func canonicalKind(group, kind string) string {
+	if group == "" {
+		return kind
+	}
+	return kind + "." + group
+}
+
+// lkNetworks checks CIDRs the way Linkerd's admission does: every except lies inside
+// its cidr and does not cover it whole (that would admit no one).
+func (v *validator) lkNetworks(nets []api.Network, p *field.Path) {
+	for i, n := range nets {
+		np := p.Index(i)
+		cidr, ok := parseNet(n.Cidr)
+		if !ok {
+			v.err(field.Invalid(np.Child("cidr"), n.Cidr, "not a CIDR; write an address with a prefix length, e.g. 10.0.0.0/8 or fd00::/8"), CodeLinkerdNetwork)
+			continue
+		}
+		for j, e := range n.Except {
+			ep := np.Child("except").Index(j)
+			ex, ok := parseNet(e)
+			switch {
+			case !ok:
+				v.err(field.Invalid(ep, e, "not a CIDR; write an address with a prefix length, e.g. 10.0.1.0/24"), CodeLinkerdNetwork)
+			case ex.Bits() <= cidr.Bits() && ex.Contains(cidr.Addr()):
+				v.err(field.Invalid(ep, e, fmt.Sprintf("cidr %q is completely negated by this exception; narrow the exception or drop the network", n.Cidr)), CodeLinkerdNetwork)
+			case ex.Bits() < cidr.Bits() || !cidr.Contains(ex.Addr()):
+				v.err(field.Invalid(ep, e, fmt.Sprintf("cidr %q does not include this exception; an exception must lie inside its cidr", n.Cidr)), CodeLinkerdNetwork)
+			}
+		}
+	}
+}
+
+// parseNet parses a CIDR (or a bare address, a single-host network) and masks host bits.
+func parseNet(s string) (netip.Prefix, bool) {
+	if pr, err := netip.ParsePrefix(s); err == nil {
+		return pr.Masked(), true
+	}
+	if a, err := netip.ParseAddr(s); err == nil && a.Zone() == "" {
+		return netip.PrefixFrom(a, a.BitLen()), true
+	}
+	return netip.Prefix{}, false
+}
+
+// dnsLikeIdentity is Linkerd's DNS_LIKE_IDENTITY_REGEX: lowercase DNS labels, the
+// first of which may be a `*` glob.
+var dnsLikeIdentity = regexp.MustCompile(`^(\*|[a-z0-9]([-a-z0-9]*[a-z0-9])?)(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+
+// lkIdentities checks client identities as Linkerd's validation.rs does.
+func (v *validator) lkIdentities(ids []string, p *field.Path) {
+	for i, id := range ids {
+		if msg := linkerdIdentityError(id); msg != "" {
+			v.err(field.Invalid(p.Index(i), id, msg), CodeLinkerdIdentity)
+		}
+	}
+}
+
+func linkerdIdentityError(id string) string {
+	rest, ok := strings.CutPrefix(id, "spiffe://")
+	if !ok {
+		if dnsLikeIdentity.MatchString(id) {
+			return ""
+		}
+		return "an identity is a SPIFFE ID (spiffe://trust.domain/path) or a DNS-like name such as web.prod.serviceaccount.identity.linkerd.cluster.local, whose first label may be * (\"*\" alone admits every authenticated client)"
+	}
+	td, path, _ := strings.Cut(rest, "/")
+	if td == "" {
+		return "the SPIFFE ID has no trust domain"
+	}
+	if strings.Trim(td, "abcdefghijklmnopqrstuvwxyz0123456789-._") != "" {
+		return "SPIFFE trust domain characters are limited to lowercase letters, numbers, dots, dashes and underscores"
+	}
+	if !strings.Contains(rest, "/") {
+		return ""
+	}
+	for _, seg := range strings.Split(path, "/") {
+		switch {
+		case seg == "":
+			return "a SPIFFE path has no empty segments and no trailing slash"
+		case seg == "." || seg == "..":
+			return "a SPIFFE path has no dot segments"
+		case strings.Trim(seg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._") != "":
+			return "SPIFFE path characters are limited to letters, numbers, dots, dashes and underscores"
+		}
+	}
+	return ""
+}
+
+// DefaultInboundPolicyAnnotation sets a namespace's or workload's default inbound
+// policy in Linkerd (seed 004, "Default behavior").
+const DefaultInboundPolicyAnnotation = "config.linkerd.io/default-inbound-policy"
+
+// annotationPaths are where a kind carries pod annotations: the object itself, and
+// for workloads their pod template (which is what the proxy injector reads).
+var annotationPaths = map[string][][]string{
+	"/v1/Namespace":             {{"metadata"}},
+	"/v1/Pod":                   {{"metadata"}},
+	"/v1/ReplicationController": {{"metadata"}, {"spec", "template", "metadata"}},
+	"apps/v1/Deployment":        {{"metadata"}, {"spec", "template", "metadata"}},
+	"apps/v1/StatefulSet":       {{"metadata"}, {"spec", "template", "metadata"}},
+	"apps/v1/DaemonSet":         {{"metadata"}, {"spec", "template", "metadata"}},
+	"apps/v1/ReplicaSet":        {{"metadata"}, {"spec", "template", "metadata"}},
+	"batch/v1/Job":              {{"metadata"}, {"spec", "template", "metadata"}},
+	"batch/v1/CronJob":          {{"metadata"}, {"spec", "jobTemplate", "spec", "template", "metadata"}},
+}
+
+// DefaultInboundPolicy checks the config.linkerd.io/default-inbound-policy annotation
+// of a Namespace or workload (and its pod template). A value Linkerd does not know
+// makes the proxy injector fall back to the cluster default: a silent widening or
+// narrowing of access. It is not a registry kind (the chart must not send core kinds
+// to the webhook), so the linter calls it directly; the webhook part is pending.
+func DefaultInboundPolicy(obj *unstructured.Unstructured) field.ErrorList {
+	if obj == nil {
+		return nil
+	}
+	gvk := obj.GroupVersionKind()
+	paths, ok := annotationPaths[gvk.Group+"/"+gvk.Version+"/"+gvk.Kind]
+	if !ok {
+		return nil
+	}
+	var out field.ErrorList
+	for _, path := range paths {
+		raw, found, err := unstructured.NestedFieldNoCopy(obj.Object, append(path, "annotations")...)
+		if err != nil || !found {
+			continue
+		}
+		ann, _ := raw.(map[string]any)
+		val, present := ann[DefaultInboundPolicyAnnotation]
+		if !present {
+			continue
+		}
+		fp := field.NewPath(path[0], path[1:]...).Child("annotations").Key(DefaultInboundPolicyAnnotation)
+		s, isString := val.(string)
+		if !isString || !contains(InboundPolicies, s) {
+			e := field.NotSupported(fp, val, InboundPolicies).WithOrigin(CodeLinkerdInboundAnnotation)
+			e.Detail = enumDetail("default inbound policy", fmt.Sprint(val), InboundPolicies)
+			out = append(out, e)
+		}
+	}
+	return out
+}
