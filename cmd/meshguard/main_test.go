@@ -79,11 +79,19 @@ func TestCatalogueExamples(t *testing.T) {
 // TestExamples lints examples/: every valid file is clean, every invalid file produces
 // the codes and field paths its "# expect:" lines name.
 func TestExamples(t *testing.T) {
-	rep, code := lintJSON(t, "", "../../examples/valid")
-	if code != exitOK || rep.Summary.Errors != 0 {
-		t.Errorf("examples/valid: exit %d, findings %+v", code, rep.Findings)
+	// examples/ holds the Kuma family (its document counts are part of other tests);
+	// examples/linkerd/ holds the Linkerd family.
+	for _, root := range []string{"../../examples", "../../examples/linkerd"} {
+		t.Run(filepath.Base(root), func(t *testing.T) { checkExamples(t, root) })
 	}
-	files, _ := filepath.Glob("../../examples/invalid/*.yaml")
+}
+
+func checkExamples(t *testing.T, root string) {
+	rep, code := lintJSON(t, "", root+"/valid")
+	if code != exitOK || rep.Summary.Errors != 0 || rep.Summary.Documents == 0 {
+		t.Errorf("%s/valid: exit %d, %d documents, findings %+v", root, code, rep.Summary.Documents, rep.Findings)
+	}
+	files, _ := filepath.Glob(root + "/invalid/*.yaml")
 	if len(files) == 0 {
 		t.Fatal("no invalid examples")
 	}
