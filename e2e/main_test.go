@@ -172,11 +172,17 @@ func load(t *testing.T, paths ...string) []*unstructured.Unstructured {
 
 func repo(rel string) string { return filepath.Join("..", rel) }
 
-// get reads an object back from the API server.
+// get reads a Kuma object back from the API server.
 func get(t *testing.T, kind, ns, name string) *unstructured.Unstructured {
 	t.Helper()
+	return get2(t, "kuma.io/v1alpha1", kind, ns, name)
+}
+
+// get2 reads any object back from the API server.
+func get2(t *testing.T, apiVersion, kind, ns, name string) *unstructured.Unstructured {
+	t.Helper()
 	u := &unstructured.Unstructured{}
-	u.SetAPIVersion("kuma.io/v1alpha1")
+	u.SetAPIVersion(apiVersion)
 	u.SetKind(kind)
 	if err := env.client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, u); err != nil {
 		t.Fatalf("get %s %s/%s: %v", kind, ns, name, err)
