@@ -23,11 +23,14 @@ type Options struct {
 	Namespace string
 	Registry  *api.Registry
 	// Extra runs after validation on every defaulted, registered object and may add
-	// findings (the RBAC analysis uses it); nil means none.
+	// findings (the RBAC analysis and Linkerd Server conflicts use it); nil means
+	// none. It also gets the other parsed documents (Namespaces, workloads) with a
+	// nil Kind, for checks that need pod templates.
 	Extra func(objs []Checked) []Finding
 }
 
-// Checked is a document that was defaulted and validated, for cross-document checks.
+// Checked is a document that was defaulted and validated, for cross-document checks;
+// Kind is nil for a parsed document that is not a registry kind (not defaulted).
 type Checked struct {
 	Doc    *Document
 	Object *unstructured.Unstructured
@@ -68,7 +71,7 @@ func Lint(docs []Document, o Options) ([]Finding, Summary) {
 	var checked []Checked
 	for i := range docs {
 		out = append(out, per[i]...)
-		if kinds[i] != nil {
+		if kinds[i] != nil || (docs[i].Err == nil && docs[i].Object != nil) {
 			checked = append(checked, Checked{Doc: &docs[i], Object: docs[i].Object, Kind: kinds[i]})
 		}
 	}

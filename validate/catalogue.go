@@ -49,6 +49,7 @@ const (
 	CodeLinkerdNetworksEmpty     = "MG331"
 	CodeLinkerdDeprecated        = "MG340"
 	CodeLinkerdInboundAnnotation = "MG341"
+	CodeLinkerdServerConflict    = "MG350"
 )
 
 // Severities of findings.

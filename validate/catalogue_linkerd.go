@@ -6,6 +6,11 @@ func lkObj(version, kind, spec string) string {
 	return "apiVersion: policy.linkerd.io/" + version + "\nkind: " + kind + "\nmetadata:\n  name: web\n  namespace: web-ns\nspec:\n" + spec
 }
 
+// lkNamed is a v1beta3 Server with its own name, for examples with several Servers.
+func lkNamed(name, spec string) string {
+	return "apiVersion: policy.linkerd.io/v1beta3\nkind: Server\nmetadata:\n  name: " + name + "\n  namespace: web-ns\nspec:\n" + spec
+}
+
 func lkServer(spec string) string { return lkObj("v1beta3", "Server", spec) }
 func lkSAZ(spec string) string    { return lkObj("v1beta1", "ServerAuthorization", spec) }
 func lkAP(spec string) string     { return lkObj("v1alpha1", "AuthorizationPolicy", spec) }
@@ -58,6 +63,9 @@ func linkerdCatalogue() []RuleDoc {
 			Bad: lkObj("v1beta1", "Server", lkServerOK), Good: lkServer(lkServerOK)},
 		{Code: CodeLinkerdInboundAnnotation, Severity: SeverityError, Summary: "config.linkerd.io/default-inbound-policy on a Namespace or workload is not a known mode (linter only for now)",
 			Bad: inboundNS("allow-all"), Good: inboundNS("cluster-authenticated")},
+		{Code: CodeLinkerdServerConflict, Severity: SeverityWarning, Summary: "two Servers in one namespace can select the same pod on the same port (linter across files; webhook from its cache, --linkerd-server-conflicts)",
+			Bad:  lkNamed("web-http", lkPods+"  port: 8080\n") + "---\n" + lkNamed("web-all", "  podSelector: {}\n  port: 8080\n"),
+			Good: lkNamed("web-http", lkPods+"  port: 8080\n") + "---\n" + lkNamed("web-admin", lkPods+"  port: 9990\n")},
 	}
 }
 

@@ -32,7 +32,8 @@ func (o *lintOptions) engine() (lint.Options, error) {
 	if o.namespace == "" {
 		return lint.Options{}, usageErr("--namespace must not be empty")
 	}
-	return lint.Options{Settings: o.settings, Namespace: o.namespace, Registry: api.DefaultRegistry(), Extra: rbacAnalysis(o.settings)}, nil
+	return lint.Options{Settings: o.settings, Namespace: o.namespace, Registry: api.DefaultRegistry(),
+		Extra: composeExtra(rbacAnalysis(o.settings), serverConflicts(o.settings, o.namespace))}, nil
 }
 
 func newLintCmd(s streams) *cobra.Command {

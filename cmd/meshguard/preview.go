@@ -31,7 +31,7 @@ func rbacAnalysis(s api.Settings) func([]lint.Checked) []lint.Finding {
 		byRef := map[string]*lint.Document{}
 		var ps []compile.Policy
 		for _, c := range objs {
-			if c.Kind.Kind != mtpKind {
+			if c.Kind == nil || c.Kind.Kind != mtpKind {
 				continue
 			}
 			if res := validate.Validate(c.Object, c.Kind, s, api.Request{Operation: api.OpCreate}); len(res.Errors) > 0 {
