@@ -94,7 +94,11 @@ func copyTags(m map[string]string) map[string]string {
 // Applies reports whether a policy whose target is pt configures the proxies of
 // group g: same mesh, same level (proxy or route), pt's namespace and zone scope
 // contain g's, and pt's selector is contained in g's (Mesh selects everything).
-func Applies(pt, g Target) bool {
+func Applies(pt, g Target) bool { return applies(pt, g, nil, nil) }
+
+// applies is Applies with the two selectors already computed (nil: compute them);
+// GroupPolicies computes each target's selector once instead of once per pair.
+func applies(pt, g Target, ptSel, gSel map[string]string) bool {
 	if pt.Mesh != g.Mesh || pt.Route() != g.Route() {
 		return false
 	}
@@ -112,9 +116,14 @@ func Applies(pt, g Target) bool {
 	if !selectsProxies(g.Kind) {
 		return pt.Kind == api.RefMesh || pt.Kind == "" // only "everything" contains them
 	}
-	gs := g.selector()
-	for k, v := range pt.selector() {
-		if w, ok := gs[k]; !ok || w != v {
+	if gSel == nil {
+		gSel = g.selector()
+	}
+	if ptSel == nil {
+		ptSel = pt.selector()
+	}
+	for k, v := range ptSel {
+		if w, ok := gSel[k]; !ok || w != v {
 			return false
 		}
 	}
@@ -163,18 +172,48 @@ func GroupPolicies(ps []Policy, systemNamespace string) []Group {
 		}
 		return cmp.Compare(a.key(), b.key())
 	})
+	// Applies needs the same mesh and a policy namespace that is empty or the
+	// group's, so only those buckets are scanned: linting thousands of policies in
+	// many namespaces stays near-linear instead of comparing every pair.
+	type bucket struct{ mesh, ns string }
+	byScope := map[bucket][]int{}
+	sels := make([]map[string]string, len(pts))
+	for i, pt := range pts {
+		b := bucket{pt.Mesh, pt.Namespace}
+		byScope[b] = append(byScope[b], i)
+		sels[i] = pt.selector()
+	}
 	out := make([]Group, 0, len(targets))
 	for _, t := range targets {
 		g := Group{Target: t}
-		for i, p := range ps {
-			if Applies(pts[i], t) {
-				g.Policies = append(g.Policies, p)
+		tSel := t.selector()
+		cand := byScope[bucket{t.Mesh, ""}]
+		if t.Namespace != "" {
+			// Both lists are in input order; merge them to keep it.
+			cand = mergeSorted(cand, byScope[bucket{t.Mesh, t.Namespace}])
+		}
+		for _, i := range cand {
+			if applies(pts[i], t, sels[i], tSel) {
+				g.Policies = append(g.Policies, ps[i])
 			}
 		}
 		SortPolicies(g.Policies, systemNamespace)
 		out = append(out, g)
 	}
 	return out
+}
+
+// mergeSorted merges two ascending index lists.
+func mergeSorted(a, b []int) []int {
+	out := make([]int, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		if a[0] < b[0] {
+			out, a = append(out, a[0]), a[1:]
+		} else {
+			out, b = append(out, b[0]), b[1:]
+		}
+	}
+	return append(append(out, a...), b...)
 }
 
 // Scope says in words which proxies a target covers, for previews and warnings:
