@@ -1,0 +1,91 @@
+package authz
+
+import (
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/meshguard/meshguard/api"
+)
+
+// AdmissionSummary returns the warning lines (at most four, each ≤ 120 chars) the
+// webhook can attach when a Linkerd object is admitted, computed over stored (the
+// informer cache's Linkerd objects, plus Namespaces and workloads if it has them)
+// with obj in place of its stored version. It answers from memory only, so the
+// request path makes no API call.
+//
+//   - Server: who may connect to it now.
+//   - ServerAuthorization, AuthorizationPolicy: the first Server it grants on (or
+//     that its target is not there), and how many other Servers it touches.
+//   - MeshTLSAuthentication, NetworkAuthentication: the first Server a policy using
+//     it grants on.
+//
+// Other objects, and authentications no policy uses, give nil. The cluster default
+// is taken as DefaultMode: callers that know better can use Build with Options.
+func AdmissionSummary(obj *unstructured.Unstructured, stored []unstructured.Unstructured) []string {
+	if obj == nil || obj.GroupVersionKind().Group != api.LinkerdGroup {
+		return nil
+	}
+	kind, ns, name := obj.GetKind(), obj.GetNamespace(), obj.GetName()
+	set := make([]unstructured.Unstructured, 0, len(stored)+1)
+	for _, s := range stored {
+		if s.GetKind() == kind && s.GetNamespace() == ns && s.GetName() == name && s.GroupVersionKind().Group == api.LinkerdGroup {
+			continue
+		}
+		set = append(set, s)
+	}
+	set = append(set, *obj)
+	var hits []Preview
+	for _, p := range Build(set, Options{}) {
+		if !p.Default && concerns(p, kind, ns+"/"+name) {
+			hits = append(hits, p)
+		}
+	}
+	if len(hits) == 0 {
+		return nil
+	}
+	first := hits[0]
+	if kind != "Server" {
+		// Its own grants first, so the warning talks about the object admitted.
+		first.Clients = append([]Client(nil), first.Clients...)
+		sort.SliceStable(first.Clients, func(a, b int) bool {
+			return concerns(Preview{Clients: first.Clients[a : a+1]}, kind, ns+"/"+name) &&
+				!concerns(Preview{Clients: first.Clients[b : b+1]}, kind, ns+"/"+name)
+		})
+	}
+	lines := Summary(first)
+	if len(hits) > 1 {
+		refs := make([]string, 0, len(hits)-1)
+		for _, h := range hits[1:] {
+			refs = append(refs, h.Ref())
+		}
+		more := oneLine(kind + " " + ns + "/" + name + " also applies to " + strings.Join(refs, ", "))
+		if len(lines) == 4 {
+			lines = lines[:3]
+		}
+		lines = append(lines, more)
+	}
+	return lines
+}
+
+// concerns reports whether preview p is about the object kind/ref: the Server
+// itself, or a Server one of whose grants the object is (or is referenced by).
+func concerns(p Preview, kind, ref string) bool {
+	if kind == "Server" {
+		return p.Ref() == ref && p.Policy != "not applied"
+	}
+	want := kind + " " + ref
+	for _, c := range p.Clients {
+		head, refs, _ := strings.Cut(c.Via, " (")
+		if head == want {
+			return true
+		}
+		for _, r := range strings.Split(strings.TrimSuffix(refs, ")"), ", ") {
+			if r == want {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,292 @@
+package authz
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/meshguard/meshguard/api"
+)
+
+// server is one Server of the set, decoded.
+type server struct {
+	ns, name, version string
+	labels            map[string]string
+	spec              api.ServerSpec
+}
+
+// index is the decoded set Build works on.
+type index struct {
+	servers  []*server
+	sazs     []*unstructured.Unstructured
+	policies []*unstructured.Unstructured
+	routes   map[string][]parent // "ns/Kind/name" -> Server parents
+	authn    authnSet
+	nsModes  map[string]string // namespace -> annotation ("" when none)
+	loads    []workload
+}
+
+// parent is a Server an HTTPRoute or GRPCRoute attaches to.
+type parent struct{ ns, name string }
+
+// HasLinkerd reports whether objs hold any policy.linkerd.io object, which is when
+// the CLI prints the Linkerd preview at all.
+func HasLinkerd(objs []unstructured.Unstructured) bool {
+	for i := range objs {
+		if objs[i].GroupVersionKind().Group == api.LinkerdGroup {
+			return true
+		}
+	}
+	return false
+}
+
+func decodeSpec(o *unstructured.Unstructured, out any) {
+	if spec, ok := o.Object["spec"]; ok {
+		_ = api.Decode(spec, out) // a malformed spec previews as an empty one; lint reports it
+	}
+}
+
+func newIndex(objs []unstructured.Unstructured) *index {
+	ix := &index{routes: map[string][]parent{}, nsModes: map[string]string{},
+		authn: authnSet{meshTLS: map[string]*api.MeshTLSAuthenticationSpec{}, network: map[string]*api.NetworkAuthenticationSpec{}}}
+	for i := range objs {
+		o := &objs[i]
+		gvk := o.GroupVersionKind()
+		key := o.GetNamespace() + "/" + o.GetName()
+		switch {
+		case gvk.Group == api.LinkerdGroup && gvk.Kind == "Server":
+			s := &server{ns: o.GetNamespace(), name: o.GetName(), version: gvk.Version, labels: o.GetLabels()}
+			decodeSpec(o, &s.spec)
+			ix.servers = append(ix.servers, s)
+		case gvk.Group == api.LinkerdGroup && gvk.Kind == "ServerAuthorization":
+			ix.sazs = append(ix.sazs, o)
+		case gvk.Group == api.LinkerdGroup && gvk.Kind == "AuthorizationPolicy":
+			ix.policies = append(ix.policies, o)
+		case gvk.Group == api.LinkerdGroup && gvk.Kind == "MeshTLSAuthentication":
+			s := &api.MeshTLSAuthenticationSpec{}
+			decodeSpec(o, s)
+			ix.authn.meshTLS[key] = s
+		case gvk.Group == api.LinkerdGroup && gvk.Kind == "NetworkAuthentication":
+			s := &api.NetworkAuthenticationSpec{}
+			decodeSpec(o, s)
+			ix.authn.network[key] = s
+		case (gvk.Group == api.LinkerdGroup || gvk.Group == "gateway.networking.k8s.io") &&
+			(gvk.Kind == "HTTPRoute" || gvk.Kind == "GRPCRoute"):
+			ix.routes[o.GetNamespace()+"/"+gvk.Kind+"/"+o.GetName()] = routeParents(o)
+		case gvk.Group == "" && gvk.Kind == "Namespace":
+			ix.nsModes[o.GetName()] = o.GetAnnotations()[AnnotationDefaultPolicy]
+		default:
+			if w, ok := workloadOf(o); ok {
+				ix.loads = append(ix.loads, w)
+			}
+		}
+	}
+	sort.SliceStable(ix.servers, func(a, b int) bool {
+		return ix.servers[a].ns+"/"+ix.servers[a].name < ix.servers[b].ns+"/"+ix.servers[b].name
+	})
+	return ix
+}
+
+// routeParents are the Servers a route names in parentRefs (kind Server of
+// policy.linkerd.io); parents of other kinds (Services, Gateways) are outbound.
+func routeParents(o *unstructured.Unstructured) []parent {
+	refs, _, _ := unstructured.NestedSlice(o.Object, "spec", "parentRefs")
+	var out []parent
+	for _, r := range refs {
+		m, _ := r.(map[string]any)
+		kind, _ := m["kind"].(string)
+		group, hasGroup := m["group"].(string)
+		if kind != "Server" || (hasGroup && group != api.LinkerdGroup) {
+			continue
+		}
+		name, _ := m["name"].(string)
+		ns, _ := m["namespace"].(string)
+		if ns == "" {
+			ns = o.GetNamespace()
+		}
+		out = append(out, parent{ns: ns, name: name})
+	}
+	return out
+}
+
+// grant is one authorization resolved to its Servers.
+type grant struct {
+	clients []Client
+	notes   []string
+}
+
+// Build computes the previews of a set of objects: one per Server (sorted by
+// namespace and name), one per authorization whose target is not in the set, then
+// the default-policy views (namespaces, workloads with uncovered ports, the cluster).
+func Build(objs []unstructured.Unstructured, o Options) []Preview {
+	ix := newIndex(objs)
+	cluster := o.ClusterNetworks
+	if len(cluster) == 0 {
+		cluster = strings.Split(DefaultClusterNetworks, ",")
+	}
+	byServer := map[*server][]grant{}
+	var orphans []Preview
+	orphan := func(ns, name, pods string, g grant) {
+		orphans = append(orphans, Preview{Namespace: ns, Name: name, Port: "-", Pods: pods,
+			Policy: "not applied", Clients: g.clients, Notes: g.notes})
+	}
+	for _, saz := range ix.sazs {
+		var spec api.ServerAuthorizationSpec
+		decodeSpec(saz, &spec)
+		via := "ServerAuthorization " + saz.GetNamespace() + "/" + saz.GetName()
+		cs, notes := sazClients(saz.GetNamespace(), via, spec.Client)
+		g := grant{clients: cs, notes: notes}
+		targets := ix.sazTargets(saz.GetNamespace(), spec.Server)
+		if len(targets) == 0 {
+			orphan(saz.GetNamespace(), sazTargetWords(spec.Server), "Server not in the linted set", g)
+		}
+		for _, s := range targets {
+			byServer[s] = append(byServer[s], g)
+		}
+	}
+	routed := map[*server]bool{}
+	for _, p := range ix.policies {
+		var spec api.AuthorizationPolicySpec
+		decodeSpec(p, &spec)
+		cs, notes := policyClients(p.GetNamespace(), p.GetName(), &spec, ix.authn)
+		ix.attachPolicy(p.GetNamespace(), spec.TargetRef, grant{clients: cs, notes: notes}, byServer, routed, orphan)
+	}
+	out := make([]Preview, 0, len(ix.servers)+len(orphans)+len(ix.nsModes)+len(ix.loads)+1)
+	for _, s := range ix.servers {
+		out = append(out, serverPreview(s, byServer[s], routed[s], cluster))
+	}
+	out = append(out, orphans...)
+	return append(out, ix.defaults(o, cluster)...)
+}
+
+func sazTargetWords(r *api.ServerRef) string {
+	switch {
+	case r == nil:
+		return "(no server)"
+	case r.Name != "":
+		return r.Name
+	}
+	return "(selector " + selectorWords(r.Selector) + ")"
+}
+
+// sazTargets are the Servers a ServerAuthorization names or selects (by the
+// Servers' own labels), always in its namespace.
+func (ix *index) sazTargets(ns string, r *api.ServerRef) []*server {
+	if r == nil {
+		return nil
+	}
+	var out []*server
+	for _, s := range ix.servers {
+		if s.ns != ns {
+			continue
+		}
+		if (r.Name != "" && s.name == r.Name) || (r.Name == "" && r.Selector != nil && matches(r.Selector, s.labels)) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// attachPolicy gives an AuthorizationPolicy's grant to what its targetRef means: a
+// Server, every Server of its namespace, or the Server parents of a route (marked
+// route-level). Anything else lands in orphans.
+func (ix *index) attachPolicy(ns string, t *api.LinkerdLocalRef, g grant, byServer map[*server][]grant,
+	routed map[*server]bool, orphan func(ns, name, pods string, g grant)) {
+	if t == nil {
+		orphan(ns, "(no target)", "no targetRef", g)
+		return
+	}
+	kind := strings.ToLower(t.Kind)
+	switch kind {
+	case "server":
+		for _, s := range ix.servers {
+			if s.ns == ns && s.name == t.Name {
+				byServer[s] = append(byServer[s], g)
+				return
+			}
+		}
+		orphan(ns, t.Name, "Server not in the linted set", g)
+	case "namespace":
+		found := false
+		for _, s := range ix.servers {
+			if s.ns == ns && t.Name == ns {
+				byServer[s] = append(byServer[s], g)
+				found = true
+			}
+		}
+		if !found {
+			orphan(ns, "(namespace "+t.Name+")", "every Server of the namespace; none in the linted set", g)
+		}
+	case "httproute", "grpcroute":
+		routeKind := map[string]string{"httproute": "HTTPRoute", "grpcroute": "GRPCRoute"}[kind]
+		route := routeKind + " " + ns + "/" + t.Name
+		parents, ok := ix.routes[ns+"/"+routeKind+"/"+t.Name]
+		attached := false
+		for _, p := range parents {
+			for _, s := range ix.servers {
+				if s.ns == p.ns && s.name == p.name {
+					rg := grant{notes: g.notes}
+					for _, c := range g.clients {
+						c.Route = route
+						rg.clients = append(rg.clients, c)
+					}
+					byServer[s] = append(byServer[s], rg)
+					routed[s] = true
+					attached = true
+				}
+			}
+		}
+		if !attached {
+			why := "route-level, parent not in the linted set"
+			if !ok {
+				why = "route-level, " + route + " not in the linted set"
+			}
+			orphan(ns, routeKind+"/"+t.Name, why, g)
+		}
+	default:
+		orphan(ns, t.Kind+"/"+t.Name, "target kind Linkerd does not authorize", g)
+	}
+}
+
+// serverPreview unions a Server's grants; with no server-level grant the
+// accessPolicy (v1beta3, default deny; earlier versions always deny) decides.
+func serverPreview(s *server, gs []grant, routed bool, cluster []string) Preview {
+	p := Preview{Namespace: s.ns, Name: s.name, Port: fmt.Sprint(s.spec.Port), Pods: serverPods(s)}
+	serverLevel := false
+	for _, g := range gs {
+		p.Clients = append(p.Clients, g.clients...)
+		p.Notes = append(p.Notes, g.notes...)
+		for _, c := range g.clients {
+			serverLevel = serverLevel || (c.Route == "" && c.Kind != ClientNone)
+		}
+	}
+	if serverLevel {
+		p.Policy = "authorizations"
+	} else {
+		mode, why := s.spec.AccessPolicy, "accessPolicy"
+		if s.version != "v1beta3" {
+			mode, why = "deny", s.version+" Server (no accessPolicy)"
+		} else if mode == "" {
+			mode, why = "deny", "accessPolicy default"
+		}
+		p.Policy = "no authorization, " + why + ": " + mode
+		cs, notes := modeClients(mode, "Server "+why+" "+mode, cluster)
+		p.Clients = append(p.Clients, cs...)
+		p.Notes = append(p.Notes, notes...)
+	}
+	if routed {
+		p.Notes = append(p.Notes, "kubelet: HTTPRoutes target this Server, so probe paths need a route and an authorization of their own")
+	} else {
+		p.Notes = append(p.Notes, "kubelet: HTTP probe paths stay open to unauthenticated clients while no HTTPRoute targets this Server")
+	}
+	return p
+}
+
+func serverPods(s *server) string {
+	if s.spec.ExternalWorkloadSelector != nil {
+		return "external workloads with " + selectorWords(s.spec.ExternalWorkloadSelector)
+	}
+	return "pods with " + selectorWords(s.spec.PodSelector)
+}
