@@ -25,6 +25,7 @@ func TestSchemaRejects(t *testing.T) {
 		{"failurePolicy", map[string]any{"failurePolicy": map[string]any{"mutating": "Maybe"}}, "", "mutating"},
 		{"logLevel", map[string]any{"logLevel": "trace"}, "", "logLevel"},
 		{"previewForm", map[string]any{"previewForm": "pretty"}, "", "previewForm"},
+		{"linkerd.serverConflicts", map[string]any{"linkerd": map[string]any{"serverConflicts": "block"}}, "", "serverConflicts"},
 		{"timeout too long", map[string]any{"timeoutSeconds": 31}, "", "timeoutSeconds"},
 		{"timeout as string", map[string]any{"timeoutSeconds": "5"}, "", "timeoutSeconds"},
 		{"zero replicas", map[string]any{"replicaCount": 0}, "", "replicaCount"},

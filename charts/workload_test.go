@@ -202,6 +202,7 @@ func TestRBACLeastPrivilege(t *testing.T) {
 
 	wantCluster := map[string][]string{
 		"kuma.io/meshtrafficpermissions:get": {""}, "kuma.io/meshtrafficpermissions:list": {""}, "kuma.io/meshtrafficpermissions:watch": {""},
+		"policy.linkerd.io/servers:get": {""}, "policy.linkerd.io/servers:list": {""}, "policy.linkerd.io/servers:watch": {""},
 		"admissionregistration.k8s.io/mutatingwebhookconfigurations:get":      {"meshguard-mutating"},
 		"admissionregistration.k8s.io/mutatingwebhookconfigurations:update":   {"meshguard-mutating"},
 		"admissionregistration.k8s.io/mutatingwebhookconfigurations:list":     {""},

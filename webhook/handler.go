@@ -51,6 +51,10 @@ type Engine struct {
 	Preview          PreviewFunc
 	Record           FindingsRecorder
 	Log              logr.Logger
+	// Servers lists the cached Linkerd Servers for conflict checks (MG350); nil
+	// checks none. DenyServerConflicts turns conflicts from warnings into denials.
+	Servers             ServerLister
+	DenyServerConflicts bool
 }
 
 // privileged reports whether the request comes from the mesh's own sync (or another
@@ -160,6 +164,16 @@ func (e *Engine) Validate(ctx context.Context, req admission.Request) admission.
 		e.Log.Info("denied", "kind", d.kind.Kind, "namespace", d.obj.GetNamespace(), "name", d.obj.GetName(),
 			"user", req.UserInfo.Username, "operation", req.Operation, "codes", codes(res.Errors), "dryRun", req.DryRun != nil && *req.DryRun)
 		return Denied(d.kind, d.obj.GetName(), res.Errors, warnings)
+	}
+	if conflicts := e.serverConflicts(ctx, d); len(conflicts) > 0 {
+		if e.DenyServerConflicts {
+			e.record(d.kind.Kind, validate.Result{Errors: conflicts})
+			e.Log.Info("denied", "kind", d.kind.Kind, "namespace", d.obj.GetNamespace(), "name", d.obj.GetName(),
+				"user", req.UserInfo.Username, "operation", req.Operation, "codes", codes(conflicts), "dryRun", req.DryRun != nil && *req.DryRun)
+			return Denied(d.kind, d.obj.GetName(), conflicts, warnings)
+		}
+		e.record(d.kind.Kind, validate.Result{Warnings: conflicts})
+		warnings = appendBounded(warnings, Warnings(conflicts)...)
 	}
 	resp := admission.Allowed("")
 	if e.Preview != nil && d.kind.Kind == "MeshTrafficPermission" {

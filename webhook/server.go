@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -68,6 +69,9 @@ type Options struct {
 	PrivilegedUsers  []string
 	PrivilegedGroups []string
 	PreviewForm      compile.Form
+	// LinkerdServerConflicts is what a Server conflict (MG350) does on admission:
+	// ServerConflictsWarn (the default, also for "") or ServerConflictsDeny.
+	LinkerdServerConflicts string
 }
 
 // Check reports options that cannot work.
@@ -77,6 +81,9 @@ func (o Options) Check() error {
 	}
 	if o.Port < 1 || o.Port > 65535 {
 		return fmt.Errorf("--port must be 1-65535")
+	}
+	if c := o.LinkerdServerConflicts; c != "" && c != ServerConflictsWarn && c != ServerConflictsDeny {
+		return fmt.Errorf("--linkerd-server-conflicts must be warn or deny (got %q)", c)
 	}
 	if o.CertDir == "" {
 		return fmt.Errorf("--cert-dir must not be empty")
@@ -140,6 +147,11 @@ func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) erro
 	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error { policies.start(ctx, mgr.GetCache()); return nil })); err != nil {
 		return err
 	}
+	servers := &policyCache{log: log.WithName("server-cache"), gvk: ServerGVK,
+		what: "Linkerd Servers for conflict checks", fallback: "Server conflicts are not checked meanwhile"}
+	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error { servers.start(ctx, mgr.GetCache()); return nil })); err != nil {
+		return err
+	}
 	eng := &Engine{
 		Registry: api.DefaultRegistry(), Settings: o.Settings,
 		PrivilegedUsers: set(o.PrivilegedUsers), PrivilegedGroups: set(o.PrivilegedGroups),
@@ -147,6 +159,8 @@ func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) erro
 		Log:    log.WithName("admission"),
 		Preview: NewPreview(policies.list, compile.Options{Form: o.PreviewForm, MaxExpandedRules: 64,
 			SystemNamespace: o.Settings.SystemNamespace}),
+		Servers:             servers.list,
+		DenyServerConflicts: o.LinkerdServerConflicts == ServerConflictsDeny,
 	}
 
 	ready := make(chan struct{})
@@ -219,28 +233,41 @@ func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) erro
 	return mgr.Start(ctx)
 }
 
-// policyCache is the informer cache of MeshTrafficPermissions the preview reads. It
-// starts the informer without blocking start-up: a cluster without the CRD still
-// gets a working webhook, with previews of single policies.
+// policyCache is the informer cache of MeshTrafficPermissions the preview reads (or,
+// with gvk set, of another kind: Linkerd Servers for conflict checks). It starts the
+// informer without blocking start-up: a cluster without the CRD still gets a working
+// webhook, with previews of single policies.
 type policyCache struct {
-	log    logr.Logger
-	cache  atomic.Pointer[cache.Cache]
-	synced atomic.Pointer[func() bool]
+	log logr.Logger
+	// gvk is the kind cached, MTPGVK when empty; what and fallback are for the logs.
+	gvk            schema.GroupVersionKind
+	what, fallback string
+	cache          atomic.Pointer[cache.Cache]
+	synced         atomic.Pointer[func() bool]
+}
+
+// kind is the cached kind and the words the logs use.
+func (p *policyCache) kind() (gvk schema.GroupVersionKind, what, fallback string) {
+	if p.gvk.Empty() {
+		return MTPGVK, "MeshTrafficPermissions for previews", "previews show single policies"
+	}
+	return p.gvk, p.what, p.fallback
 }
 
 func (p *policyCache) start(ctx context.Context, c cache.Cache) {
+	gvk, what, fallback := p.kind()
 	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(MTPGVK)
+	u.SetGroupVersionKind(gvk)
 	for {
 		inf, err := c.GetInformer(ctx, u, cache.BlockUntilSynced(false))
 		if err == nil {
 			p.cache.Store(&c)
 			hs := inf.HasSynced
 			p.synced.Store(&hs)
-			p.log.Info("watching MeshTrafficPermissions for previews")
+			p.log.Info("watching " + what)
 			return
 		}
-		p.log.Info("MeshTrafficPermission informer not available yet; previews show single policies", "reason", err.Error())
+		p.log.Info(gvk.Kind+" informer not available yet; "+fallback, "reason", err.Error())
 		select {
 		case <-ctx.Done():
 			return
@@ -255,8 +282,9 @@ func (p *policyCache) list(ctx context.Context) ([]unstructured.Unstructured, bo
 	if c == nil || synced == nil || !(*synced)() {
 		return nil, false
 	}
+	gvk, _, _ := p.kind()
 	l := &unstructured.UnstructuredList{}
-	l.SetGroupVersionKind(MTPGVK.GroupVersion().WithKind(MTPGVK.Kind + "List"))
+	l.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
 	// The preview only reads the objects, so the cache's own copies are handed out
 	// instead of a deep copy of every policy on every request.
 	if err := (*c).List(ctx, l, client.UnsafeDisableDeepCopy); err != nil {

@@ -111,6 +111,8 @@ Metrics (Prometheus) on --metrics-bind-address, /healthz and /readyz on
 		"users whose writes skip mutation and the owned-label checks (the mesh's own sync)")
 	f.StringSliceVar(&o.PrivilegedGroups, "privileged-groups", nil, "groups treated like --privileged-users")
 	f.StringVar(&o.previewForm, "preview-form", string(compile.FormExpanded), "RBAC preview form in the audit annotation: expanded (falls back to compact when large) or compact")
+	f.StringVar(&o.LinkerdServerConflicts, "linkerd-server-conflicts", webhook.ServerConflictsWarn,
+		"Linkerd Servers that can select the same pod and port (MG350, from the informer cache of Servers): warn or deny")
 	f.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	f.StringVar(&o.logFormat, "log-format", "json", "log format: json or console")
 	return cmd
