@@ -140,7 +140,11 @@ func Build(objs []unstructured.Unstructured, o Options) []Preview {
 		g := grant{clients: cs, notes: notes}
 		targets := ix.sazTargets(saz.GetNamespace(), spec.Server)
 		if len(targets) == 0 {
-			orphan(saz.GetNamespace(), sazTargetWords(spec.Server), "Server not in the linted set", g)
+			why := "Server not in the linted set"
+			if spec.Server != nil && spec.Server.Name == "" {
+				why = "no Server of the linted set carries these labels"
+			}
+			orphan(saz.GetNamespace(), sazTargetWords(spec.Server), why, g)
 		}
 		for _, s := range targets {
 			byServer[s] = append(byServer[s], g)

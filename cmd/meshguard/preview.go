@@ -1,11 +1,19 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
 
 	"github.com/spf13/cobra"
 
 	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/authz"
 	"github.com/meshguard/meshguard/compile"
 	"github.com/meshguard/meshguard/lint"
 	"github.com/meshguard/meshguard/validate"
@@ -63,14 +71,15 @@ func rbacAnalysis(s api.Settings) func([]lint.Checked) []lint.Finding {
 // previewOptions are the flags of `meshguard preview`.
 type previewOptions struct {
 	lintOptions
-	form string
+	form           string
+	linkerdDefault string
 }
 
 func newPreviewCmd(s streams) *cobra.Command {
 	o := &previewOptions{}
 	cmd := &cobra.Command{
 		Use:   "preview [PATH|-]...",
-		Short: "Show the Envoy RBAC that MeshTrafficPermissions compile to",
+		Short: "Show the Envoy RBAC that MeshTrafficPermissions compile to, and who may reach Linkerd Servers",
 		Long: `Preview compiles the MeshTrafficPermissions in the given manifests into the Envoy RBAC
 configuration the mesh programs, after defaulting them as the webhook would.
 
@@ -83,9 +92,16 @@ standard error.
 
 Forms (for 'from' policies): expanded is the full rule view with negations (seed 000);
 past --max-expanded rules it falls back to compact, an exactly equivalent form of
-polynomial size, and says so.`,
+polynomial size, and says so.
+
+When the manifests hold Linkerd (policy.linkerd.io) objects, preview also shows for
+each Server the clients that may connect (identities, service accounts, networks,
+unauthenticated) and the object that grants each, plus the default inbound policy for
+pods and ports no Server covers: under "linkerd" in JSON and YAML, as a table with
+-o table. See docs/linkerd.md, "Authorization preview".`,
 		Example: `  meshguard preview examples/valid
-  meshguard preview --form compact -o json policies/ | jq '.previews[].policies'`,
+  meshguard preview --form compact -o json policies/ | jq '.previews[].policies'
+  meshguard preview -o table examples/linkerd/valid`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			eng, err := o.engine()
 			if err != nil {
@@ -98,8 +114,11 @@ polynomial size, and says so.`,
 			if form != compile.FormExpanded && form != compile.FormCompact {
 				return usageErr("--form must be expanded or compact (got %q)", o.form)
 			}
-			if o.output != "yaml" && o.output != "json" {
-				return usageErr("--output must be yaml or json (got %q)", o.output)
+			if o.output != "yaml" && o.output != "json" && o.output != "table" {
+				return usageErr("--output must be yaml, json or table (got %q)", o.output)
+			}
+			if !slices.Contains(validate.InboundPolicies, o.linkerdDefault) {
+				return usageErr("--linkerd-default-policy must be one of %s (got %q)", strings.Join(validate.InboundPolicies, ", "), o.linkerdDefault)
 			}
 			docs := lint.Load(args, s.in)
 			ps, bad := previewPolicies(docs, eng, s)
@@ -107,12 +126,13 @@ polynomial size, and says so.`,
 			if err != nil {
 				return err
 			}
-			if o.output == "json" {
-				err = compile.RenderJSON(s.out, previews)
-			} else {
-				err = compile.RenderYAML(s.out, previews)
+			var lk []authz.Preview
+			lkObjs := linkerdObjects(docs, eng, s)
+			hasLinkerd := authz.HasLinkerd(lkObjs)
+			if hasLinkerd {
+				lk = authz.Build(lkObjs, authz.Options{DefaultPolicy: o.linkerdDefault})
 			}
-			if err != nil {
+			if err := renderPreviews(s.out, o.output, previews, lk, hasLinkerd); err != nil {
 				return err
 			}
 			if bad {
@@ -123,7 +143,9 @@ polynomial size, and says so.`,
 	}
 	o.bind(cmd)
 	cmd.Flags().StringVar(&o.form, "form", string(compile.FormExpanded), "RBAC form for 'from' policies: expanded or compact")
-	cmd.Flags().StringVarP(&o.output, "output", "o", "yaml", "output format: yaml or json")
+	cmd.Flags().StringVarP(&o.output, "output", "o", "yaml", "output format: yaml, json or table")
+	cmd.Flags().StringVar(&o.linkerdDefault, "linkerd-default-policy", authz.DefaultMode,
+		"Linkerd's cluster default inbound policy (proxy.defaultInboundPolicy), for pods and ports no Server covers")
 	return cmd
 }
 
@@ -156,4 +178,94 @@ func previewPolicies(docs []lint.Document, eng lint.Options, s streams) ([]compi
 		ps = append(ps, p)
 	}
 	return ps, bad
+}
+
+// renderPreviews writes the Kuma previews and, when the manifests hold Linkerd
+// objects, the Linkerd authorization preview: JSON and YAML as one document
+// {"previews": [...], "linkerd": {"servers": [...], "defaults": [...]}} (no
+// "linkerd" key without Linkerd objects, so the Kuma shape is unchanged), table as a
+// line per Kuma group followed by the Linkerd table.
+func renderPreviews(w io.Writer, output string, previews []compile.Preview, lk []authz.Preview, hasLinkerd bool) error {
+	if output == "table" {
+		for _, p := range previews {
+			if _, err := fmt.Fprintf(w, "kuma %s: %s\n", p.Scope, strings.Join(p.Policies, ", ")); err != nil {
+				return err
+			}
+		}
+		if !hasLinkerd {
+			return nil
+		}
+		if len(previews) > 0 {
+			fmt.Fprintln(w)
+		}
+		return authz.RenderTable(w, lk)
+	}
+	if !hasLinkerd {
+		if output == "json" {
+			return compile.RenderJSON(w, previews)
+		}
+		return compile.RenderYAML(w, previews)
+	}
+	kuma, err := compile.MarshalJSON(previews)
+	if err != nil {
+		return err
+	}
+	var doc struct {
+		Previews json.RawMessage `json:"previews"`
+		Linkerd  json.RawMessage `json:"linkerd"`
+	}
+	if err := json.Unmarshal(kuma, &doc); err != nil {
+		return err
+	}
+	if doc.Linkerd, err = authz.MarshalJSON(lk); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return err
+	}
+	if output == "yaml" {
+		if b, err = yaml.JSONToYAML(b); err != nil {
+			return err
+		}
+	} else {
+		b = append(b, '\n')
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+// linkerdObjects are the documents the Linkerd preview reads: policy.linkerd.io
+// objects the webhook would admit (a denied one never reaches the policy controller,
+// so it is skipped with a note, as for Kuma), plus the routes, Namespaces and
+// workloads that give parents and default-policy annotations. Namespaced objects
+// without a namespace get the one they would get on apply.
+func linkerdObjects(docs []lint.Document, eng lint.Options, s streams) []unstructured.Unstructured {
+	var out []unstructured.Unstructured
+	for i := range docs {
+		d := &docs[i]
+		if d.Err != nil || d.Object == nil {
+			continue
+		}
+		gvk := d.Object.GroupVersionKind()
+		if gvk.Group == api.LinkerdGroup {
+			if kind := eng.Registry.Lookup(gvk); kind != nil {
+				if res := validate.Validate(d.Object, kind, eng.Settings, api.Request{Operation: api.OpCreate}); len(res.Errors) > 0 {
+					fmt.Fprintf(s.err, "%s:%d: skipped %s/%s: the webhook would deny it (%s %s: %s)\n", d.File, d.Line,
+						d.Object.GetNamespace(), d.Object.GetName(), res.Errors[0].Origin, res.Errors[0].Field, res.Errors[0].Detail)
+					continue
+				}
+			}
+		} else if !(gvk.Group == "gateway.networking.k8s.io" && (gvk.Kind == "HTTPRoute" || gvk.Kind == "GRPCRoute")) &&
+			!(gvk.Group == "" && (gvk.Kind == "Namespace" || gvk.Kind == "Pod" || gvk.Kind == "ReplicationController")) &&
+			gvk.Group != "apps" && gvk.Group != "batch" {
+			continue
+		}
+		o := d.Object.DeepCopy()
+		if o.GetNamespace() == "" && gvk.Kind != "Namespace" {
+			o.SetNamespace(eng.Namespace)
+		}
+		out = append(out, *o)
+	}
+	return out
 }
