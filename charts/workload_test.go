@@ -203,6 +203,10 @@ func TestRBACLeastPrivilege(t *testing.T) {
 	wantCluster := map[string][]string{
 		"kuma.io/meshtrafficpermissions:get": {""}, "kuma.io/meshtrafficpermissions:list": {""}, "kuma.io/meshtrafficpermissions:watch": {""},
 		"policy.linkerd.io/servers:get": {""}, "policy.linkerd.io/servers:list": {""}, "policy.linkerd.io/servers:watch": {""},
+		"policy.linkerd.io/serverauthorizations:get": {""}, "policy.linkerd.io/serverauthorizations:list": {""}, "policy.linkerd.io/serverauthorizations:watch": {""},
+		"policy.linkerd.io/authorizationpolicies:get": {""}, "policy.linkerd.io/authorizationpolicies:list": {""}, "policy.linkerd.io/authorizationpolicies:watch": {""},
+		"policy.linkerd.io/meshtlsauthentications:get": {""}, "policy.linkerd.io/meshtlsauthentications:list": {""}, "policy.linkerd.io/meshtlsauthentications:watch": {""},
+		"policy.linkerd.io/networkauthentications:get": {""}, "policy.linkerd.io/networkauthentications:list": {""}, "policy.linkerd.io/networkauthentications:watch": {""},
 		"admissionregistration.k8s.io/mutatingwebhookconfigurations:get":      {"meshguard-mutating"},
 		"admissionregistration.k8s.io/mutatingwebhookconfigurations:update":   {"meshguard-mutating"},
 		"admissionregistration.k8s.io/mutatingwebhookconfigurations:list":     {""},

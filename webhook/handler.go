@@ -55,6 +55,9 @@ type Engine struct {
 	// checks none. DenyServerConflicts turns conflicts from warnings into denials.
 	Servers             ServerLister
 	DenyServerConflicts bool
+	// LinkerdStored lists the cached Linkerd policy objects (Servers and what
+	// authorizes them) for the authorization preview; nil shows none.
+	LinkerdStored func(ctx context.Context) []unstructured.Unstructured
 }
 
 // privileged reports whether the request comes from the mesh's own sync (or another
@@ -182,6 +185,9 @@ func (e *Engine) Validate(ctx context.Context, req admission.Request) admission.
 		if ann != "" {
 			resp.AuditAnnotations = map[string]string{"rbac-preview": ann}
 		}
+	}
+	if d.kind.Family == api.FamilyLinkerd {
+		warnings = appendBounded(warnings, e.linkerdPreview(ctx, d.obj)...)
 	}
 	resp.Warnings = warnings
 	return resp

@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"context"
+	"github.com/meshguard/meshguard/authz"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -62,4 +63,32 @@ func (e *Engine) serverConflicts(ctx context.Context, d decoded) field.ErrorList
 		out = append(out, field.Invalid(path, strings.TrimPrefix(ports[i], "port "), msg).WithOrigin(validate.CodeLinkerdServerConflict))
 	}
 	return out
+}
+
+// LinkerdAuthzGVKs are the kinds, besides Servers, the authorization preview reads
+// from informer caches: their storage versions.
+func LinkerdAuthzGVKs() []schema.GroupVersionKind {
+	return []schema.GroupVersionKind{
+		{Group: linkerd.Group, Version: "v1beta1", Kind: "ServerAuthorization"},
+		{Group: linkerd.Group, Version: "v1alpha1", Kind: "AuthorizationPolicy"},
+		{Group: linkerd.Group, Version: "v1alpha1", Kind: "MeshTLSAuthentication"},
+		{Group: linkerd.Group, Version: "v1alpha1", Kind: "NetworkAuthentication"},
+	}
+}
+
+// linkerdPreview gives the admission warnings of a Linkerd object: who may reach the
+// Servers it affects once it is stored, from the cached Linkerd objects.
+func (e *Engine) linkerdPreview(ctx context.Context, obj *unstructured.Unstructured) []string {
+	if e.LinkerdStored == nil {
+		return nil
+	}
+	stored := e.LinkerdStored(ctx)
+	kept := stored[:0:0]
+	for _, u := range stored {
+		if u.GetKind() == obj.GetKind() && u.GetNamespace() == obj.GetNamespace() && u.GetName() == obj.GetName() {
+			continue // the incoming object replaces its stored version
+		}
+		kept = append(kept, u)
+	}
+	return authz.AdmissionSummary(obj, kept)
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -152,6 +153,16 @@ func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) erro
 	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error { servers.start(ctx, mgr.GetCache()); return nil })); err != nil {
 		return err
 	}
+	// The authorization preview reads every Linkerd policy kind from caches too.
+	authzCaches := []*policyCache{servers}
+	for _, gvk := range LinkerdAuthzGVKs() {
+		c := &policyCache{log: log.WithName(strings.ToLower(gvk.Kind) + "-cache"), gvk: gvk,
+			what: "Linkerd " + gvk.Kind + "s for the authorization preview", fallback: "the preview leaves them out meanwhile"}
+		if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error { c.start(ctx, mgr.GetCache()); return nil })); err != nil {
+			return err
+		}
+		authzCaches = append(authzCaches, c)
+	}
 	eng := &Engine{
 		Registry: api.DefaultRegistry(), Settings: o.Settings,
 		PrivilegedUsers: set(o.PrivilegedUsers), PrivilegedGroups: set(o.PrivilegedGroups),
@@ -161,6 +172,14 @@ func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) erro
 			SystemNamespace: o.Settings.SystemNamespace}),
 		Servers:             servers.list,
 		DenyServerConflicts: o.LinkerdServerConflicts == ServerConflictsDeny,
+		LinkerdStored: func(ctx context.Context) []unstructured.Unstructured {
+			var all []unstructured.Unstructured
+			for _, c := range authzCaches {
+				items, _ := c.list(ctx)
+				all = append(all, items...)
+			}
+			return all
+		},
 	}
 
 	ready := make(chan struct{})
