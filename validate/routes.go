@@ -15,10 +15,7 @@ func (v *validator) httpRoute(s *api.MeshHTTPRouteSpec, p *field.Path) {
 	tk := topKind(s.TargetRef)
 	for i, to := range s.To {
 		tp := p.Child("to").Index(i)
-		v.routeTo(to.TargetRef, tp, tk)
-		if len(to.Rules) == 0 {
-			v.err(field.Required(tp.Child("rules"), "a route destination needs at least one rule"), CodeSpecShape)
-		}
+		v.routeTo(to.TargetRef, tp, tk, len(to.Rules))
 		for j, r := range to.Rules {
 			rp := tp.Child("rules").Index(j).Child("default")
 			if r.Default.BackendRefs != nil {
@@ -42,10 +39,7 @@ func (v *validator) tcpRoute(s *api.MeshTCPRouteSpec, p *field.Path) {
 	tk := topKind(s.TargetRef)
 	for i, to := range s.To {
 		tp := p.Child("to").Index(i)
-		v.routeTo(to.TargetRef, tp, tk)
-		if len(to.Rules) == 0 {
-			v.err(field.Required(tp.Child("rules"), "a route destination needs at least one rule"), CodeSpecShape)
-		}
+		v.routeTo(to.TargetRef, tp, tk, len(to.Rules))
 		for j, r := range to.Rules {
 			for k, b := range r.Default.BackendRefs {
 				v.backendRef(b, tp.Child("rules").Index(j).Child("default", "backendRefs").Index(k), tk)
@@ -55,7 +49,11 @@ func (v *validator) tcpRoute(s *api.MeshTCPRouteSpec, p *field.Path) {
 	v.requireSomething(len(s.To) > 0, p)
 }
 
-func (v *validator) routeTo(r *api.TargetRef, tp *field.Path, top api.RefKind) {
+// routeTo checks one route destination: its targetRef and that it has rules.
+func (v *validator) routeTo(r *api.TargetRef, tp *field.Path, top api.RefKind, rules int) {
+	if rules == 0 {
+		v.err(field.Required(tp.Child("rules"), "a route destination needs at least one rule"), CodeSpecShape)
+	}
 	if r == nil {
 		v.err(field.Required(tp.Child("targetRef"), "each 'to' item needs a targetRef naming the destination"), CodeRefField)
 		return
