@@ -106,8 +106,8 @@ func lintDoc(d *Document, o Options) ([]Finding, *api.Kind) {
 		if f, ok := unknownKind(d, o.Registry); ok {
 			return []Finding{f}, nil
 		}
-		// Namespaces and workloads are not registry kinds (the webhook must not
-		// intercept core kinds), but their Linkerd annotation is worth checking here.
+		// Namespaces and workloads are not registry kinds, but their Linkerd
+		// annotation is checked (the same check the validating webhook runs).
 		return toFindings(d, validate.DefaultInboundPolicy(d.Object), validate.SeverityError), nil
 	}
 	res := validate.Validate(d.Object, kind, o.Settings, api.Request{Operation: api.OpCreate})

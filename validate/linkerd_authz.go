@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/meshguard/meshguard/api"
@@ -182,11 +183,21 @@ var annotationPaths = map[string][][]string{
 	"batch/v1/CronJob":          {{"metadata"}, {"spec", "jobTemplate", "spec", "template", "metadata"}},
 }
 
+// InboundPolicyAnnotationKind reports whether objects of gvk may carry the
+// config.linkerd.io/default-inbound-policy annotation that DefaultInboundPolicy
+// checks (a Namespace, a Pod or a workload with a pod template).
+func InboundPolicyAnnotationKind(gvk schema.GroupVersionKind) bool {
+	_, ok := annotationPaths[gvk.Group+"/"+gvk.Version+"/"+gvk.Kind]
+	return ok
+}
+
 // DefaultInboundPolicy checks the config.linkerd.io/default-inbound-policy annotation
 // of a Namespace or workload (and its pod template). A value Linkerd does not know
 // makes the proxy injector fall back to the cluster default: a silent widening or
-// narrowing of access. It is not a registry kind (the chart must not send core kinds
-// to the webhook), so the linter calls it directly; the webhook part is pending.
+// narrowing of access. These are not registry kinds (meshguard never mutates or
+// otherwise validates core kinds), so both doors call it directly: the linter for
+// every such document, the validating webhook for the requests its separate
+// annotations.meshguard.io entry sends (only objects that carry the annotation).
 func DefaultInboundPolicy(obj *unstructured.Unstructured) field.ErrorList {
 	if obj == nil {
 		return nil

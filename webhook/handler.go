@@ -154,8 +154,12 @@ func (e *Engine) Mutate(_ context.Context, req admission.Request) admission.Resp
 
 // Validate is the validating handler: all of validate, as a 422 Invalid with one
 // cause per field on errors, admission warnings otherwise, plus the RBAC preview for
-// MeshTrafficPermission.
+// MeshTrafficPermission. Namespaces, Pods and workloads get only the Linkerd
+// default-inbound-policy annotation check (validateAnnotations).
 func (e *Engine) Validate(ctx context.Context, req admission.Request) admission.Response {
+	if resp, ok := e.validateAnnotations(req); ok {
+		return resp
+	}
 	d, early := e.decode(req)
 	if early != nil {
 		return *early
@@ -209,6 +213,11 @@ func (e *Engine) record(kind string, res validate.Result) {
 // field path (ToAggregate would turn it into a 403 without paths). Each cause message
 // ends with its rule code so users can look it up in docs/rules.md.
 func Denied(kind *api.Kind, name string, errs field.ErrorList, warnings []string) admission.Response {
+	return deniedGK(schema.GroupKind{Group: kind.Group, Kind: kind.Kind}, name, errs, warnings)
+}
+
+// deniedGK is Denied for any group and kind (also the core kinds of the annotation check).
+func deniedGK(gk schema.GroupKind, name string, errs field.ErrorList, warnings []string) admission.Response {
 	coded := make(field.ErrorList, 0, len(errs))
 	for _, e := range errs {
 		c := *e
@@ -217,7 +226,7 @@ func Denied(kind *api.Kind, name string, errs field.ErrorList, warnings []string
 		}
 		coded = append(coded, &c)
 	}
-	status := apierrors.NewInvalid(schema.GroupKind{Group: kind.Group, Kind: kind.Kind}, name, coded).ErrStatus
+	status := apierrors.NewInvalid(gk, name, coded).ErrStatus
 	return admission.Response{AdmissionResponse: admissionv1.AdmissionResponse{Allowed: false, Result: &status, Warnings: warnings}}
 }
 
