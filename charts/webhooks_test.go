@@ -31,15 +31,20 @@ type webhookView struct {
 	annotations       map[string]string
 }
 
-// webhooks returns the single webhook of each configuration.
+// webhooks returns the policy webhook of each configuration: the only mutating one,
+// and validate.meshguard.io, the first validating one (annotations.meshguard.io, the
+// Linkerd annotation check, may follow it; see annotationWebhook).
 func webhooks(t *testing.T, m *manifests) (mut, val webhookView) {
 	t.Helper()
 	mc := get[*admissionv1.MutatingWebhookConfiguration](t, m, mutatingKey)
 	vc := get[*admissionv1.ValidatingWebhookConfiguration](t, m, validatingKey)
-	if len(mc.Webhooks) != 1 || len(vc.Webhooks) != 1 {
-		t.Fatalf("want one webhook per configuration, got %d and %d", len(mc.Webhooks), len(vc.Webhooks))
+	if len(mc.Webhooks) != 1 || len(vc.Webhooks) < 1 || len(vc.Webhooks) > 2 {
+		t.Fatalf("want one mutating and one or two validating webhooks, got %d and %d", len(mc.Webhooks), len(vc.Webhooks))
 	}
 	mw, vw := mc.Webhooks[0], vc.Webhooks[0]
+	if mw.Name != "mutate.meshguard.io" || vw.Name != "validate.meshguard.io" {
+		t.Errorf("webhook names %q, %q", mw.Name, vw.Name)
+	}
 	if mw.ReinvocationPolicy == nil || *mw.ReinvocationPolicy != admissionv1.IfNeededReinvocationPolicy {
 		t.Errorf("mutating reinvocationPolicy = %v, want IfNeeded", mw.ReinvocationPolicy)
 	}

@@ -13,8 +13,8 @@ import (
 // TestLinkerdThroughAPIServer applies the Linkerd examples with kubectl: the valid
 // set is stored untouched (meshguard never mutates Linkerd objects), and each
 // expectation of the invalid set shows up in kubectl's output with its field path
-// and code. The default-inbound-policy annotation on Namespaces and workloads is
-// checked by the linter only (docs/linkerd.md), so that file is linted instead.
+// and code (the default-inbound-policy annotation file through the chart's
+// annotations.meshguard.io webhook; more of it in linkerd_annotation_test.go).
 func TestLinkerdThroughAPIServer(t *testing.T) {
 	valid := load(t, repo("examples/linkerd/valid"))
 	namespaces(t, valid)
@@ -33,9 +33,6 @@ func TestLinkerdThroughAPIServer(t *testing.T) {
 	files, _ := filepath.Glob(repo("examples/linkerd/invalid/*.yaml"))
 	expectRE := regexp.MustCompile(`(?m)^# expect: (MG\d+) (\S+)$`)
 	for _, f := range files {
-		if strings.Contains(f, "inbound-annotation") {
-			continue // lint-only rule
-		}
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			namespaces(t, load(t, f))
 			raw, _ := os.ReadFile(f)
