@@ -61,7 +61,7 @@ func linkerdCatalogue() []RuleDoc {
 			Bad: lkNet("  networks: []\n"), Good: lkNet(lkNetOK)},
 		{Code: CodeLinkerdDeprecated, Severity: SeverityWarning, Summary: "a deprecated policy.linkerd.io version; the message names the replacement",
 			Bad: lkObj("v1beta1", "Server", lkServerOK), Good: lkServer(lkServerOK)},
-		{Code: CodeLinkerdInboundAnnotation, Severity: SeverityError, Summary: "config.linkerd.io/default-inbound-policy on a Namespace or workload is not a known mode (linter only for now)",
+		{Code: CodeLinkerdInboundAnnotation, Severity: SeverityError, Summary: "config.linkerd.io/default-inbound-policy on a Namespace or workload is not a known mode",
 			Bad: inboundNS("allow-all"), Good: inboundNS("cluster-authenticated")},
 		{Code: CodeLinkerdServerConflict, Severity: SeverityWarning, Summary: "two Servers in one namespace can select the same pod on the same port (linter across files; webhook from its cache, --linkerd-server-conflicts)",
 			Bad:  lkNamed("web-http", lkPods+"  port: 8080\n") + "---\n" + lkNamed("web-all", "  podSelector: {}\n  port: 8080\n"),
