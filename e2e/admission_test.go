@@ -122,28 +122,53 @@ func dig(obj map[string]any, path string) string {
 // see them in kubectl's output.
 func TestDeniedWithFieldPaths(t *testing.T) {
 	files, _ := filepath.Glob(repo("examples/invalid/*.yaml"))
-	expectRE := regexp.MustCompile(`(?m)^# expect: (MG\d+) (\S+)$`)
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			namespaces(t, load(t, f))
-			raw, _ := os.ReadFile(f)
-			_, stderr, err := kubectl(t, "", "apply", "-f", f)
-			if err == nil {
-				t.Fatal("kubectl apply succeeded; want a denial")
-			}
-			for _, m := range expectRE.FindAllStringSubmatch(string(raw), -1) {
-				code, path := m[1], m[2]
-				if !strings.Contains(stderr, path) {
-					t.Errorf("kubectl output does not name %s", path)
+			stderr := applyDenied(t, f)
+			for _, e := range expectations(t, f) {
+				if !strings.Contains(stderr, e.path) {
+					t.Errorf("kubectl output does not name %s", e.path)
 				}
 				// A wrong type is refused by the CRD schema before the validating
 				// webhook runs; everything else carries meshguard's code.
-				if code != "MG002" && !strings.Contains(stderr, "["+code+"]") {
-					t.Errorf("kubectl output does not carry [%s]", code)
+				if e.code != "MG002" && !strings.Contains(stderr, "["+e.code+"]") {
+					t.Errorf("kubectl output does not carry [%s]", e.code)
 				}
 			}
 		})
 	}
+}
+
+// expectation is one "# expect: CODE path" line of an example file.
+type expectation struct{ code, path string }
+
+// expectations reads the "# expect:" lines of an example file.
+func expectations(t *testing.T, file string) []expectation {
+	t.Helper()
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []expectation
+	for _, m := range regexp.MustCompile(`(?m)^# expect: (MG\d+) (\S+)$`).FindAllStringSubmatch(string(raw), -1) {
+		out = append(out, expectation{m[1], m[2]})
+	}
+	if len(out) == 0 {
+		t.Fatalf("%s has no # expect: lines", file)
+	}
+	return out
+}
+
+// applyDenied applies an example file with kubectl, which must refuse it, and
+// returns what kubectl printed on standard error.
+func applyDenied(t *testing.T, file string) string {
+	t.Helper()
+	namespaces(t, load(t, file))
+	_, stderr, err := kubectl(t, "", "apply", "-f", file)
+	if err == nil {
+		t.Fatal("kubectl apply succeeded; want a denial")
+	}
+	return stderr
 }
 
 // TestClientGoSeesInvalidWithCauses checks the denial through client-go: 422 Invalid
