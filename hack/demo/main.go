@@ -60,6 +60,9 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// Output piped into `head` and closed early must not kill the demo before it
+	// stops kube-apiserver, etcd and meshguard: writes then fail instead.
+	signal.Ignore(syscall.SIGPIPE)
 	if err := run(ctx, o); err != nil {
 		fmt.Fprintln(os.Stderr, "demo:", err)
 		stop()
