@@ -35,6 +35,9 @@ type Checked struct {
 	Doc    *Document
 	Object *unstructured.Unstructured
 	Kind   *api.Kind
+	// Denied is true when validation found errors: the webhook would refuse the
+	// object, so cross-document checks leave it out (it never exists in a cluster).
+	Denied bool
 }
 
 // Prepare gives a document the namespace it would get on apply and runs the mutating
@@ -72,7 +75,11 @@ func Lint(docs []Document, o Options) ([]Finding, Summary) {
 	for i := range docs {
 		out = append(out, per[i]...)
 		if kinds[i] != nil || (docs[i].Err == nil && docs[i].Object != nil) {
-			checked = append(checked, Checked{Doc: &docs[i], Object: docs[i].Object, Kind: kinds[i]})
+			denied := false
+			for _, f := range per[i] {
+				denied = denied || f.Severity == validate.SeverityError
+			}
+			checked = append(checked, Checked{Doc: &docs[i], Object: docs[i].Object, Kind: kinds[i], Denied: denied})
 		}
 	}
 	if o.Extra != nil {

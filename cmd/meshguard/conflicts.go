@@ -45,7 +45,7 @@ func serverConflicts(s api.Settings, ns string) func([]lint.Checked) []lint.Find
 			if !ok {
 				continue
 			}
-			if res := validate.Validate(c.Object, c.Kind, s, api.Request{Operation: api.OpCreate}); len(res.Errors) > 0 {
+			if c.Denied {
 				continue // denied Servers never exist
 			}
 			servers = append(servers, sv)
