@@ -29,6 +29,9 @@ test-unit: ## Unit, golden, conformance, chart and fuzz-corpus tests
 
 .PHONY: test-e2e
 test-e2e: ## e2e suite against a local kube-apiserver + etcd (built from source once per machine, ~12 min)
+	@# Build (or find cached) kube-apiserver and etcd first, outside the test timeout:
+	@# on a fresh machine this takes minutes; afterwards it returns at once.
+	bash hack/build-control-plane.sh >/dev/null
 	$(GO) test -tags e2e -count=1 -p 1 -timeout 30m ./e2e/... ./hack/demo/
 
 .PHONY: fuzz
