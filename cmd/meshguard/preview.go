@@ -165,9 +165,7 @@ func previewPolicies(docs []lint.Document, eng lint.Options, s streams) ([]compi
 		if kind == nil || kind.Kind != mtpKind {
 			continue
 		}
-		if res := validate.Validate(d.Object, kind, eng.Settings, api.Request{Operation: api.OpCreate}); len(res.Errors) > 0 {
-			fmt.Fprintf(s.err, "%s:%d: skipped %s/%s: the webhook would deny it (%s %s: %s)\n", d.File, d.Line,
-				d.Object.GetNamespace(), d.Object.GetName(), res.Errors[0].Origin, res.Errors[0].Field, res.Errors[0].Detail)
+		if !admissible(d, kind, eng, s) {
 			continue
 		}
 		p, err := compile.PolicyFromObject(d.Object)
@@ -235,6 +233,19 @@ func renderPreviews(w io.Writer, output string, previews []compile.Preview, lk [
 	return err
 }
 
+// admissible validates a defaulted document as the webhook would; a denied one never
+// reaches a proxy, so previews skip it and say why on standard error.
+func admissible(d *lint.Document, kind *api.Kind, eng lint.Options, s streams) bool {
+	res := validate.Validate(d.Object, kind, eng.Settings, api.Request{Operation: api.OpCreate})
+	if len(res.Errors) == 0 {
+		return true
+	}
+	e := res.Errors[0]
+	fmt.Fprintf(s.err, "%s:%d: skipped %s/%s: the webhook would deny it (%s %s: %s)\n", d.File, d.Line,
+		d.Object.GetNamespace(), d.Object.GetName(), e.Origin, e.Field, e.Detail)
+	return false
+}
+
 // linkerdObjects are the documents the Linkerd preview reads: policy.linkerd.io
 // objects the webhook would admit (a denied one never reaches the policy controller,
 // so it is skipped with a note, as for Kuma), plus the routes, Namespaces and
@@ -250,9 +261,7 @@ func linkerdObjects(docs []lint.Document, eng lint.Options, s streams) []unstruc
 		gvk := d.Object.GroupVersionKind()
 		if gvk.Group == api.LinkerdGroup {
 			if kind := eng.Registry.Lookup(gvk); kind != nil {
-				if res := validate.Validate(d.Object, kind, eng.Settings, api.Request{Operation: api.OpCreate}); len(res.Errors) > 0 {
-					fmt.Fprintf(s.err, "%s:%d: skipped %s/%s: the webhook would deny it (%s %s: %s)\n", d.File, d.Line,
-						d.Object.GetNamespace(), d.Object.GetName(), res.Errors[0].Origin, res.Errors[0].Field, res.Errors[0].Detail)
+				if !admissible(d, kind, eng, s) {
 					continue
 				}
 			}
