@@ -39,7 +39,6 @@ func (e *Engine) validateAnnotations(req admission.Request) (resp admission.Resp
 	if name == "" {
 		name = req.Name
 	}
-	e.Log.Info("denied", "kind", gvk.Kind, "namespace", req.Namespace, "name", name,
-		"user", req.UserInfo.Username, "operation", req.Operation, "codes", codes(errs), "dryRun", req.DryRun != nil && *req.DryRun)
+	e.logDenied(req, gvk.Kind, req.Namespace, name, errs)
 	return deniedGK(gvk.GroupKind(), name, errs, nil), true
 }

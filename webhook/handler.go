@@ -168,15 +168,13 @@ func (e *Engine) Validate(ctx context.Context, req admission.Request) admission.
 	e.record(d.kind.Kind, res)
 	warnings := Warnings(res.Warnings)
 	if len(res.Errors) > 0 {
-		e.Log.Info("denied", "kind", d.kind.Kind, "namespace", d.obj.GetNamespace(), "name", d.obj.GetName(),
-			"user", req.UserInfo.Username, "operation", req.Operation, "codes", codes(res.Errors), "dryRun", req.DryRun != nil && *req.DryRun)
+		e.logDenied(req, d.kind.Kind, d.obj.GetNamespace(), d.obj.GetName(), res.Errors)
 		return Denied(d.kind, d.obj.GetName(), res.Errors, warnings)
 	}
 	if conflicts := e.serverConflicts(ctx, d); len(conflicts) > 0 {
 		if e.DenyServerConflicts {
 			e.record(d.kind.Kind, validate.Result{Errors: conflicts})
-			e.Log.Info("denied", "kind", d.kind.Kind, "namespace", d.obj.GetNamespace(), "name", d.obj.GetName(),
-				"user", req.UserInfo.Username, "operation", req.Operation, "codes", codes(conflicts), "dryRun", req.DryRun != nil && *req.DryRun)
+			e.logDenied(req, d.kind.Kind, d.obj.GetNamespace(), d.obj.GetName(), conflicts)
 			return Denied(d.kind, d.obj.GetName(), conflicts, warnings)
 		}
 		e.record(d.kind.Kind, validate.Result{Warnings: conflicts})
@@ -195,6 +193,13 @@ func (e *Engine) Validate(ctx context.Context, req admission.Request) admission.
 	}
 	resp.Warnings = warnings
 	return resp
+}
+
+// logDenied writes the one log line per denied request: kind, namespace/name, user
+// and the rule codes.
+func (e *Engine) logDenied(req admission.Request, kind, namespace, name string, errs field.ErrorList) {
+	e.Log.Info("denied", "kind", kind, "namespace", namespace, "name", name,
+		"user", req.UserInfo.Username, "operation", req.Operation, "codes", codes(errs), "dryRun", req.DryRun != nil && *req.DryRun)
 }
 
 func (e *Engine) record(kind string, res validate.Result) {
