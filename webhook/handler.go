@@ -9,8 +9,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/go-logr/logr"
@@ -58,6 +60,15 @@ type Engine struct {
 	// LinkerdStored lists the cached Linkerd policy objects (Servers and what
 	// authorizes them) for the authorization preview; nil shows none.
 	LinkerdStored func(ctx context.Context) []unstructured.Unstructured
+	// PreviewVersion identifies the stored state Preview reads (Previewer.StoredVersion);
+	// with it, verdicts for MeshTrafficPermissions are cached too. nil: they are not.
+	PreviewVersion func(ctx context.Context) (version [32]byte, ok bool)
+	// DisableVerdictCache turns the validating handler's verdict cache off (for
+	// comparisons; the answers are the same).
+	DisableVerdictCache bool
+
+	verdictOnce  sync.Once
+	verdictCache *lruCache[verdict]
 }
 
 // privileged reports whether the request comes from the mesh's own sync (or another
@@ -155,29 +166,48 @@ func (e *Engine) Mutate(_ context.Context, req admission.Request) admission.Resp
 // Validate is the validating handler: all of validate, as a 422 Invalid with one
 // cause per field on errors, admission warnings otherwise, plus the RBAC preview for
 // MeshTrafficPermission. Namespaces, Pods and workloads get only the Linkerd
-// default-inbound-policy annotation check (validateAnnotations).
+// default-inbound-policy annotation check (validateAnnotations). Verdicts of Kuma
+// kinds are cached by the request's content (see verdictKey): an object sent again
+// unchanged, with the stored policies unchanged, gets the same answer without being
+// decoded again.
 func (e *Engine) Validate(ctx context.Context, req admission.Request) admission.Response {
 	if resp, ok := e.validateAnnotations(req); ok {
 		return resp
 	}
+	key, stored, cacheable := e.verdictKey(ctx, req)
+	if cacheable {
+		if v, ok := e.verdicts().get(key); ok {
+			return e.deliver(req, v)
+		}
+	}
+	v := e.decide(ctx, req)
+	if cacheable && v.kind != "" {
+		e.cacheVerdict(ctx, key, stored, v)
+	}
+	return e.deliver(req, v)
+}
+
+// decide computes a validating verdict; it counts and logs nothing (deliver does).
+func (e *Engine) decide(ctx context.Context, req admission.Request) verdict {
 	d, early := e.decode(req)
 	if early != nil {
-		return *early
+		return verdict{resp: *early}
 	}
+	v := verdict{kind: d.kind.Kind, namespace: d.obj.GetNamespace(), name: d.obj.GetName()}
 	res := validate.Validate(d.obj, d.kind, e.Settings, api.Request{Operation: d.op, Old: d.old, Privileged: e.privileged(req)})
-	e.record(d.kind.Kind, res)
+	v.errors, v.warnings = res.Errors, res.Warnings
 	warnings := Warnings(res.Warnings)
 	if len(res.Errors) > 0 {
-		e.logDenied(req, d.kind.Kind, d.obj.GetNamespace(), d.obj.GetName(), res.Errors)
-		return Denied(d.kind, d.obj.GetName(), res.Errors, warnings)
+		v.denied, v.resp = true, Denied(d.kind, v.name, res.Errors, warnings)
+		return v
 	}
 	if conflicts := e.serverConflicts(ctx, d); len(conflicts) > 0 {
 		if e.DenyServerConflicts {
-			e.record(d.kind.Kind, validate.Result{Errors: conflicts})
-			e.logDenied(req, d.kind.Kind, d.obj.GetNamespace(), d.obj.GetName(), conflicts)
-			return Denied(d.kind, d.obj.GetName(), conflicts, warnings)
+			v.errors = conflicts
+			v.denied, v.resp = true, Denied(d.kind, v.name, conflicts, warnings)
+			return v
 		}
-		e.record(d.kind.Kind, validate.Result{Warnings: conflicts})
+		v.warnings = append(slices.Clip(v.warnings), conflicts...)
 		warnings = appendBounded(warnings, Warnings(conflicts)...)
 	}
 	resp := admission.Allowed("")
@@ -192,7 +222,8 @@ func (e *Engine) Validate(ctx context.Context, req admission.Request) admission.
 		warnings = appendBounded(warnings, e.linkerdPreview(ctx, d.obj)...)
 	}
 	resp.Warnings = warnings
-	return resp
+	v.resp = resp
+	return v
 }
 
 // logDenied writes the one log line per denied request: kind, namespace/name, user

@@ -27,11 +27,12 @@ import (
 
 func testEngine(stored ...unstructured.Unstructured) *Engine {
 	s := api.DefaultSettings()
+	pv := NewPreviewer(func(context.Context) ([]unstructured.Unstructured, bool) { return stored, true },
+		compile.Options{Form: compile.FormExpanded, MaxExpandedRules: 64, SystemNamespace: s.SystemNamespace})
 	return &Engine{
 		Registry: api.DefaultRegistry(), Settings: s, Log: logr.Discard(),
 		PrivilegedUsers: map[string]bool{"system:serviceaccount:kuma-system:kuma-control-plane": true},
-		Preview: NewPreview(func(context.Context) ([]unstructured.Unstructured, bool) { return stored, true },
-			compile.Options{Form: compile.FormExpanded, MaxExpandedRules: 64, SystemNamespace: s.SystemNamespace}),
+		Preview:         pv.Answer, PreviewVersion: pv.StoredVersion,
 	}
 }
 

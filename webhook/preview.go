@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -41,6 +42,32 @@ func newPreview(list PolicyLister, opts compile.Options) *preview {
 // policies are unchanged costs a hash and a lookup.
 func NewPreview(list PolicyLister, opts compile.Options) PreviewFunc {
 	return newPreview(list, opts).answer
+}
+
+// Previewer is NewPreview's preview together with the version of the stored state it
+// reads, so that the validating handler can cache whole verdicts for
+// MeshTrafficPermissions (Engine.PreviewVersion) and still follow every stored write.
+type Previewer struct{ p *preview }
+
+// NewPreviewer returns the preview of NewPreview with its StoredVersion.
+func NewPreviewer(list PolicyLister, opts compile.Options) *Previewer {
+	return &Previewer{p: newPreview(list, opts)}
+}
+
+// Answer is the PreviewFunc.
+func (p *Previewer) Answer(ctx context.Context, obj *unstructured.Unstructured) ([]string, string) {
+	return p.p.answer(ctx, obj)
+}
+
+// StoredVersion identifies the stored policies the preview would read now: a hash
+// of every stored object's uid and resourceVersion (see storedSetVersion) and of
+// whether the list was available. Any write of a stored MeshTrafficPermission
+// changes it. ok=false when some stored object has no uid or resourceVersion.
+func (p *Previewer) StoredVersion(ctx context.Context) (version [32]byte, ok bool) {
+	stored, listed := p.p.list(ctx)
+	v, ok := storedSetVersion(stored, "", "")
+	// An unavailable list (nil) and an empty one read differently.
+	return sha256.Sum256(append(v[:], boolByte(listed))), ok
 }
 
 // answer is the PreviewFunc: a cached answer when there is one for the object and
@@ -121,4 +148,11 @@ func (p *preview) compute(obj *unstructured.Unstructured, stored []unstructured.
 		return lines, ""
 	}
 	return lines, string(ann)
+}
+
+func boolByte(b bool) byte {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -53,47 +53,63 @@ func (r previewResult) size() int {
 // (object, stored set) pair gets the identical answer. Any change to the object, or
 // a write of any stored MeshTrafficPermission (its resourceVersion changes, and with
 // it the set version), gives a new key; stale entries age out of the LRU.
-type resultCache struct {
+type resultCache = lruCache[previewResult]
+
+func newResultCache(maxEntries, maxBytes int) *resultCache {
+	return newLRU(maxEntries, maxBytes, previewResult.size, func(v previewResult) previewResult {
+		return previewResult{lines: slices.Clone(v.lines), annotation: v.annotation}
+	})
+}
+
+// lruCache maps content keys to values, least recently used out first, bounded in
+// entries and in bytes (as the size function weighs them), safe for concurrent use.
+// Values go in and out through clone, so callers never share mutable parts with it.
+type lruCache[V any] struct {
 	maxEntries, maxBytes int
+	size                 func(V) int
+	clone                func(V) V
 
 	mu    sync.Mutex
 	bytes int
-	lru   *list.List // of *resultEntry, most recently used first
+	lru   *list.List // of *lruEntry[V], most recently used first
 	index map[resultKey]*list.Element
 }
 
-type resultEntry struct {
+type lruEntry[V any] struct {
 	key  resultKey
-	val  previewResult
+	val  V
 	size int
 }
 
-func newResultCache(maxEntries, maxBytes int) *resultCache {
-	return &resultCache{maxEntries: maxEntries, maxBytes: maxBytes, lru: list.New(), index: map[resultKey]*list.Element{}}
+func newLRU[V any](maxEntries, maxBytes int, size func(V) int, clone func(V) V) *lruCache[V] {
+	return &lruCache[V]{maxEntries: maxEntries, maxBytes: maxBytes, size: size, clone: clone,
+		lru: list.New(), index: map[resultKey]*list.Element{}}
 }
 
-// get returns the cached answer for k; the lines are the caller's to modify.
-func (c *resultCache) get(k resultKey) (previewResult, bool) {
+// get returns a copy of the value cached under k.
+func (c *lruCache[V]) get(k resultKey) (V, bool) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	el, ok := c.index[k]
 	if !ok {
-		return previewResult{}, false
+		c.mu.Unlock()
+		var zero V
+		return zero, false
 	}
 	c.lru.MoveToFront(el)
-	v := el.Value.(*resultEntry).val
-	return previewResult{lines: slices.Clone(v.lines), annotation: v.annotation}, true
+	v := el.Value.(*lruEntry[V]).val
+	c.mu.Unlock()
+	return c.clone(v), true
 }
 
 // put stores a copy of v under k, evicting the least recently used entries past the
-// bounds. An answer larger than a sixteenth of the byte bound is not kept, so one
-// huge group cannot flush everything else.
-func (c *resultCache) put(k resultKey, v previewResult) {
-	v.lines = slices.Clone(v.lines)
-	size := v.size()
+// bounds. A value larger than a sixteenth of the byte bound is not kept, so one
+// huge answer cannot flush everything else.
+func (c *lruCache[V]) put(k resultKey, v V) {
+	size := c.size(v)
 	if size > c.maxBytes/16 {
 		return
 	}
+	v = c.clone(v)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if el, ok := c.index[k]; ok {
@@ -101,11 +117,11 @@ func (c *resultCache) put(k resultKey, v previewResult) {
 		c.lru.MoveToFront(el)
 		return
 	}
-	c.index[k] = c.lru.PushFront(&resultEntry{key: k, val: v, size: size})
+	c.index[k] = c.lru.PushFront(&lruEntry[V]{key: k, val: v, size: size})
 	c.bytes += size
 	for c.lru.Len() > c.maxEntries || c.bytes > c.maxBytes {
 		el := c.lru.Back()
-		e := el.Value.(*resultEntry)
+		e := el.Value.(*lruEntry[V])
 		c.lru.Remove(el)
 		delete(c.index, e.key)
 		c.bytes -= e.size
@@ -113,7 +129,7 @@ func (c *resultCache) put(k resultKey, v previewResult) {
 }
 
 // len reports the number of entries and their total weight.
-func (c *resultCache) len() (entries, bytes int) {
+func (c *lruCache[V]) len() (entries, bytes int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.lru.Len(), c.bytes

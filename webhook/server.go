@@ -163,13 +163,15 @@ func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) erro
 		}
 		authzCaches = append(authzCaches, c)
 	}
+	preview := NewPreviewer(policies.list, compile.Options{Form: o.PreviewForm, MaxExpandedRules: 64,
+		SystemNamespace: o.Settings.SystemNamespace})
 	eng := &Engine{
 		Registry: api.DefaultRegistry(), Settings: o.Settings,
 		PrivilegedUsers: set(o.PrivilegedUsers), PrivilegedGroups: set(o.PrivilegedGroups),
-		Record: func(kind, code, sev string) { findings.WithLabelValues(kind, code, sev).Inc() },
-		Log:    log.WithName("admission"),
-		Preview: NewPreview(policies.list, compile.Options{Form: o.PreviewForm, MaxExpandedRules: 64,
-			SystemNamespace: o.Settings.SystemNamespace}),
+		Record:              func(kind, code, sev string) { findings.WithLabelValues(kind, code, sev).Inc() },
+		Log:                 log.WithName("admission"),
+		Preview:             preview.Answer,
+		PreviewVersion:      preview.StoredVersion,
 		Servers:             servers.list,
 		DenyServerConflicts: o.LinkerdServerConflicts == ServerConflictsDeny,
 		LinkerdStored: func(ctx context.Context) []unstructured.Unstructured {

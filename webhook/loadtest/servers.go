@@ -28,13 +28,15 @@ import (
 func NewEngine(stored []unstructured.Unstructured) *webhook.Engine {
 	settings := api.DefaultSettings()
 	lister := func(context.Context) ([]unstructured.Unstructured, bool) { return stored, true }
+	preview := webhook.NewPreviewer(lister, compile.Options{Form: compile.FormExpanded, MaxExpandedRules: 64,
+		SystemNamespace: settings.SystemNamespace})
 	return &webhook.Engine{
 		Registry:        api.DefaultRegistry(),
 		Settings:        settings,
 		PrivilegedUsers: map[string]bool{"system:serviceaccount:kuma-system:kuma-control-plane": true},
-		Preview: webhook.NewPreview(lister, compile.Options{Form: compile.FormExpanded, MaxExpandedRules: 64,
-			SystemNamespace: settings.SystemNamespace}),
-		Log: logr.Discard(),
+		Preview:         preview.Answer,
+		PreviewVersion:  preview.StoredVersion,
+		Log:             logr.Discard(),
 	}
 }
 

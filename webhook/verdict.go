@@ -1,0 +1,177 @@
+package webhook
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"hash"
+	"maps"
+	"slices"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/validate"
+)
+
+// Bounds of the validating handler's verdict cache. An entry is a response (a few
+// warnings, for a MeshTrafficPermission a compact rbac-preview annotation of a few
+// KB) and the findings to count, so the byte bound is what limits large previews.
+const (
+	MaxVerdicts     = 4096
+	maxVerdictBytes = 32 << 20
+)
+
+// verdict is what the validating handler decides for one request, apart from what
+// it takes from the request at answer time (uid, and the user and dry-run flag in
+// the log line of a denial).
+type verdict struct {
+	resp admission.Response
+	// kind, namespace and name are for the metrics and the log line.
+	kind, namespace, name string
+	// errors and warnings are the findings to count; denied is set when the request
+	// is refused, with the errors the log line names.
+	errors, warnings field.ErrorList
+	denied           bool
+}
+
+// size weighs a verdict against maxVerdictBytes: what it holds in strings plus a
+// fixed overhead per entry and per finding.
+func (v verdict) size() int {
+	n := entryOverhead + len(v.kind) + len(v.namespace) + len(v.name)
+	for _, w := range v.resp.Warnings {
+		n += 16 + len(w)
+	}
+	for k, a := range v.resp.AuditAnnotations {
+		n += 32 + len(k) + len(a)
+	}
+	if r := v.resp.Result; r != nil {
+		n += 128 + len(r.Message)
+		if r.Details != nil {
+			for _, c := range r.Details.Causes {
+				n += 48 + len(c.Message) + len(c.Field)
+			}
+		}
+	}
+	return n + 64*(len(v.errors)+len(v.warnings))
+}
+
+// clone copies what a caller or controller-runtime may modify: the status (whose
+// code admission.Response.Complete fills in), the warnings and the annotations.
+// Findings are read only.
+func (v verdict) clone() verdict {
+	if v.resp.Result != nil {
+		st := *v.resp.Result
+		v.resp.Result = &st
+	}
+	v.resp.Warnings = slices.Clone(v.resp.Warnings)
+	v.resp.AuditAnnotations = maps.Clone(v.resp.AuditAnnotations)
+	v.resp.Patches = slices.Clone(v.resp.Patches)
+	return v
+}
+
+// verdicts returns the engine's verdict cache, created on first use.
+func (e *Engine) verdicts() *lruCache[verdict] {
+	e.verdictOnce.Do(func() {
+		e.verdictCache = newLRU(MaxVerdicts, maxVerdictBytes, verdict.size, verdict.clone)
+	})
+	return e.verdictCache
+}
+
+// verdictKey identifies a validating request's verdict, or ok=false when the
+// request is not cached. The verdict of a Kuma kind is a function of the request's
+// kind, namespace, name, operation, object and old object bytes, of whether the user
+// is privileged, of the engine's fixed registry and settings, and — for a
+// MeshTrafficPermission, through the RBAC preview — of the stored policies, whose
+// version (Engine.PreviewVersion) is part of the key. Keying on the raw bytes costs
+// a SHA-256 of the request's objects, far less than decoding them.
+//
+// Not cached: Linkerd kinds (their verdicts read the Server and authorization
+// caches), DELETE and CONNECT (answered without decoding), unknown kinds, and
+// MeshTrafficPermissions when the preview has no version.
+func (e *Engine) verdictKey(ctx context.Context, req admission.Request) (key resultKey, stored [32]byte, ok bool) {
+	if e.DisableVerdictCache || (req.Operation != admissionv1.Create && req.Operation != admissionv1.Update) {
+		return key, stored, false
+	}
+	kind := e.Registry.Lookup(schema.GroupVersionKind(req.Kind))
+	if kind == nil || kind.Family != api.FamilyKuma {
+		return key, stored, false
+	}
+	if e.Preview != nil && kind.Kind == "MeshTrafficPermission" {
+		if e.PreviewVersion == nil {
+			return key, stored, false
+		}
+		if stored, ok = e.PreviewVersion(ctx); !ok {
+			return key, stored, false
+		}
+	}
+	h := keyWriter{h: sha256.New()}
+	h.str("meshguard-verdict-v1")
+	h.str(req.Kind.Group)
+	h.str(req.Kind.Version)
+	h.str(req.Kind.Kind)
+	h.str(req.Namespace)
+	h.str(req.Name)
+	h.str(req.SubResource)
+	h.str(string(req.Operation))
+	h.str(boolString(e.privileged(req)))
+	h.bytes(req.Object.Raw)
+	if req.Operation == admissionv1.Update {
+		h.bytes(req.OldObject.Raw)
+	}
+	h.bytes(stored[:])
+	h.h.Sum(key[:0])
+	return key, stored, true
+}
+
+// keyWriter writes length-prefixed fields into a hash, so that no two different
+// field sequences write the same bytes.
+type keyWriter struct {
+	h   hash.Hash
+	len [binary.MaxVarintLen64]byte
+}
+
+func (w *keyWriter) bytes(b []byte) {
+	w.h.Write(binary.AppendUvarint(w.len[:0], uint64(len(b))))
+	w.h.Write(b)
+}
+
+func (w *keyWriter) str(s string) {
+	w.h.Write(binary.AppendUvarint(w.len[:0], uint64(len(s))))
+	w.h.Write([]byte(s))
+}
+
+func boolString(b bool) string {
+	if b {
+		return "true"
+	}
+	return "false"
+}
+
+// cacheVerdict stores v under key unless the stored policies changed while v was
+// computed (then v may mix two states, and the next request computes afresh).
+func (e *Engine) cacheVerdict(ctx context.Context, key resultKey, stored [32]byte, v verdict) {
+	if e.Preview != nil && v.kind == "MeshTrafficPermission" {
+		now, ok := e.PreviewVersion(ctx)
+		if !ok || now != stored {
+			return
+		}
+	}
+	e.verdicts().put(key, v)
+}
+
+// deliver counts a verdict's findings, logs a denial and returns the response; it
+// runs for fresh and cached verdicts alike, so metrics and logs do not depend on
+// the cache.
+func (e *Engine) deliver(req admission.Request, v verdict) admission.Response {
+	if v.kind != "" {
+		e.record(v.kind, validate.Result{Errors: v.errors, Warnings: v.warnings})
+	}
+	if v.denied {
+		e.logDenied(req, v.kind, v.namespace, v.name, v.errors)
+	}
+	return v.resp
+}

@@ -1,0 +1,303 @@
+package webhook
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
+	"github.com/google/go-cmp/cmp"
+	admissionv1 "k8s.io/api/admission/v1"
+	authnv1 "k8s.io/api/authentication/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/compile"
+	"github.com/meshguard/meshguard/lint"
+)
+
+const syncUser = "system:serviceaccount:kuma-system:kuma-control-plane"
+
+// observed is an engine with its metrics and denial log lines counted.
+type observed struct {
+	eng      *Engine
+	mu       sync.Mutex
+	findings map[string]int
+	denials  []string
+}
+
+func newObserved(list PolicyLister, cached bool) *observed {
+	o := &observed{findings: map[string]int{}}
+	s := api.DefaultSettings()
+	pv := NewPreviewer(list, compile.Options{Form: compile.FormExpanded, MaxExpandedRules: 64, SystemNamespace: s.SystemNamespace})
+	o.eng = &Engine{
+		Registry: api.DefaultRegistry(), Settings: s,
+		PrivilegedUsers: map[string]bool{syncUser: true},
+		Preview:         pv.Answer, PreviewVersion: pv.StoredVersion,
+		DisableVerdictCache: !cached,
+		Record: func(kind, code, sev string) {
+			o.mu.Lock()
+			o.findings[kind+"/"+code+"/"+sev]++
+			o.mu.Unlock()
+		},
+		Log: funcr.New(func(_, args string) {
+			o.mu.Lock()
+			o.denials = append(o.denials, args)
+			o.mu.Unlock()
+		}, funcr.Options{}),
+	}
+	return o
+}
+
+// admissionRequest builds the request the API server sends for obj.
+func admissionRequest(t testing.TB, uid string, op admissionv1.Operation, obj, old *unstructured.Unstructured, user string) admission.Request {
+	t.Helper()
+	gvk := obj.GroupVersionKind()
+	r := admissionv1.AdmissionRequest{
+		UID: types.UID(uid), Operation: op,
+		Kind: metav1.GroupVersionKind{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind},
+		Name: obj.GetName(), Namespace: obj.GetNamespace(),
+		UserInfo: authnv1.UserInfo{Username: user},
+		Object:   runtime.RawExtension{Raw: mustJSON(t, obj.Object)},
+	}
+	if old != nil {
+		r.OldObject = runtime.RawExtension{Raw: mustJSON(t, old.Object)}
+	}
+	return admission.Request{AdmissionRequest: r}
+}
+
+// exampleRequests are CREATEs and UPDATEs of every example document, by an ordinary
+// and by the privileged user.
+func exampleRequests(t *testing.T) []admission.Request {
+	files, _ := filepath.Glob("../examples/*/*.yaml")
+	more, _ := filepath.Glob("../examples/linkerd/*/*.yaml")
+	docs := lint.Load(append(files, more...), nil)
+	if len(docs) < 30 {
+		t.Fatalf("only %d example documents", len(docs))
+	}
+	var reqs []admission.Request
+	for i, d := range docs {
+		if d.Object == nil {
+			continue
+		}
+		obj := d.Object.DeepCopy()
+		if obj.GetNamespace() == "" {
+			obj.SetNamespace("default")
+		}
+		moved := obj.DeepCopy()
+		labels := moved.GetLabels()
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		labels[api.LabelMesh] = "elsewhere"
+		moved.SetLabels(labels)
+		for _, user := range []string{"alice", syncUser} {
+			reqs = append(reqs,
+				admissionRequest(t, fmt.Sprint("c", i, user), admissionv1.Create, obj, nil, user),
+				admissionRequest(t, fmt.Sprint("u", i, user), admissionv1.Update, moved, obj, user),
+				admissionRequest(t, fmt.Sprint("s", i, user), admissionv1.Update, obj, obj, user))
+		}
+	}
+	return reqs
+}
+
+// TestVerdictCacheMatchesUncached sends every example three times to an engine
+// with the verdict cache and to one without: the responses, the counted findings
+// and the denial log lines must be the same, and the cache must have answered.
+func TestVerdictCacheMatchesUncached(t *testing.T) {
+	stored := []unstructured.Unstructured{*storedMTP("mesh-deny", "1", "Deny")}
+	list := func(context.Context) ([]unstructured.Unstructured, bool) { return stored, true }
+	cached, plain := newObserved(list, true), newObserved(list, false)
+	reqs := exampleRequests(t)
+	for round := range 3 {
+		for _, req := range reqs {
+			got := cached.eng.Validate(context.Background(), req)
+			want := plain.eng.Validate(context.Background(), req)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("round %d, %s %s %s/%s by %s: cached verdict differs (-uncached +cached):\n%s", round,
+					req.Operation, req.Kind.Kind, req.Namespace, req.Name, req.UserInfo.Username, diff)
+			}
+		}
+	}
+	if diff := cmp.Diff(plain.findings, cached.findings); diff != "" {
+		t.Errorf("counted findings differ (-uncached +cached):\n%s", diff)
+	}
+	if diff := cmp.Diff(plain.denials, cached.denials); diff != "" {
+		t.Errorf("denial log lines differ (-uncached +cached):\n%s", diff)
+	}
+	if len(plain.denials) == 0 || len(plain.findings) == 0 {
+		t.Fatal("the examples produced no denials or findings; the comparison proves nothing")
+	}
+	if n, _ := cached.eng.verdicts().len(); n < len(reqs)/2 {
+		t.Errorf("%d cached verdicts for %d requests", n, len(reqs))
+	}
+}
+
+func storedMTP(name, rv, action string) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "kuma.io/v1alpha1", "kind": "MeshTrafficPermission",
+		"metadata": map[string]any{"name": name, "namespace": "kuma-system", "uid": "uid-" + name, "resourceVersion": rv,
+			"labels": map[string]any{api.LabelMesh: "default"}},
+		"spec": map[string]any{"targetRef": map[string]any{"kind": "Mesh"},
+			"from": []any{map[string]any{"targetRef": map[string]any{"kind": "Mesh"}, "default": map[string]any{"action": action}}}},
+	}}
+}
+
+// TestVerdictCacheFollowsStoredPolicies: a MeshTrafficPermission's verdict carries
+// the preview merged with the stored policies, so a write of a stored policy must
+// change the answer to the same request; so must the list becoming unavailable.
+func TestVerdictCacheFollowsStoredPolicies(t *testing.T) {
+	var mu sync.Mutex
+	stored, listed := []unstructured.Unstructured{*storedMTP("mesh-wide", "1", "Deny")}, true
+	list := func(context.Context) ([]unstructured.Unstructured, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		return stored, listed
+	}
+	cached, plain := newObserved(list, true), newObserved(list, false)
+	in := storedMTP("incoming", "", "Allow")
+	in.SetNamespace("kuma-system")
+	req := admissionRequest(t, "1", admissionv1.Create, in, nil, "alice")
+	var previous string
+	for step, change := range []func(){
+		func() {},
+		func() { stored = []unstructured.Unstructured{*storedMTP("mesh-wide", "2", "Allow")} },
+		func() { stored = append(stored, *storedMTP("second", "1", "Deny")) },
+		func() { listed, stored = false, nil },
+		func() { listed, stored = true, []unstructured.Unstructured{*storedMTP("mesh-wide", "1", "Deny")} },
+	} {
+		mu.Lock()
+		change()
+		mu.Unlock()
+		for range 2 {
+			got := cached.eng.Validate(context.Background(), req)
+			want := plain.eng.Validate(context.Background(), req)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("step %d: cached verdict differs (-uncached +cached):\n%s", step, diff)
+			}
+		}
+		ann := plain.eng.Validate(context.Background(), req).AuditAnnotations["rbac-preview"] +
+			strings.Join(plain.eng.Validate(context.Background(), req).Warnings, "\n")
+		if ann == previous {
+			t.Errorf("step %d: the stored change did not change the answer; the test proves nothing", step)
+		}
+		previous = ann
+	}
+}
+
+// TestVerdictKey checks what the key depends on: the request's object, old object,
+// operation, namespace, kind and the privileged flag, but not its uid, the user's
+// name (apart from privilege) or dry-run.
+func TestVerdictKey(t *testing.T) {
+	eng := newObserved(func(context.Context) ([]unstructured.Unstructured, bool) { return nil, true }, true).eng
+	obj := mustObj(t, "apiVersion: kuma.io/v1alpha1\nkind: MeshTimeout\nmetadata: {name: t, namespace: ns, labels: {kuma.io/mesh: default}}\nspec: {targetRef: {kind: Mesh}}\n")
+	other := obj.DeepCopy()
+	other.SetName("t2")
+	base := admissionRequest(t, "a", admissionv1.Create, obj, nil, "alice")
+	key := func(r admission.Request) resultKey {
+		t.Helper()
+		k, _, ok := eng.verdictKey(context.Background(), r)
+		if !ok {
+			t.Fatalf("request not cacheable: %+v", r.AdmissionRequest)
+		}
+		return k
+	}
+	want := key(base)
+	same := map[string]admission.Request{}
+	r := base
+	r.UID = "b"
+	same["uid"] = r
+	same["user"] = admissionRequest(t, "a", admissionv1.Create, obj, nil, "bob")
+	r = base
+	dry := true
+	r.DryRun = &dry
+	same["dry run"] = r
+	for name, r := range same {
+		if key(r) != want {
+			t.Errorf("%s changed the key", name)
+		}
+	}
+	differ := map[string]admission.Request{
+		"object":     admissionRequest(t, "a", admissionv1.Create, other, nil, "alice"),
+		"privileged": admissionRequest(t, "a", admissionv1.Create, obj, nil, syncUser),
+		"operation":  admissionRequest(t, "a", admissionv1.Update, obj, nil, "alice"),
+		"old object": admissionRequest(t, "a", admissionv1.Update, obj, other, "alice"),
+	}
+	r = base
+	r.Namespace = "elsewhere"
+	differ["namespace"] = r
+	r = base
+	r.Kind.Kind = "MeshRetry"
+	differ["kind"] = r
+	seen := map[resultKey]string{want: "base"}
+	for name, r := range differ {
+		k := key(r)
+		if prev, dup := seen[k]; dup {
+			t.Errorf("%s gives the key of %s", name, prev)
+		}
+		seen[k] = name
+	}
+	for name, r := range map[string]admission.Request{
+		"delete":  admissionRequest(t, "a", admissionv1.Delete, obj, nil, "alice"),
+		"linkerd": admissionRequest(t, "a", admissionv1.Create, mustObj(t, "apiVersion: policy.linkerd.io/v1beta3\nkind: Server\nmetadata: {name: s, namespace: ns}\nspec: {podSelector: {}, port: 80}\n"), nil, "alice"),
+		"unknown": admissionRequest(t, "a", admissionv1.Create, mustObj(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"), nil, "alice"),
+	} {
+		if _, _, ok := eng.verdictKey(context.Background(), r); ok {
+			t.Errorf("%s request is cached", name)
+		}
+	}
+	eng.PreviewVersion = nil
+	mtp := admissionRequest(t, "a", admissionv1.Create, storedMTP("x", "", "Allow"), nil, "alice")
+	if _, _, ok := eng.verdictKey(context.Background(), mtp); ok {
+		t.Error("a MeshTrafficPermission is cached without a preview version")
+	}
+}
+
+// TestVerdictCacheConcurrent answers the same requests from many goroutines, each of
+// which completes and modifies its response the way controller-runtime and a
+// careless caller might; under -race this finds any state shared with the cache.
+func TestVerdictCacheConcurrent(t *testing.T) {
+	stored := []unstructured.Unstructured{*storedMTP("mesh-deny", "1", "Deny")}
+	o := newObserved(func(context.Context) ([]unstructured.Unstructured, bool) { return stored, true }, true)
+	o.eng.Log = logr.Discard()
+	reqs := exampleRequests(t)
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range reqs {
+				req := reqs[(i+g*7)%len(reqs)]
+				resp := o.eng.Validate(context.Background(), req)
+				resp.Complete(req)
+				if resp.Result != nil {
+					resp.Result.Message += "x"
+				}
+				if len(resp.Warnings) > 0 {
+					resp.Warnings[0] = "changed"
+				}
+				for k := range resp.AuditAnnotations {
+					resp.AuditAnnotations[k] = "changed"
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, req := range reqs {
+		resp := o.eng.Validate(context.Background(), req)
+		for _, w := range resp.Warnings {
+			if w == "changed" {
+				t.Fatal("a caller's change reached the cache")
+			}
+		}
+		if resp.Result != nil && strings.HasSuffix(resp.Result.Message, "x") {
+			t.Fatal("a caller's change of the status reached the cache")
+		}
+	}
+}
