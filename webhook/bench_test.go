@@ -37,11 +37,11 @@ func BenchmarkValidateMTP(b *testing.B) {
 }
 
 // BenchmarkValidateMTPUnique is BenchmarkValidateMTP with a distinct policy in every
-// request (loadtest.IncomingVariant, round-robin over more objects than the preview
-// keeps answers for), so every preview is compiled: the cost of a new or changed
-// object.
+// request (loadtest.IncomingVariant, round-robin over more objects than the verdict
+// and preview caches keep answers for), so every request is decoded, validated and
+// its preview compiled: the cost of a new or changed object.
 func BenchmarkValidateMTPUnique(b *testing.B) {
-	reviews, err := loadtest.NewReviews(2 * webhook.MaxPreviewResults)
+	reviews, err := loadtest.NewReviews(2 * max(webhook.MaxPreviewResults, webhook.MaxVerdicts))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -3,10 +3,11 @@
 // generated certificate — meshguard's validating handler with the RBAC preview over
 // a cluster of stored MeshTrafficPermissions, and a no-op handler — and sends them
 // AdmissionReviews (CREATE of a MeshTrafficPermission) over keep-alive HTTPS/1.1.
-// meshguard is measured twice: with the same object in every request (the preview's
-// result cache answers, as for re-applies, GitOps reconciles and dry-run-then-apply)
-// and with a distinct object per request from a pool encoded beforehand (-unique of
-// them, round-robin; more than the cache holds, so every preview is compiled). Per
+// meshguard is measured twice: with the same object in every request (the verdict
+// cache answers, as for re-applies, GitOps reconciles and dry-run-then-apply) and
+// with a distinct object per request from a pool encoded beforehand (-unique of
+// them, round-robin; more than the caches hold, so every request is decoded,
+// validated and its preview compiled). Per
 // target it runs a closed loop (fixed concurrency, fixed duration: throughput) and
 // an open loop (fixed rate, latency from the scheduled send time), then prints a
 // markdown table, or JSON with -json. Every phase is bounded in count and time; the
@@ -35,7 +36,7 @@ import (
 
 // Names of the targets in the report.
 const (
-	sameName   = "meshguard /validate (same object repeated — preview cache hits)"
+	sameName   = "meshguard /validate (same object repeated — verdict cache hits)"
 	uniqueName = "meshguard /validate (unique object per request — every preview compiled)"
 	noopName   = "no-op webhook"
 )
@@ -56,7 +57,7 @@ func main() {
 	flag.IntVar(&f.workers, "workers", 64, "open loop: senders (and connections) available for scheduled requests")
 	flag.IntVar(&f.maxRequests, "max-requests", 500000, "closed loop: at most this many requests per target")
 	flag.IntVar(&f.warmup, "warmup", 500, "unrecorded requests per target before measuring")
-	flag.IntVar(&f.unique, "unique", 16384, "distinct objects (encoded beforehand) the unique-object target sends round-robin; keep it above webhook.MaxPreviewResults (2,048)")
+	flag.IntVar(&f.unique, "unique", 16384, "distinct objects (encoded beforehand) the unique-object target sends round-robin; keep it above webhook.MaxVerdicts (4,096), the most answers meshguard's caches keep")
 	flag.DurationVar(&f.timeout, "timeout", 5*time.Second, "per-request timeout")
 	flag.BoolVar(&f.jsonOut, "json", false, "print the report as JSON instead of markdown")
 	flag.StringVar(&f.cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run (servers and load) to this file")
@@ -103,7 +104,7 @@ func run(f flags) error {
 	if err != nil {
 		return err
 	}
-	// Both meshguard targets are the same server (one engine, one result cache), as
+	// Both meshguard targets are the same server (one engine, one set of caches), as
 	// in a cluster where repeated and new objects arrive at the same webhook.
 	noop := loadtest.Target{Name: noopName, URL: noopURL}
 	same := loadtest.Target{Name: sameName, URL: mgURL}
@@ -143,14 +144,15 @@ func run(f flags) error {
 		load.Open(ctx, unique, f.rate, f.duration, f.workers))
 	rep.Judge(noopName, sameName, uniqueName)
 	sent := unique.Sent()
+	cached := max(webhook.MaxVerdicts, webhook.MaxPreviewResults)
 	note := fmt.Sprintf("unique-object target: %d requests (warm-up included) over %d distinct objects", sent, len(reviews))
 	switch {
 	case sent <= uint64(len(reviews)):
 		note += " — no object was sent twice"
-	case len(reviews) > webhook.MaxPreviewResults:
-		note += fmt.Sprintf(" — the pool wrapped, but each object came back only after more than the preview cache's %d others, so none was answered from it", webhook.MaxPreviewResults)
+	case len(reviews) > cached:
+		note += fmt.Sprintf(" — the pool wrapped, but each object came back only after more than the %d others meshguard's caches keep at most, so none was answered from them", cached)
 	default:
-		note += fmt.Sprintf(" — the pool wrapped and is not larger than the preview cache (%d): some answers came from the cache", webhook.MaxPreviewResults)
+		note += fmt.Sprintf(" — the pool wrapped and is not larger than meshguard's caches (%d): some answers came from them", cached)
 	}
 	rep.Notes = append(rep.Notes, note)
 
