@@ -2,6 +2,7 @@ package webhook_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
@@ -10,49 +11,15 @@ import (
 	"github.com/meshguard/meshguard/webhook/loadtest"
 )
 
-// BenchmarkValidateMTP is the engine's own cost per validating request for the
-// load test's MeshTrafficPermission CREATE (RBAC preview merged with 20 stored
-// policies), without HTTP, TLS or AdmissionReview decoding.
-func BenchmarkValidateMTP(b *testing.B) {
-	review, err := loadtest.NewReview()
-	if err != nil {
-		b.Fatal(err)
-	}
-	ar, err := review.Request("bench")
-	if err != nil {
-		b.Fatal(err)
-	}
-	req := admission.Request{AdmissionRequest: ar}
-	eng := loadtest.NewEngine(loadtest.StoredPolicies())
-	ctx := context.Background()
-	if resp := eng.Validate(ctx, req); !resp.Allowed || resp.AuditAnnotations["rbac-preview"] == "" {
-		b.Fatalf("want an allowed response with a preview, got %+v", resp.AdmissionResponse)
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		if resp := eng.Validate(ctx, req); !resp.Allowed {
-			b.Fatal("denied")
-		}
-	}
-}
+// cycle is more requests than any of meshguard's caches keeps answers for, so a
+// benchmark cycling through that many distinct requests gets no hit from a cache
+// that would key on what differs between them.
+const cycle = 2 * max(webhook.MaxPreviewResults, webhook.MaxVerdicts)
 
-// BenchmarkValidateMTPUnique is BenchmarkValidateMTP with a distinct policy in every
-// request (loadtest.IncomingVariant, round-robin over more objects than the verdict
-// and preview caches keep answers for), so every request is decoded, validated and
-// its preview compiled: the cost of a new or changed object.
-func BenchmarkValidateMTPUnique(b *testing.B) {
-	reviews, err := loadtest.NewReviews(2 * max(webhook.MaxPreviewResults, webhook.MaxVerdicts))
-	if err != nil {
-		b.Fatal(err)
-	}
-	reqs := make([]admission.Request, len(reviews))
-	for i, r := range reviews {
-		ar, err := r.Request("bench")
-		if err != nil {
-			b.Fatal(err)
-		}
-		reqs[i] = admission.Request{AdmissionRequest: ar}
-	}
+// benchValidate measures the validating handler over reqs, round-robin, for the load
+// test's MeshTrafficPermission (RBAC preview merged with 20 stored policies),
+// without HTTP, TLS or AdmissionReview decoding.
+func benchValidate(b *testing.B, reqs []admission.Request) {
 	eng := loadtest.NewEngine(loadtest.StoredPolicies())
 	ctx := context.Background()
 	if resp := eng.Validate(ctx, reqs[0]); !resp.Allowed || resp.AuditAnnotations["rbac-preview"] == "" {
@@ -66,4 +33,51 @@ func BenchmarkValidateMTPUnique(b *testing.B) {
 		}
 		i++
 	}
+}
+
+// requests decodes n requests of each review, with distinct uids.
+func requests(b *testing.B, n int, reviews ...*loadtest.Review) []admission.Request {
+	var out []admission.Request
+	for i := range n {
+		for _, r := range reviews {
+			ar, err := r.Request(fmt.Sprintf("00000000-0000-4000-8000-%012d", i))
+			if err != nil {
+				b.Fatal(err)
+			}
+			out = append(out, admission.Request{AdmissionRequest: ar})
+		}
+	}
+	return out
+}
+
+// BenchmarkValidateMTPUnchanged is an UPDATE that changes nothing, sent again and
+// again (GitOps reconciles, re-applies): answered by the verdict cache.
+func BenchmarkValidateMTPUnchanged(b *testing.B) {
+	r, err := loadtest.NewUnchangedUpdate()
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchValidate(b, requests(b, 1, r))
+}
+
+// BenchmarkValidateMTPKnownSpec is a CREATE of the same policy with a fresh uid in
+// every request, as the API server assigns one to every new object (a dry run and
+// then the create): decoded and validated, the preview from its result cache.
+func BenchmarkValidateMTPKnownSpec(b *testing.B) {
+	r, err := loadtest.NewReview()
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchValidate(b, requests(b, cycle, r))
+}
+
+// BenchmarkValidateMTPUnique is a CREATE of a distinct policy in every request
+// (loadtest.IncomingVariant), so every request is decoded, validated and its
+// preview compiled: the cost of a new or changed object.
+func BenchmarkValidateMTPUnique(b *testing.B) {
+	reviews, err := loadtest.NewReviews(cycle)
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchValidate(b, requests(b, 1, reviews...))
 }

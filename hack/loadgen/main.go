@@ -2,16 +2,22 @@
 // this process, two controller-runtime webhook servers on 127.0.0.1 with a
 // generated certificate — meshguard's validating handler with the RBAC preview over
 // a cluster of stored MeshTrafficPermissions, and a no-op handler — and sends them
-// AdmissionReviews (CREATE of a MeshTrafficPermission) over keep-alive HTTPS/1.1.
-// meshguard is measured twice: with the same object in every request (the verdict
-// cache answers, as for re-applies, GitOps reconciles and dry-run-then-apply) and
-// with a distinct object per request from a pool encoded beforehand (-unique of
-// them, round-robin; more than the caches hold, so every request is decoded,
-// validated and its preview compiled). Per
-// target it runs a closed loop (fixed concurrency, fixed duration: throughput) and
-// an open loop (fixed rate, latency from the scheduled send time), then prints a
-// markdown table, or JSON with -json. Every phase is bounded in count and time; the
-// servers stop with the command.
+// AdmissionReviews of a MeshTrafficPermission over keep-alive HTTPS/1.1, shaped as
+// the API server sends them. meshguard is measured three ways, each against the
+// no-op receiving the same requests:
+//
+//   - an unchanged object re-applied: an UPDATE whose object equals its oldObject,
+//     as GitOps reconciles and re-run applies send; the verdict cache answers;
+//   - a CREATE of a known spec: the same policy with a fresh uid each time (the API
+//     server gives every new object one), as a dry run followed by the create
+//     sends; the verdict cache misses, the preview's result cache answers;
+//   - a CREATE of a new policy per request, from a pool encoded beforehand (-unique
+//     of them, round-robin; more than the caches hold): nothing is cached.
+//
+// Per target it runs a closed loop (fixed concurrency, fixed duration: throughput)
+// and an open loop (fixed rate, latency from the scheduled send time), then prints
+// a markdown table, or JSON with -json. Every phase is bounded in count and time;
+// the servers stop with the command.
 //
 //	go run ./hack/loadgen [-concurrency 8] [-duration 5s] [-rate 1000] [-unique 16384] [-json] [-cpuprofile f]
 package main
@@ -34,11 +40,14 @@ import (
 	"github.com/meshguard/meshguard/webhook/loadtest"
 )
 
-// Names of the targets in the report.
+// Names of the targets in the report. Each meshguard target is compared with the
+// no-op receiving the same requests.
 const (
-	sameName   = "meshguard /validate (same object repeated — verdict cache hits)"
-	uniqueName = "meshguard /validate (unique object per request — every preview compiled)"
-	noopName   = "no-op webhook"
+	noopCreate  = "no-op webhook (CREATE)"
+	noopUpdate  = "no-op webhook (unchanged UPDATE)"
+	mgUnchanged = "meshguard /validate: unchanged object re-applied (UPDATE; verdict cache hits)"
+	mgKnownSpec = "meshguard /validate: CREATE of a known spec (fresh uid; preview cache hits)"
+	mgUnique    = "meshguard /validate: CREATE of a new policy per request (nothing cached)"
 )
 
 type flags struct {
@@ -86,7 +95,11 @@ func run(f flags) error {
 	if err != nil {
 		return err
 	}
-	review, err := loadtest.NewReview()
+	create, err := loadtest.NewReview()
+	if err != nil {
+		return err
+	}
+	update, err := loadtest.NewUnchangedUpdate()
 	if err != nil {
 		return err
 	}
@@ -104,13 +117,19 @@ func run(f flags) error {
 	if err != nil {
 		return err
 	}
-	// Both meshguard targets are the same server (one engine, one set of caches), as
+	// The meshguard targets are the same server (one engine, one set of caches), as
 	// in a cluster where repeated and new objects arrive at the same webhook.
-	noop := loadtest.Target{Name: noopName, URL: noopURL}
-	same := loadtest.Target{Name: sameName, URL: mgURL}
-	unique := loadtest.Target{Name: uniqueName, URL: mgURL}.WithReviews(reviews)
-	load := &loadtest.Load{Client: loadtest.NewClient(roots, max(f.concurrency, f.workers), f.timeout), Review: review}
-	for _, t := range []loadtest.Target{noop, same, unique} {
+	one := func(r *loadtest.Review) []*loadtest.Review { return []*loadtest.Review{r} }
+	targets := []loadtest.Target{
+		loadtest.Target{Name: noopCreate, URL: noopURL}.WithReviews(one(create)),
+		loadtest.Target{Name: noopUpdate, URL: noopURL}.WithReviews(one(update)),
+		loadtest.Target{Name: mgUnchanged, URL: mgURL}.WithReviews(one(update)),
+		loadtest.Target{Name: mgKnownSpec, URL: mgURL}.WithReviews(one(create)),
+		loadtest.Target{Name: mgUnique, URL: mgURL}.WithReviews(reviews),
+	}
+	unique := targets[len(targets)-1]
+	load := &loadtest.Load{Client: loadtest.NewClient(roots, max(f.concurrency, f.workers), f.timeout), Review: create}
+	for _, t := range targets {
 		if err := load.Send(ctx, t); err != nil {
 			return fmt.Errorf("%s: first request: %w", t.Name, err)
 		}
@@ -134,15 +153,16 @@ func run(f flags) error {
 		Command: "go run ./hack/loadgen " + strings.Join(os.Args[1:], " "),
 		Machine: machine(),
 	}
-	// Interleaved so that a change in background load hits both targets alike.
-	rep.Results = append(rep.Results,
-		load.Closed(ctx, noop, f.concurrency, f.duration, f.maxRequests),
-		load.Closed(ctx, same, f.concurrency, f.duration, f.maxRequests),
-		load.Closed(ctx, unique, f.concurrency, f.duration, f.maxRequests),
-		load.Open(ctx, noop, f.rate, f.duration, f.workers),
-		load.Open(ctx, same, f.rate, f.duration, f.workers),
-		load.Open(ctx, unique, f.rate, f.duration, f.workers))
-	rep.Judge(noopName, sameName, uniqueName)
+	// Interleaved so that a change in background load hits all targets alike.
+	for _, t := range targets {
+		rep.Results = append(rep.Results, load.Closed(ctx, t, f.concurrency, f.duration, f.maxRequests))
+	}
+	for _, t := range targets {
+		rep.Results = append(rep.Results, load.Open(ctx, t, f.rate, f.duration, f.workers))
+	}
+	rep.Judge(loadtest.Pair{Target: mgUnchanged, Baseline: noopUpdate},
+		loadtest.Pair{Target: mgKnownSpec, Baseline: noopCreate},
+		loadtest.Pair{Target: mgUnique, Baseline: noopCreate})
 	sent := unique.Sent()
 	cached := max(webhook.MaxVerdicts, webhook.MaxPreviewResults)
 	note := fmt.Sprintf("unique-object target: %d requests (warm-up included) over %d distinct objects", sent, len(reviews))

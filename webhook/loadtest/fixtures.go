@@ -141,21 +141,43 @@ func IncomingVariant(i int) map[string]any {
 	return obj
 }
 
-// Review is an AdmissionReview v1 body with a slot for the request uid, so each
-// request can carry its own uid without re-encoding.
+// Review is an AdmissionReview v1 body with slots for the request uid, so each
+// request can carry its own uid without re-encoding. A slot may also be in the
+// object (its metadata.uid), as in the API server's validating requests for a
+// CREATE, where every new object gets a fresh uid.
 type Review struct {
-	prefix, suffix []byte
+	parts [][]byte
 }
 
 // NewReview encodes the AdmissionReview of a CREATE of IncomingPolicy by a user of
-// the backend team, as the API server sends it to a validating webhook.
-func NewReview() (*Review, error) { return NewReviewOf(IncomingPolicy()) }
+// the backend team, as the API server sends it to a validating webhook: the object's
+// uid is the request's, so no two requests carry the same bytes (a dry run followed
+// by the real create, or the same manifest applied in two clusters, differ just so).
+func NewReview() (*Review, error) {
+	obj := IncomingPolicy()
+	obj["metadata"].(map[string]any)["uid"] = uidPlaceholder
+	return newReview(admissionv1.Create, obj, nil)
+}
 
-// NewReviews returns the reviews of IncomingVariant(0) to IncomingVariant(n-1).
+// NewUnchangedUpdate encodes the AdmissionReview of an UPDATE of the stored
+// IncomingPolicy that changes nothing (object and oldObject equal, with their uid
+// and resourceVersion): what a GitOps controller's periodic apply, a re-run `kubectl
+// apply` or a server-side apply of an unchanged manifest sends. The API server calls
+// validating webhooks for such updates and then skips the write.
+func NewUnchangedUpdate() (*Review, error) {
+	obj := IncomingPolicy()
+	obj["metadata"].(map[string]any)["resourceVersion"] = "100999"
+	return newReview(admissionv1.Update, obj, obj)
+}
+
+// NewReviews returns the reviews of CREATEs of IncomingVariant(0) to
+// IncomingVariant(n-1).
 func NewReviews(n int) ([]*Review, error) {
 	out := make([]*Review, n)
 	for i := range out {
-		r, err := NewReviewOf(IncomingVariant(i))
+		obj := IncomingVariant(i)
+		obj["metadata"].(map[string]any)["uid"] = uidPlaceholder
+		r, err := NewReviewOf(obj)
 		if err != nil {
 			return nil, err
 		}
@@ -168,6 +190,10 @@ func NewReviews(n int) ([]*Review, error) {
 // MeshTrafficPermission in IncomingNamespace) by a user of the backend team, as the
 // API server sends it to a validating webhook.
 func NewReviewOf(obj map[string]any) (*Review, error) {
+	return newReview(admissionv1.Create, obj, nil)
+}
+
+func newReview(op admissionv1.Operation, obj, old map[string]any) (*Review, error) {
 	raw, err := json.Marshal(obj)
 	if err != nil {
 		return nil, err
@@ -176,38 +202,55 @@ func NewReviewOf(obj map[string]any) (*Review, error) {
 	dryRun := false
 	gvk := metav1.GroupVersionKind{Group: "kuma.io", Version: "v1alpha1", Kind: "MeshTrafficPermission"}
 	gvr := metav1.GroupVersionResource{Group: "kuma.io", Version: "v1alpha1", Resource: "meshtrafficpermissions"}
-	ar := admissionv1.AdmissionReview{
-		TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"},
-		Request: &admissionv1.AdmissionRequest{
-			UID: types.UID(uidPlaceholder), Kind: gvk, Resource: gvr, RequestKind: &gvk, RequestResource: &gvr,
-			Name: name, Namespace: IncomingNamespace, Operation: admissionv1.Create,
-			UserInfo: authenticationv1.UserInfo{
-				Username: "alice@example.com", UID: "3d0f5e52-7a0b-4c1e-9d2a-alice",
-				Groups: []string{"team-backend", "system:authenticated"},
-			},
-			Object:  runtime.RawExtension{Raw: raw},
-			DryRun:  &dryRun,
-			Options: runtime.RawExtension{Raw: []byte(`{"kind":"CreateOptions","apiVersion":"meta.k8s.io/v1","fieldManager":"kubectl-client-side-apply","fieldValidation":"Strict"}`)},
-		},
+	options := `{"kind":"CreateOptions","apiVersion":"meta.k8s.io/v1","fieldManager":"kubectl-client-side-apply","fieldValidation":"Strict"}`
+	if op == admissionv1.Update {
+		options = `{"kind":"UpdateOptions","apiVersion":"meta.k8s.io/v1","fieldManager":"kubectl-client-side-apply","fieldValidation":"Strict"}`
 	}
-	body, err := json.Marshal(ar)
+	req := &admissionv1.AdmissionRequest{
+		UID: types.UID(uidPlaceholder), Kind: gvk, Resource: gvr, RequestKind: &gvk, RequestResource: &gvr,
+		Name: name, Namespace: IncomingNamespace, Operation: op,
+		UserInfo: authenticationv1.UserInfo{
+			Username: "alice@example.com", UID: "3d0f5e52-7a0b-4c1e-9d2a-alice",
+			Groups: []string{"team-backend", "system:authenticated"},
+		},
+		Object:  runtime.RawExtension{Raw: raw},
+		DryRun:  &dryRun,
+		Options: runtime.RawExtension{Raw: []byte(options)},
+	}
+	if old != nil {
+		if req.OldObject.Raw, err = json.Marshal(old); err != nil {
+			return nil, err
+		}
+	}
+	body, err := json.Marshal(admissionv1.AdmissionReview{
+		TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"},
+		Request:  req,
+	})
 	if err != nil {
 		return nil, err
 	}
-	prefix, suffix, ok := bytes.Cut(body, []byte(uidPlaceholder))
-	if !ok {
+	parts := bytes.Split(body, []byte(uidPlaceholder))
+	if len(parts) < 2 {
 		return nil, fmt.Errorf("uid placeholder not found in the encoded review")
 	}
-	return &Review{prefix: prefix, suffix: suffix}, nil
+	return &Review{parts: parts}, nil
 }
 
-// Body returns the encoded review with the given request uid (which must not need
-// JSON escaping).
+// Body returns the encoded review with the given uid in its slots (which must not
+// need JSON escaping).
 func (r *Review) Body(uid string) []byte {
-	b := make([]byte, 0, len(r.prefix)+len(uid)+len(r.suffix))
-	b = append(b, r.prefix...)
-	b = append(b, uid...)
-	return append(b, r.suffix...)
+	n := len(uid) * (len(r.parts) - 1)
+	for _, p := range r.parts {
+		n += len(p)
+	}
+	b := make([]byte, 0, n)
+	for i, p := range r.parts {
+		if i > 0 {
+			b = append(b, uid...)
+		}
+		b = append(b, p...)
+	}
+	return b
 }
 
 // Request decodes the review's request with the given uid, for in-process use.

@@ -26,12 +26,16 @@ type Report struct {
 // Verdict is one meshguard target against issue 4's targets.
 type Verdict struct {
 	Target   string  `json:"target"`
+	Baseline string  `json:"baseline"`
 	Ratio    float64 `json:"throughputRatio"`
 	RatioMet bool    `json:"throughputRatioMet"`
 	OpenP99  float64 `json:"openLoopP99ms"`
 	OpenRate float64 `json:"openLoopRate"`
 	P99Met   bool    `json:"p99Met"`
 }
+
+// Pair names a meshguard target and the no-op target that got the same requests.
+type Pair struct{ Target, Baseline string }
 
 // find returns the result of phase against the target named name.
 func (r *Report) find(name, phase string) (Result, bool) {
@@ -43,22 +47,23 @@ func (r *Report) find(name, phase string) (Result, bool) {
 	return Result{}, false
 }
 
-// Judge fills in the verdicts: for each of the meshguard targets, its closed-loop
-// throughput against the no-op's, and its open-loop p99 against MaxP99Millis.
-func (r *Report) Judge(noop string, meshguard ...string) {
+// Judge fills in the verdicts: for each pair, the meshguard target's closed-loop
+// throughput against its no-op baseline's, and its open-loop p99 against
+// MaxP99Millis.
+func (r *Report) Judge(pairs ...Pair) {
 	r.ErrorsTotal = 0
 	for _, res := range r.Results {
 		r.ErrorsTotal += res.Errors
 	}
 	r.Verdicts = r.Verdicts[:0]
-	n, okN := r.find(noop, ClosedLoop)
-	for _, name := range meshguard {
-		v := Verdict{Target: name}
-		if m, ok := r.find(name, ClosedLoop); ok && okN && n.RPS > 0 {
+	for _, p := range pairs {
+		v := Verdict{Target: p.Target, Baseline: p.Baseline}
+		n, okN := r.find(p.Baseline, ClosedLoop)
+		if m, ok := r.find(p.Target, ClosedLoop); ok && okN && n.RPS > 0 {
 			v.Ratio = m.RPS / n.RPS
 			v.RatioMet = v.Ratio >= MinThroughputRatio
 		}
-		if o, ok := r.find(name, OpenLoop); ok {
+		if o, ok := r.find(p.Target, OpenLoop); ok {
 			v.OpenP99, v.OpenRate = o.P99, o.TargetRate
 			v.P99Met = o.P99 < MaxP99Millis && o.Errors == 0
 		}
@@ -81,7 +86,7 @@ func (r *Report) Markdown(w io.Writer) {
 	fmt.Fprintln(w)
 	for _, v := range r.Verdicts {
 		fmt.Fprintf(w, "- %s:\n", v.Target)
-		fmt.Fprintf(w, "  - throughput / no-op (closed loop): **%.2f** (target ≥ %.2f): %s\n", v.Ratio, MinThroughputRatio, verdict(v.RatioMet))
+		fmt.Fprintf(w, "  - throughput / %s (closed loop): **%.2f** (target ≥ %.2f): %s\n", v.Baseline, v.Ratio, MinThroughputRatio, verdict(v.RatioMet))
 		fmt.Fprintf(w, "  - p99 at %.0f req/s (open loop): **%.2f ms** (target < %.0f ms, no errors): %s\n", v.OpenRate, v.OpenP99, MaxP99Millis, verdict(v.P99Met))
 	}
 	for _, n := range r.Notes {
