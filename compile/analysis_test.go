@@ -38,12 +38,16 @@ func TestCatalogueExamples(t *testing.T) {
 	}
 }
 
-func TestAnalyze(t *testing.T) {
-	tests := []struct {
-		name string
-		yaml string
-		want []string
-	}{
+// analyzeCase is policies and the findings Analyze should report for them.
+type analyzeCase struct {
+	name string
+	yaml string
+	want []string
+}
+
+// analyzeCases lists TestAnalyze's cases; the JSON equality tests render them too.
+func analyzeCases() []analyzeCase {
+	return []analyzeCase{
 		{"dead item shadowed across policies", seed000YAML + `---
 kind: MeshTrafficPermission
 metadata: {name: late, namespace: kuma-system}
@@ -121,7 +125,10 @@ spec:
       - {}
 `, []string{"MG203 kuma-system/p spec.default.allow[0]"}},
 	}
-	for _, tt := range tests {
+}
+
+func TestAnalyze(t *testing.T) {
+	for _, tt := range analyzeCases() {
 		t.Run(tt.name, func(t *testing.T) {
 			got := codes(t, tt.yaml)
 			if d := cmp.Diff(tt.want, got); d != "" {
@@ -131,10 +138,9 @@ spec:
 	}
 }
 
-func TestPreviewGolden(t *testing.T) {
-	cases := map[string]string{
-		"seed000_policies": seed000YAML,
-		"seed001_stories": operator + `spec:
+// seed001StoriesYAML is the seed 001 example of the preview golden files: an
+// operator's deny/shadow/allow matchers and an owner's HTTP conditions.
+const seed001StoriesYAML = operator + `spec:
   default:
     deny:
       - spiffeId: {type: Exact, value: "spiffe://trust-domain.mesh/ns/default/sa/api-gateway"}
@@ -148,8 +154,10 @@ func TestPreviewGolden(t *testing.T) {
       - method: GET
       - method: POST
         spiffeId: {type: Exact, value: "spiffe://trust-domain.mesh/ns/default/sa/writer-1"}
-`,
-	}
+`
+
+func TestPreviewGolden(t *testing.T) {
+	cases := map[string]string{"seed000_policies": seed000YAML, "seed001_stories": seed001StoriesYAML}
 	for name, docs := range cases {
 		for _, form := range []Form{FormCompact, FormExpanded} {
 			t.Run(name+"_"+string(form), func(t *testing.T) {

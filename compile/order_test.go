@@ -11,7 +11,7 @@ import (
 )
 
 // policiesFromYAML reads a multi-document YAML stream of MeshTrafficPermissions.
-func policiesFromYAML(t *testing.T, docs string) []Policy {
+func policiesFromYAML(t testing.TB, docs string) []Policy {
 	t.Helper()
 	var out []Policy
 	for _, doc := range strings.Split(docs, "\n---\n") {

@@ -219,7 +219,7 @@ func sortStrings(in []string) []string {
 // protoBytes is the stable, indented protojson of m, for golden files.
 func protoBytes(t *testing.T, m proto.Message) []byte {
 	t.Helper()
-	raw, err := protoJSON(m)
+	raw, err := refProtoJSON(m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,10 +243,8 @@ func TestExpandedFallsBackPastBound(t *testing.T) {
 	}
 }
 
-// Seed 000's cross-mesh example: clients of mesh "consume" reach a
-// MeshGatewayRoute of mesh "expose"; the principals use the client's mesh.
-func TestSeed000CrossMesh(t *testing.T) {
-	ps := policiesFromYAML(t, `
+// seed000CrossMeshYAML is seed 000's cross-mesh permission to a MeshGatewayRoute.
+const seed000CrossMeshYAML = `
 kind: MeshTrafficPermission
 metadata: {name: cross-mesh-permission, namespace: kuma-system, labels: {kuma.io/mesh: expose}}
 spec:
@@ -258,7 +256,12 @@ spec:
       default: {action: DENY}
     - targetRef: {kind: MeshSubset, mesh: consume, tags: {team: a}}
       default: {action: ALLOW}
-`)
+`
+
+// Seed 000's cross-mesh example: clients of mesh "consume" reach a
+// MeshGatewayRoute of mesh "expose"; the principals use the client's mesh.
+func TestSeed000CrossMesh(t *testing.T) {
+	ps := policiesFromYAML(t, seed000CrossMeshYAML)
 	pvs, err := BuildPreviews(ps, Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -28,15 +28,18 @@ type expectation struct {
 func yes() *bool { b := true; return &b }
 func no() *bool  { b := false; return &b }
 
-// TestSeed001UserStories verifies every user story of seed 001 on the compiled
-// matcher trees, walked by the test evaluator.
-func TestSeed001UserStories(t *testing.T) {
-	tests := []struct {
-		story    string
-		policies string
-		target   api.RefKind // which group to check
-		want     []expectation
-	}{
+// seed001Story is one user story of seed 001: the policies, the group to check
+// and the requests with the decisions the story expects.
+type seed001Story struct {
+	story    string
+	policies string
+	target   api.RefKind // which group to check
+	want     []expectation
+}
+
+// seed001Stories lists the user stories; the JSON equality tests render them too.
+func seed001Stories() []seed001Story {
+	return []seed001Story{
 		{"MO2 explicit deny the owner cannot override", operator + `spec:
   default:
     deny:
@@ -158,7 +161,12 @@ func TestSeed001UserStories(t *testing.T) {
 			{id: td + "ns/a/sa/c", name: DefaultActionName},
 		}},
 	}
-	for _, tt := range tests {
+}
+
+// TestSeed001UserStories verifies every user story of seed 001 on the compiled
+// matcher trees, walked by the test evaluator.
+func TestSeed001UserStories(t *testing.T) {
+	for _, tt := range seed001Stories() {
 		t.Run(tt.story, func(t *testing.T) {
 			pvs, err := BuildPreviews(policiesFromYAML(t, tt.policies), Options{})
 			if err != nil {
