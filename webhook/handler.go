@@ -66,6 +66,8 @@ type Engine struct {
 	// DisableVerdictCache turns the validating handler's verdict cache off (for
 	// comparisons; the answers are the same).
 	DisableVerdictCache bool
+	// RecordCache counts verdict cache lookups for metrics; nil records nothing.
+	RecordCache func(hit bool)
 
 	verdictOnce  sync.Once
 	verdictCache *lruCache[verdict]
@@ -176,7 +178,11 @@ func (e *Engine) Validate(ctx context.Context, req admission.Request) admission.
 	}
 	key, stored, cacheable := e.verdictKey(ctx, req)
 	if cacheable {
-		if v, ok := e.verdicts().get(key); ok {
+		v, ok := e.verdicts().get(key)
+		if e.RecordCache != nil {
+			e.RecordCache(ok)
+		}
+		if ok {
 			return e.deliver(req, v)
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -132,16 +133,20 @@ func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) erro
 		return fmt.Errorf("creating manager: %w", err)
 	}
 
-	findings := prometheus.NewCounterVec(prometheus.CounterOpts{
+	findings, err := registerCounterVec(prometheus.CounterOpts{
 		Name: "meshguard_admission_findings_total",
 		Help: "Findings reported by the validating webhook, by kind, rule code and severity.",
-	}, []string{"kind", "code", "severity"})
-	if err := metrics.Registry.Register(findings); err != nil {
-		var are prometheus.AlreadyRegisteredError
-		if !errors.As(err, &are) {
-			return err
-		}
-		findings = are.ExistingCollector.(*prometheus.CounterVec)
+	}, "kind", "code", "severity")
+	if err != nil {
+		return err
+	}
+
+	cacheLookups, err := registerCounterVec(prometheus.CounterOpts{
+		Name: "meshguard_verdict_cache_lookups_total",
+		Help: "Validating requests looked up in the verdict cache, by result (hit or miss); requests that are never cached are not counted.",
+	}, "result")
+	if err != nil {
+		return err
 	}
 
 	policies := &policyCache{log: log.WithName("mtp-cache")}
@@ -164,11 +169,18 @@ func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) erro
 		authzCaches = append(authzCaches, c)
 	}
 	preview := NewPreviewer(policies.list, compile.Options{Form: o.PreviewForm, MaxExpandedRules: 64,
-		SystemNamespace: o.Settings.SystemNamespace})
+		SystemNamespace: o.Settings.SystemNamespace}).WithGeneration(policies.generation)
 	eng := &Engine{
 		Registry: api.DefaultRegistry(), Settings: o.Settings,
 		PrivilegedUsers: set(o.PrivilegedUsers), PrivilegedGroups: set(o.PrivilegedGroups),
-		Record:              func(kind, code, sev string) { findings.WithLabelValues(kind, code, sev).Inc() },
+		Record: func(kind, code, sev string) { findings.WithLabelValues(kind, code, sev).Inc() },
+		RecordCache: func(hit bool) {
+			if hit {
+				cacheLookups.WithLabelValues("hit").Inc()
+			} else {
+				cacheLookups.WithLabelValues("miss").Inc()
+			}
+		},
 		Log:                 log.WithName("admission"),
 		Preview:             preview.Answer,
 		PreviewVersion:      preview.StoredVersion,
@@ -265,6 +277,10 @@ type policyCache struct {
 	what, fallback string
 	cache          atomic.Pointer[cache.Cache]
 	synced         atomic.Pointer[func() bool]
+	// gen counts the informer's add, update and delete events: any write of a cached
+	// object changes it, so it versions the cached set in O(1).
+	gen     atomic.Uint64
+	counted atomic.Bool
 }
 
 // kind is the cached kind and the words the logs use.
@@ -282,6 +298,15 @@ func (p *policyCache) start(ctx context.Context, c cache.Cache) {
 	for {
 		inf, err := c.GetInformer(ctx, u, cache.BlockUntilSynced(false))
 		if err == nil {
+			// Counted from before the cache is handed out, so no listed change is missed.
+			bump := func() { p.gen.Add(1) }
+			if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+				AddFunc: func(any) { bump() }, UpdateFunc: func(any, any) { bump() }, DeleteFunc: func(any) { bump() },
+			}); err != nil {
+				p.log.Error(err, "counting "+what+" changes; previews are not cached meanwhile")
+			} else {
+				p.counted.Store(true)
+			}
 			p.cache.Store(&c)
 			hs := inf.HasSynced
 			p.synced.Store(&hs)
@@ -295,6 +320,16 @@ func (p *policyCache) start(ctx context.Context, c cache.Cache) {
 		case <-time.After(30 * time.Second):
 		}
 	}
+}
+
+// generation versions what list returns: the informer's event count and whether
+// the cache is usable. ok=false when events are not counted.
+func (p *policyCache) generation() (gen uint64, listed, ok bool) {
+	if !p.counted.Load() {
+		return 0, false, false
+	}
+	c, synced := p.cache.Load(), p.synced.Load()
+	return p.gen.Load(), c != nil && synced != nil && (*synced)(), true
 }
 
 // list returns the cached policies; ok=false when the cache is not usable yet.
@@ -312,4 +347,18 @@ func (p *policyCache) list(ctx context.Context) ([]unstructured.Unstructured, bo
 		return nil, false
 	}
 	return l.Items, true
+}
+
+// registerCounterVec registers a counter with controller-runtime's metrics registry,
+// or returns the one registered by an earlier Run in the same process.
+func registerCounterVec(opts prometheus.CounterOpts, labels ...string) (*prometheus.CounterVec, error) {
+	c := prometheus.NewCounterVec(opts, labels)
+	if err := metrics.Registry.Register(c); err != nil {
+		var are prometheus.AlreadyRegisteredError
+		if !errors.As(err, &are) {
+			return nil, err
+		}
+		return are.ExistingCollector.(*prometheus.CounterVec), nil
+	}
+	return c, nil
 }

@@ -301,3 +301,52 @@ func TestVerdictCacheConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestVerdictCacheGeneration: with a generation (the server's informer event count),
+// the stored state's version is the generation, not a hash of the list: verdicts
+// stay cached while it stands and follow the list once it moves.
+func TestVerdictCacheGeneration(t *testing.T) {
+	var mu sync.Mutex
+	stored, gen, listed := []unstructured.Unstructured{*storedMTP("mesh-wide", "1", "Deny")}, uint64(1), true
+	list := func(context.Context) ([]unstructured.Unstructured, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		return stored, listed
+	}
+	o := newObserved(list, true)
+	s := api.DefaultSettings()
+	pv := NewPreviewer(list, compile.Options{Form: compile.FormExpanded, MaxExpandedRules: 64, SystemNamespace: s.SystemNamespace}).
+		WithGeneration(func() (uint64, bool, bool) {
+			mu.Lock()
+			defer mu.Unlock()
+			return gen, listed, true
+		})
+	o.eng.Preview, o.eng.PreviewVersion = pv.Answer, pv.StoredVersion
+	plain := newObserved(list, false)
+	in := storedMTP("incoming", "", "Allow")
+	req := admissionRequest(t, "1", admissionv1.Create, in, nil, "alice")
+	first := o.eng.Validate(context.Background(), req)
+
+	mu.Lock()
+	stored = []unstructured.Unstructured{*storedMTP("mesh-wide", "2", "Allow")}
+	mu.Unlock()
+	if diff := cmp.Diff(first, o.eng.Validate(context.Background(), req)); diff != "" {
+		t.Errorf("the answer changed although the generation did not (the cache was not used):\n%s", diff)
+	}
+	for step, change := range []func(){
+		func() { gen++ },
+		func() { listed, stored = false, nil },
+		func() {
+			gen++
+			listed, stored = true, []unstructured.Unstructured{*storedMTP("mesh-wide", "3", "Deny")}
+		},
+	} {
+		mu.Lock()
+		change()
+		mu.Unlock()
+		want := plain.eng.Validate(context.Background(), req)
+		if diff := cmp.Diff(want, o.eng.Validate(context.Background(), req)); diff != "" {
+			t.Errorf("step %d: the answer did not follow the new generation (-uncached +cached):\n%s", step, diff)
+		}
+	}
+}

@@ -1,0 +1,118 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"bufio"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestVerdictCacheFollowsStoredWrites re-applies an unchanged MeshTrafficPermission
+// with server-side apply: an UPDATE that changes nothing, which the API server
+// still sends to the webhook, byte for byte the same, so meshguard's verdict cache
+// answers it. The RBAC preview in that answer merges the stored policies, so when
+// another policy for the same proxies is created, the next re-apply must name it:
+// the informer's event count versions the cache.
+func TestVerdictCacheFollowsStoredWrites(t *testing.T) {
+	st := local(t)
+	if err := ensureNS("kuma-system"); err != nil {
+		t.Fatal(err)
+	}
+	const x = `apiVersion: kuma.io/v1alpha1
+kind: MeshTrafficPermission
+metadata:
+  name: e2e-cache-x
+  namespace: kuma-system
+spec:
+  targetRef:
+    kind: Mesh
+  from:
+    - targetRef:
+        kind: MeshSubset
+        tags:
+          kuma.io/service: cache-web
+      default:
+        action: Allow
+`
+	const y = `apiVersion: kuma.io/v1alpha1
+kind: MeshTrafficPermission
+metadata:
+  name: e2e-cache-y
+  namespace: kuma-system
+spec:
+  targetRef:
+    kind: Mesh
+  from:
+    - targetRef:
+        kind: MeshSubset
+        tags:
+          kuma.io/service: cache-batch
+      default:
+        action: Deny
+`
+	t.Cleanup(func() {
+		kubectl(t, "", "delete", "--ignore-not-found", "-n", "kuma-system", "meshtrafficpermission", "e2e-cache-x", "e2e-cache-y")
+	})
+	apply := func() string {
+		t.Helper()
+		_, stderr, err := kubectl(t, x, "apply", "--server-side", "--field-manager", "e2e-cache", "-f", "-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return stderr
+	}
+	apply() // creates it
+	hits := cacheLookups(t, st.Meshguard.MetricsPort, "hit")
+	for range 3 {
+		if w := apply(); !strings.Contains(w, "kuma-system/e2e-cache-x") || strings.Contains(w, "e2e-cache-y") {
+			t.Fatalf("re-apply before y exists: warnings do not preview x alone:\n%s", w)
+		}
+	}
+	if got := cacheLookups(t, st.Meshguard.MetricsPort, "hit") - hits; got < 1 {
+		t.Fatalf("unchanged re-applies got %d verdict cache hits; the test would not show the cache following writes", got)
+	} else {
+		t.Logf("unchanged re-applies answered from the verdict cache: %d hits", got)
+	}
+	if _, _, err := kubectl(t, y, "apply", "-f", "-"); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		w := apply()
+		if strings.Contains(w, "kuma-system/e2e-cache-y") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("20 s after e2e-cache-y was created, re-applying x still previews without it:\n%s", w)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// cacheLookups reads meshguard_verdict_cache_lookups_total{result} from meshguard's
+// metrics endpoint.
+func cacheLookups(t *testing.T, port int, result string) int {
+	t.Helper()
+	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/metrics", port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	want := fmt.Sprintf(`meshguard_verdict_cache_lookups_total{result=%q} `, result)
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), want); ok {
+			n, err := strconv.ParseFloat(strings.TrimSpace(rest), 64)
+			if err != nil {
+				t.Fatalf("metrics line %q: %v", sc.Text(), err)
+			}
+			return int(n)
+		}
+	}
+	return 0
+}
