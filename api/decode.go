@@ -10,7 +10,6 @@ import (
 	"sync"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	sigsjson "sigs.k8s.io/json"
 )
 
 // Codes of the structural findings the decoder makes. They live here because the
@@ -251,14 +250,4 @@ func buildFields(t reflect.Type) map[string]reflect.Type {
 		out[name] = f.Type
 	}
 	return out
-}
-
-// Decode converts a checked value into out (a pointer to a typed struct) with
-// case-sensitive keys. Call it on CheckResult.Clean: then it cannot fail on types.
-func Decode(v any, out any) error {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	return sigsjson.UnmarshalCaseSensitivePreserveInts(data, out)
 }
