@@ -235,3 +235,18 @@ func TestURISanCommaJoinCaveat(t *testing.T) {
 		t.Errorf("single SAN: %v, two SANs: %v; want ALLOW, DENY", one, two)
 	}
 }
+
+// A policy name that is not valid UTF-8 (which a Go caller, not a JSON decoder, can
+// hand in; FuzzMarshalJSONCompact found it) compiles instead of panicking in the
+// Action's packing.
+func TestMatcherPolicyNameInvalidUTF8(t *testing.T) {
+	res, err := CompileMatchers([]SpiffeEntry{{Policy: "ns/\xffbad", List: ListAllow,
+		Match: api.SpiffeMatch{SpiffeId: &api.StringMatch{Type: "Exact", Value: td + "ns/a/sa/b"}}}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	act, name := evalMatcher(t, res.Config.GetMatcher(), request{sans: []string{td + "ns/a/sa/b"}})
+	if act != rbacv3.RBAC_ALLOW || name != "ns/\uFFFDbad" {
+		t.Errorf("got %v %q, want ALLOW by the sanitized name", act, name)
+	}
+}

@@ -2,6 +2,7 @@ package compile
 
 import (
 	"fmt"
+	"strings"
 
 	xdscore "github.com/cncf/xds/go/xds/core/v3"
 	xdsmatcher "github.com/cncf/xds/go/xds/type/matcher/v3"
@@ -246,7 +247,11 @@ func input(name string, m proto.Message) *xdscore.TypedExtensionConfig {
 	return &xdscore.TypedExtensionConfig{Name: name, TypedConfig: mustAny(m)}
 }
 
+// onAction names the action after the policy. Proto strings must be valid UTF-8 (a
+// packed Action with anything else does not marshal), so a name that is not, which
+// no API server or JSON decoder hands out but a Go caller could, is sanitized.
 func onAction(name string, a rbacv3.RBAC_Action) *xdsmatcher.Matcher_OnMatch {
+	name = strings.ToValidUTF8(name, "\uFFFD")
 	return &xdsmatcher.Matcher_OnMatch{OnMatch: &xdsmatcher.Matcher_OnMatch_Action{
 		Action: &xdscore.TypedExtensionConfig{Name: actionName, TypedConfig: mustAny(&rbacv3.Action{Name: name, Action: a})}}}
 }
