@@ -52,6 +52,7 @@ const (
 
 type flags struct {
 	concurrency, workers, maxRequests, warmup, unique int
+	decodeEvery                                       int
 	duration, timeout                                 time.Duration
 	rate                                              float64
 	jsonOut                                           bool
@@ -67,6 +68,7 @@ func main() {
 	flag.IntVar(&f.maxRequests, "max-requests", 500000, "closed loop: at most this many requests per target")
 	flag.IntVar(&f.warmup, "warmup", 500, "unrecorded requests per target before measuring")
 	flag.IntVar(&f.unique, "unique", 16384, "distinct objects (encoded beforehand) the unique-object target sends round-robin; keep it above webhook.MaxVerdicts (4,096), the most answers meshguard's caches keep")
+	flag.IntVar(&f.decodeEvery, "decode-every", 64, "decode every n-th answer (and the first, and any failing the quick uid/allowed byte check) in full as an AdmissionReview; 1 decodes all")
 	flag.DurationVar(&f.timeout, "timeout", 5*time.Second, "per-request timeout")
 	flag.BoolVar(&f.jsonOut, "json", false, "print the report as JSON instead of markdown")
 	flag.StringVar(&f.cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run (servers and load) to this file")
@@ -128,7 +130,7 @@ func run(f flags) error {
 		loadtest.Target{Name: mgUnique, URL: mgURL}.WithReviews(reviews),
 	}
 	unique := targets[len(targets)-1]
-	load := &loadtest.Load{Client: loadtest.NewClient(roots, max(f.concurrency, f.workers), f.timeout), Review: create}
+	load := &loadtest.Load{Client: loadtest.NewClient(roots, max(f.concurrency, f.workers), f.timeout), Review: create, DecodeEvery: f.decodeEvery}
 	for _, t := range targets {
 		if err := load.Send(ctx, t); err != nil {
 			return fmt.Errorf("%s: first request: %w", t.Name, err)
