@@ -13,7 +13,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"unicode/utf8"
+	"unicode"
 
 	"github.com/go-logr/logr"
 	admissionv1 "k8s.io/api/admission/v1"
@@ -304,22 +304,24 @@ func appendBounded(out []string, lines ...string) []string {
 }
 
 // flatten is strings.Join(strings.Fields(l), " "): one line, single spaces. Lines
-// that already are (ASCII, no tab or newline, no leading, trailing or double space),
-// as the preview's are, come back without allocating.
+// that already are (no space but single ' ' between other characters), as the
+// preview's are, come back without allocating.
 func flatten(l string) string {
-	for i := 0; i < len(l); i++ {
-		c := l[i]
-		if c >= utf8.RuneSelf || (c != ' ' && asciiSpace(c)) ||
-			(c == ' ' && (i == 0 || i == len(l)-1 || l[i+1] == ' ')) {
-			return strings.Join(strings.Fields(l), " ")
+	prevSpace := true // a leading space needs the slow path
+	for _, r := range l {
+		if unicode.IsSpace(r) {
+			if r != ' ' || prevSpace {
+				return strings.Join(strings.Fields(l), " ")
+			}
+			prevSpace = true
+			continue
 		}
+		prevSpace = false
+	}
+	if prevSpace && l != "" { // a trailing space
+		return strings.Join(strings.Fields(l), " ")
 	}
 	return l
-}
-
-// asciiSpace reports the ASCII bytes unicode.IsSpace accepts besides ' '.
-func asciiSpace(c byte) bool {
-	return c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
 }
 
 // Shorten cuts s to at most n bytes on a rune boundary, marking the cut with "...".

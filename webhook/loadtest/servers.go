@@ -23,13 +23,16 @@ import (
 // NewEngine returns meshguard's admission engine configured like `meshguard serve`
 // with its default flags (standalone mode, expanded preview form, the mesh's sync
 // account privileged), with the RBAC preview reading stored instead of an informer
-// cache. Like the server's cache List (client.UnsafeDisableDeepCopy), the lister
+// cache (and a fixed generation for the unchanging list, where the server counts
+// its informer's events). Like the server's cache List (client.UnsafeDisableDeepCopy), the lister
 // hands out the stored objects themselves.
 func NewEngine(stored []unstructured.Unstructured) *webhook.Engine {
 	settings := api.DefaultSettings()
 	lister := func(context.Context) ([]unstructured.Unstructured, bool) { return stored, true }
+	// The stored list never changes, so its generation (the server counts its
+	// informer's events) does not either.
 	preview := webhook.NewPreviewer(lister, compile.Options{Form: compile.FormExpanded, MaxExpandedRules: 64,
-		SystemNamespace: settings.SystemNamespace})
+		SystemNamespace: settings.SystemNamespace}).WithGeneration(func() (uint64, bool, bool) { return 1, true, true })
 	return &webhook.Engine{
 		Registry:        api.DefaultRegistry(),
 		Settings:        settings,
