@@ -156,10 +156,13 @@ func run(f flags) error {
 		Machine: machine(),
 	}
 	// Interleaved so that a change in background load hits all targets alike.
+	// Each phase starts with as many warm connections as it has senders.
 	for _, t := range targets {
+		load.Warm(ctx, t, f.concurrency)
 		rep.Results = append(rep.Results, load.Closed(ctx, t, f.concurrency, f.duration, f.maxRequests))
 	}
 	for _, t := range targets {
+		load.Warm(ctx, t, f.workers)
 		rep.Results = append(rep.Results, load.Open(ctx, t, f.rate, f.duration, f.workers))
 	}
 	rep.Judge(loadtest.Pair{Target: mgUnchanged, Baseline: noopUpdate},

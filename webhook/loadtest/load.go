@@ -184,6 +184,23 @@ func checkAnswer(body []byte, uid string) error {
 	return nil
 }
 
+// Warm opens up to conns keep-alive connections to t (conns requests in flight,
+// twice over) and is not measured. An API server that calls a webhook steadily
+// keeps its connections open; a phase that finds fewer idle connections than it
+// has senders (the transport drops idle ones after a minute, and the previous
+// phase of the same target may be minutes back) would measure TLS handshakes.
+func (l *Load) Warm(ctx context.Context, t Target, conns int) {
+	var wg sync.WaitGroup
+	for range conns {
+		wg.Go(func() {
+			for range 2 {
+				_ = l.Send(ctx, t)
+			}
+		})
+	}
+	wg.Wait()
+}
+
 // Closed runs the closed loop: concurrency senders, each sending its next request
 // when the previous one is answered, for d or until maxRequests were sent.
 func (l *Load) Closed(ctx context.Context, t Target, concurrency int, d time.Duration, maxRequests int) Result {
