@@ -74,6 +74,9 @@ type Options struct {
 	// LinkerdServerConflicts is what a Server conflict (MG350) does on admission:
 	// ServerConflictsWarn (the default, also for "") or ServerConflictsDeny.
 	LinkerdServerConflicts string
+	// DisableVerdictCache answers every validating request afresh instead of from the
+	// verdict cache (see Engine.Validate); the answers are the same.
+	DisableVerdictCache bool
 }
 
 // Check reports options that cannot work.
@@ -173,7 +176,8 @@ func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) erro
 	eng := &Engine{
 		Registry: api.DefaultRegistry(), Settings: o.Settings,
 		PrivilegedUsers: set(o.PrivilegedUsers), PrivilegedGroups: set(o.PrivilegedGroups),
-		Record: func(kind, code, sev string) { findings.WithLabelValues(kind, code, sev).Inc() },
+		DisableVerdictCache: o.DisableVerdictCache,
+		Record:              func(kind, code, sev string) { findings.WithLabelValues(kind, code, sev).Inc() },
 		RecordCache: func(hit bool) {
 			if hit {
 				cacheLookups.WithLabelValues("hit").Inc()
