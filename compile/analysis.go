@@ -33,14 +33,23 @@ func finding(code, policy, path, detail string) *field.Error {
 func Analyze(g Group, systemNamespace string) field.ErrorList {
 	var out field.ErrorList
 	own := map[string]bool{}
+	gk := g.Target.key()
 	for _, p := range g.Policies {
-		own[p.Ref()] = TargetOf(p, systemNamespace).key() == g.Target.key()
+		own[p.Ref()] = TargetOf(p, systemNamespace).key() == gk
 	}
 	if usesMatchers(g.Policies) {
 		return append(out, analyzeMatchers(g, own)...)
 	}
 	items := MergeFrom(g.Policies)
 	cs, err := toItems(items, g.Target.Mesh)
+	return analyzeFrom(g, own, nil, items, cs, err)
+}
+
+// analyzeFrom is Analyze for `from` groups, given what it derives from the group:
+// own (see Analyze), the policies' Refs (nil: compute them), the merged list and
+// toItems' result for it.
+func analyzeFrom(g Group, own map[string]bool, refNames []string, items []MergedItem, cs []cItem, err error) field.ErrorList {
+	var out field.ErrorList
 	if err != nil || len(cs) == 0 {
 		return out
 	}
@@ -57,11 +66,17 @@ func Analyze(g Group, systemNamespace string) field.ErrorList {
 			}
 		}
 	}
-	if len(compact(cs, Action.Allows, newItemLeaves(cs))) == 0 {
+	if !allowsAnyone(cs) {
 		last := g.Policies[len(g.Policies)-1]
+		var names string
+		if refNames != nil {
+			names = joinRefs(refNames)
+		} else {
+			names = refs(g.Policies)
+		}
 		out = append(out, finding(CodeDenyAll, last.Ref(), "spec.from", fmt.Sprintf(
 			"%s deny every client: no ALLOW item of %s is left once later DENY items are applied",
-			g.Target.Scope(), refs(g.Policies))))
+			g.Target.Scope(), names)))
 	}
 	if g.Target.Kind == api.RefMesh && g.Target.Namespace == "" {
 		for i, it := range items {
@@ -161,11 +176,41 @@ func AnalyzePolicies(ps []Policy, systemNamespace string) field.ErrorList {
 	return out
 }
 
+// allowsAnyone reports whether compact(cs, Action.Allows, ...) has a principal:
+// whether some ALLOW item is not covered by a later overlapping DENY item. It
+// makes the same decisions as compact without building principals.
+func allowsAnyone(cs []cItem) bool {
+	for i, it := range cs {
+		if !it.action.Allows() {
+			continue
+		}
+		dead := false
+		for _, later := range cs[i+1:] {
+			if later.action.Allows() || !overlaps(it, later) {
+				continue
+			}
+			if covers(later, it) {
+				dead = true
+				break
+			}
+		}
+		if !dead {
+			return true
+		}
+	}
+	return false
+}
+
 func refs(ps []Policy) string {
 	names := make([]string, len(ps))
 	for i, p := range ps {
 		names[i] = p.Ref()
 	}
+	return joinRefs(names)
+}
+
+// joinRefs is refs given the policies' Refs.
+func joinRefs(names []string) string {
 	if len(names) == 1 {
 		return "policy " + names[0]
 	}

@@ -68,11 +68,16 @@ type FromResult struct {
 // matching item decides) for proxies of mesh localMesh. It is the entry point for a
 // list that is stated outright, like seed 000's concatenated example.
 func CompileFrom(localMesh string, items []MergedItem, opts Options) (FromResult, error) {
-	opts = opts.withDefaults()
 	cs, err := toItems(items, localMesh)
 	if err != nil {
 		return FromResult{}, err
 	}
+	return compileItems(cs, opts)
+}
+
+// compileItems is CompileFrom given toItems' result for the list.
+func compileItems(cs []cItem, opts Options) (FromResult, error) {
+	opts = opts.withDefaults()
 	res := FromResult{Form: opts.Form}
 	var allow, shadow []*rbacv3.Principal
 	switch opts.Form {

@@ -31,12 +31,22 @@ func (t Target) Route() bool { return IsRouteRef(api.TargetRef{Kind: t.Kind}) }
 
 // key identifies a target for grouping.
 func (t Target) key() string {
+	fields := [...]string{t.Mesh, string(t.Kind), t.Name, t.SectionName, t.Namespace, t.Zone}
+	tags := ""
+	if len(t.Tags) > 0 {
+		tags = tagString(t.Tags)
+	}
+	n := len(fields) + len(tags)
+	for _, s := range fields {
+		n += len(s)
+	}
 	var b strings.Builder
-	for _, s := range []string{t.Mesh, string(t.Kind), t.Name, t.SectionName, t.Namespace, t.Zone} {
+	b.Grow(n)
+	for _, s := range fields {
 		b.WriteString(s)
 		b.WriteByte(0)
 	}
-	b.WriteString(tagString(t.Tags))
+	b.WriteString(tags)
 	return b.String()
 }
 
@@ -99,13 +109,22 @@ func Applies(pt, g Target) bool { return applies(pt, g, nil, nil) }
 // applies is Applies with the two selectors already computed (nil: compute them);
 // GroupPolicies computes each target's selector once instead of once per pair.
 func applies(pt, g Target, ptSel, gSel map[string]string) bool {
+	return appliesKeyed(pt, g, ptSel, gSel, "", "")
+}
+
+// appliesKeyed is applies with the targets' keys already computed (both "":
+// compute them).
+func appliesKeyed(pt, g Target, ptSel, gSel map[string]string, ptKey, gKey string) bool {
 	if pt.Mesh != g.Mesh || pt.Route() != g.Route() {
 		return false
 	}
 	if pt.Route() || !selectsProxies(pt.Kind) {
 		// Routes, and kinds MTP does not select proxies by (e.g. MeshGateway), only
 		// apply to their own target.
-		return pt.key() == g.key()
+		if ptKey == "" && gKey == "" {
+			ptKey, gKey = pt.key(), g.key()
+		}
+		return ptKey == gKey
 	}
 	if pt.Namespace != "" && pt.Namespace != g.Namespace {
 		return false
@@ -152,25 +171,40 @@ type Group struct {
 // enumerated as groups of their own. Groups come sorted by mesh, level, kind and
 // key so output is deterministic.
 func GroupPolicies(ps []Policy, systemNamespace string) []Group {
+	gs, _ := groupPolicies(ps, systemNamespace)
+	return gs
+}
+
+// groupPolicies is GroupPolicies that also says, for each group's policies in
+// order, whether the policy's own target is the group's (own[g][k]: TargetOf of
+// Policies[k] has the key of Target), which Analyze needs.
+func groupPolicies(ps []Policy, systemNamespace string) ([]Group, [][]bool) {
+	// A target with its key, computed once: keys are compared while sorting.
+	type keyed struct {
+		t   Target
+		key string
+	}
 	seen := map[string]bool{}
-	var targets []Target
+	var targets []keyed
 	pts := make([]Target, len(ps))
+	keys := make([]string, len(ps))
 	for i, p := range ps {
 		pts[i] = TargetOf(p, systemNamespace)
-		if k := pts[i].key(); !seen[k] {
+		keys[i] = pts[i].key()
+		if k := keys[i]; !seen[k] {
 			seen[k] = true
-			targets = append(targets, pts[i])
+			targets = append(targets, keyed{pts[i], k})
 		}
 	}
-	slices.SortFunc(targets, func(a, b Target) int {
-		if c := cmp.Compare(a.Mesh, b.Mesh); c != 0 {
+	slices.SortFunc(targets, func(a, b keyed) int {
+		if c := cmp.Compare(a.t.Mesh, b.t.Mesh); c != 0 {
 			return c
 		}
-		if c := cmp.Compare(KindRank(api.TargetRef{Kind: a.Kind, Name: a.Name, SectionName: a.SectionName}),
-			KindRank(api.TargetRef{Kind: b.Kind, Name: b.Name, SectionName: b.SectionName})); c != 0 {
+		if c := cmp.Compare(KindRank(api.TargetRef{Kind: a.t.Kind, Name: a.t.Name, SectionName: a.t.SectionName}),
+			KindRank(api.TargetRef{Kind: b.t.Kind, Name: b.t.Name, SectionName: b.t.SectionName})); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.key(), b.key())
+		return cmp.Compare(a.key, b.key)
 	})
 	// Applies needs the same mesh and a policy namespace that is empty or the
 	// group's, so only those buckets are scanned: linting thousands of policies in
@@ -184,8 +218,11 @@ func GroupPolicies(ps []Policy, systemNamespace string) []Group {
 		sels[i] = pt.selector()
 	}
 	out := make([]Group, 0, len(targets))
-	for _, t := range targets {
+	owns := make([][]bool, 0, len(targets))
+	for _, kt := range targets {
+		t := kt.t
 		g := Group{Target: t}
+		var own []bool
 		tSel := t.selector()
 		cand := byScope[bucket{t.Mesh, ""}]
 		if t.Namespace != "" {
@@ -193,14 +230,16 @@ func GroupPolicies(ps []Policy, systemNamespace string) []Group {
 			cand = mergeSorted(cand, byScope[bucket{t.Mesh, t.Namespace}])
 		}
 		for _, i := range cand {
-			if applies(pts[i], t, sels[i], tSel) {
+			if appliesKeyed(pts[i], t, sels[i], tSel, keys[i], kt.key) {
 				g.Policies = append(g.Policies, ps[i])
+				own = append(own, keys[i] == kt.key)
 			}
 		}
-		SortPolicies(g.Policies, systemNamespace)
+		sortPolicies(g.Policies, systemNamespace, own)
 		out = append(out, g)
+		owns = append(owns, own)
 	}
-	return out
+	return out, owns
 }
 
 // mergeSorted merges two ascending index lists.

@@ -111,7 +111,11 @@ func ComparePolicies(a, b Policy, systemNamespace string) int {
 // the input order of equal policies. It sorts indices over
 // precomputed keys: moving whole policies around is what made sorting 500 of them
 // cost more than compiling them.
-func SortPolicies(ps []Policy, systemNamespace string) {
+func SortPolicies(ps []Policy, systemNamespace string) { sortPolicies(ps, systemNamespace, nil) }
+
+// sortPolicies is SortPolicies that applies the same permutation to par, a slice
+// parallel to ps (nil: none).
+func sortPolicies(ps []Policy, systemNamespace string, par []bool) {
 	keys := make([]sortKey, len(ps))
 	idx := make([]int, len(ps))
 	for i, p := range ps {
@@ -131,14 +135,24 @@ func SortPolicies(ps []Policy, systemNamespace string) {
 			continue
 		}
 		tmp, j := ps[i], i
+		var ptmp bool
+		if par != nil {
+			ptmp = par[i]
+		}
 		for {
 			k := idx[j]
 			idx[j] = j
 			if k == i {
 				ps[j] = tmp
+				if par != nil {
+					par[j] = ptmp
+				}
 				break
 			}
 			ps[j] = ps[k]
+			if par != nil {
+				par[j] = par[k]
+			}
 			j = k
 		}
 	}
@@ -157,20 +171,41 @@ type MergedItem struct {
 
 // Path is the field path of the item in its source policy, e.g. spec.from[1].
 func (m MergedItem) Path() string {
+	if m.Index >= 0 && m.Index < len(fromPaths) {
+		return fromPaths[m.Index]
+	}
 	return "spec.from[" + strconv.Itoa(m.Index) + "]"
 }
+
+// fromPaths are the Paths of the first items of a policy, built once: every preview
+// and finding names its items by path.
+var fromPaths = func() (out [64]string) {
+	for i := range out {
+		out[i] = "spec.from[" + strconv.Itoa(i) + "]"
+	}
+	return out
+}()
 
 // MergeFrom concatenates the `from` lists of already sorted policies, least
 // specific policy first and each policy's items in written order: the list in which
 // the last matching item decides.
-func MergeFrom(sorted []Policy) []MergedItem {
+func MergeFrom(sorted []Policy) []MergedItem { return mergeFrom(sorted, nil) }
+
+// mergeFrom is MergeFrom with the policies' Refs already computed (nil: compute
+// them).
+func mergeFrom(sorted []Policy, refs []string) []MergedItem {
 	n := 0
 	for _, p := range sorted {
 		n += len(p.Spec.From)
 	}
 	out := make([]MergedItem, 0, n)
-	for _, p := range sorted {
-		ref := p.Ref()
+	for k, p := range sorted {
+		var ref string
+		if refs != nil {
+			ref = refs[k]
+		} else {
+			ref = p.Ref()
+		}
 		for i, f := range p.Spec.From {
 			out = append(out, MergedItem{Policy: ref, Index: i, From: f})
 		}

@@ -50,8 +50,9 @@ type Preview struct {
 func BuildPreviews(ps []Policy, opts Options) ([]Preview, error) {
 	opts = opts.withDefaults()
 	var out []Preview
-	for _, g := range GroupPolicies(ps, opts.SystemNamespace) {
-		pv, err := buildPreview(g, opts)
+	groups, owns := groupPolicies(ps, opts.SystemNamespace)
+	for i, g := range groups {
+		pv, err := buildPreview(g, owns[i], opts)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", g.Target.Scope(), err)
 		}
@@ -60,12 +61,26 @@ func BuildPreviews(ps []Policy, opts Options) ([]Preview, error) {
 	return out, nil
 }
 
-func buildPreview(g Group, opts Options) (Preview, error) {
-	pv := Preview{Target: g.Target, Scope: g.Target.Scope(), Findings: Analyze(g, opts.SystemNamespace)}
-	for _, p := range g.Policies {
-		pv.Policies = append(pv.Policies, p.Ref())
+// buildPreview compiles group g; ownTarget[k] says whether g.Policies[k]'s own
+// target is g's (see groupPolicies). The merged list, its compiled items and the
+// policies' Refs are derived once and shared by the analysis and the compilation:
+// the result is what Analyze and CompileFrom give.
+func buildPreview(g Group, ownTarget []bool, opts Options) (Preview, error) {
+	pv := Preview{Target: g.Target, Scope: g.Target.Scope()}
+	if len(g.Policies) > 0 {
+		pv.Policies = make([]string, len(g.Policies))
+		for k, p := range g.Policies {
+			pv.Policies[k] = p.Ref()
+		}
+	}
+	// As in Analyze: keyed by Ref, the last policy of a Ref decides.
+	own := make(map[string]bool, len(g.Policies))
+	for k, ref := range pv.Policies {
+		own[ref] = ownTarget[k]
 	}
 	if usesMatchers(g.Policies) {
+		var none field.ErrorList
+		pv.Findings = append(none, analyzeMatchers(g, own)...)
 		var entries []SpiffeEntry
 		for _, p := range g.Policies {
 			if !p.IsRulesForm() {
@@ -89,11 +104,19 @@ func buildPreview(g Group, opts Options) (Preview, error) {
 		pv.Warnings = append(pv.Warnings, res.Warnings...)
 		return pv, nil
 	}
-	items := MergeFrom(g.Policies)
+	items := mergeFrom(g.Policies, pv.Policies)
+	cs, err := toItems(items, g.Target.Mesh)
+	pv.Findings = analyzeFrom(g, own, pv.Policies, items, cs, err)
+	if len(items) > 0 {
+		pv.Items = make([]PreviewItem, 0, len(items))
+	}
 	for _, it := range items {
 		pv.Items = append(pv.Items, PreviewItem{Policy: it.Policy, Path: it.Path(), TargetRef: it.From.TargetRef, Action: it.From.Default.Action})
 	}
-	res, err := CompileFrom(g.Target.Mesh, items, opts)
+	if err != nil {
+		return pv, err
+	}
+	res, err := compileItems(cs, opts)
 	if err != nil {
 		return pv, err
 	}
