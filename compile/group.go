@@ -50,25 +50,6 @@ func (t Target) key() string {
 	return b.String()
 }
 
-// selector is what a target requires of a proxy: its tags (service included) and,
-// for Dataplane by name, the name.
-func (t Target) selector() map[string]string {
-	ref := api.TargetRef{Kind: t.Kind, Name: t.Name, Tags: t.Tags}
-	sel := ref.TagView()
-	if t.Kind == api.RefDataplane {
-		for k, v := range t.Tags {
-			sel[k] = v
-		}
-		if t.Name != "" {
-			sel["\x00dataplane"] = t.Name
-		}
-		if t.SectionName != "" {
-			sel["\x00section"] = t.SectionName
-		}
-	}
-	return sel
-}
-
 // TargetOf is the group of proxies a policy selects. Namespaced workload-owner and
 // consumer policies only select proxies of their own namespace (and zone, when
 // zone-originated), as seed 003's implicit k8s.kuma.io/namespace tag says.
@@ -104,17 +85,11 @@ func copyTags(m map[string]string) map[string]string {
 // Applies reports whether a policy whose target is pt configures the proxies of
 // group g: same mesh, same level (proxy or route), pt's namespace and zone scope
 // contain g's, and pt's selector is contained in g's (Mesh selects everything).
-func Applies(pt, g Target) bool { return applies(pt, g, nil, nil) }
+func Applies(pt, g Target) bool { return appliesKeyed(pt, g, "", "") }
 
-// applies is Applies with the two selectors already computed (nil: compute them);
-// GroupPolicies computes each target's selector once instead of once per pair.
-func applies(pt, g Target, ptSel, gSel map[string]string) bool {
-	return appliesKeyed(pt, g, ptSel, gSel, "", "")
-}
-
-// appliesKeyed is applies with the targets' keys already computed (both "":
-// compute them).
-func appliesKeyed(pt, g Target, ptSel, gSel map[string]string, ptKey, gKey string) bool {
+// appliesKeyed is Applies with the targets' keys already computed (both "":
+// compute them when needed).
+func appliesKeyed(pt, g Target, ptKey, gKey string) bool {
 	if pt.Mesh != g.Mesh || pt.Route() != g.Route() {
 		return false
 	}
@@ -135,18 +110,85 @@ func appliesKeyed(pt, g Target, ptSel, gSel map[string]string, ptKey, gKey strin
 	if !selectsProxies(g.Kind) {
 		return pt.Kind == api.RefMesh || pt.Kind == "" // only "everything" contains them
 	}
-	if gSel == nil {
-		gSel = g.selector()
+	return selectorContains(g, pt)
+}
+
+// Keys of the selector entries a Dataplane by name (and section) adds.
+const (
+	selDataplane = "\x00dataplane"
+	selSection   = "\x00section"
+)
+
+// selectorContains reports whether every entry of pt.selector() is in g.selector()
+// with the same value, without building either map: Applies runs for many pairs of
+// targets on every preview.
+func selectorContains(g, pt Target) bool {
+	has := func(k, v string) bool {
+		w, ok := selectorGet(g, k)
+		return ok && w == v
 	}
-	if ptSel == nil {
-		ptSel = pt.selector()
-	}
-	for k, v := range ptSel {
-		if w, ok := gSel[k]; !ok || w != v {
+	switch pt.Kind {
+	case api.RefMeshService:
+		return has(api.ServiceTag, pt.Name)
+	case api.RefMeshServiceSubset:
+		for k, v := range pt.Tags {
+			if k != api.ServiceTag && !has(k, v) { // the name wins, as in TagView
+				return false
+			}
+		}
+		return has(api.ServiceTag, pt.Name)
+	case api.RefMeshSubset:
+		for k, v := range pt.Tags {
+			if !has(k, v) {
+				return false
+			}
+		}
+	case api.RefDataplane:
+		for k, v := range pt.Tags {
+			if (k == selDataplane && pt.Name != "") || (k == selSection && pt.SectionName != "") {
+				continue // overwritten below, as in selector
+			}
+			if !has(k, v) {
+				return false
+			}
+		}
+		if pt.Name != "" && !has(selDataplane, pt.Name) {
+			return false
+		}
+		if pt.SectionName != "" && !has(selSection, pt.SectionName) {
 			return false
 		}
 	}
 	return true
+}
+
+// selectorGet is t.selector()[k], without building the map.
+func selectorGet(t Target, k string) (string, bool) {
+	switch t.Kind {
+	case api.RefMeshService:
+		if k == api.ServiceTag {
+			return t.Name, true
+		}
+	case api.RefMeshServiceSubset:
+		if k == api.ServiceTag {
+			return t.Name, true
+		}
+		v, ok := t.Tags[k]
+		return v, ok
+	case api.RefMeshSubset:
+		v, ok := t.Tags[k]
+		return v, ok
+	case api.RefDataplane:
+		if k == selDataplane && t.Name != "" {
+			return t.Name, true
+		}
+		if k == selSection && t.SectionName != "" {
+			return t.SectionName, true
+		}
+		v, ok := t.Tags[k]
+		return v, ok
+	}
+	return "", false
 }
 
 // selectsProxies reports whether a top-level kind selects proxies by tags, labels
@@ -211,11 +253,9 @@ func groupPolicies(ps []Policy, systemNamespace string) ([]Group, [][]bool) {
 	// many namespaces stays near-linear instead of comparing every pair.
 	type bucket struct{ mesh, ns string }
 	byScope := map[bucket][]int{}
-	sels := make([]map[string]string, len(pts))
 	for i, pt := range pts {
 		b := bucket{pt.Mesh, pt.Namespace}
 		byScope[b] = append(byScope[b], i)
-		sels[i] = pt.selector()
 	}
 	out := make([]Group, 0, len(targets))
 	owns := make([][]bool, 0, len(targets))
@@ -223,14 +263,13 @@ func groupPolicies(ps []Policy, systemNamespace string) ([]Group, [][]bool) {
 		t := kt.t
 		g := Group{Target: t}
 		var own []bool
-		tSel := t.selector()
 		cand := byScope[bucket{t.Mesh, ""}]
 		if t.Namespace != "" {
 			// Both lists are in input order; merge them to keep it.
 			cand = mergeSorted(cand, byScope[bucket{t.Mesh, t.Namespace}])
 		}
 		for _, i := range cand {
-			if appliesKeyed(pts[i], t, sels[i], tSel, keys[i], kt.key) {
+			if appliesKeyed(pts[i], t, keys[i], kt.key) {
 				g.Policies = append(g.Policies, ps[i])
 				own = append(own, keys[i] == kt.key)
 			}

@@ -98,3 +98,90 @@ func TestFromPaths(t *testing.T) {
 		}
 	}
 }
+
+// refSelector is what a target requires of a proxy: its tags (service included)
+// and, for Dataplane by name, the name; the map Applies compared before
+// selectorContains.
+func refSelector(t Target) map[string]string {
+	ref := api.TargetRef{Kind: t.Kind, Name: t.Name, Tags: t.Tags}
+	sel := ref.TagView()
+	if t.Kind == api.RefDataplane {
+		for k, v := range t.Tags {
+			sel[k] = v
+		}
+		if t.Name != "" {
+			sel["\x00dataplane"] = t.Name
+		}
+		if t.SectionName != "" {
+			sel["\x00section"] = t.SectionName
+		}
+	}
+	return sel
+}
+
+// refApplies is Applies as it was written with selector maps.
+func refApplies(pt, g Target) bool {
+	if pt.Mesh != g.Mesh || pt.Route() != g.Route() {
+		return false
+	}
+	if pt.Route() || !selectsProxies(pt.Kind) {
+		return pt.key() == g.key()
+	}
+	if pt.Namespace != "" && pt.Namespace != g.Namespace {
+		return false
+	}
+	if pt.Zone != "" && pt.Zone != g.Zone {
+		return false
+	}
+	if !selectsProxies(g.Kind) {
+		return pt.Kind == api.RefMesh || pt.Kind == ""
+	}
+	gSel, ptSel := refSelector(g), refSelector(pt)
+	for k, v := range ptSel {
+		if w, ok := gSel[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+// TestAppliesMatchesSelectorMaps checks Applies, which no longer builds selector
+// maps, against the map-based version on random targets of every kind, including
+// tags that collide with the service tag and the Dataplane name entries.
+func TestAppliesMatchesSelectorMaps(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	kinds := []api.RefKind{"", api.RefMesh, api.RefMeshSubset, api.RefMeshService, api.RefMeshServiceSubset, api.RefDataplane, api.RefMeshHTTPRoute, "MeshGateway"}
+	keys := []string{api.ServiceTag, "env", "app", "\x00dataplane", "\x00section"}
+	vals := []string{"", "a", "b"}
+	pick := func(l []string) string { return l[r.Intn(len(l))] }
+	random := func() Target {
+		t := Target{Kind: kinds[r.Intn(len(kinds))], Name: pick(vals), SectionName: pick(vals), Mesh: "m"}
+		if r.Intn(4) == 0 {
+			t.Namespace = "ns"
+		}
+		if r.Intn(6) == 0 {
+			t.Zone = "z"
+		}
+		if n := r.Intn(3); n > 0 {
+			t.Tags = map[string]string{}
+			for ; n > 0; n-- {
+				t.Tags[pick(keys)] = pick(vals)
+			}
+		}
+		return t
+	}
+	hits := 0
+	for i := 0; i < 200000; i++ {
+		pt, g := random(), random()
+		want := refApplies(pt, g)
+		if got := Applies(pt, g); got != want {
+			t.Fatalf("Applies(%+v, %+v) = %v, want %v", pt, g, got, want)
+		}
+		if want {
+			hits++
+		}
+	}
+	if hits < 1000 {
+		t.Fatalf("only %d pairs apply; the test draws too few related targets", hits)
+	}
+}
