@@ -77,7 +77,16 @@ type Options struct {
 	// DisableVerdictCache answers every validating request afresh instead of from the
 	// verdict cache (see Engine.Validate); the answers are the same.
 	DisableVerdictCache bool
+	// Offline serves without an API server: the certificate in CertDir as is (no
+	// rotation) and no informer caches, so previews show the incoming policy alone
+	// and Linkerd Server conflicts are not checked. For trying the webhook with curl
+	// and for tests; a cluster needs the default.
+	Offline bool
 }
+
+// offlineConfig is the rest.Config of an offline server: the manager needs one,
+// and nothing in an offline server contacts it.
+var offlineConfig = rest.Config{Host: "https://offline.invalid:1"}
 
 // Check reports options that cannot work.
 func (o Options) Check() error {
@@ -93,7 +102,10 @@ func (o Options) Check() error {
 	if o.CertDir == "" {
 		return fmt.Errorf("--cert-dir must not be empty")
 	}
-	if !o.DisableCertRotation && (o.SecretNamespace == "" || o.SecretName == "" || o.ServiceName == "") {
+	if o.Offline && o.SyncCertDir {
+		return fmt.Errorf("--sync-cert-dir reads the certificate Secret from the API server; --offline has none")
+	}
+	if !o.DisableCertRotation && !o.Offline && (o.SecretNamespace == "" || o.SecretName == "" || o.ServiceName == "") {
 		return fmt.Errorf("cert rotation needs --secret-namespace, --secret-name and --service-name (or --disable-cert-rotation)")
 	}
 	return nil
@@ -114,6 +126,10 @@ func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) erro
 		return err
 	}
 	ctrl.SetLogger(log)
+	if o.Offline {
+		c := offlineConfig
+		cfg, o.DisableCertRotation = &c, true
+	}
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
 		return err
@@ -153,12 +169,12 @@ func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) erro
 	}
 
 	policies := &policyCache{log: log.WithName("mtp-cache")}
-	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error { policies.start(ctx, mgr.GetCache()); return nil })); err != nil {
+	if err := startCache(mgr, o, policies); err != nil {
 		return err
 	}
 	servers := &policyCache{log: log.WithName("server-cache"), gvk: ServerGVK,
 		what: "Linkerd Servers for conflict checks", fallback: "Server conflicts are not checked meanwhile"}
-	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error { servers.start(ctx, mgr.GetCache()); return nil })); err != nil {
+	if err := startCache(mgr, o, servers); err != nil {
 		return err
 	}
 	// The authorization preview reads every Linkerd policy kind from caches too.
@@ -166,7 +182,7 @@ func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) erro
 	for _, gvk := range LinkerdAuthzGVKs() {
 		c := &policyCache{log: log.WithName(strings.ToLower(gvk.Kind) + "-cache"), gvk: gvk,
 			what: "Linkerd " + gvk.Kind + "s for the authorization preview", fallback: "the preview leaves them out meanwhile"}
-		if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error { c.start(ctx, mgr.GetCache()); return nil })); err != nil {
+		if err := startCache(mgr, o, c); err != nil {
 			return err
 		}
 		authzCaches = append(authzCaches, c)
@@ -365,4 +381,13 @@ func registerCounterVec(opts prometheus.CounterOpts, labels ...string) (*prometh
 		return are.ExistingCollector.(*prometheus.CounterVec), nil
 	}
 	return c, nil
+}
+
+// startCache has the manager start the informer of c once it runs; offline, c
+// stays unavailable (its list reports so).
+func startCache(mgr manager.Manager, o Options, c *policyCache) error {
+	if o.Offline {
+		return nil
+	}
+	return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error { c.start(ctx, mgr.GetCache()); return nil }))
 }

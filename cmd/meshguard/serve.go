@@ -62,6 +62,9 @@ Metrics (Prometheus) on --metrics-bind-address, /healthz and /readyz on
 		Example: `  # in a pod (the Helm chart sets these)
   meshguard serve --mode zone --zone zone-1 --secret-namespace meshguard-system
 
+  # without any cluster, to send it AdmissionReviews with curl (docs/webhook.md)
+  meshguard serve --offline --cert-dir ./certs --port 9443 --metrics-bind-address 0
+
   # outside a cluster, against a local API server
   meshguard serve --kubeconfig kubeconfig --sync-cert-dir --cert-dir /tmp/meshguard-certs \
     --cert-dns-name localhost --cert-dns-name 127.0.0.1`,
@@ -80,9 +83,11 @@ Metrics (Prometheus) on --metrics-bind-address, /healthz and /readyz on
 			if err := o.Check(); err != nil {
 				return err
 			}
-			cfg, err := restConfig(o.kubeconfig)
-			if err != nil {
-				return err
+			var cfg *rest.Config
+			if !o.Offline {
+				if cfg, err = restConfig(o.kubeconfig); err != nil {
+					return err
+				}
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -119,6 +124,7 @@ Metrics (Prometheus) on --metrics-bind-address, /healthz and /readyz on
 	f.StringVar(&o.previewForm, "preview-form", string(compile.FormExpanded), "RBAC preview form in the audit annotation: expanded (falls back to compact when large) or compact")
 	f.StringVar(&o.LinkerdServerConflicts, "linkerd-server-conflicts", webhook.ServerConflictsWarn,
 		"Linkerd Servers that can select the same pod and port (MG350, from the informer cache of Servers): warn or deny")
+	f.BoolVar(&o.Offline, "offline", false, "serve without an API server (implies --disable-cert-rotation): the certificate in --cert-dir, no informer caches, previews of the incoming policy alone; for trying the webhook with curl")
 	f.BoolVar(&o.DisableVerdictCache, "disable-verdict-cache", false, "answer every validating request afresh; by default an object sent again unchanged (no-op updates, re-applies) with the stored policies unchanged gets the cached answer")
 	f.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	f.StringVar(&o.logFormat, "log-format", "json", "log format: json or console")
