@@ -42,16 +42,22 @@ func Analyze(g Group, systemNamespace string) field.ErrorList {
 	}
 	items := MergeFrom(g.Policies)
 	cs, err := toItems(items, g.Target.Mesh)
-	return analyzeFrom(g, own, nil, items, cs, err)
+	return analyzeFrom(g, own, "", nil, items, cs, err)
 }
 
 // analyzeFrom is Analyze for `from` groups, given what it derives from the group:
-// own (see Analyze), the policies' Refs (nil: compute them), the merged list and
-// toItems' result for it.
-func analyzeFrom(g Group, own map[string]bool, refNames []string, items []MergedItem, cs []cItem, err error) field.ErrorList {
+// own (see Analyze), g.Target.Scope() and the policies' Refs ("" and nil: compute
+// them), the merged list and toItems' result for it.
+func analyzeFrom(g Group, own map[string]bool, scope string, refNames []string, items []MergedItem, cs []cItem, err error) field.ErrorList {
 	var out field.ErrorList
 	if err != nil || len(cs) == 0 {
 		return out
+	}
+	scopeOf := func() string {
+		if scope == "" {
+			scope = g.Target.Scope()
+		}
+		return scope
 	}
 	for i, it := range cs {
 		if !own[items[i].Policy] {
@@ -59,31 +65,29 @@ func analyzeFrom(g Group, own map[string]bool, refNames []string, items []Merged
 		}
 		for j := len(cs) - 1; j > i; j-- {
 			if covers(cs[j], it) {
-				out = append(out, finding(CodeDeadItem, items[i].Policy, items[i].Path(), fmt.Sprintf(
-					"this item never decides for %s: every client it matches also matches the later item %s %s (%s), and the last matching item wins",
-					g.Target.Scope(), items[j].Policy, items[j].Path(), cs[j].action)))
+				out = append(out, finding(CodeDeadItem, items[i].Policy, items[i].Path(),
+					"this item never decides for "+scopeOf()+": every client it matches also matches the later item "+
+						items[j].Policy+" "+items[j].Path()+" ("+cs[j].action.String()+"), and the last matching item wins"))
 				break
 			}
 		}
 	}
 	if !allowsAnyone(cs) {
-		last := g.Policies[len(g.Policies)-1]
-		var names string
+		var names, last string
 		if refNames != nil {
-			names = joinRefs(refNames)
+			names, last = joinRefs(refNames), refNames[len(refNames)-1]
 		} else {
-			names = refs(g.Policies)
+			names, last = refs(g.Policies), g.Policies[len(g.Policies)-1].Ref()
 		}
-		out = append(out, finding(CodeDenyAll, last.Ref(), "spec.from", fmt.Sprintf(
-			"%s deny every client: no ALLOW item of %s is left once later DENY items are applied",
-			g.Target.Scope(), names)))
+		out = append(out, finding(CodeDenyAll, last, "spec.from",
+			scopeOf()+" deny every client: no ALLOW item of "+names+" is left once later DENY items are applied"))
 	}
 	if g.Target.Kind == api.RefMesh && g.Target.Namespace == "" {
 		for i, it := range items {
 			if own[it.Policy] && it.From.TargetRef.Kind == api.RefMesh && (it.From.TargetRef.Mesh == "" || it.From.TargetRef.Mesh == g.Target.Mesh) && cs[i].action.Allows() {
-				out = append(out, finding(CodeAllowAll, it.Policy, it.Path(), fmt.Sprintf(
-					"every client in mesh %s may reach every proxy of the mesh (action %s); allow the clients that need access instead",
-					g.Target.Mesh, cs[i].action)))
+				out = append(out, finding(CodeAllowAll, it.Policy, it.Path(),
+					"every client in mesh "+g.Target.Mesh+" may reach every proxy of the mesh (action "+cs[i].action.String()+
+						"); allow the clients that need access instead"))
 			}
 		}
 	}

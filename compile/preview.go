@@ -106,7 +106,7 @@ func buildPreview(g Group, ownTarget []bool, opts Options) (Preview, error) {
 	}
 	items := mergeFrom(g.Policies, pv.Policies)
 	cs, err := toItems(items, g.Target.Mesh)
-	pv.Findings = analyzeFrom(g, own, pv.Policies, items, cs, err)
+	pv.Findings = analyzeFrom(g, own, pv.Scope, pv.Policies, items, cs, err)
 	if len(items) > 0 {
 		pv.Items = make([]PreviewItem, 0, len(items))
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -74,7 +75,8 @@ func RenderYAML(w io.Writer, previews []Preview) error {
 // a preview, short enough for admission warnings: which clients the group's
 // proxies allow, deny and shadow.
 func Summary(p Preview) []string {
-	lines := []string{fmt.Sprintf("RBAC %s: %s (%s)", p.Scope, strings.Join(p.Policies, ", "), p.Form)}
+	lines := make([]string, 1, 6)
+	lines[0] = "RBAC " + p.Scope + ": " + strings.Join(p.Policies, ", ") + " (" + string(p.Form) + ")"
 	if p.Form == FormMatcher {
 		lists := map[string][]string{}
 		for _, it := range p.Items {
@@ -133,7 +135,7 @@ func Summary(p Preview) []string {
 		} else {
 			first = p.Warnings[0]
 		}
-		lines = append(lines, fmt.Sprintf("%d warning(s): %s", n, first))
+		lines = append(lines, strconv.Itoa(n)+" warning(s): "+first)
 	}
 	if len(lines) > 5 {
 		lines = lines[:5]
@@ -149,13 +151,23 @@ func Summary(p Preview) []string {
 // configuration does not treat that way.
 func deadItems(p Preview) []bool {
 	dead := make([]bool, len(p.Items))
-	items := make([]MergedItem, len(p.Items))
-	for i, it := range p.Items {
-		items[i] = MergedItem{Policy: it.Policy, From: api.MTPFrom{TargetRef: it.TargetRef, Default: api.MTPConf{Action: it.Action}}}
+	// toItems of the items as MergedItems, without building them.
+	cs := make([]cItem, len(p.Items))
+	n := 0
+	for _, it := range p.Items {
+		if r := it.TargetRef; r != nil {
+			n += len(r.Tags) + 2
+		}
 	}
-	cs, err := toItems(items, p.Target.Mesh)
-	if err != nil {
-		return dead
+	buf := make([]atom, 0, n)
+	for i, it := range p.Items {
+		a, err := ParseAction(it.Action)
+		if err != nil {
+			return dead
+		}
+		start := len(buf)
+		buf = itemAtoms(buf, it.TargetRef, p.Target.Mesh)
+		cs[i] = cItem{atoms: buf[start:len(buf):len(buf)], action: a}
 	}
 	for i := range cs {
 		for j := i + 1; j < len(cs) && !dead[i]; j++ {
@@ -210,7 +222,9 @@ func matcherWords(it PreviewItem) string {
 
 // oneLine removes line breaks and cuts s to max bytes on a rune boundary.
 func oneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	if !isOneLine(s) {
+		s = strings.Join(strings.Fields(s), " ")
+	}
 	if len(s) <= max {
 		return s
 	}
@@ -219,4 +233,19 @@ func oneLine(s string, max int) string {
 		cut--
 	}
 	return s[:cut] + "…"
+}
+
+// isOneLine reports whether strings.Join(strings.Fields(s), " ") is s: s is ASCII
+// with single spaces between words and none at either end. Summary lines almost
+// always are, and then oneLine does not rebuild them.
+func isOneLine(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= utf8.RuneSelf, c == '\t', c == '\n', c == '\v', c == '\f', c == '\r':
+			return false
+		case c == ' ' && (i == 0 || i == len(s)-1 || s[i+1] == ' '):
+			return false
+		}
+	}
+	return true
 }
