@@ -144,16 +144,16 @@ func (p *preview) compute(obj *unstructured.Unstructured, stored []unstructured.
 		return []string{"rbac-preview: " + err.Error()}, ""
 	}
 	// The incoming object replaces its stored version (UPDATE).
-	others, targets := p.stored.policies(stored, obj.GetNamespace(), obj.GetName())
-	policies := append([]compile.Policy{incoming}, others...)
+	policies, targets := p.stored.policies(incoming, stored, obj.GetNamespace(), obj.GetName())
 	previews, err := p.stored.build(policies, targets, version, versioned)
 	if err != nil {
 		return []string{"rbac-preview: " + err.Error()}, ""
 	}
 	mine := previews[:0]
+	incomingRef := incoming.Ref()
 	for _, pv := range previews {
 		for _, ref := range pv.Policies {
-			if ref == incoming.Ref() {
+			if ref == incomingRef {
 				mine = append(mine, pv)
 				break
 			}

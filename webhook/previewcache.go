@@ -38,9 +38,12 @@ type previewCache struct {
 	opts   compile.Options
 	sysNS  string
 	mu     sync.Mutex
-	parsed map[string]parsedPolicy
+	parsed map[parsedKey]parsedPolicy
 	stored map[setVersion]bool
 }
+
+// parsedKey identifies a stored object's content: its uid and resourceVersion.
+type parsedKey struct{ uid, rv string }
 
 // parsedPolicy is a stored object read once: its policy and the policy's target.
 type parsedPolicy struct {
@@ -54,7 +57,7 @@ func newPreviewCache(opts compile.Options) *previewCache {
 	if sysNS == "" {
 		sysNS = api.DefaultSystemNS // what compile defaults to
 	}
-	return &previewCache{opts: opts, sysNS: sysNS, parsed: map[string]parsedPolicy{}, stored: map[setVersion]bool{}}
+	return &previewCache{opts: opts, sysNS: sysNS, parsed: map[parsedKey]parsedPolicy{}, stored: map[setVersion]bool{}}
 }
 
 // setVersion identifies a set of stored policies; see storedSetVersion.
@@ -105,17 +108,25 @@ func metaString(meta map[string]any, field string) string {
 }
 
 // policies reads the stored objects other than namespace/name, in list order,
-// skipping those that do not compile; targets[i] is compile.TargetOf(out[i]).
-func (c *previewCache) policies(stored []unstructured.Unstructured, namespace, name string) (out []compile.Policy, targets []compile.Target) {
-	keys := make([]string, 0, len(stored))
+// skipping those that do not compile, and returns them after first:
+// out[0] is first, out[1:] the stored policies and targets[i] is
+// compile.TargetOf(out[i+1]).
+func (c *previewCache) policies(first compile.Policy, stored []unstructured.Unstructured, namespace, name string) (out []compile.Policy, targets []compile.Target) {
+	keys := make([]parsedKey, 0, len(stored))
+	out = make([]compile.Policy, 1, len(stored)+1)
+	out[0] = first
+	targets = make([]compile.Target, 0, len(stored))
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i := range stored {
 		u := &stored[i]
-		if u.GetNamespace() == namespace && u.GetName() == name {
+		// Read like GetNamespace, GetName, GetUID and GetResourceVersion, without
+		// their allocations.
+		meta, _ := u.Object["metadata"].(map[string]any)
+		if metaString(meta, "namespace") == namespace && metaString(meta, "name") == name {
 			continue
 		}
-		uid, rv := string(u.GetUID()), u.GetResourceVersion()
+		uid, rv := metaString(meta, "uid"), metaString(meta, "resourceVersion")
 		if uid == "" || rv == "" {
 			if p, err := compile.PolicyFromObject(u); err == nil {
 				out = append(out, p)
@@ -123,7 +134,7 @@ func (c *previewCache) policies(stored []unstructured.Unstructured, namespace, n
 			}
 			continue
 		}
-		key := uid + "/" + rv
+		key := parsedKey{uid, rv}
 		keys = append(keys, key)
 		pp, hit := c.parsed[key]
 		if !hit {
@@ -140,7 +151,7 @@ func (c *previewCache) policies(stored []unstructured.Unstructured, namespace, n
 		}
 	}
 	if len(c.parsed) > len(stored)+maxParsedSlack {
-		keep := make(map[string]parsedPolicy, len(keys))
+		keep := make(map[parsedKey]parsedPolicy, len(keys))
 		for _, k := range keys {
 			keep[k] = c.parsed[k]
 		}
@@ -190,17 +201,20 @@ func (c *previewCache) storedCompile(stored []compile.Policy, fingerprint setVer
 // policies[0] is formed again, with the same members, from the result.
 // storedTargets are the targets of policies[1:].
 func (c *previewCache) related(policies []compile.Policy, storedTargets []compile.Target) []compile.Policy {
-	targets := append([]compile.Target{compile.TargetOf(policies[0], c.sysNS)}, storedTargets...)
+	first := compile.TargetOf(policies[0], c.sysNS)
 	var mine []compile.Target
-	for _, t := range targets {
-		if compile.Applies(targets[0], t) {
+	if compile.Applies(first, first) {
+		mine = append(mine, first)
+	}
+	for _, t := range storedTargets {
+		if compile.Applies(first, t) {
 			mine = append(mine, t)
 		}
 	}
 	out := []compile.Policy{policies[0]}
 	for i := 1; i < len(policies); i++ {
 		for _, t := range mine {
-			if compile.Applies(targets[i], t) {
+			if compile.Applies(storedTargets[i-1], t) {
 				out = append(out, policies[i])
 				break
 			}
