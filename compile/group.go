@@ -3,7 +3,6 @@ package compile
 import (
 	"cmp"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/meshguard/meshguard/api"
@@ -335,14 +334,26 @@ func (t Target) Scope() string {
 
 // tagString renders tags sorted as k=v,k2=v2.
 func tagString(m map[string]string) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
+	if len(m) == 0 {
+		return ""
+	}
+	var small [8]string // targets and items have a handful of tags
+	keys := small[:0]
+	n := len(m) - 1 // commas
+	for k, v := range m {
 		keys = append(keys, k)
+		n += len(k) + 1 + len(v)
 	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
+	slices.Sort(keys)
+	var b strings.Builder
+	b.Grow(n)
 	for i, k := range keys {
-		parts[i] = k + "=" + m[k]
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(k)
+		b.WriteByte('=')
+		b.WriteString(m[k])
 	}
-	return strings.Join(parts, ",")
+	return b.String()
 }

@@ -3,7 +3,6 @@ package compile
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -117,7 +116,7 @@ func Summary(p Preview) []string {
 			}
 		}
 		if n := len(p.Items) - len(order); n > 0 {
-			order = append(order, fmt.Sprintf("(%d item(s) never decide)", n))
+			order = append(order, "("+strconv.Itoa(n)+" item(s) never decide)")
 		}
 		lines = append(lines, "last match wins: "+strings.Join(order, " > "))
 		if len(allow) == 0 {
@@ -125,7 +124,7 @@ func Summary(p Preview) []string {
 		}
 		lines = append(lines, "allowed: "+strings.Join(allow, ", ")+" (unless a later item denies); everyone else denied")
 		if len(shadowDeny)+len(shadowAllow) > 0 {
-			lines = append(lines, fmt.Sprintf("shadow (not enforced) would deny: %s; would allow: %s", orNone(shadowDeny), orNone(shadowAllow)))
+			lines = append(lines, "shadow (not enforced) would deny: "+orNone(shadowDeny)+"; would allow: "+orNone(shadowAllow))
 		}
 	}
 	if n := len(p.Findings) + len(p.Warnings); n > 0 {
@@ -190,8 +189,17 @@ func clientWords(ref *api.TargetRef, localMesh string) string {
 		return "?"
 	}
 	s := "all clients"
-	if tags := ref.TagView(); len(tags) > 0 {
-		s = tagString(tags)
+	switch ref.Kind {
+	case api.RefMeshService: // TagView is the service tag alone
+		s = api.ServiceTag + "=" + ref.Name
+	case api.RefMeshSubset: // TagView is the tags
+		if len(ref.Tags) > 0 {
+			s = tagString(ref.Tags)
+		}
+	default:
+		if tags := ref.TagView(); len(tags) > 0 {
+			s = tagString(tags)
+		}
 	}
 	if ref.Mesh != "" && ref.Mesh != localMesh {
 		s += " of mesh " + ref.Mesh

@@ -3,6 +3,7 @@ package compile
 import (
 	"fmt"
 	"math/rand"
+	"sort"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -213,5 +214,60 @@ func TestIsOneLine(t *testing.T) {
 				t.Fatalf("oneLine(%q, %d) = %q, want %q", s, max, got, want)
 			}
 		}
+	}
+}
+
+// refTagString is tagString as it was written with sort and Join.
+func refTagString(m map[string]string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + m[k]
+	}
+	return strings.Join(parts, ",")
+}
+
+// refClientWords is clientWords as it was written with TagView.
+func refClientWords(ref *api.TargetRef, localMesh string) string {
+	if ref == nil {
+		return "?"
+	}
+	s := "all clients"
+	if tags := ref.TagView(); len(tags) > 0 {
+		s = refTagString(tags)
+	}
+	if ref.Mesh != "" && ref.Mesh != localMesh {
+		s += " of mesh " + ref.Mesh
+	}
+	return s
+}
+
+// TestTagStringAndClientWords checks the map-free renderings against the originals.
+func TestTagStringAndClientWords(t *testing.T) {
+	r := rand.New(rand.NewSource(11))
+	keys := []string{api.ServiceTag, "env", "app", "a=b", "", "z", "é", "version", "k1", "k2", "k3", "k4", "k5"}
+	kinds := []api.RefKind{api.RefMesh, api.RefMeshSubset, api.RefMeshService, api.RefMeshServiceSubset, "", api.RefDataplane}
+	for i := 0; i < 20000; i++ {
+		var m map[string]string
+		if n := r.Intn(12); n > 0 {
+			m = map[string]string{}
+			for ; n > 0; n-- {
+				m[keys[r.Intn(len(keys))]] = keys[r.Intn(len(keys))]
+			}
+		}
+		if got, want := tagString(m), refTagString(m); got != want {
+			t.Fatalf("tagString(%v) = %q, want %q", m, got, want)
+		}
+		ref := &api.TargetRef{Kind: kinds[r.Intn(len(kinds))], Name: keys[r.Intn(3)], Tags: m, Mesh: []string{"", "default", "other"}[r.Intn(3)]}
+		if got, want := clientWords(ref, "default"), refClientWords(ref, "default"); got != want {
+			t.Fatalf("clientWords(%+v) = %q, want %q", ref, got, want)
+		}
+	}
+	if got := clientWords(nil, "default"); got != "?" {
+		t.Fatalf("clientWords(nil) = %q", got)
 	}
 }
