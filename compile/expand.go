@@ -61,17 +61,43 @@ func ExpandRules(localMesh string, items []MergedItem, limit int) (view []ViewRu
 // combinations that some rules admit are returned (all that RBAC needs).
 func expand(cs []cItem, limit int, all bool) (view []ViewRule, n int, ok bool) {
 	words := (len(cs) + 63) / 64
-	var dims []*dimInfo
+	// A first pass counts the atoms of every dimension, a bound on its values, so
+	// that the dimensions, their values and all bitsets are carved from a few
+	// shared arrays instead of being allocated one by one.
 	index := map[string]int{}
-	for i, c := range cs {
+	var perDim []int
+	total := 0
+	for _, c := range cs {
 		for _, a := range c.atoms {
 			di, seen := index[a.dim()]
 			if !seen {
-				di = len(dims)
+				di = len(perDim)
 				index[a.dim()] = di
-				dims = append(dims, &dimInfo{has: make([]uint64, words)})
+				perDim = append(perDim, 0)
 			}
-			d := dims[di]
+			perDim[di]++
+			total++
+		}
+	}
+	bitSlab := make([]uint64, words*(len(perDim)+total))
+	bitsets := func() []uint64 {
+		b := bitSlab[:words:words]
+		bitSlab = bitSlab[words:]
+		return b
+	}
+	dimStore := make([]dimInfo, len(perDim))
+	dims := make([]*dimInfo, len(perDim))
+	valSlab := make([]atom, total)
+	valBitSlab := make([][]uint64, total)
+	for di, k := range perDim {
+		dims[di] = &dimStore[di]
+		dims[di].has = bitsets()
+		dims[di].vals, valSlab = valSlab[:0:k], valSlab[k:]
+		dims[di].valBits, valBitSlab = valBitSlab[:0:k], valBitSlab[k:]
+	}
+	for i, c := range cs {
+		for _, a := range c.atoms {
+			d := dims[index[a.dim()]]
 			vi := -1
 			for k, v := range d.vals {
 				if v == a {
@@ -81,7 +107,7 @@ func expand(cs []cItem, limit int, all bool) (view []ViewRule, n int, ok bool) {
 			if vi < 0 {
 				vi = len(d.vals)
 				d.vals = append(d.vals, a)
-				d.valBits = append(d.valBits, make([]uint64, words))
+				d.valBits = append(d.valBits, bitsets())
 			}
 			d.has[i/64] |= 1 << (i % 64)
 			d.valBits[vi][i/64] |= 1 << (i % 64)
@@ -98,18 +124,20 @@ func expand(cs []cItem, limit int, all bool) (view []ViewRule, n int, ok bool) {
 		return nil, n, false
 	}
 	cand := make([][]uint64, len(dims)+1)
+	candSlab := make([]uint64, words*len(cand))
 	for i := range cand {
-		cand[i] = make([]uint64, words)
+		cand[i] = candSlab[i*words : (i+1)*words : (i+1)*words]
 	}
 	for i := range cs {
 		cand[0][i/64] |= 1 << (i % 64)
 	}
 	choice := make([]int, len(dims))
 	view = make([]ViewRule, 0, n)
+	pos := make([]atom, 0, len(dims)) // leaf's scratch
 	var rec func(d int)
 	rec = func(d int) {
 		if d == len(dims) {
-			if r, feasible := leaf(dims, choice, cand[d], cs, all); feasible {
+			if r, feasible := leaf(dims, choice, cand[d], cs, all, pos); feasible {
 				view = append(view, r)
 			}
 			return
@@ -138,7 +166,8 @@ func expand(cs []cItem, limit int, all bool) (view []ViewRule, n int, ok bool) {
 // leaf builds the rule of one combination, or reports it impossible. Negations
 // that a positive already excludes (env!=prod next to env=dev) are left out, as in
 // the seed's rendering.
-func leaf(dims []*dimInfo, choice []int, matching []uint64, cs []cItem, all bool) (ViewRule, bool) {
+// pos is scratch space for the combination's positive atoms (cap len(dims)).
+func leaf(dims []*dimInfo, choice []int, matching []uint64, cs []cItem, all bool, pos []atom) (ViewRule, bool) {
 	var r ViewRule
 	for w := len(matching) - 1; w >= 0; w-- {
 		if matching[w] != 0 {
@@ -150,7 +179,7 @@ func leaf(dims []*dimInfo, choice []int, matching []uint64, cs []cItem, all bool
 	if !all && (!r.Matched || (!r.Action.Allows() && !r.Action.ShadowAllows())) {
 		return r, false // denied by rules and shadow rules alike: no principal needed
 	}
-	var pos []atom
+	pos = pos[:0]
 	for d, c := range choice {
 		if c >= 0 {
 			pos = append(pos, dims[d].vals[c])
