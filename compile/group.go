@@ -212,14 +212,23 @@ type Group struct {
 // enumerated as groups of their own. Groups come sorted by mesh, level, kind and
 // key so output is deterministic.
 func GroupPolicies(ps []Policy, systemNamespace string) []Group {
-	gs, _ := groupPolicies(ps, systemNamespace)
+	gs, _ := groupPolicies(ps, systemNamespace, false)
 	return gs
 }
 
-// groupPolicies is GroupPolicies that also says, for each group's policies in
-// order, whether the policy's own target is the group's (own[g][k]: TargetOf of
-// Policies[k] has the key of Target), which Analyze needs.
-func groupPolicies(ps []Policy, systemNamespace string) ([]Group, [][]bool) {
+// groupInfo is what groupPolicies knows about the policies of one group, in the
+// group's order: whether each policy's own target is the group's (TargetOf of
+// Policies[k] has the key of Target), which Analyze needs, and, when asked for,
+// their Refs.
+type groupInfo struct {
+	own  []bool
+	refs []string
+}
+
+// groupPolicies is GroupPolicies that also returns each group's groupInfo; refs
+// are filled when withRefs. Targets, keys, sort keys and Refs are computed once per
+// policy, not once per group the policy is in.
+func groupPolicies(ps []Policy, systemNamespace string, withRefs bool) ([]Group, []groupInfo) {
 	// A target with its key, computed once: keys are compared while sorting.
 	type keyed struct {
 		t   Target
@@ -256,28 +265,61 @@ func groupPolicies(ps []Policy, systemNamespace string) ([]Group, [][]bool) {
 		b := bucket{pt.Mesh, pt.Namespace}
 		byScope[b] = append(byScope[b], i)
 	}
+	sortKeys := make([]sortKey, len(ps))
+	for i, p := range ps {
+		sortKeys[i] = keyOf(p, systemNamespace)
+	}
+	var refs []string
+	if withRefs {
+		refs = make([]string, len(ps))
+		for i, p := range ps {
+			refs[i] = p.Ref()
+		}
+	}
 	out := make([]Group, 0, len(targets))
-	owns := make([][]bool, 0, len(targets))
+	infos := make([]groupInfo, 0, len(targets))
+	var members []int
 	for _, kt := range targets {
 		t := kt.t
-		g := Group{Target: t}
-		var own []bool
 		cand := byScope[bucket{t.Mesh, ""}]
 		if t.Namespace != "" {
 			// Both lists are in input order; merge them to keep it.
 			cand = mergeSorted(cand, byScope[bucket{t.Mesh, t.Namespace}])
 		}
+		members = members[:0]
 		for _, i := range cand {
 			if appliesKeyed(pts[i], t, keys[i], kt.key) {
-				g.Policies = append(g.Policies, ps[i])
-				own = append(own, keys[i] == kt.key)
+				members = append(members, i)
 			}
 		}
-		sortPolicies(g.Policies, systemNamespace, own)
+		// SortPolicies of the members: they are in input order, so the input index
+		// breaks ties as SortPolicies' position does.
+		slices.SortFunc(members, func(a, b int) int {
+			if c := compareKeys(sortKeys[a], sortKeys[b]); c != 0 {
+				return c
+			}
+			return cmp.Compare(a, b)
+		})
+		g := Group{Target: t}
+		var info groupInfo
+		if len(members) > 0 {
+			g.Policies = make([]Policy, len(members))
+			info.own = make([]bool, len(members))
+			if withRefs {
+				info.refs = make([]string, len(members))
+			}
+			for k, i := range members {
+				g.Policies[k] = ps[i]
+				info.own[k] = keys[i] == kt.key
+				if withRefs {
+					info.refs[k] = refs[i]
+				}
+			}
+		}
 		out = append(out, g)
-		owns = append(owns, own)
+		infos = append(infos, info)
 	}
-	return out, owns
+	return out, infos
 }
 
 // mergeSorted merges two ascending index lists.

@@ -111,11 +111,7 @@ func ComparePolicies(a, b Policy, systemNamespace string) int {
 // the input order of equal policies. It sorts indices over
 // precomputed keys: moving whole policies around is what made sorting 500 of them
 // cost more than compiling them.
-func SortPolicies(ps []Policy, systemNamespace string) { sortPolicies(ps, systemNamespace, nil) }
-
-// sortPolicies is SortPolicies that applies the same permutation to par, a slice
-// parallel to ps (nil: none).
-func sortPolicies(ps []Policy, systemNamespace string, par []bool) {
+func SortPolicies(ps []Policy, systemNamespace string) {
 	keys := make([]sortKey, len(ps))
 	idx := make([]int, len(ps))
 	for i, p := range ps {
@@ -135,24 +131,14 @@ func sortPolicies(ps []Policy, systemNamespace string, par []bool) {
 			continue
 		}
 		tmp, j := ps[i], i
-		var ptmp bool
-		if par != nil {
-			ptmp = par[i]
-		}
 		for {
 			k := idx[j]
 			idx[j] = j
 			if k == i {
 				ps[j] = tmp
-				if par != nil {
-					par[j] = ptmp
-				}
 				break
 			}
 			ps[j] = ps[k]
-			if par != nil {
-				par[j] = par[k]
-			}
 			j = k
 		}
 	}

@@ -50,9 +50,9 @@ type Preview struct {
 func BuildPreviews(ps []Policy, opts Options) ([]Preview, error) {
 	opts = opts.withDefaults()
 	var out []Preview
-	groups, owns := groupPolicies(ps, opts.SystemNamespace)
+	groups, infos := groupPolicies(ps, opts.SystemNamespace, true)
 	for i, g := range groups {
-		pv, err := buildPreview(g, owns[i], opts)
+		pv, err := buildPreview(g, infos[i], opts)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", g.Target.Scope(), err)
 		}
@@ -61,22 +61,16 @@ func BuildPreviews(ps []Policy, opts Options) ([]Preview, error) {
 	return out, nil
 }
 
-// buildPreview compiles group g; ownTarget[k] says whether g.Policies[k]'s own
-// target is g's (see groupPolicies). The merged list, its compiled items and the
-// policies' Refs are derived once and shared by the analysis and the compilation:
-// the result is what Analyze and CompileFrom give.
-func buildPreview(g Group, ownTarget []bool, opts Options) (Preview, error) {
-	pv := Preview{Target: g.Target, Scope: g.Target.Scope()}
-	if len(g.Policies) > 0 {
-		pv.Policies = make([]string, len(g.Policies))
-		for k, p := range g.Policies {
-			pv.Policies[k] = p.Ref()
-		}
-	}
+// buildPreview compiles group g, whose policies' own-target flags and Refs are
+// info (see groupPolicies). The merged list and its compiled items are derived
+// once and shared by the analysis and the compilation: the result is what Analyze
+// and CompileFrom give.
+func buildPreview(g Group, info groupInfo, opts Options) (Preview, error) {
+	pv := Preview{Target: g.Target, Scope: g.Target.Scope(), Policies: info.refs}
 	// As in Analyze: keyed by Ref, the last policy of a Ref decides.
 	own := make(map[string]bool, len(g.Policies))
 	for k, ref := range pv.Policies {
-		own[ref] = ownTarget[k]
+		own[ref] = info.own[k]
 	}
 	if usesMatchers(g.Policies) {
 		var none field.ErrorList

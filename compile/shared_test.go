@@ -271,3 +271,66 @@ func TestTagStringAndClientWords(t *testing.T) {
 		t.Fatalf("clientWords(nil) = %q", got)
 	}
 }
+
+// refGroupPolicies is GroupPolicies written plainly: every distinct target, the
+// policies that apply to it in input order, sorted by SortPolicies.
+func refGroupPolicies(ps []Policy, systemNamespace string) []Group {
+	seen := map[string]bool{}
+	var targets []Target
+	for _, p := range ps {
+		if t := TargetOf(p, systemNamespace); !seen[t.key()] {
+			seen[t.key()] = true
+			targets = append(targets, t)
+		}
+	}
+	var out []Group
+	for _, t := range targets {
+		g := Group{Target: t}
+		for _, p := range ps {
+			if Applies(TargetOf(p, systemNamespace), t) {
+				g.Policies = append(g.Policies, p)
+			}
+		}
+		SortPolicies(g.Policies, systemNamespace)
+		out = append(out, g)
+	}
+	return out
+}
+
+// TestGroupPoliciesMatchesPlain checks GroupPolicies' members and their order, and
+// the Refs and own-target flags groupPolicies derives, against the plain version.
+func TestGroupPoliciesMatchesPlain(t *testing.T) {
+	r := rand.New(rand.NewSource(13))
+	for iter := 0; iter < 500; iter++ {
+		ps := randomTopPolicies(r, 1+r.Intn(10))
+		for i := range ps {
+			if r.Intn(4) == 0 {
+				ps[i].Origin = []string{api.OriginGlobal, api.OriginZone}[r.Intn(2)]
+				ps[i].Zone = "z"
+			}
+		}
+		got, infos := groupPolicies(ps, "kuma-system", true)
+		want := refGroupPolicies(ps, "kuma-system")
+		byKey := map[string]Group{}
+		for _, g := range want {
+			byKey[g.Target.key()] = g
+		}
+		if len(got) != len(want) {
+			t.Fatalf("iter %d: %d groups, want %d", iter, len(got), len(want))
+		}
+		for gi, g := range got {
+			w := byKey[g.Target.key()]
+			if d := cmp.Diff(w, g); d != "" {
+				t.Fatalf("iter %d group %s (-want +got):\n%s", iter, g.Target.Scope(), d)
+			}
+			for k, p := range g.Policies {
+				if infos[gi].refs[k] != p.Ref() || infos[gi].own[k] != (TargetOf(p, "kuma-system").key() == g.Target.key()) {
+					t.Fatalf("iter %d: info of %s wrong", iter, p.Ref())
+				}
+			}
+		}
+		if d := cmp.Diff(got, GroupPolicies(ps, "kuma-system")); d != "" {
+			t.Fatalf("iter %d: GroupPolicies differs from groupPolicies:\n%s", iter, d)
+		}
+	}
+}
