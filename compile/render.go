@@ -93,7 +93,9 @@ func Summary(p Preview) []string {
 			lines = append(lines, "shadow (not enforced) would deny: "+strings.Join(l, ", "))
 		}
 	} else {
-		var order, allow, shadowDeny, shadowAllow []string
+		var shadowDeny, shadowAllow []string
+		order := make([]string, 0, len(p.Items)+1) // +1: the "never decide" note
+		allow := make([]string, 0, len(p.Items))
 		dead := deadItems(p)
 		for i, it := range p.Items {
 			if dead[i] {
