@@ -89,11 +89,14 @@ func (e *Engine) verdicts() *lruCache[verdict] {
 // version (Engine.PreviewVersion) is part of the key. Keying on the raw bytes costs
 // a SHA-256 of the request's objects, far less than decoding them.
 //
-// Not cached: Linkerd kinds (their verdicts read the Server and authorization
-// caches), DELETE and CONNECT (answered without decoding), unknown kinds, and
-// MeshTrafficPermissions when the preview has no version.
+// Only UPDATEs are cached: the API server gives every new object a fresh uid and
+// creation timestamp before validating admission, so a CREATE never comes twice and
+// caching it would only churn the cache; an UPDATE that changes nothing (GitOps
+// reconciles, re-applies) comes again byte for byte. Not cached either: Linkerd
+// kinds (their verdicts read the Server and authorization caches) and unknown
+// kinds; nor MeshTrafficPermissions when the preview has no version.
 func (e *Engine) verdictKey(ctx context.Context, req admission.Request) (key resultKey, stored [32]byte, ok bool) {
-	if e.DisableVerdictCache || (req.Operation != admissionv1.Create && req.Operation != admissionv1.Update) {
+	if e.DisableVerdictCache || req.Operation != admissionv1.Update {
 		return key, stored, false
 	}
 	kind := e.Registry.Lookup(schema.GroupVersionKind(req.Kind))
@@ -119,9 +122,7 @@ func (e *Engine) verdictKey(ctx context.Context, req admission.Request) (key res
 	h.str(string(req.Operation))
 	h.str(boolString(e.privileged(req)))
 	h.bytes(req.Object.Raw)
-	if req.Operation == admissionv1.Update {
-		h.bytes(req.OldObject.Raw)
-	}
+	h.bytes(req.OldObject.Raw)
 	h.bytes(stored[:])
 	h.h.Sum(key[:0])
 	return key, stored, true

@@ -136,8 +136,14 @@ func TestVerdictCacheMatchesUncached(t *testing.T) {
 	if len(plain.denials) == 0 || len(plain.findings) == 0 {
 		t.Fatal("the examples produced no denials or findings; the comparison proves nothing")
 	}
-	if n, _ := cached.eng.verdicts().len(); n < len(reqs)/2 {
-		t.Errorf("%d cached verdicts for %d requests", n, len(reqs))
+	keys := map[resultKey]bool{}
+	for _, req := range reqs {
+		if k, _, ok := cached.eng.verdictKey(context.Background(), req); ok {
+			keys[k] = true
+		}
+	}
+	if n, _ := cached.eng.verdicts().len(); n != len(keys) || n < len(reqs)/4 {
+		t.Errorf("%d cached verdicts for %d requests, %d of them cacheable and distinct", n, len(reqs), len(keys))
 	}
 }
 
@@ -165,7 +171,7 @@ func TestVerdictCacheFollowsStoredPolicies(t *testing.T) {
 	cached, plain := newObserved(list, true), newObserved(list, false)
 	in := storedMTP("incoming", "", "Allow")
 	in.SetNamespace("kuma-system")
-	req := admissionRequest(t, "1", admissionv1.Create, in, nil, "alice")
+	req := admissionRequest(t, "1", admissionv1.Update, in, in, "alice")
 	var previous string
 	for step, change := range []func(){
 		func() {},
@@ -194,14 +200,17 @@ func TestVerdictCacheFollowsStoredPolicies(t *testing.T) {
 }
 
 // TestVerdictKey checks what the key depends on: the request's object, old object,
-// operation, namespace, kind and the privileged flag, but not its uid, the user's
-// name (apart from privilege) or dry-run.
+// namespace, kind and the privileged flag, but not its uid, the user's name (apart
+// from privilege) or dry-run; and that only UPDATEs of Kuma kinds are cached.
 func TestVerdictKey(t *testing.T) {
 	eng := newObserved(func(context.Context) ([]unstructured.Unstructured, bool) { return nil, true }, true).eng
 	obj := mustObj(t, "apiVersion: kuma.io/v1alpha1\nkind: MeshTimeout\nmetadata: {name: t, namespace: ns, labels: {kuma.io/mesh: default}}\nspec: {targetRef: {kind: Mesh}}\n")
 	other := obj.DeepCopy()
 	other.SetName("t2")
-	base := admissionRequest(t, "a", admissionv1.Create, obj, nil, "alice")
+	update := func(uid string, obj, old *unstructured.Unstructured, user string) admission.Request {
+		return admissionRequest(t, uid, admissionv1.Update, obj, old, user)
+	}
+	base := update("a", obj, obj, "alice")
 	key := func(r admission.Request) resultKey {
 		t.Helper()
 		k, _, ok := eng.verdictKey(context.Background(), r)
@@ -215,7 +224,7 @@ func TestVerdictKey(t *testing.T) {
 	r := base
 	r.UID = "b"
 	same["uid"] = r
-	same["user"] = admissionRequest(t, "a", admissionv1.Create, obj, nil, "bob")
+	same["user"] = update("a", obj, obj, "bob")
 	r = base
 	dry := true
 	r.DryRun = &dry
@@ -226,10 +235,10 @@ func TestVerdictKey(t *testing.T) {
 		}
 	}
 	differ := map[string]admission.Request{
-		"object":     admissionRequest(t, "a", admissionv1.Create, other, nil, "alice"),
-		"privileged": admissionRequest(t, "a", admissionv1.Create, obj, nil, syncUser),
-		"operation":  admissionRequest(t, "a", admissionv1.Update, obj, nil, "alice"),
-		"old object": admissionRequest(t, "a", admissionv1.Update, obj, other, "alice"),
+		"object":     update("a", other, obj, "alice"),
+		"privileged": update("a", obj, obj, syncUser),
+		"old object": update("a", obj, other, "alice"),
+		"no old":     update("a", obj, nil, "alice"),
 	}
 	r = base
 	r.Namespace = "elsewhere"
@@ -246,17 +255,20 @@ func TestVerdictKey(t *testing.T) {
 		seen[k] = name
 	}
 	for name, r := range map[string]admission.Request{
+		// The API server gives every new object a fresh uid and creation time before
+		// validating admission: a CREATE never comes twice.
+		"create":  admissionRequest(t, "a", admissionv1.Create, obj, nil, "alice"),
 		"delete":  admissionRequest(t, "a", admissionv1.Delete, obj, nil, "alice"),
-		"linkerd": admissionRequest(t, "a", admissionv1.Create, mustObj(t, "apiVersion: policy.linkerd.io/v1beta3\nkind: Server\nmetadata: {name: s, namespace: ns}\nspec: {podSelector: {}, port: 80}\n"), nil, "alice"),
-		"unknown": admissionRequest(t, "a", admissionv1.Create, mustObj(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"), nil, "alice"),
+		"linkerd": update("a", mustObj(t, "apiVersion: policy.linkerd.io/v1beta3\nkind: Server\nmetadata: {name: s, namespace: ns}\nspec: {podSelector: {}, port: 80}\n"), nil, "alice"),
+		"unknown": update("a", mustObj(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"), nil, "alice"),
 	} {
 		if _, _, ok := eng.verdictKey(context.Background(), r); ok {
 			t.Errorf("%s request is cached", name)
 		}
 	}
 	eng.PreviewVersion = nil
-	mtp := admissionRequest(t, "a", admissionv1.Create, storedMTP("x", "", "Allow"), nil, "alice")
-	if _, _, ok := eng.verdictKey(context.Background(), mtp); ok {
+	mtp := storedMTP("x", "", "Allow")
+	if _, _, ok := eng.verdictKey(context.Background(), update("a", mtp, mtp, "alice")); ok {
 		t.Error("a MeshTrafficPermission is cached without a preview version")
 	}
 }
@@ -324,7 +336,7 @@ func TestVerdictCacheGeneration(t *testing.T) {
 	o.eng.Preview, o.eng.PreviewVersion = pv.Answer, pv.StoredVersion
 	plain := newObserved(list, false)
 	in := storedMTP("incoming", "", "Allow")
-	req := admissionRequest(t, "1", admissionv1.Create, in, nil, "alice")
+	req := admissionRequest(t, "1", admissionv1.Update, in, in, "alice")
 	first := o.eng.Validate(context.Background(), req)
 
 	mu.Lock()
