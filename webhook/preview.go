@@ -159,9 +159,17 @@ func (p *preview) compute(obj *unstructured.Unstructured, stored []unstructured.
 			}
 		}
 	}
+	full, err := compile.MarshalJSONCompact(mine)
+	if err != nil {
+		full = nil
+	}
+	ann, bounded := boundAnnotation(mine, full)
 	var lines []string
 	if !listed {
 		lines = append(lines, "rbac-preview: stored MeshTrafficPermissions unavailable; showing this policy alone")
+	}
+	if bounded != "" {
+		lines = append(lines, bounded)
 	}
 	for _, pv := range mine {
 		lines = append(lines, compile.Summary(pv)...)
@@ -170,11 +178,7 @@ func (p *preview) compute(obj *unstructured.Unstructured, stored []unstructured.
 		more := len(lines) - maxPreviewLines + 1
 		lines = append(lines[:maxPreviewLines-1], fmt.Sprintf("rbac-preview: %d more lines in the rbac-preview audit annotation", more))
 	}
-	ann, err := compile.MarshalJSONCompact(mine)
-	if err != nil {
-		return lines, ""
-	}
-	return lines, string(ann)
+	return lines, ann
 }
 
 func boolByte(b bool) byte {
