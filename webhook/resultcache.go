@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"crypto/sha256"
 	"encoding/binary"
+	"hash"
 	"math"
 	"slices"
 	"sync"
@@ -142,6 +143,8 @@ func (c *lruCache[V]) len() (entries, bytes int) {
 // values are. The encoding is collected in a buffer and hashed once.
 type keyHasher struct {
 	buf []byte
+	// h takes what bytes writes directly, and then the rest of buf; nil until then.
+	h hash.Hash
 }
 
 func newKeyHasher() *keyHasher { return &keyHasher{buf: make([]byte, 0, 1024)} }
@@ -168,6 +171,18 @@ func (k *keyHasher) uvarint(n uint64) { k.buf = binary.AppendUvarint(k.buf, n) }
 func (k *keyHasher) str(s string) {
 	k.uvarint(uint64(len(s)))
 	k.buf = append(k.buf, s...)
+}
+
+// bytes encodes b length-prefixed, writing it straight into the hash rather than
+// copying it into buf (request objects are kilobytes).
+func (k *keyHasher) bytes(b []byte) {
+	k.uvarint(uint64(len(b)))
+	if k.h == nil {
+		k.h = sha256.New()
+	}
+	k.h.Write(k.buf)
+	k.buf = k.buf[:0]
+	k.h.Write(b)
 }
 
 // value encodes v; ok=false for a type an unstructured object does not hold, whose
@@ -239,4 +254,12 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-func (k *keyHasher) sum() resultKey { return sha256.Sum256(k.buf) }
+func (k *keyHasher) sum() resultKey {
+	if k.h == nil {
+		return sha256.Sum256(k.buf)
+	}
+	var r resultKey
+	k.h.Write(k.buf)
+	k.h.Sum(r[:0])
+	return r
+}

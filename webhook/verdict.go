@@ -2,9 +2,6 @@ package webhook
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/binary"
-	"hash"
 	"maps"
 	"slices"
 
@@ -111,45 +108,16 @@ func (e *Engine) verdictKey(ctx context.Context, req admission.Request) (key res
 			return key, stored, false
 		}
 	}
-	h := keyWriter{h: sha256.New()}
-	h.str("meshguard-verdict-v1")
-	h.str(req.Kind.Group)
-	h.str(req.Kind.Version)
-	h.str(req.Kind.Kind)
-	h.str(req.Namespace)
-	h.str(req.Name)
-	h.str(req.SubResource)
-	h.str(string(req.Operation))
-	h.str(boolString(e.privileged(req)))
-	h.bytes(req.Object.Raw)
-	h.bytes(req.OldObject.Raw)
-	h.bytes(stored[:])
-	h.h.Sum(key[:0])
-	return key, stored, true
-}
-
-// keyWriter writes length-prefixed fields into a hash, so that no two different
-// field sequences write the same bytes.
-type keyWriter struct {
-	h   hash.Hash
-	len [binary.MaxVarintLen64]byte
-}
-
-func (w *keyWriter) bytes(b []byte) {
-	w.h.Write(binary.AppendUvarint(w.len[:0], uint64(len(b))))
-	w.h.Write(b)
-}
-
-func (w *keyWriter) str(s string) {
-	w.h.Write(binary.AppendUvarint(w.len[:0], uint64(len(s))))
-	w.h.Write([]byte(s))
-}
-
-func boolString(b bool) string {
-	if b {
-		return "true"
+	k := newKeyHasher()
+	for _, f := range []string{"meshguard-verdict-v1", req.Kind.Group, req.Kind.Version, req.Kind.Kind,
+		req.Namespace, req.Name, req.SubResource, string(req.Operation)} {
+		k.str(f)
 	}
-	return "false"
+	k.value(e.privileged(req))
+	k.bytes(req.Object.Raw)
+	k.bytes(req.OldObject.Raw)
+	k.bytes(stored[:])
+	return k.sum(), stored, true
 }
 
 // cacheVerdict stores v under key unless the stored policies changed while v was
