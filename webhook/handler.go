@@ -25,6 +25,7 @@ import (
 
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/defaults"
+	"github.com/meshguard/meshguard/internal/fastjson"
 	"github.com/meshguard/meshguard/validate"
 )
 
@@ -131,8 +132,8 @@ func toUnstructured(raw []byte) (*unstructured.Unstructured, error) {
 	if len(raw) == 0 {
 		return nil, fmt.Errorf("empty object")
 	}
-	m := map[string]any{}
-	if err := json.Unmarshal(raw, &m); err != nil {
+	m, err := fastjson.DecodeObject(raw)
+	if err != nil {
 		return nil, err
 	}
 	if m == nil {
