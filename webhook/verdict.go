@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"bytes"
 	"context"
 	"maps"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/internal/fastjson"
 	"github.com/meshguard/meshguard/validate"
 )
 
@@ -78,22 +80,31 @@ func (e *Engine) verdicts() *lruCache[verdict] {
 	return e.verdictCache
 }
 
+// serverSet are the metadata fields the API server sets on writes and no rule
+// reads: a fresh uid and creationTimestamp for every object it is about to create,
+// generation and resourceVersion, and managedFields stamped with the time of each
+// write. The verdict key leaves their values out (see verdictKey).
+var serverSet = []string{"uid", "creationTimestamp", "generation", "resourceVersion", "managedFields"}
+
 // verdictKey identifies a validating request's verdict, or ok=false when the
 // request is not cached. The verdict of a Kuma kind is a function of the request's
-// kind, namespace, name, operation, object and old object bytes, of whether the user
-// is privileged, of the engine's fixed registry and settings, and — for a
+// kind, namespace, name, operation, object and old object, of whether the user is
+// privileged, of the engine's fixed registry and settings, and — for a
 // MeshTrafficPermission, through the RBAC preview — of the stored policies, whose
-// version (Engine.PreviewVersion) is part of the key. Keying on the raw bytes costs
-// a SHA-256 of the request's objects, far less than decoding them.
+// version (Engine.PreviewVersion) is part of the key. Keying on the bytes costs a
+// SHA-256 of the request's objects, far less than decoding them.
 //
-// Only UPDATEs are cached: the API server gives every new object a fresh uid and
-// creation timestamp before validating admission, so a CREATE never comes twice and
-// caching it would only churn the cache; an UPDATE that changes nothing (GitOps
-// reconciles, re-applies) comes again byte for byte. Not cached either: Linkerd
-// kinds (their verdicts read the Server and authorization caches) and unknown
-// kinds; nor MeshTrafficPermissions when the preview has no version.
+// The objects enter the key without the values of their serverSet metadata fields
+// (fastjson.SplitOut), which is what lets CREATEs hit: every CREATE carries a new
+// uid and timestamps, but a dry run and then the create, or a server-side diff
+// (Argo CD dry-runs each manifest on every refresh) repeats everything else. An
+// UPDATE that changes nothing (GitOps reconciles, re-applies) comes again as it
+// was. Documents SplitOut refuses (not a valid JSON object) are not cached. Not
+// cached either: Linkerd kinds (their verdicts read the Server and authorization
+// caches) and unknown kinds; nor MeshTrafficPermissions when the preview has no
+// version.
 func (e *Engine) verdictKey(ctx context.Context, req admission.Request) (key resultKey, stored [32]byte, ok bool) {
-	if e.DisableVerdictCache || req.Operation != admissionv1.Update {
+	if e.DisableVerdictCache || (req.Operation != admissionv1.Update && req.Operation != admissionv1.Create) {
 		return key, stored, false
 	}
 	kind := e.Registry.Lookup(schema.GroupVersionKind(req.Kind))
@@ -109,13 +120,29 @@ func (e *Engine) verdictKey(ctx context.Context, req admission.Request) (key res
 		}
 	}
 	k := newKeyHasher()
-	for _, f := range []string{"meshguard-verdict-v1", req.Kind.Group, req.Kind.Version, req.Kind.Kind,
+	for _, f := range []string{"meshguard-verdict-v2", req.Kind.Group, req.Kind.Version, req.Kind.Kind,
 		req.Namespace, req.Name, req.SubResource, string(req.Operation)} {
 		k.str(f)
 	}
 	k.value(e.privileged(req))
-	k.bytes(req.Object.Raw)
-	k.bytes(req.OldObject.Raw)
+	for i, raw := range [][]byte{req.Object.Raw, req.OldObject.Raw} {
+		switch {
+		case len(raw) == 0:
+			k.tag(tagNil)
+			continue
+		case i == 1 && bytes.Equal(raw, req.Object.Raw):
+			// An UPDATE that changes nothing: the old object is the object, byte
+			// for byte, and is not walked and hashed again.
+			k.tag(tagTrue)
+			continue
+		}
+		k.tag(tagMap)
+		pieces := 0
+		if !fastjson.SplitOut(raw, "metadata", serverSet, func(b []byte) { k.bytes(b); pieces++ }) {
+			return key, stored, false
+		}
+		k.uvarint(uint64(pieces))
+	}
 	k.bytes(stored[:])
 	return k.sum(), stored, true
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
@@ -147,6 +148,66 @@ func TestVerdictCacheMatchesUncached(t *testing.T) {
 	}
 }
 
+// stamp gives raw's object the metadata the API server sets on a write, with
+// values of its own (n picks them), as two CREATEs of one manifest differ.
+func stamp(t *testing.T, raw []byte, n int) []byte {
+	t.Helper()
+	if len(raw) == 0 {
+		return raw
+	}
+	obj := &unstructured.Unstructured{}
+	if err := obj.UnmarshalJSON(raw); err != nil {
+		t.Fatal(err)
+	}
+	at := metav1.NewTime(time.Date(2026, 1, 1+n, 0, 0, n, 0, time.UTC))
+	obj.SetUID(types.UID(fmt.Sprintf("6f1c2a4e-0000-4000-8000-%012d", n)))
+	obj.SetCreationTimestamp(at)
+	obj.SetGeneration(int64(n + 1))
+	obj.SetResourceVersion(fmt.Sprint(1000 + n))
+	obj.SetManagedFields([]metav1.ManagedFieldsEntry{{Manager: fmt.Sprint("m", n), Operation: metav1.ManagedFieldsOperationApply,
+		APIVersion: obj.GetAPIVersion(), Time: &at, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{}}`)}}})
+	return mustJSON(t, obj.Object)
+}
+
+// TestServerSetMetadataDoesNotChangeVerdicts is what lets the verdict key leave
+// out the metadata the API server sets (serverSet): for every example, requests
+// differing only there get the same answer from an engine without the cache, and
+// an engine with it answers the second one from the cache.
+func TestServerSetMetadataDoesNotChangeVerdicts(t *testing.T) {
+	stored := []unstructured.Unstructured{*storedMTP("mesh-deny", "1", "Deny")}
+	list := func(context.Context) ([]unstructured.Unstructured, bool) { return stored, true }
+	cached, plain := newObserved(list, true), newObserved(list, false)
+	var hits, misses int
+	cached.eng.RecordCache = func(hit bool) {
+		if hit {
+			hits++
+		} else {
+			misses++
+		}
+	}
+	for _, req := range exampleRequests(t) {
+		a, b := req, req
+		a.Object.Raw, a.OldObject.Raw = stamp(t, req.Object.Raw, 1), stamp(t, req.OldObject.Raw, 2)
+		b.Object.Raw, b.OldObject.Raw = stamp(t, req.Object.Raw, 3), stamp(t, req.OldObject.Raw, 4)
+		b.UID = "other"
+		want := plain.eng.Validate(context.Background(), a)
+		want.UID = ""
+		for _, r := range []admission.Request{b, a, b} {
+			for name, eng := range map[string]*Engine{"uncached": plain.eng, "cached": cached.eng} {
+				got := eng.Validate(context.Background(), r)
+				got.UID = ""
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Fatalf("%s %s %s/%s, %s engine: the answer depends on server-set metadata (-first +other):\n%s",
+						req.Operation, req.Kind.Kind, req.Namespace, req.Name, name, diff)
+				}
+			}
+		}
+	}
+	if hits == 0 || hits < 2*misses {
+		t.Errorf("%d verdict cache hits and %d misses; requests differing only in server-set metadata should hit", hits, misses)
+	}
+}
+
 func storedMTP(name, rv, action string) *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "kuma.io/v1alpha1", "kind": "MeshTrafficPermission",
@@ -200,8 +261,9 @@ func TestVerdictCacheFollowsStoredPolicies(t *testing.T) {
 }
 
 // TestVerdictKey checks what the key depends on: the request's object, old object,
-// namespace, kind and the privileged flag, but not its uid, the user's name (apart
-// from privilege) or dry-run; and that only UPDATEs of Kuma kinds are cached.
+// namespace, kind, operation and the privileged flag, but not its uid, the user's
+// name (apart from privilege), dry-run or the metadata the API server sets on each
+// write; and that only CREATEs and UPDATEs of Kuma kinds are cached.
 func TestVerdictKey(t *testing.T) {
 	eng := newObserved(func(context.Context) ([]unstructured.Unstructured, bool) { return nil, true }, true).eng
 	obj := mustObj(t, "apiVersion: kuma.io/v1alpha1\nkind: MeshTimeout\nmetadata: {name: t, namespace: ns, labels: {kuma.io/mesh: default}}\nspec: {targetRef: {kind: Mesh}}\n")
@@ -229,11 +291,42 @@ func TestVerdictKey(t *testing.T) {
 	dry := true
 	r.DryRun = &dry
 	same["dry run"] = r
+	// Objects the API server sends carry the fields it sets; only their values
+	// differ from write to write.
+	stamp := func(u *unstructured.Unstructured, n int) *unstructured.Unstructured {
+		u = u.DeepCopy()
+		at := metav1.NewTime(time.Date(2026, 1, n, 0, 0, 0, 0, time.UTC))
+		u.SetUID(types.UID(fmt.Sprint("6f1c2a4e-aaaa-4000-8000-", n)))
+		u.SetResourceVersion(fmt.Sprint(1000 + n))
+		u.SetGeneration(int64(n))
+		u.SetCreationTimestamp(at)
+		u.SetManagedFields([]metav1.ManagedFieldsEntry{{Manager: "kubectl", Operation: "Apply", Time: &at}})
+		return u
+	}
 	for name, r := range same {
 		if key(r) != want {
 			t.Errorf("%s changed the key", name)
 		}
 	}
+	written := key(update("a", stamp(obj, 1), stamp(obj, 2), "alice"))
+	for name, r := range map[string]admission.Request{
+		"object":     update("a", stamp(obj, 3), stamp(obj, 2), "alice"),
+		"old object": update("a", stamp(obj, 1), stamp(obj, 4), "alice"),
+		"both":       update("a", stamp(obj, 5), stamp(obj, 6), "alice"),
+	} {
+		if key(r) != written {
+			t.Errorf("server-set metadata of the %s changed the key", name)
+		}
+	}
+	create := admissionRequest(t, "a", admissionv1.Create, stamp(obj, 1), nil, "alice")
+	created := key(create)
+	if key(admissionRequest(t, "b", admissionv1.Create, stamp(obj, 2), nil, "bob")) != created {
+		t.Error("two CREATEs of one manifest, with a fresh uid and timestamps each, have different keys")
+	}
+	labelled := obj.DeepCopy()
+	labelled.SetLabels(map[string]string{"kuma.io/mesh": "other"})
+	annotated := obj.DeepCopy()
+	annotated.SetAnnotations(map[string]string{"a": "b"})
 	differ := map[string]admission.Request{
 		"object":     update("a", other, obj, "alice"),
 		"privileged": update("a", obj, obj, syncUser),
@@ -246,7 +339,10 @@ func TestVerdictKey(t *testing.T) {
 	r = base
 	r.Kind.Kind = "MeshRetry"
 	differ["kind"] = r
-	seen := map[resultKey]string{want: "base"}
+	differ["labels"] = update("a", labelled, obj, "alice")
+	differ["annotations"] = update("a", annotated, obj, "alice")
+	differ["create of another object"] = admissionRequest(t, "a", admissionv1.Create, other, nil, "alice")
+	seen := map[resultKey]string{want: "base", created: "create"}
 	for name, r := range differ {
 		k := key(r)
 		if prev, dup := seen[k]; dup {
@@ -255,10 +351,12 @@ func TestVerdictKey(t *testing.T) {
 		seen[k] = name
 	}
 	for name, r := range map[string]admission.Request{
-		// The API server gives every new object a fresh uid and creation time before
-		// validating admission: a CREATE never comes twice.
-		"create":  admissionRequest(t, "a", admissionv1.Create, obj, nil, "alice"),
-		"delete":  admissionRequest(t, "a", admissionv1.Delete, obj, nil, "alice"),
+		"delete": admissionRequest(t, "a", admissionv1.Delete, obj, nil, "alice"),
+		"not JSON": func() admission.Request {
+			r := create
+			r.Object.Raw = []byte(`{"metadata":{"uid":tru}}`)
+			return r
+		}(),
 		"linkerd": update("a", mustObj(t, "apiVersion: policy.linkerd.io/v1beta3\nkind: Server\nmetadata: {name: s, namespace: ns}\nspec: {podSelector: {}, port: 80}\n"), nil, "alice"),
 		"unknown": update("a", mustObj(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"), nil, "alice"),
 	} {
