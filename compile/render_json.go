@@ -5,9 +5,11 @@ import (
 	"slices"
 	"unicode/utf8"
 
-	"github.com/meshguard/meshguard/api"
+	netrbac "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/rbac/v3"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/meshguard/meshguard/api"
 )
 
 // previewEncoder writes the preview document {"previews":[...]} by hand. The
@@ -242,6 +244,12 @@ func (e *previewEncoder) appendProto(m proto.Message) error {
 	if m == nil {
 		e.b = append(e.b, "null"...)
 		return nil
+	}
+	if rbac, ok := m.(*netrbac.RBAC); ok && rbac != nil {
+		if b, ok := appendNetRBAC(e.b, rbac); ok {
+			e.b = b
+			return nil
+		}
 	}
 	start := len(e.b)
 	b, err := protojson.MarshalOptions{}.MarshalAppend(e.b, m)
