@@ -1,8 +1,8 @@
 package fastjson
 
 import (
-	"encoding/json"
 	"bytes"
+	"encoding/json"
 	"reflect"
 	"testing"
 )
