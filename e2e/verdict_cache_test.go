@@ -12,7 +12,9 @@ import (
 	"time"
 )
 
-// TestVerdictCacheFollowsStoredWrites re-applies an unchanged MeshTrafficPermission
+// TestVerdictCacheFollowsStoredWrites creates a MeshTrafficPermission after two
+// server dry runs of the same manifest (the second and the create are cache hits:
+// they differ only in what the API server sets), then re-applies it unchanged
 // with server-side apply: an UPDATE that changes nothing, which the API server
 // still sends to the webhook, byte for byte the same, so meshguard's verdict cache
 // answers it. The RBAC preview in that answer merges the stored policies, so when
@@ -66,8 +68,22 @@ spec:
 		}
 		return stderr
 	}
-	apply() // creates it
+	// A dry run, another and the create: the API server gives each its own uid,
+	// creation time and managedFields, which the verdict key leaves out, so the
+	// second dry run and the create are answered from the cache.
 	hits := cacheLookups(t, st.Meshguard.MetricsPort, "hit")
+	for range 2 {
+		if _, _, err := kubectl(t, x, "create", "--dry-run=server", "-f", "-"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	apply() // creates it
+	if got := cacheLookups(t, st.Meshguard.MetricsPort, "hit") - hits; got < 2 {
+		t.Fatalf("two dry-run creates and the create got %d verdict cache hits, want 2", got)
+	} else {
+		t.Logf("a dry-run create, another and the create: %d verdict cache hits", got)
+	}
+	hits = cacheLookups(t, st.Meshguard.MetricsPort, "hit")
 	for range 3 {
 		if w := apply(); !strings.Contains(w, "kuma-system/e2e-cache-x") || strings.Contains(w, "e2e-cache-y") {
 			t.Fatalf("re-apply before y exists: warnings do not preview x alone:\n%s", w)
