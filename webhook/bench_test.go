@@ -62,7 +62,7 @@ func BenchmarkValidateMTPUnchanged(b *testing.B) {
 
 // BenchmarkValidateMTPKnownSpec is a CREATE of the same policy with a fresh uid in
 // every request, as the API server assigns one to every new object (a dry run and
-// then the create): decoded and validated, the preview from its result cache.
+// then the create): answered by the verdict cache, whose key leaves the uid out.
 func BenchmarkValidateMTPKnownSpec(b *testing.B) {
 	r, err := loadtest.NewReview()
 	if err != nil {

@@ -10,7 +10,8 @@
 //     as GitOps reconciles and re-run applies send; the verdict cache answers;
 //   - a CREATE of a known spec: the same policy with a fresh uid each time (the API
 //     server gives every new object one), as a dry run followed by the create
-//     sends; the verdict cache misses, the preview's result cache answers;
+//     sends; the verdict cache answers (its key leaves out the uid, creation time
+//     and managedFields the API server sets);
 //   - a CREATE of a new policy per request, from a pool encoded beforehand (-unique
 //     of them, round-robin; more than the caches hold): nothing is cached.
 //
@@ -46,7 +47,7 @@ const (
 	noopCreate  = "no-op webhook (CREATE)"
 	noopUpdate  = "no-op webhook (unchanged UPDATE)"
 	mgUnchanged = "meshguard /validate: unchanged object re-applied (UPDATE; verdict cache hits)"
-	mgKnownSpec = "meshguard /validate: CREATE of a known spec (fresh uid; preview cache hits)"
+	mgKnownSpec = "meshguard /validate: CREATE of a known spec (fresh uid; verdict cache hits)"
 	mgUnique    = "meshguard /validate: CREATE of a new policy per request (nothing cached)"
 )
 

@@ -152,7 +152,8 @@ type Review struct {
 // NewReview encodes the AdmissionReview of a CREATE of IncomingPolicy by a user of
 // the backend team, as the API server sends it to a validating webhook: the object's
 // uid is the request's, so no two requests carry the same bytes (a dry run followed
-// by the real create, or the same manifest applied in two clusters, differ just so).
+// by the real create differ so, and in their creation time and managedFields,
+// which meshguard's verdict key leaves out like the uid).
 func NewReview() (*Review, error) {
 	obj := IncomingPolicy()
 	obj["metadata"].(map[string]any)["uid"] = uidPlaceholder
