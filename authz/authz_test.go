@@ -151,6 +151,13 @@ spec:
 			want: []string{"anyone, meshed or not from any network on HTTPRoute shop/probes only | AuthorizationPolicy shop/probe-ap",
 				"no one | Server accessPolicy default deny"},
 			note: "probe paths need a route"},
+		{name: "a route without a policy still closes the probe paths", ref: "shop/web-http",
+			extra: `apiVersion: gateway.networking.k8s.io/v1
+kind: GRPCRoute
+metadata: {name: rpc, namespace: shop}
+spec: {parentRefs: [{group: policy.linkerd.io, kind: Server, name: web-http}]}`,
+			want: []string{"no one | Server accessPolicy default deny"},
+			note: "probe paths need a route"},
 		{name: "route not in the set", ref: "shop/HTTPRoute/elsewhere",
 			extra: `apiVersion: policy.linkerd.io/v1alpha1
 kind: AuthorizationPolicy

@@ -150,7 +150,18 @@ func Build(objs []unstructured.Unstructured, o Options) []Preview {
 			byServer[s] = append(byServer[s], g)
 		}
 	}
+	// Linkerd authorizes kubelet probes on a Server only while no HTTPRoute or
+	// GRPCRoute has it as a parent, whether or not a policy targets the route.
 	routed := map[*server]bool{}
+	for _, parents := range ix.routes {
+		for _, p := range parents {
+			for _, s := range ix.servers {
+				if s.ns == p.ns && s.name == p.name {
+					routed[s] = true
+				}
+			}
+		}
+	}
 	for _, p := range ix.policies {
 		var spec api.AuthorizationPolicySpec
 		decodeSpec(p, &spec)
@@ -281,9 +292,9 @@ func serverPreview(s *server, gs []grant, routed bool, cluster []string) Preview
 		p.Notes = append(p.Notes, notes...)
 	}
 	if routed {
-		p.Notes = append(p.Notes, "kubelet: HTTPRoutes target this Server, so probe paths need a route and an authorization of their own")
+		p.Notes = append(p.Notes, "kubelet: a route has this Server as parent, so probe paths need a route and an authorization of their own")
 	} else {
-		p.Notes = append(p.Notes, "kubelet: HTTP probe paths stay open to unauthenticated clients while no HTTPRoute targets this Server")
+		p.Notes = append(p.Notes, "kubelet: HTTP probe paths stay open to unauthenticated clients while no HTTPRoute or GRPCRoute has this Server as parent")
 	}
 	return p
 }
