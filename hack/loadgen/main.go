@@ -20,7 +20,7 @@
 // a markdown table, or JSON with -json. Every phase is bounded in count and time;
 // the servers stop with the command.
 //
-//	go run ./hack/loadgen [-concurrency 8] [-duration 5s] [-rate 1000] [-unique 16384] [-json] [-cpuprofile f]
+//	go run ./hack/loadgen [-concurrency 8] [-duration 5s] [-rate 1000] [-unique 16384] [-jitter 3s] [-json] [-cpuprofile f]
 package main
 
 import (
@@ -58,6 +58,7 @@ type flags struct {
 	rate                                              float64
 	jsonOut                                           bool
 	cpuprofile                                        string
+	jitter                                            time.Duration
 }
 
 func main() {
@@ -72,6 +73,7 @@ func main() {
 	flag.IntVar(&f.decodeEvery, "decode-every", 64, "decode every n-th answer (and the first, and any failing the quick uid/allowed byte check) in full as an AdmissionReview; 1 decodes all")
 	flag.DurationVar(&f.timeout, "timeout", 5*time.Second, "per-request timeout")
 	flag.BoolVar(&f.jsonOut, "json", false, "print the report as JSON instead of markdown")
+	flag.DurationVar(&f.jitter, "jitter", 3*time.Second, "before the phases, measure for this long how late the machine wakes a goroutine sleeping 1 ms (the floor under every p99; 0 skips it)")
 	flag.StringVar(&f.cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run (servers and load) to this file")
 	flag.Parse()
 	if err := run(f); err != nil {
@@ -86,7 +88,7 @@ func run(f flags) error {
 	}
 	ctrl.SetLogger(logr.Discard())
 	// The whole run is bounded: two phases per target plus warm-up and slack.
-	ctx, cancel := context.WithTimeout(context.Background(), 6*f.duration+6*f.timeout+time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 6*f.duration+6*f.timeout+f.jitter+time.Minute)
 	defer cancel()
 
 	dir, err := os.MkdirTemp("", "meshguard-loadgen-")
@@ -155,6 +157,10 @@ func run(f flags) error {
 	rep := &loadtest.Report{
 		Command: "go run ./hack/loadgen " + strings.Join(os.Args[1:], " "),
 		Machine: machine(),
+	}
+	if f.jitter > 0 {
+		j := loadtest.MeasureJitter(f.jitter, time.Millisecond)
+		rep.Jitter = &j
 	}
 	// Interleaved so that a change in background load hits all targets alike.
 	// Each phase starts with as many warm connections as it has senders.

@@ -15,9 +15,11 @@ const (
 // Report is the outcome of a run: every phase against every target, and the
 // verdict on the targets for each meshguard target.
 type Report struct {
-	Command     string    `json:"command"`
-	Machine     string    `json:"machine"`
-	Results     []Result  `json:"results"`
+	Command string   `json:"command"`
+	Machine string   `json:"machine"`
+	Results []Result `json:"results"`
+	// Jitter is the machine's own wake-up delay, measured before the phases.
+	Jitter      *Jitter   `json:"jitter,omitempty"`
 	Verdicts    []Verdict `json:"verdicts"`
 	Notes       []string  `json:"notes,omitempty"`
 	ErrorsTotal int       `json:"errors"`
@@ -89,6 +91,10 @@ func (r *Report) Markdown(w io.Writer) {
 		fmt.Fprintf(w, "  - throughput / %s (closed loop): **%.2f** (target ≥ %.2f): %s\n", v.Baseline, v.Ratio, MinThroughputRatio, verdict(v.RatioMet))
 		fmt.Fprintf(w, "  - p99 at %.0f req/s (open loop): **%.2f ms** (target < %.0f ms, no errors): %s\n", v.OpenRate, v.OpenP99, MaxP99Millis, verdict(v.P99Met))
 	}
+	if j := r.Jitter; j != nil {
+		fmt.Fprintf(w, "- machine jitter (a goroutine sleeping %.0f ms, %d times, nothing else running): woke late by p50 %.2f ms, p99 %.2f ms, max %.2f ms; %d sleeps woke more than %.0f ms late%s\n",
+			j.Interval, j.Samples, j.P50, j.P99, j.Max, j.OverTarget, MaxP99Millis, jitterWords(j))
+	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "- %s\n", n)
 	}
@@ -101,6 +107,14 @@ func (r *Report) Markdown(w io.Writer) {
 		}
 		fmt.Fprintf(w, "- Errors: %d (%s)\n", r.ErrorsTotal, strings.Join(firsts, "; "))
 	}
+}
+
+// jitterWords says when the machine's own stalls decide the p99 verdicts.
+func jitterWords(j *Jitter) string {
+	if j.Samples > 0 && float64(j.OverTarget) > 0.01*float64(j.Samples) {
+		return " — more than 1%: on this machine the p99 target cannot be met by any webhook, the no-op included"
+	}
+	return ""
 }
 
 func verdict(ok bool) string {
