@@ -51,11 +51,13 @@ handlers are registered once certificates are ready, and /readyz reports it. Wit
 for cert-manager or other issuers. Outside a cluster add --sync-cert-dir so the generated
 Secret is written to --cert-dir, as kubelet would.
 
-Answers are cached by content: an UPDATE sent again byte for byte (one that changes
-nothing, as GitOps reconciles and re-applies send) gets the cached verdict while the
-stored MeshTrafficPermissions are unchanged, and a new object whose policy was seen
-before gets the cached RBAC preview. Metrics, logs and answers are the same either way
-(--disable-verdict-cache turns the first off). See docs/webhook.md.
+Answers are cached by content: a CREATE or UPDATE whose object was seen before, apart
+from what the API server stamps on every write (uid, creationTimestamp, generation,
+resourceVersion, managedFields), gets the cached verdict while the stored
+MeshTrafficPermissions are unchanged — a dry run and then the create, Argo CD's
+server-side diff, GitOps re-applies of unchanged manifests. An object whose policy was
+seen before gets the cached RBAC preview. Metrics, logs and answers are the same either
+way (--disable-verdict-cache turns the first off). See docs/webhook.md.
 
 Metrics (Prometheus) on --metrics-bind-address, /healthz and /readyz on
 --health-probe-bind-address. SIGTERM finishes in-flight requests before exiting.`,
@@ -125,7 +127,7 @@ Metrics (Prometheus) on --metrics-bind-address, /healthz and /readyz on
 	f.StringVar(&o.LinkerdServerConflicts, "linkerd-server-conflicts", webhook.ServerConflictsWarn,
 		"Linkerd Servers that can select the same pod and port (MG350, from the informer cache of Servers): warn or deny")
 	f.BoolVar(&o.Offline, "offline", false, "serve without an API server (implies --disable-cert-rotation): the certificate in --cert-dir, no informer caches, previews of the incoming policy alone; for trying the webhook with curl")
-	f.BoolVar(&o.DisableVerdictCache, "disable-verdict-cache", false, "answer every validating request afresh; by default an UPDATE sent again unchanged (no-op updates, re-applies) with the stored policies unchanged gets the cached answer")
+	f.BoolVar(&o.DisableVerdictCache, "disable-verdict-cache", false, "answer every validating request afresh; by default a CREATE or UPDATE of an object seen before (apart from the uid, timestamps and managedFields the API server sets) with the stored policies unchanged gets the cached answer")
 	f.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	f.StringVar(&o.logFormat, "log-format", "json", "log format: json or console")
 	return cmd
