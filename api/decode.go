@@ -32,13 +32,55 @@ type CheckResult struct {
 // exact (case-sensitive) key matching as Kubernetes does. It never panics on any input.
 func Check(t reflect.Type, v any, path *field.Path) CheckResult {
 	var r CheckResult
-	r.Clean = check(t, v, path, &r)
+	var steps [16]pathStep
+	r.Clean = check(t, v, &walkPath{root: path, steps: steps[:0]}, &r)
 	return r
+}
+
+// walkPath is the field path of the node check is at: the root and the steps
+// below it, pushed and popped as the walk descends. The walk visits every node of
+// a spec but only findings need a *field.Path; building one per node was the
+// largest share of its allocations.
+type walkPath struct {
+	root  *field.Path
+	steps []pathStep
+}
+
+type pathStep struct {
+	kind  byte // stepChild, stepIndex or stepKey
+	name  string
+	index int
+}
+
+const (
+	stepChild byte = iota
+	stepIndex
+	stepKey
+)
+
+func (w *walkPath) push(s pathStep) { w.steps = append(w.steps, s) }
+
+func (w *walkPath) pop() { w.steps = w.steps[:len(w.steps)-1] }
+
+// path builds the *field.Path of the current node.
+func (w *walkPath) path() *field.Path {
+	p := w.root
+	for _, s := range w.steps {
+		switch s.kind {
+		case stepIndex:
+			p = p.Index(s.index)
+		case stepKey:
+			p = p.Key(s.name)
+		default:
+			p = p.Child(s.name)
+		}
+	}
+	return p
 }
 
 var rawMessageType = reflect.TypeOf(json.RawMessage(nil))
 
-func check(t reflect.Type, v any, path *field.Path, r *CheckResult) any {
+func check(t reflect.Type, v any, path *walkPath, r *CheckResult) any {
 	if v == nil {
 		return nil
 	}
@@ -59,11 +101,14 @@ func check(t reflect.Type, v any, path *field.Path, r *CheckResult) any {
 		for _, k := range sortedKeys(m) {
 			ft, ok := fields[k]
 			if !ok {
-				r.Warnings = append(r.Warnings, field.NotSupported(path.Child(k), nil, knownNames(fields)).WithOrigin(CodeUnknownField))
+				r.Warnings = append(r.Warnings, field.NotSupported(path.path().Child(k), nil, knownNames(fields)).WithOrigin(CodeUnknownField))
 				r.Warnings[len(r.Warnings)-1].Detail = unknownDetail(k, fields)
 				continue
 			}
-			if c := check(ft, m[k], path.Child(k), r); c != nil {
+			path.push(pathStep{kind: stepChild, name: k})
+			c := check(ft, m[k], path, r)
+			path.pop()
+			if c != nil {
 				out[k] = c
 			}
 		}
@@ -76,7 +121,10 @@ func check(t reflect.Type, v any, path *field.Path, r *CheckResult) any {
 		}
 		out := make([]any, 0, len(l))
 		for i, e := range l {
-			if c := check(t.Elem(), e, path.Index(i), r); c != nil || e == nil {
+			path.push(pathStep{kind: stepIndex, index: i})
+			c := check(t.Elem(), e, path, r)
+			path.pop()
+			if c != nil || e == nil {
 				out = append(out, c)
 			}
 		}
@@ -89,7 +137,10 @@ func check(t reflect.Type, v any, path *field.Path, r *CheckResult) any {
 		}
 		out := make(map[string]any, len(m))
 		for _, k := range sortedKeys(m) {
-			if c := check(t.Elem(), m[k], path.Key(k), r); c != nil {
+			path.push(pathStep{kind: stepKey, name: k})
+			c := check(t.Elem(), m[k], path, r)
+			path.pop()
+			if c != nil {
 				out[k] = c
 			}
 		}
@@ -137,8 +188,8 @@ func isInteger(v any) bool {
 	return false
 }
 
-func wrongType(path *field.Path, v any, want string) *field.Error {
-	return field.TypeInvalid(path, shortValue(v), fmt.Sprintf("must be %s %s, not %s", article(want), want, TypeName(v))).WithOrigin(CodeWrongType)
+func wrongType(path *walkPath, v any, want string) *field.Error {
+	return field.TypeInvalid(path.path(), shortValue(v), fmt.Sprintf("must be %s %s, not %s", article(want), want, TypeName(v))).WithOrigin(CodeWrongType)
 }
 
 func article(s string) string {
