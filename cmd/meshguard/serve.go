@@ -26,6 +26,9 @@ type serveOptions struct {
 	logLevel    string
 	logFormat   string
 	previewForm string
+	// memoryLimitRatio is the share of the container's memory limit given to the
+	// Go runtime as its soft limit (0: leave the runtime's default).
+	memoryLimitRatio float64
 }
 
 func defaultNamespace() string {
@@ -85,6 +88,10 @@ Metrics (Prometheus) on --metrics-bind-address, /healthz and /readyz on
 			if err := o.Check(); err != nil {
 				return err
 			}
+			if o.memoryLimitRatio < 0 || o.memoryLimitRatio > 1 {
+				return usageErr("--memory-limit-ratio must be between 0 and 1 (got %g)", o.memoryLimitRatio)
+			}
+			applyMemoryLimit(log, cgroupRoot, o.memoryLimitRatio)
 			var cfg *rest.Config
 			if !o.Offline {
 				if cfg, err = restConfig(o.kubeconfig); err != nil {
@@ -128,6 +135,7 @@ Metrics (Prometheus) on --metrics-bind-address, /healthz and /readyz on
 		"Linkerd Servers that can select the same pod and port (MG350, from the informer cache of Servers): warn or deny")
 	f.BoolVar(&o.Offline, "offline", false, "serve without an API server (implies --disable-cert-rotation): the certificate in --cert-dir, no informer caches, previews of the incoming policy alone; for trying the webhook with curl")
 	f.BoolVar(&o.DisableVerdictCache, "disable-verdict-cache", false, "answer every validating request afresh; by default a CREATE or UPDATE of an object seen before (apart from the uid, timestamps and managedFields the API server sets) with the stored policies unchanged gets the cached answer")
+	f.Float64Var(&o.memoryLimitRatio, "memory-limit-ratio", 0.9, "set the Go runtime's soft memory limit to this share of the container's cgroup memory limit, so that the collector works harder near it rather than the pod being OOM-killed; 0 leaves the default, and GOMEMLIMIT overrides it")
 	f.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	f.StringVar(&o.logFormat, "log-format", "json", "log format: json or console")
 	return cmd

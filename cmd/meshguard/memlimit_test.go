@@ -1,0 +1,42 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestCgroupMemoryLimit(t *testing.T) {
+	for _, tc := range []struct {
+		name, file, content string
+		want                int64
+		ok                  bool
+	}{
+		{"v2 limit", "memory.max", "268435456\n", 268435456, true},
+		{"v2 unlimited", "memory.max", "max\n", 0, false},
+		{"v1 limit", "memory/memory.limit_in_bytes", "536870912\n", 536870912, true},
+		{"v1 unlimited", "memory/memory.limit_in_bytes", "9223372036854771712\n", 0, false},
+		{"garbage", "memory.max", "lots", 0, false},
+		{"none", "", "", 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			if tc.file != "" {
+				p := filepath.Join(root, tc.file)
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, []byte(tc.content), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, ok := cgroupMemoryLimit(root)
+			if got != tc.want || ok != tc.ok {
+				t.Errorf("cgroupMemoryLimit = %d, %v; want %d, %v", got, ok, tc.want, tc.ok)
+			}
+		})
+	}
+	if got := goMemoryLimit(256<<20, 0.9); got != 241591910 {
+		t.Errorf("goMemoryLimit(256Mi, 0.9) = %d", got)
+	}
+}
