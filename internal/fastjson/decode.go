@@ -193,20 +193,28 @@ func (d *decoder) object(depth int) (map[string]any, error) {
 			return nil, err
 		}
 		m[key] = v
-		d.space()
-		if d.pos >= len(d.data) {
-			return nil, d.syntax("unexpected end of JSON input")
-		}
-		switch d.data[d.pos] {
-		case ',':
-			d.pos++
-		case '}':
-			d.pos++
-			return m, nil
-		default:
-			return nil, d.unexpected("after object key:value pair")
+		if done, err := d.after('}', "after object key:value pair"); err != nil || done {
+			return m, err
 		}
 	}
+}
+
+// after moves past the comma or the closing bracket that follows a member or an
+// element; done reports the closing bracket.
+func (d *decoder) after(closing byte, context string) (done bool, err error) {
+	d.space()
+	if d.pos >= len(d.data) {
+		return false, d.syntax("unexpected end of JSON input")
+	}
+	switch d.data[d.pos] {
+	case ',':
+		d.pos++
+		return false, nil
+	case closing:
+		d.pos++
+		return true, nil
+	}
+	return false, d.unexpected(context)
 }
 
 func (d *decoder) array(depth int) ([]any, error) {
@@ -226,18 +234,8 @@ func (d *decoder) array(depth int) ([]any, error) {
 			return nil, err
 		}
 		out = append(out, v)
-		d.space()
-		if d.pos >= len(d.data) {
-			return nil, d.syntax("unexpected end of JSON input")
-		}
-		switch d.data[d.pos] {
-		case ',':
-			d.pos++
-		case ']':
-			d.pos++
-			return out, nil
-		default:
-			return nil, d.unexpected("after array element")
+		if done, err := d.after(']', "after array element"); err != nil || done {
+			return out, err
 		}
 	}
 }

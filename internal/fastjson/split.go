@@ -243,15 +243,8 @@ func (s *decoder) skipContainer(depth int) error {
 		if err := s.skip(depth + 1); err != nil {
 			return err
 		}
-		s.space()
-		switch {
-		case s.at(','):
-			s.pos++
-		case s.at(closing):
-			s.pos++
-			return nil
-		default:
-			return s.unexpected("after object key:value pair or array element")
+		if done, err := s.after(closing, "after object key:value pair or array element"); err != nil || done {
+			return err
 		}
 	}
 }
