@@ -136,12 +136,14 @@ func (e *Engine) verdictKey(ctx context.Context, req admission.Request) (key res
 			k.tag(tagTrue)
 			continue
 		}
-		k.tag(tagMap)
-		pieces := 0
-		if !fastjson.SplitOut(raw, "metadata", serverSet, func(b []byte) { k.bytes(b); pieces++ }) {
+		// The pieces as a list that says where it ends: each one tagged and
+		// length-prefixed, then a nil tag, so that no two sequences of pieces (and
+		// what follows them) encode alike.
+		k.tag(tagList)
+		if !fastjson.SplitOut(raw, "metadata", serverSet, func(b []byte) { k.tag(tagString); k.bytes(b) }) {
 			return key, stored, false
 		}
-		k.uvarint(uint64(pieces))
+		k.tag(tagNil)
 	}
 	k.bytes(stored[:])
 	return k.sum(), stored, true
