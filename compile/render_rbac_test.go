@@ -2,6 +2,7 @@ package compile
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	rbacv3 "github.com/envoyproxy/go-control-plane/envoy/config/rbac/v3"
@@ -9,6 +10,7 @@ import (
 	netrbac "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/rbac/v3"
 	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
 	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 )
 
@@ -199,5 +201,34 @@ func TestAppendNetRBACMatchesProtojson(t *testing.T) {
 	}
 	if written < 8000 || declined < 1000 {
 		t.Fatalf("%d written, %d declined: the generator no longer exercises both paths", written, declined)
+	}
+}
+
+// TestAppendNetRBACKnowsEveryField lists every field of the messages appendNetRBAC
+// writes or declines. A go-control-plane upgrade that adds one fails here, since
+// the writer would silently leave the new field out where protojson writes it.
+func TestAppendNetRBACKnowsEveryField(t *testing.T) {
+	for _, tc := range []struct {
+		msg    proto.Message
+		fields string
+	}{
+		{&netrbac.RBAC{}, "rules matcher shadowRules shadowMatcher shadowRulesStatPrefix statPrefix enforcementType delayDeny"},
+		{&rbacv3.RBAC{}, "action policies auditLoggingOptions"},
+		{&rbacv3.Policy{}, "permissions principals condition checkedCondition celConfig"},
+		{&rbacv3.Permission{}, "andRules orRules any header urlPath destinationIp destinationPort destinationPortRange metadata notRule requestedServerName matcher uriTemplate sourcedMetadata"},
+		{&rbacv3.Permission_Set{}, "rules"},
+		{&rbacv3.Principal{}, "andIds orIds any authenticated sourceIp directRemoteIp remoteIp header urlPath metadata filterState notId sourcedMetadata custom"},
+		{&rbacv3.Principal_Set{}, "ids"},
+		{&rbacv3.Principal_Authenticated{}, "principalName"},
+		{&matcherv3.StringMatcher{}, "exact prefix suffix safeRegex contains custom ignoreCase"},
+	} {
+		d := tc.msg.ProtoReflect().Descriptor()
+		var got []string
+		for i := range d.Fields().Len() {
+			got = append(got, d.Fields().Get(i).JSONName())
+		}
+		if strings.Join(got, " ") != tc.fields {
+			t.Errorf("%s has fields %q; appendNetRBAC was written for %q", d.FullName(), strings.Join(got, " "), tc.fields)
+		}
 	}
 }
