@@ -87,8 +87,9 @@ func run(f flags) error {
 		return fmt.Errorf("-concurrency, -workers, -rate, -duration, -max-requests and -unique must be positive")
 	}
 	ctrl.SetLogger(logr.Discard())
-	// The whole run is bounded: two phases per target plus warm-up and slack.
-	ctx, cancel := context.WithTimeout(context.Background(), 6*f.duration+6*f.timeout+f.jitter+time.Minute)
+	// The whole run is bounded: for each of the 5 targets a warm-up and two phases
+	// of at most -duration each (and -timeout for the last requests), plus slack.
+	ctx, cancel := context.WithTimeout(context.Background(), 16*f.duration+16*f.timeout+f.jitter+time.Minute)
 	defer cancel()
 
 	dir, err := os.MkdirTemp("", "meshguard-loadgen-")
