@@ -16,6 +16,10 @@ const (
 	FormExpanded Form = "expanded"
 	FormCompact  Form = "compact"
 	FormMatcher  Form = "matcher"
+	// FormSkipped is a preview whose group has more items than
+	// Options.MaxGroupItems: it names the group and its policies but holds no
+	// compiled RBAC.
+	FormSkipped Form = "skipped"
 )
 
 // Names of the generated RBAC policies and defaults, as seed 000 spells them.
@@ -36,6 +40,12 @@ type Options struct {
 	SystemNamespace string
 	// StatPrefix is the network filter's required stat_prefix.
 	StatPrefix string
+	// MaxGroupItems bounds the merged items of a group BuildPreviews compiles
+	// (0: no bound). The analysis and the compact form compare items pairwise, so
+	// a group of 20,000 items takes seconds to minutes: past the bound a preview
+	// is FormSkipped. The admission webhook sets it, since the API server waits
+	// only seconds for an answer; the CLI does not.
+	MaxGroupItems int
 }
 
 func (o Options) withDefaults() Options {

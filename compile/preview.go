@@ -61,6 +61,29 @@ func BuildPreviews(ps []Policy, opts Options) ([]Preview, error) {
 	return out, nil
 }
 
+// groupItems counts what a group would merge: its policies' `from` items and
+// their SPIFFE-matcher entries (spec.default and spec.rules).
+func groupItems(ps []Policy) int {
+	n := 0
+	count := func(m *api.MTPMatches) {
+		for _, l := range []*[]api.SpiffeMatch{m.Allow, m.AllowWithShadowDeny, m.Deny} {
+			if l != nil {
+				n += len(*l)
+			}
+		}
+	}
+	for _, p := range ps {
+		n += len(p.Spec.From)
+		if p.Spec.Default != nil {
+			count(p.Spec.Default)
+		}
+		for i := range p.Spec.Rules {
+			count(&p.Spec.Rules[i].Default)
+		}
+	}
+	return n
+}
+
 // buildPreview compiles group g, whose policies' own-target flags and Refs are
 // info (see groupPolicies). The merged list and its compiled items are derived
 // once and shared by the analysis and the compilation: the result is what Analyze
@@ -71,6 +94,12 @@ func buildPreview(g Group, info groupInfo, opts Options) (Preview, error) {
 	own := make(map[string]bool, len(g.Policies))
 	for k, ref := range pv.Policies {
 		own[ref] = info.own[k]
+	}
+	if n := groupItems(g.Policies); opts.MaxGroupItems > 0 && n > opts.MaxGroupItems {
+		pv.Form = FormSkipped
+		pv.Warnings = append(pv.Warnings, fmt.Sprintf(
+			"%d items to merge exceed the bound of %d; not compiled here (meshguard preview compiles any size)", n, opts.MaxGroupItems))
+		return pv, nil
 	}
 	if usesMatchers(g.Policies) {
 		var none field.ErrorList

@@ -76,6 +76,13 @@ func RenderYAML(w io.Writer, previews []Preview) error {
 func Summary(p Preview) []string {
 	lines := make([]string, 1, 6)
 	lines[0] = "RBAC " + p.Scope + ": " + strings.Join(p.Policies, ", ") + " (" + string(p.Form) + ")"
+	if p.Form == FormSkipped {
+		for _, w := range p.Warnings {
+			lines = append(lines, oneLine("rbac-preview: "+w, 120))
+		}
+		lines[0] = oneLine(lines[0], 120)
+		return lines
+	}
 	if p.Form == FormMatcher {
 		lists := map[string][]string{}
 		for _, it := range p.Items {

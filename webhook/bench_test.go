@@ -36,7 +36,7 @@ func benchValidate(b *testing.B, reqs []admission.Request) {
 }
 
 // requests decodes n requests of each review, with distinct uids.
-func requests(b *testing.B, n int, reviews ...*loadtest.Review) []admission.Request {
+func requests(b testing.TB, n int, reviews ...*loadtest.Review) []admission.Request {
 	var out []admission.Request
 	for i := range n {
 		for _, r := range reviews {

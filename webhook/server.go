@@ -71,6 +71,10 @@ type Options struct {
 	PrivilegedUsers  []string
 	PrivilegedGroups []string
 	PreviewForm      compile.Form
+	// PreviewMaxItems bounds the merged items of a group the RBAC preview compiles
+	// (compile.Options.MaxGroupItems; 0: no bound). The analysis compares items
+	// pairwise and the API server waits only timeoutSeconds for an answer.
+	PreviewMaxItems int
 	// LinkerdServerConflicts is what a Server conflict (MG350) does on admission:
 	// ServerConflictsWarn (the default, also for "") or ServerConflictsDeny.
 	LinkerdServerConflicts string
@@ -83,6 +87,11 @@ type Options struct {
 	// and for tests; a cluster needs the default.
 	Offline bool
 }
+
+// DefaultPreviewMaxItems is the default of Options.PreviewMaxItems: a group of
+// 2,000 merged items previews in about 0.4 s on one core of the load test's
+// machine, well within the chart's 5 s timeout; 20,000 took 23 s.
+const DefaultPreviewMaxItems = 2000
 
 // offlineConfig is the rest.Config of an offline server: the manager needs one,
 // and nothing in an offline server contacts it.
@@ -101,6 +110,9 @@ func (o Options) Check() error {
 	}
 	if o.CertDir == "" {
 		return fmt.Errorf("--cert-dir must not be empty")
+	}
+	if o.PreviewMaxItems < 0 {
+		return fmt.Errorf("--preview-max-items must not be negative (0: no bound)")
 	}
 	if o.Offline && o.SyncCertDir {
 		return fmt.Errorf("--sync-cert-dir reads the certificate Secret from the API server; --offline has none")
@@ -188,7 +200,7 @@ func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) erro
 		authzCaches = append(authzCaches, c)
 	}
 	preview := NewPreviewer(policies.list, compile.Options{Form: o.PreviewForm, MaxExpandedRules: 64,
-		SystemNamespace: o.Settings.SystemNamespace}).WithGeneration(policies.generation)
+		SystemNamespace: o.Settings.SystemNamespace, MaxGroupItems: o.PreviewMaxItems}).WithGeneration(policies.generation)
 	eng := &Engine{
 		Registry: api.DefaultRegistry(), Settings: o.Settings,
 		PrivilegedUsers: set(o.PrivilegedUsers), PrivilegedGroups: set(o.PrivilegedGroups),

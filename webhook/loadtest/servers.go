@@ -32,7 +32,7 @@ func NewEngine(stored []unstructured.Unstructured) *webhook.Engine {
 	// The stored list never changes, so its generation (the server counts its
 	// informer's events) does not either.
 	preview := webhook.NewPreviewer(lister, compile.Options{Form: compile.FormExpanded, MaxExpandedRules: 64,
-		SystemNamespace: settings.SystemNamespace}).WithGeneration(func() (uint64, bool, bool) { return 1, true, true })
+		SystemNamespace: settings.SystemNamespace, MaxGroupItems: webhook.DefaultPreviewMaxItems}).WithGeneration(func() (uint64, bool, bool) { return 1, true, true })
 	return &webhook.Engine{
 		Registry:        api.DefaultRegistry(),
 		Settings:        settings,
