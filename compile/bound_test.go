@@ -58,7 +58,7 @@ spec:
 		if backend.RBAC != nil || len(backend.Items) != 0 || len(backend.Policies) != 2 {
 			t.Errorf("skipped group: RBAC %v, %d items, policies %v", backend.RBAC, len(backend.Items), backend.Policies)
 		}
-		if len(backend.Warnings) != 1 || !strings.Contains(backend.Warnings[0], "4 items to merge exceed the bound") {
+		if len(backend.Warnings) != 1 || !strings.Contains(backend.Warnings[0], "4 items (up to 0 tags each) to merge exceed the bound") {
 			t.Errorf("skipped group warnings %q", backend.Warnings)
 		}
 		lines := Summary(backend)
@@ -68,9 +68,25 @@ spec:
 		if _, err := MarshalJSONCompact(previews); err != nil {
 			t.Errorf("a skipped group does not render: %v", err)
 		}
-		// The mesh-wide group has one item: compiled whenever the bound allows it.
-		if mesh := group(previews, "all proxies"); (mesh.Form == FormSkipped) != (tc.max < 1) {
-			t.Errorf("MaxGroupItems %d: mesh-wide group form %q", tc.max, mesh.Form)
+		// The mesh-wide group has one item, within every bound here.
+		if mesh := group(previews, "all proxies"); mesh.Form == FormSkipped {
+			t.Errorf("MaxGroupItems %d: mesh-wide group skipped", tc.max)
+		}
+	}
+}
+
+// TestOverBound: items weigh 1 + their tags, against twice the bound.
+func TestOverBound(t *testing.T) {
+	for _, tc := range []struct {
+		items, tags, bound int
+		over               bool
+	}{
+		{1990, 1, 2000, false}, {2001, 1, 2000, true}, {2000, 0, 2000, false}, {2001, 0, 2000, true},
+		{180, 20, 2000, false}, {191, 20, 2000, true}, {19, 200, 2000, false}, {20, 200, 2000, true},
+		{1 << 20, 1000, 0, false},
+	} {
+		if got := overBound(tc.items, tc.tags, tc.bound); got != tc.over {
+			t.Errorf("overBound(%d items, %d tags, bound %d) = %v", tc.items, tc.tags, tc.bound, got)
 		}
 	}
 }

@@ -40,11 +40,12 @@ type Options struct {
 	SystemNamespace string
 	// StatPrefix is the network filter's required stat_prefix.
 	StatPrefix string
-	// MaxGroupItems bounds the merged items of a group BuildPreviews compiles
-	// (0: no bound). The analysis and the compact form compare items pairwise, so
-	// a group of 20,000 items takes seconds to minutes: past the bound a preview
-	// is FormSkipped. The admission webhook sets it, since the API server waits
-	// only seconds for an answer; the CLI does not.
+	// MaxGroupItems bounds the size of a group BuildPreviews compiles (0: no
+	// bound): at most this many merged items of one tag each, fewer when items
+	// carry more tags (see overBound). The analysis and the compact form compare
+	// items pairwise, tag by tag, so a group of 20,000 items takes seconds to
+	// minutes: past the bound a preview is FormSkipped. The admission webhook sets
+	// it, since the API server waits only seconds for an answer; the CLI does not.
 	MaxGroupItems int
 }
 

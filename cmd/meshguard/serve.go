@@ -131,7 +131,7 @@ Metrics (Prometheus) on --metrics-bind-address, /healthz and /readyz on
 		"users whose writes skip mutation and the owned-label checks (the mesh's own sync)")
 	f.StringSliceVar(&o.PrivilegedGroups, "privileged-groups", nil, "groups treated like --privileged-users")
 	f.StringVar(&o.previewForm, "preview-form", string(compile.FormExpanded), "RBAC preview form in the audit annotation: expanded (falls back to compact when large) or compact")
-	f.IntVar(&o.PreviewMaxItems, "preview-max-items", webhook.DefaultPreviewMaxItems, "merged items past which a group's RBAC preview is not compiled at admission (it compares items pairwise; the API server waits timeoutSeconds); 0: no bound. meshguard preview has none")
+	f.IntVar(&o.PreviewMaxItems, "preview-max-items", webhook.DefaultPreviewMaxItems, "merged items (of one tag; fewer when items carry more tags) past which a group's RBAC preview is not compiled at admission: it compares items pairwise and the API server waits only timeoutSeconds; 0: no bound. meshguard preview has none")
 	f.StringVar(&o.LinkerdServerConflicts, "linkerd-server-conflicts", webhook.ServerConflictsWarn,
 		"Linkerd Servers that can select the same pod and port (MG350, from the informer cache of Servers): warn or deny")
 	f.BoolVar(&o.Offline, "offline", false, "serve without an API server (implies --disable-cert-rotation): the certificate in --cert-dir, no informer caches, previews of the incoming policy alone; for trying the webhook with curl")
