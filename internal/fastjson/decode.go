@@ -413,19 +413,15 @@ func (d *decoder) slowString(start int) (string, error) {
 
 // hex4 reads the four hex digits of a \u escape.
 func (d *decoder) hex4() (rune, error) {
-	var r rune
-	for range 4 {
-		if d.pos >= len(d.data) {
-			return 0, d.syntax("unexpected end of JSON input")
-		}
-		h, ok := unhex(d.data[d.pos])
-		if !ok {
-			return 0, d.unexpected("in \\u hexadecimal character escape")
-		}
-		r = r<<4 | h
-		d.pos++
+	r, n := hexPrefix(d.data[d.pos:])
+	d.pos += n
+	switch {
+	case n == 4:
+		return r, nil
+	case d.pos >= len(d.data):
+		return 0, d.syntax("unexpected end of JSON input")
 	}
-	return r, nil
+	return 0, d.unexpected("in \\u hexadecimal character escape")
 }
 
 // peekU4 reads a following \uXXXX escape without consuming it.
@@ -433,15 +429,21 @@ func (d *decoder) peekU4() (rune, bool) {
 	if d.pos+6 > len(d.data) || d.data[d.pos] != '\\' || d.data[d.pos+1] != 'u' {
 		return 0, false
 	}
-	var r rune
-	for _, c := range d.data[d.pos+2 : d.pos+6] {
-		h, ok := unhex(c)
+	r, n := hexPrefix(d.data[d.pos+2 : d.pos+6])
+	return r, n == 4
+}
+
+// hexPrefix reads up to four hex digits from the start of b: their value and
+// how many there were.
+func hexPrefix(b []byte) (r rune, n int) {
+	for ; n < 4 && n < len(b); n++ {
+		h, ok := unhex(b[n])
 		if !ok {
-			return 0, false
+			break
 		}
 		r = r<<4 | h
 	}
-	return r, true
+	return r, n
 }
 
 func unhex(c byte) (rune, bool) {
