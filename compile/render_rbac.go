@@ -67,11 +67,9 @@ func (w *rbacWriter) key(k string) {
 // str writes s when every byte is printable ASCII that needs no escape; other
 // strings are protojson's to escape.
 func (w *rbacWriter) str(s string) {
-	for i := 0; i < len(s); i++ {
-		if !htmlSafe(s[i]) {
-			w.ok = false
-			return
-		}
+	if !htmlSafeString(s) {
+		w.ok = false
+		return
 	}
 	w.b = append(w.b, '"')
 	w.b = append(w.b, s...)
@@ -133,6 +131,8 @@ func (w *rbacWriter) rbac(r *rbacv3.RBAC) {
 	w.close()
 }
 
+// htmlSafeString reports whether every byte of s is one encoding/json writes as
+// is (htmlSafe), so that the string needs no escaping.
 func htmlSafeString(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if !htmlSafe(s[i]) {
