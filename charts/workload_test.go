@@ -65,7 +65,8 @@ func TestDeploymentDefaults(t *testing.T) {
 	for _, want := range []string{"serve", "--mode=standalone", "--system-namespace=kuma-system", "--default-mesh=default",
 		"--sugar=expand", "--log-level=info", "--cert-dir=/certs", "--secret-name=meshguard-webhook-cert",
 		"--service-name=meshguard-webhook", "--mutating-webhook-name=meshguard-mutating",
-		"--validating-webhook-name=meshguard-validating", "--privileged-users=system:serviceaccount:kuma-system:kuma-control-plane"} {
+		"--validating-webhook-name=meshguard-validating", "--privileged-users=system:serviceaccount:kuma-system:kuma-control-plane",
+		"--preview-max-items=2000", "--memory-limit-ratio=0.9"} {
 		if !slices.Contains(args, want) {
 			t.Errorf("args lack %q: %v", want, args)
 		}
