@@ -3,13 +3,13 @@ package compile
 import (
 	"fmt"
 	"slices"
-	"unicode/utf8"
 
 	netrbac "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/rbac/v3"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/internal/fastjson"
 )
 
 // previewEncoder writes the preview document {"previews":[...]} by hand. The
@@ -50,7 +50,7 @@ func (e *previewEncoder) appendPreview(p *Preview) error {
 	e.b = append(e.b, `{"target":`...)
 	e.appendTarget(&p.Target)
 	e.b = append(e.b, `,"scope":`...)
-	e.b = appendJSONString(e.b, p.Scope)
+	e.b = fastjson.AppendString(e.b, p.Scope)
 	e.b = append(e.b, `,"policies":`...)
 	e.appendStrings(p.Policies)
 	e.b = append(e.b, `,"items":[`...)
@@ -61,7 +61,7 @@ func (e *previewEncoder) appendPreview(p *Preview) error {
 		e.appendItem(&p.Items[i])
 	}
 	e.b = append(e.b, `],"form":`...)
-	e.b = appendJSONString(e.b, string(p.Form))
+	e.b = fastjson.AppendString(e.b, string(p.Form))
 	e.b = append(e.b, `,"rbac":`...)
 	if err := e.appendProto(p.RBAC); err != nil {
 		return err
@@ -83,17 +83,17 @@ func (e *previewEncoder) appendPreview(p *Preview) error {
 				e.b = append(e.b, ',')
 			}
 			e.b = append(e.b, `{"code":`...)
-			e.b = appendJSONString(e.b, f.Origin)
+			e.b = fastjson.AppendString(e.b, f.Origin)
 			e.b = append(e.b, `,"policy":`...)
 			if s, ok := f.BadValue.(string); ok { // fmt.Sprint of a string is the string
-				e.b = appendJSONString(e.b, s)
+				e.b = fastjson.AppendString(e.b, s)
 			} else {
-				e.b = appendJSONString(e.b, fmt.Sprint(f.BadValue))
+				e.b = fastjson.AppendString(e.b, fmt.Sprint(f.BadValue))
 			}
 			e.b = append(e.b, `,"field":`...)
-			e.b = appendJSONString(e.b, f.Field)
+			e.b = fastjson.AppendString(e.b, f.Field)
 			e.b = append(e.b, `,"message":`...)
-			e.b = appendJSONString(e.b, f.Detail)
+			e.b = fastjson.AppendString(e.b, f.Detail)
 			e.b = append(e.b, '}')
 		}
 		e.b = append(e.b, ']')
@@ -105,7 +105,7 @@ func (e *previewEncoder) appendPreview(p *Preview) error {
 // appendTarget writes a Target: kind and mesh always, the rest when set.
 func (e *previewEncoder) appendTarget(t *Target) {
 	e.b = append(e.b, `{"kind":`...)
-	e.b = appendJSONString(e.b, string(t.Kind))
+	e.b = fastjson.AppendString(e.b, string(t.Kind))
 	e.appendOptString(`,"name":`, t.Name)
 	if len(t.Tags) > 0 {
 		e.b = append(e.b, `,"tags":`...)
@@ -115,16 +115,16 @@ func (e *previewEncoder) appendTarget(t *Target) {
 	e.appendOptString(`,"namespace":`, t.Namespace)
 	e.appendOptString(`,"zone":`, t.Zone)
 	e.b = append(e.b, `,"mesh":`...)
-	e.b = appendJSONString(e.b, t.Mesh)
+	e.b = fastjson.AppendString(e.b, t.Mesh)
 	e.b = append(e.b, '}')
 }
 
 // appendItem writes a PreviewItem: policy and path always, the rest when set.
 func (e *previewEncoder) appendItem(it *PreviewItem) {
 	e.b = append(e.b, `{"policy":`...)
-	e.b = appendJSONString(e.b, it.Policy)
+	e.b = fastjson.AppendString(e.b, it.Policy)
 	e.b = append(e.b, `,"path":`...)
-	e.b = appendJSONString(e.b, it.Path)
+	e.b = fastjson.AppendString(e.b, it.Path)
 	if it.TargetRef != nil {
 		e.b = append(e.b, `,"targetRef":`...)
 		e.appendTargetRef(it.TargetRef)
@@ -180,7 +180,7 @@ func (e *previewEncoder) appendStringMatch(m *api.StringMatch) {
 func (e *previewEncoder) appendOptString(key, s string) {
 	if s != "" {
 		e.b = append(e.b, key...)
-		e.b = appendJSONString(e.b, s)
+		e.b = fastjson.AppendString(e.b, s)
 	}
 }
 
@@ -188,7 +188,7 @@ func (e *previewEncoder) appendOptString(key, s string) {
 func (e *previewEncoder) appendField(open int, name, s string) {
 	if s != "" {
 		e.appendKey(open, name)
-		e.b = appendJSONString(e.b, s)
+		e.b = fastjson.AppendString(e.b, s)
 	}
 }
 
@@ -210,7 +210,7 @@ func (e *previewEncoder) appendStrings(l []string) {
 		if i > 0 {
 			e.b = append(e.b, ',')
 		}
-		e.b = appendJSONString(e.b, s)
+		e.b = fastjson.AppendString(e.b, s)
 	}
 	e.b = append(e.b, ']')
 }
@@ -228,9 +228,9 @@ func (e *previewEncoder) appendStringMap(m map[string]string) {
 		if i > 0 {
 			e.b = append(e.b, ',')
 		}
-		e.b = appendJSONString(e.b, k)
+		e.b = fastjson.AppendString(e.b, k)
 		e.b = append(e.b, ':')
-		e.b = appendJSONString(e.b, m[k])
+		e.b = fastjson.AppendString(e.b, m[k])
 	}
 	e.b = append(e.b, '}')
 }
@@ -313,64 +313,3 @@ func appendCompactHTML(dst, src []byte) []byte {
 
 // hex is encoding/json's digit table for \u escapes.
 const hex = "0123456789abcdef"
-
-// htmlSafe reports whether encoding/json writes the ASCII byte b unescaped with
-// HTML escaping on (its htmlSafeSet): printable, not ", \, <, > or &.
-func htmlSafe(b byte) bool {
-	return b >= 0x20 && b < utf8.RuneSelf && b != '"' && b != '\\' && b != '<' && b != '>' && b != '&'
-}
-
-// appendJSONString appends s as a JSON string exactly as encoding/json does with
-// HTML escaping (its appendString): short escapes for \" \\ \b \f \n \r \t,
-// \u00XX for other control bytes and <, >, &, \ufffd for each invalid UTF-8
-// byte, \u2028 and \u2029 for the line and paragraph separators.
-func appendJSONString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if b := s[i]; b < utf8.RuneSelf {
-			if htmlSafe(b) {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch b {
-			case '\\', '"':
-				dst = append(dst, '\\', b)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		c, size := utf8.DecodeRuneInString(s[i:])
-		if c == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if c == '\u2028' || c == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hex[c&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}

@@ -6,6 +6,8 @@ import (
 	rbacv3 "github.com/envoyproxy/go-control-plane/envoy/config/rbac/v3"
 	netrbac "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/rbac/v3"
 	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
+
+	"github.com/meshguard/meshguard/internal/fastjson"
 )
 
 // appendNetRBAC writes the network RBAC config that `from` policies compile to
@@ -132,10 +134,10 @@ func (w *rbacWriter) rbac(r *rbacv3.RBAC) {
 }
 
 // htmlSafeString reports whether every byte of s is one encoding/json writes as
-// is (htmlSafe), so that the string needs no escaping.
+// is (fastjson.HTMLSafe), so that the string needs no escaping.
 func htmlSafeString(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if !htmlSafe(s[i]) {
+		if !fastjson.HTMLSafe(s[i]) {
 			return false
 		}
 	}
