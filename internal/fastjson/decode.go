@@ -82,6 +82,9 @@ type decoder struct {
 	numErr error
 	// err is a malformed document found by SplitOut's structural walk.
 	err bool
+	// rawNumbers has skip check numbers against the grammar only, for a Cursor's
+	// raw values (encoding/json converts no number it hands to an Unmarshaler).
+	rawNumbers bool
 }
 
 func (d *decoder) syntax(msg string) error { return &SyntaxError{Msg: msg, Offset: d.pos} }

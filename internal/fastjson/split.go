@@ -195,6 +195,10 @@ func (s *decoder) skip(depth int) error {
 	case c == '"':
 		return s.skipString()
 	case c == '-' || isDigit(c):
+		if s.rawNumbers {
+			_, err := s.scanNumber()
+			return err
+		}
 		// Converted, so that a number DecodeObject refuses is refused here too.
 		_, err := s.number()
 		return err
