@@ -3,10 +3,7 @@
 package e2e
 
 import (
-	"bufio"
 	"fmt"
-	"net/http"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -114,21 +111,5 @@ spec:
 // metrics endpoint.
 func cacheLookups(t *testing.T, port int, result string) int {
 	t.Helper()
-	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/metrics", port))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	want := fmt.Sprintf(`meshguard_verdict_cache_lookups_total{result=%q} `, result)
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), want); ok {
-			n, err := strconv.ParseFloat(strings.TrimSpace(rest), 64)
-			if err != nil {
-				t.Fatalf("metrics line %q: %v", sc.Text(), err)
-			}
-			return int(n)
-		}
-	}
-	return 0
+	return metricValue(t, port, fmt.Sprintf(`meshguard_verdict_cache_lookups_total{result=%q} `, result))
 }

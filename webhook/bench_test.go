@@ -1,8 +1,10 @@
 package webhook_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"net/http"
 	"testing"
 
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
@@ -81,3 +83,54 @@ func BenchmarkValidateMTPUnique(b *testing.B) {
 	}
 	benchValidate(b, requests(b, 1, reviews...))
 }
+
+// BenchmarkReviewCodec is the HTTP adapter alone (no TLS): one CREATE of the load
+// test's policy with a fresh uid, read and answered by controller-runtime's
+// admission webhook and by webhook.Admission, for the no-op handler and for
+// meshguard's validating handler (a verdict-cache hit, whose answer carries the
+// 7 KB preview).
+func BenchmarkReviewCodec(b *testing.B) {
+	r, err := loadtest.NewReview()
+	if err != nil {
+		b.Fatal(err)
+	}
+	bodies := make([][]byte, 1024)
+	for i := range bodies {
+		bodies[i] = r.Body(fmt.Sprintf("00000000-0000-4000-8000-%012d", i))
+	}
+	eng := loadtest.NewEngine(loadtest.StoredPolicies())
+	for _, h := range []struct {
+		name string
+		fn   admission.HandlerFunc
+	}{{"noop", loadtest.Noop}, {"validate", eng.Validate}} {
+		for _, c := range []struct {
+			name  string
+			serve http.Handler
+		}{{"controller-runtime", loadtest.ControllerRuntime(h.fn)}, {"meshguard", loadtest.Meshguard(h.fn)}} {
+			b.Run(h.name+"/"+c.name, func(b *testing.B) {
+				b.ReportAllocs()
+				w := &discardWriter{h: http.Header{}}
+				i := 0
+				for b.Loop() {
+					req, _ := http.NewRequest(http.MethodPost, "/validate", bytes.NewReader(bodies[i%len(bodies)]))
+					req.Header.Set("Content-Type", "application/json")
+					c.serve.ServeHTTP(w, req)
+					i++
+				}
+				if w.n == 0 {
+					b.Fatal("no answer written")
+				}
+			})
+		}
+	}
+}
+
+// discardWriter is an http.ResponseWriter that keeps only the answer's length.
+type discardWriter struct {
+	h http.Header
+	n int
+}
+
+func (w *discardWriter) Header() http.Header         { return w.h }
+func (w *discardWriter) Write(p []byte) (int, error) { w.n = len(p); return len(p), nil }
+func (w *discardWriter) WriteHeader(int)             {}

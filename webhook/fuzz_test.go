@@ -12,19 +12,19 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/meshguard/meshguard/internal/fastjson"
 )
 
-// FuzzAdmissionReview posts arbitrary bodies to both handlers through
-// controller-runtime's HTTP adapter: no panic, and every 200 answer is a well-formed
-// AdmissionReview whose warnings respect the API server's limits.
+// FuzzAdmissionReview posts arbitrary bodies to both handlers as `meshguard
+// serve` registers them (Admission: meshguard's codec, controller-runtime's for
+// the rest): no panic, and every 200 answer is a well-formed AdmissionReview whose
+// warnings respect the API server's limits.
 func FuzzAdmissionReview(f *testing.F) {
 	eng := testEngine()
-	mut := &crwebhook.Admission{Handler: admission.HandlerFunc(eng.Mutate)}
-	val := &crwebhook.Admission{Handler: admission.HandlerFunc(eng.Validate)}
+	mut := Admission(admission.HandlerFunc(eng.Mutate), nil)
+	val := Admission(admission.HandlerFunc(eng.Validate), nil)
 	seed := func(op, obj string) string {
 		return `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"1","kind":{"group":"kuma.io","version":"v1alpha1","kind":"MeshTrafficPermission"},"operation":"` + op + `","namespace":"ns","userInfo":{"username":"u"},"object":` + obj + `}}`
 	}

@@ -181,6 +181,24 @@ func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) erro
 		return err
 	}
 
+	reviews, err := registerCounterVec(prometheus.CounterOpts{
+		Name: "meshguard_admission_reviews_total",
+		Help: "AdmissionReviews received, by webhook path and by the codec that read them: meshguard's, or controller-runtime's for any review not in the form the API server writes.",
+	}, "webhook", "codec")
+	if err != nil {
+		return err
+	}
+	countReviews := func(path string) func(bool) {
+		fast, slow := reviews.WithLabelValues(path, "meshguard"), reviews.WithLabelValues(path, "controller-runtime")
+		return func(ok bool) {
+			if ok {
+				fast.Inc()
+			} else {
+				slow.Inc()
+			}
+		}
+	}
+
 	policies := &policyCache{log: log.WithName("mtp-cache")}
 	if err := startCache(mgr, o, policies); err != nil {
 		return err
@@ -271,8 +289,8 @@ func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) erro
 		case <-ctx.Done():
 			return
 		}
-		server.Register(MutatePath, &crwebhook.Admission{Handler: admission.HandlerFunc(eng.Mutate)})
-		server.Register(ValidatePath, &crwebhook.Admission{Handler: admission.HandlerFunc(eng.Validate)})
+		server.Register(MutatePath, Admission(admission.HandlerFunc(eng.Mutate), countReviews(MutatePath)))
+		server.Register(ValidatePath, Admission(admission.HandlerFunc(eng.Validate), countReviews(ValidatePath)))
 		// The server joins the manager only now: it needs the certificate files to
 		// start, and a running manager starts runnables added late right away.
 		if err := mgr.Add(server); err != nil {
