@@ -26,7 +26,7 @@ func TestSendChecksAnswers(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	serve := func(path string, h admission.HandlerFunc) string {
+	serve := func(path string, h http.Handler) string {
 		url, err := Serve(ctx, dir, path, h)
 		if err != nil {
 			t.Fatal(err)
@@ -42,9 +42,9 @@ func TestSendChecksAnswers(t *testing.T) {
 		t.Fatal(err)
 	}
 	eng := NewEngine(StoredPolicies())
-	good := map[string]string{"meshguard": serve("/validate", eng.Validate), "no-op": serve("/noop", Noop)}
+	good := map[string]string{"meshguard": serve("/validate", Meshguard(eng.Validate)), "no-op": serve("/noop", ControllerRuntime(Noop))}
 	bad := map[string]string{
-		"denied": serve("/deny", func(context.Context, admission.Request) admission.Response { return admission.Denied("no") }),
+		"denied": serve("/deny", Meshguard(func(context.Context, admission.Request) admission.Response { return admission.Denied("no") })),
 	}
 	// controller-runtime always answers with the request's uid; a server that does
 	// not (or answers with broken JSON) is a plain HTTPS server.

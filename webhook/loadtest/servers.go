@@ -56,16 +56,24 @@ func TLSOpts() []func(*tls.Config) {
 	}
 }
 
+// Meshguard serves h as `meshguard serve` registers its handlers: behind
+// meshguard's AdmissionReview codec (webhook.Admission).
+func Meshguard(h admission.HandlerFunc) http.Handler { return webhook.Admission(h, nil) }
+
+// ControllerRuntime serves h as any webhook built on controller-runtime does:
+// behind its admission.Webhook and codec. The no-op baseline is served so.
+func ControllerRuntime(h admission.HandlerFunc) http.Handler { return &crwebhook.Admission{Handler: h} }
+
 // Serve starts a controller-runtime webhook server on a free loopback port with
 // the certificates in certDir, serving handler on path, and returns its URL once
 // it accepts TLS connections. The server stops when ctx ends.
-func Serve(ctx context.Context, certDir, path string, handler admission.HandlerFunc) (string, error) {
+func Serve(ctx context.Context, certDir, path string, handler http.Handler) (string, error) {
 	port, err := freePort()
 	if err != nil {
 		return "", err
 	}
 	srv := crwebhook.NewServer(crwebhook.Options{Host: "127.0.0.1", Port: port, CertDir: certDir, TLSOpts: TLSOpts()})
-	srv.Register(path, &crwebhook.Admission{Handler: handler})
+	srv.Register(path, handler)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Start(ctx) }()
 	started := srv.StartedChecker()
