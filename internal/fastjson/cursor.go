@@ -167,7 +167,8 @@ func (c *Cursor) Raw() ([]byte, bool) {
 	if d.skip(c.depth+1) != nil {
 		return nil, false
 	}
-	return d.data[start:d.pos], true
+	// Capped, so that appending to the value cannot write over what follows it.
+	return d.data[start:d.pos:d.pos], true
 }
 
 // End reports whether only whitespace is left, as encoding/json requires after the

@@ -165,3 +165,27 @@ func BenchmarkAppendStringPlain(b *testing.B) {
 		buf = AppendString(buf[:0], doc)
 	}
 }
+
+// TestCursorRawIsCapped: a raw value shares the document's memory, so appending
+// to it must not write over the bytes that follow it.
+func TestCursorRawIsCapped(t *testing.T) {
+	doc := []byte(`{"a":{"x":1},"b":2}`)
+	c := NewCursor(doc)
+	var raw []byte
+	ok := c.Object(func(key []byte) bool {
+		if string(key) == "a" {
+			var ok bool
+			raw, ok = c.Raw()
+			return ok
+		}
+		_, ok := c.Raw()
+		return ok
+	}) && c.End()
+	if !ok || string(raw) != `{"x":1}` {
+		t.Fatalf("Object/Raw = %v, %q", ok, raw)
+	}
+	_ = append(raw, "XXXX"...)
+	if string(doc) != `{"a":{"x":1},"b":2}` {
+		t.Fatalf("appending to a raw value changed the document: %s", doc)
+	}
+}
