@@ -20,7 +20,7 @@
 // a markdown table, or JSON with -json. Every phase is bounded in count and time;
 // the servers stop with the command.
 //
-//	go run ./hack/loadgen [-concurrency 8] [-duration 5s] [-rate 1000] [-unique 16384] [-jitter 3s] [-json] [-cpuprofile f]
+//	go run ./hack/loadgen [-concurrency 8] [-duration 5s] [-rate 1000] [-unique 16384] [-jitter 3s] [-json] [-cpuprofile f] [-memprofile f]
 package main
 
 import (
@@ -60,7 +60,7 @@ type flags struct {
 	duration, timeout                                 time.Duration
 	rate                                              float64
 	jsonOut                                           bool
-	cpuprofile                                        string
+	cpuprofile, memprofile                            string
 	jitter                                            time.Duration
 }
 
@@ -78,6 +78,7 @@ func main() {
 	flag.BoolVar(&f.jsonOut, "json", false, "print the report as JSON instead of markdown")
 	flag.DurationVar(&f.jitter, "jitter", 3*time.Second, "before the phases, measure for this long how late the machine wakes a goroutine sleeping 1 ms (the floor under every p99; 0 skips it)")
 	flag.StringVar(&f.cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run (servers and load) to this file")
+	flag.StringVar(&f.memprofile, "memprofile", "", "write a heap profile to this file after the phases (what the process keeps live: encoded requests, meshguard's caches)")
 	flag.Parse()
 	if err := run(f); err != nil {
 		fmt.Fprintln(os.Stderr, "loadgen:", err)
@@ -182,6 +183,11 @@ func run(f flags) error {
 		load.Warm(ctx, t, f.workers)
 		rep.Results = append(rep.Results, load.Open(ctx, t, f.rate, f.duration, f.workers))
 	}
+	if f.memprofile != "" {
+		if err := writeHeapProfile(f.memprofile); err != nil {
+			return err
+		}
+	}
 	rep.Judge(loadtest.Pair{Target: mgUnchanged, Baseline: noopUpdate},
 		loadtest.Pair{Target: mgKnownSpec, Baseline: noopCreate},
 		loadtest.Pair{Target: mgUnique, Baseline: noopCreate})
@@ -218,4 +224,18 @@ func machine() string {
 	}
 	return fmt.Sprintf("%s %s/%s, NumCPU %d, GOMAXPROCS %d, load average at start %s",
 		runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0), load)
+}
+
+// writeHeapProfile writes the live heap, after a collection, to path.
+func writeHeapProfile(path string) error {
+	pf, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	runtime.GC()
+	if err := pprof.WriteHeapProfile(pf); err != nil {
+		pf.Close()
+		return err
+	}
+	return pf.Close()
 }
