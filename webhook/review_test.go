@@ -263,3 +263,28 @@ func TestAppendReviewMatchesEncodingJSON(t *testing.T) {
 		t.Error("appendReview wrote a status with list metadata; it must leave it to encoding/json")
 	}
 }
+
+// TestAdmissionReportsCodec: the callback behind meshguard_admission_reviews_total
+// hears of every request, and which codec read it.
+func TestAdmissionReportsCodec(t *testing.T) {
+	var fast, slow int
+	h := Admission(admission.HandlerFunc(echo), func(ok bool) {
+		if ok {
+			fast++
+		} else {
+			slow++
+		}
+	})
+	seeds := reviewSeeds(t)
+	send := func(body []byte, contentType string) {
+		req := httptest.NewRequest(http.MethodPost, "/validate", bytes.NewReader(body))
+		req.Header.Set("Content-Type", contentType)
+		h.ServeHTTP(httptest.NewRecorder(), req)
+	}
+	send(seeds[0], "application/json")
+	send(seeds[0], "text/plain")
+	send([]byte(`{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","request":{"uid":"1","uid":"2"}}`), "application/json")
+	if fast != 1 || slow != 2 {
+		t.Errorf("one review in the API server's form, one of another content type, one with a repeated field: counted %d by meshguard's codec and %d by controller-runtime's, want 1 and 2", fast, slow)
+	}
+}
