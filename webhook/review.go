@@ -10,7 +10,6 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/meshguard/meshguard/internal/fastjson"
 )
@@ -90,12 +89,17 @@ func decodeRequest(c *fastjson.Cursor, r *admissionv1.AdmissionRequest) bool {
 		*dst = s
 		return ok && seen.first(i)
 	}
-	raw := func(i uint, dst *[]byte) bool {
+	// value marks field i read and reads a null if one stands there: more reports
+	// that a value other than null is next.
+	value := func(i uint) (more, ok bool) {
 		if !seen.first(i) {
-			return false
+			return false, false
 		}
-		if c.Null() {
-			return true
+		return !c.Null(), true
+	}
+	raw := func(i uint, dst *[]byte) bool {
+		if more, ok := value(i); !more {
+			return ok
 		}
 		b, ok := c.Raw()
 		*dst = b
@@ -104,10 +108,7 @@ func decodeRequest(c *fastjson.Cursor, r *admissionv1.AdmissionRequest) bool {
 	return c.Object(func(key []byte) bool {
 		switch string(key) {
 		case "uid":
-			var s string
-			ok := str(0, &s)
-			r.UID = types.UID(s)
-			return ok
+			return str(0, (*string)(&r.UID))
 		case "kind":
 			return seen.first(1) && decodeGVK(c, &r.Kind)
 		case "resource":
@@ -115,20 +116,14 @@ func decodeRequest(c *fastjson.Cursor, r *admissionv1.AdmissionRequest) bool {
 		case "subResource":
 			return str(3, &r.SubResource)
 		case "requestKind":
-			if !seen.first(4) {
-				return false
-			}
-			if c.Null() {
-				return true
+			if more, ok := value(4); !more {
+				return ok
 			}
 			r.RequestKind = &metav1.GroupVersionKind{}
 			return decodeGVK(c, r.RequestKind)
 		case "requestResource":
-			if !seen.first(5) {
-				return false
-			}
-			if c.Null() {
-				return true
+			if more, ok := value(5); !more {
+				return ok
 			}
 			r.RequestResource = &metav1.GroupVersionResource{}
 			return decodeGVR(c, r.RequestResource)
@@ -139,10 +134,7 @@ func decodeRequest(c *fastjson.Cursor, r *admissionv1.AdmissionRequest) bool {
 		case "namespace":
 			return str(8, &r.Namespace)
 		case "operation":
-			var s string
-			ok := str(9, &s)
-			r.Operation = admissionv1.Operation(s)
-			return ok
+			return str(9, (*string)(&r.Operation))
 		case "userInfo":
 			return seen.first(10) && decodeUserInfo(c, &r.UserInfo)
 		case "object":
@@ -152,11 +144,8 @@ func decodeRequest(c *fastjson.Cursor, r *admissionv1.AdmissionRequest) bool {
 		case "options":
 			return raw(13, &r.Options.Raw)
 		case "dryRun":
-			if !seen.first(14) {
-				return false
-			}
-			if c.Null() {
-				return true
+			if more, ok := value(14); !more {
+				return ok
 			}
 			b, ok := c.Bool()
 			r.DryRun = &b

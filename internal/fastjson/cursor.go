@@ -25,64 +25,42 @@ func NewCursor(data []byte) Cursor { return Cursor{d: decoder{data: data, rawNum
 // does, for a key that is not plain (escapes, control bytes, invalid UTF-8: its
 // decoded form would differ from its bytes) and for malformed JSON.
 func (c *Cursor) Object(member func(key []byte) bool) bool {
-	d := &c.d
-	d.space()
-	if !d.at('{') || c.depth+1 > MaxDepth {
-		return false
-	}
-	d.pos++
-	c.depth++
-	d.space()
-	if d.at('}') {
-		d.pos++
-		c.depth--
-		return true
-	}
-	for {
-		d.space()
+	return c.container('{', '}', func() bool {
 		key, ok := c.plainKey()
-		if !ok || !member(key) {
-			return false
-		}
-		d.space()
-		switch {
-		case d.at(','):
-			d.pos++
-		case d.at('}'):
-			d.pos++
-			c.depth--
-			return true
-		default:
-			return false
-		}
-	}
+		return ok && member(key)
+	})
 }
 
 // Array reads an array, calling elem with the cursor at each element, which elem
 // must read; it reports false when elem does and for malformed JSON.
-func (c *Cursor) Array(elem func() bool) bool {
+func (c *Cursor) Array(elem func() bool) bool { return c.container('[', ']', elem) }
+
+// container reads an object or array from open to closing, calling each at every
+// member or element.
+func (c *Cursor) container(open, closing byte, each func() bool) bool {
 	d := &c.d
 	d.space()
-	if !d.at('[') || c.depth+1 > MaxDepth {
+	if !d.at(open) || c.depth+1 > MaxDepth {
 		return false
 	}
 	d.pos++
 	c.depth++
 	d.space()
-	if d.at(']') {
+	if d.at(closing) {
 		d.pos++
 		c.depth--
 		return true
 	}
 	for {
-		if !elem() {
+		d.space()
+		if !each() {
 			return false
 		}
 		d.space()
 		switch {
 		case d.at(','):
 			d.pos++
-		case d.at(']'):
+		case d.at(closing):
 			d.pos++
 			c.depth--
 			return true
