@@ -228,7 +228,10 @@ func decodeUserInfo(c *fastjson.Cursor, u *authenticationv1.UserInfo) bool {
 // review, newline included — byte for byte, without reflection. ok=false for a
 // status carrying list metadata (no handler sets it), which the caller encodes
 // with encoding/json. TestAppendReviewMatchesEncodingJSON compares the two.
-func appendReview(dst []byte, gvk schema.GroupVersionKind, r *admissionv1.AdmissionResponse) ([]byte, bool) {
+// Audit annotations and the status message, which can be long and come back
+// unchanged in every answer from the verdict cache, are written through memo
+// (nil: none).
+func appendReview(dst []byte, gvk schema.GroupVersionKind, r *admissionv1.AdmissionResponse, memo *stringMemo) ([]byte, bool) {
 	if st := r.Result; st != nil && st.ListMeta != (metav1.ListMeta{}) {
 		return dst, false
 	}
@@ -250,7 +253,7 @@ func appendReview(dst []byte, gvk schema.GroupVersionKind, r *admissionv1.Admiss
 	dst = strconv.AppendBool(dst, r.Allowed)
 	if r.Result != nil {
 		dst = append(dst, `,"status":`...)
-		dst = appendStatus(dst, r.Result)
+		dst = appendStatus(dst, r.Result, memo)
 	}
 	if len(r.Patch) > 0 {
 		dst = append(dst, `,"patch":"`...)
@@ -269,7 +272,7 @@ func appendReview(dst []byte, gvk schema.GroupVersionKind, r *admissionv1.Admiss
 			}
 			dst = fastjson.AppendString(dst, k)
 			dst = append(dst, ':')
-			dst = fastjson.AppendString(dst, r.AuditAnnotations[k])
+			dst = memo.appendString(dst, r.AuditAnnotations[k])
 		}
 		dst = append(dst, '}')
 	}
@@ -320,14 +323,17 @@ func (m *members) int(k string, v int32) {
 // appendStatus writes a metav1.Status without list metadata as encoding/json
 // does: its fields in declaration order, the embedded TypeMeta's first, the
 // metadata always (a struct is never omitted as empty), the rest when not empty.
-func appendStatus(dst []byte, st *metav1.Status) []byte {
+func appendStatus(dst []byte, st *metav1.Status, memo *stringMemo) []byte {
 	m := members{dst: append(dst, '{'), first: true}
 	m.str("kind", st.Kind)
 	m.str("apiVersion", st.APIVersion)
 	m.key("metadata")
 	m.dst = append(m.dst, '{', '}')
 	m.str("status", st.Status)
-	m.str("message", st.Message)
+	if st.Message != "" {
+		m.key("message")
+		m.dst = memo.appendString(m.dst, st.Message)
+	}
 	m.str("reason", string(st.Reason))
 	if d := st.Details; d != nil {
 		m.key("details")

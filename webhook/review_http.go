@@ -39,7 +39,7 @@ func Admission(h admission.Handler, decoded func(fast bool)) http.Handler {
 	if decoded == nil {
 		decoded = func(bool) {}
 	}
-	return &fastAdmission{wh: &crwebhook.Admission{Handler: h}, decoded: decoded}
+	return &fastAdmission{wh: &crwebhook.Admission{Handler: h}, decoded: decoded, strs: newStringMemo()}
 }
 
 type fastAdmission struct {
@@ -47,6 +47,8 @@ type fastAdmission struct {
 	decoded func(fast bool)
 	// bufs holds answer buffers; an answer with an RBAC preview is ~7 KB.
 	bufs sync.Pool
+	// strs keeps the JSON of long strings that recur in answers (stringMemo).
+	strs *stringMemo
 }
 
 // maxPooledAnswer keeps the occasional huge answer's buffer out of the pool.
@@ -85,7 +87,7 @@ func (a *fastAdmission) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if bp == nil {
 		bp = new([]byte)
 	}
-	out, ok := appendReview((*bp)[:0], gvk, &resp.AdmissionResponse)
+	out, ok := appendReview((*bp)[:0], gvk, &resp.AdmissionResponse, a.strs)
 	if !ok {
 		var buf bytes.Buffer
 		ar := admissionv1.AdmissionReview{Response: &resp.AdmissionResponse}

@@ -24,6 +24,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/meshguard/meshguard/internal/fastjson"
 )
 
 // echo answers with what it read from the request, in every shape of answer a
@@ -219,10 +221,27 @@ func TestAppendReviewMatchesEncodingJSON(t *testing.T) {
 		}
 		return out
 	}
+	// Long strings that recur, as a cached verdict's annotation does, go through
+	// the memo's remembered JSON.
+	memo := newStringMemo()
+	long := make([]string, 4)
+	for i := range long {
+		var b strings.Builder
+		for b.Len() < memoMinLen {
+			b.WriteString(str())
+		}
+		long[i] = b.String()
+	}
+	maybeLong := func() string {
+		if rng.IntN(3) == 0 {
+			return long[rng.IntN(len(long))]
+		}
+		return str()
+	}
 	for i := range 20000 {
 		r := admissionv1.AdmissionResponse{UID: types.UID("u-" + str()), Allowed: rng.IntN(2) == 0, Warnings: strs()}
 		if rng.IntN(4) > 0 {
-			r.Result = &metav1.Status{TypeMeta: metav1.TypeMeta{Kind: str(), APIVersion: str()}, Status: str(), Message: str(),
+			r.Result = &metav1.Status{TypeMeta: metav1.TypeMeta{Kind: str(), APIVersion: str()}, Status: str(), Message: maybeLong(),
 				Reason: metav1.StatusReason(str()), Code: int32(rng.IntN(3)*200 - 200)}
 			if rng.IntN(2) == 0 {
 				d := &metav1.StatusDetails{Name: str(), Group: str(), Kind: str(), UID: types.UID("x" + str()), RetryAfterSeconds: int32(rng.IntN(3) - 1)}
@@ -240,7 +259,7 @@ func TestAppendReviewMatchesEncodingJSON(t *testing.T) {
 		if rng.IntN(2) == 0 {
 			r.AuditAnnotations = map[string]string{}
 			for range rng.IntN(4) {
-				r.AuditAnnotations[str()] = str()
+				r.AuditAnnotations[str()] = maybeLong()
 			}
 		}
 		gvk := schema.GroupVersionKind{Group: "admission.k8s.io", Version: "v1", Kind: "AdmissionReview"}
@@ -253,13 +272,16 @@ func TestAppendReviewMatchesEncodingJSON(t *testing.T) {
 		if err := json.NewEncoder(&want).Encode(ar); err != nil {
 			t.Fatal(err)
 		}
-		got, ok := appendReview(nil, gvk, &r)
+		got, ok := appendReview(nil, gvk, &r, memo)
 		if !ok || !bytes.Equal(got, want.Bytes()) {
 			t.Fatalf("appendReview (ok=%v):\n%s\nencoding/json:\n%s", ok, got, want.Bytes())
 		}
 	}
+	if len(memo.known) == 0 {
+		t.Error("no recurring long string was remembered: the memo was not exercised")
+	}
 	withList := admissionv1.AdmissionResponse{Result: &metav1.Status{ListMeta: metav1.ListMeta{Continue: "x"}}}
-	if _, ok := appendReview(nil, schema.GroupVersionKind{}, &withList); ok {
+	if _, ok := appendReview(nil, schema.GroupVersionKind{}, &withList, nil); ok {
 		t.Error("appendReview wrote a status with list metadata; it must leave it to encoding/json")
 	}
 }
@@ -286,5 +308,35 @@ func TestAdmissionReportsCodec(t *testing.T) {
 	send([]byte(`{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","request":{"uid":"1","uid":"2"}}`), "application/json")
 	if fast != 1 || slow != 2 {
 		t.Errorf("one review in the API server's form, one of another content type, one with a repeated field: counted %d by meshguard's codec and %d by controller-runtime's, want 1 and 2", fast, slow)
+	}
+}
+
+// TestStringMemoBounds: strings written once leave a hash each, never their text,
+// and neither map grows past its bound however many distinct strings pass.
+func TestStringMemoBounds(t *testing.T) {
+	m := newStringMemo()
+	base := strings.Repeat(`{"a":"<b>"}`, memoMinLen/8)
+	for i := range 3 * memoMaxSeen {
+		s := fmt.Sprint(base, i)
+		if got := string(m.appendString(nil, s)); got != string(fastjson.AppendString(nil, s)) {
+			t.Fatalf("appendString(%q) = %s", s, got)
+		}
+		if i%3 == 0 { // every third string comes back, and is remembered
+			m.appendString(nil, s)
+		}
+	}
+	if len(m.seen) > memoMaxSeen || len(m.known) > memoMaxEntries || m.bytes > memoMaxBytes {
+		t.Errorf("memo past its bounds: %d seen, %d known, %d bytes", len(m.seen), len(m.known), m.bytes)
+	}
+	if len(m.known) == 0 {
+		t.Error("no string written twice was remembered")
+	}
+	short := "short <string>"
+	m.appendString(nil, short)
+	m.appendString(nil, short)
+	for _, e := range m.known {
+		if e.s == short {
+			t.Error("a string under memoMinLen was remembered")
+		}
 	}
 }
