@@ -81,6 +81,11 @@ type Options struct {
 	// DisableVerdictCache answers every validating request afresh instead of from the
 	// verdict cache (see Engine.Validate); the answers are the same.
 	DisableVerdictCache bool
+	// ControllerRuntimeCodec serves the handlers through controller-runtime's
+	// admission.Webhook alone instead of Admission; the answers are the same. An
+	// escape hatch, should the API server ever send a form meshguard's codec reads
+	// differently.
+	ControllerRuntimeCodec bool
 	// Offline serves without an API server: the certificate in CertDir as is (no
 	// rotation) and no informer caches, so previews show the incoming policy alone
 	// and Linkerd Server conflicts are not checked. For trying the webhook with curl
@@ -289,8 +294,17 @@ func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) erro
 		case <-ctx.Done():
 			return
 		}
-		server.Register(MutatePath, Admission(admission.HandlerFunc(eng.Mutate), countReviews(MutatePath)))
-		server.Register(ValidatePath, Admission(admission.HandlerFunc(eng.Validate), countReviews(ValidatePath)))
+		register := func(path string, h admission.HandlerFunc) {
+			count := countReviews(path)
+			if o.ControllerRuntimeCodec {
+				wh := &crwebhook.Admission{Handler: h}
+				server.Register(path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { count(false); wh.ServeHTTP(w, r) }))
+				return
+			}
+			server.Register(path, Admission(h, count))
+		}
+		register(MutatePath, eng.Mutate)
+		register(ValidatePath, eng.Validate)
 		// The server joins the manager only now: it needs the certificate files to
 		// start, and a running manager starts runnables added late right away.
 		if err := mgr.Add(server); err != nil {

@@ -135,6 +135,7 @@ Metrics (Prometheus) on --metrics-bind-address, /healthz and /readyz on
 	f.StringVar(&o.LinkerdServerConflicts, "linkerd-server-conflicts", webhook.ServerConflictsWarn,
 		"Linkerd Servers that can select the same pod and port (MG350, from the informer cache of Servers): warn or deny")
 	f.BoolVar(&o.Offline, "offline", false, "serve without an API server (implies --disable-cert-rotation): the certificate in --cert-dir, no informer caches, previews of the incoming policy alone; for trying the webhook with curl")
+	f.BoolVar(&o.ControllerRuntimeCodec, "controller-runtime-codec", false, "read and write AdmissionReviews with controller-runtime's codec alone; by default meshguard's codec reads the form the API server sends (same answers, byte for byte, at a fraction of the CPU) and hands anything else to controller-runtime's")
 	f.BoolVar(&o.DisableVerdictCache, "disable-verdict-cache", false, "answer every validating request afresh; by default a CREATE or UPDATE of an object seen before (apart from the uid, timestamps and managedFields the API server sets) with the stored policies unchanged gets the cached answer")
 	f.Float64Var(&o.memoryLimitRatio, "memory-limit-ratio", 0.9, "set the Go runtime's soft memory limit to this share of the container's cgroup memory limit, so that the collector works harder near it rather than the pod being OOM-killed; 0 leaves the default, and GOMEMLIMIT overrides it")
 	f.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")

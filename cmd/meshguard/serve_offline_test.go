@@ -117,77 +117,55 @@ func TestAdmissionExamples(t *testing.T) {
 // returns a patch.
 func TestServeOffline(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts a server process")
+		t.Skip("starts server processes")
 	}
 	dir := t.TempDir()
 	roots, err := loadtest.WriteCerts(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	port, probes := freePort(t), freePort(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, os.Args[0], "serve", "--offline", "--cert-dir", dir, "--host", "127.0.0.1",
-		"--port", fmt.Sprint(port), "--metrics-bind-address", "0", "--health-probe-bind-address", fmt.Sprintf("127.0.0.1:%d", probes))
-	cmd.Env = append(os.Environ(), "MESHGUARD_AS_CLI=1", "KUBECONFIG=/nonexistent")
-	var logs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
-	cmd.WaitDelay = 10 * time.Second
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cancel()
-		if err := cmd.Wait(); err != nil && ctx.Err() == nil {
-			t.Errorf("serve exited: %v", err)
-		}
-		if t.Failed() {
-			t.Logf("serve logs:\n%s", logs.String())
-		}
-	})
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/readyz", probes))
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("serve --offline not ready after 20 s:\n%s", logs.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	base := fmt.Sprintf("https://localhost:%d", port)
 	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots}}}
 	curl, _ := exec.LookPath("curl")
+	// The default server reads and writes AdmissionReviews with meshguard's codec;
+	// with --controller-runtime-codec, with controller-runtime's. Both must give
+	// every client the same bytes.
+	codecs := map[string]string{"meshguard codec": serveOffline(t, dir), "controller-runtime codec": serveOffline(t, dir, "--controller-runtime-codec")}
 	for _, ex := range admissionExamples {
 		body, err := os.ReadFile(filepath.Join("../../examples/admission", ex.file))
 		if err != nil {
 			t.Fatal(err)
 		}
 		answers := map[string][]byte{}
-		resp, err := client.Post(base+ex.path, "application/json", bytes.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var buf bytes.Buffer
-		_, _ = buf.ReadFrom(resp.Body)
-		resp.Body.Close()
-		answers["go"] = buf.Bytes()
-		if curl != "" {
+		for codec, base := range codecs {
+			resp, err := client.Post(base+ex.path, "application/json", bytes.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			_, _ = buf.ReadFrom(resp.Body)
+			resp.Body.Close()
+			answers["go, "+codec] = buf.Bytes()
+			if curl == "" {
+				continue
+			}
 			out, err := exec.Command(curl, "-sS", "--fail", "--cacert", filepath.Join(dir, loadtest.CAFile),
 				"-H", "Content-Type: application/json", "--data-binary", "@"+filepath.Join("../../examples/admission", ex.file),
 				base+ex.path).Output()
 			if err != nil {
-				t.Fatalf("curl %s: %v", ex.file, err)
+				t.Fatalf("curl %s (%s): %v", ex.file, codec, err)
 			}
-			answers["curl"] = out
-		} else {
+			answers["curl, "+codec] = out
+		}
+		if curl == "" {
 			t.Log("curl not installed; checked with Go's client only")
 		}
+		var first []byte
 		for client, answer := range answers {
+			if first == nil {
+				first = answer
+			} else if !bytes.Equal(first, answer) {
+				t.Errorf("%s: the answers differ between clients or codecs:\n%s\n%s", ex.file, first, answer)
+			}
 			var rev admissionv1.AdmissionReview
 			if err := json.Unmarshal(answer, &rev); err != nil || rev.Response == nil {
 				t.Fatalf("%s via %s: not an AdmissionReview (%v): %s", ex.file, client, err, answer)
@@ -212,6 +190,48 @@ func TestServeOffline(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// serveOffline starts `meshguard serve --offline` with the certificate in dir and
+// args, waits until it is ready and returns its base URL; it is stopped (SIGINT)
+// when the test ends.
+func serveOffline(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	port, probes := freePort(t), freePort(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, os.Args[0], append([]string{"serve", "--offline", "--cert-dir", dir, "--host", "127.0.0.1",
+		"--port", fmt.Sprint(port), "--metrics-bind-address", "0", "--health-probe-bind-address", fmt.Sprintf("127.0.0.1:%d", probes)}, args...)...)
+	cmd.Env = append(os.Environ(), "MESHGUARD_AS_CLI=1", "KUBECONFIG=/nonexistent")
+	var logs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 10 * time.Second
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		if err := cmd.Wait(); err != nil && ctx.Err() == nil {
+			t.Errorf("serve %v exited: %v", args, err)
+		}
+		if t.Failed() {
+			t.Logf("serve %v logs:\n%s", args, logs.String())
+		}
+	})
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/readyz", probes))
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return fmt.Sprintf("https://localhost:%d", port)
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("serve --offline %v not ready after 20 s:\n%s", args, logs.String())
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 
