@@ -9,6 +9,8 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -172,6 +174,15 @@ func TestReviewCodecMatchesControllerRuntime(t *testing.T) {
 func FuzzReviewCodec(f *testing.F) {
 	for _, s := range reviewSeeds(f) {
 		f.Add(s)
+	}
+	// The reviews `meshguard serve --offline` is tried with (docs/webhook.md).
+	examples, _ := filepath.Glob("../examples/admission/*.json")
+	for _, path := range examples {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		cr, ours := serveBoth(echo, body, "application/json")
