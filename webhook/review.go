@@ -17,11 +17,10 @@ import (
 // The AdmissionReview versions the fast codec reads; controller-runtime decodes
 // both into the v1 types, and so does decodeReview.
 const (
-	reviewKind      = "AdmissionReview"
-	reviewV1        = "admission.k8s.io/v1"
-	reviewV1beta1   = "admission.k8s.io/v1beta1"
-	reviewGroup     = "admission.k8s.io"
-	maxReviewFields = 32
+	reviewKind    = "AdmissionReview"
+	reviewV1      = "admission.k8s.io/v1"
+	reviewV1beta1 = "admission.k8s.io/v1beta1"
+	reviewGroup   = "admission.k8s.io"
 )
 
 // decodeReview reads an AdmissionReview body into what controller-runtime's
@@ -33,7 +32,7 @@ const (
 // where the API server writes it: the raw objects, dryRun, requestKind and
 // requestResource). ok=false for everything else, including malformed JSON; the
 // caller then hands the body to controller-runtime, whose answer (an error, or a
-// decoding this codec does not attempt) is the reference. FuzzDecodeReview holds
+// decoding this codec does not attempt) is the reference. FuzzReviewCodec holds
 // every ok=true decoding to controller-runtime's.
 //
 // Why not controller-runtime's decoder: it scans the body twice (once with
@@ -72,9 +71,9 @@ func decodeReview(body []byte) (req admissionv1.AdmissionRequest, gvk schema.Gro
 // (encoding/json keeps the last value) sends the body to controller-runtime.
 type fieldSet uint32
 
-// first marks field i as read and reports whether it was the first time.
+// first marks field i (below 32) as read and reports whether it was the first time.
 func (s *fieldSet) first(i uint) bool {
-	if i >= maxReviewFields || *s&(1<<i) != 0 {
+	if i >= 32 || *s&(1<<i) != 0 {
 		return false
 	}
 	*s |= 1 << i
