@@ -69,6 +69,7 @@ spec:
 	// creation time and managedFields, which the verdict key leaves out, so the
 	// second dry run and the create are answered from the cache.
 	hits := cacheLookups(t, st.Meshguard.MetricsPort, "hit")
+	mutationHits := mutationLookups(t, st.Meshguard.MetricsPort, "hit")
 	for range 2 {
 		if _, _, err := kubectl(t, x, "create", "--dry-run=server", "-f", "-"); err != nil {
 			t.Fatal(err)
@@ -79,6 +80,19 @@ spec:
 		t.Fatalf("two dry-run creates and the create got %d verdict cache hits, want 2", got)
 	} else {
 		t.Logf("a dry-run create, another and the create: %d verdict cache hits", got)
+	}
+	// The mutating webhook sees the same three objects first; the second dry run
+	// and the create get the first one's patch.
+	if got := mutationLookups(t, st.Meshguard.MetricsPort, "hit") - mutationHits; got < 2 {
+		t.Fatalf("two dry-run creates and the create got %d mutation cache hits, want 2", got)
+	} else {
+		t.Logf("a dry-run create, another and the create: %d mutation cache hits", got)
+	}
+	var mesh string
+	if out, _, err := kubectl(t, "", "get", "-n", "kuma-system", "meshtrafficpermission", "e2e-cache-x", "-o", "jsonpath={.metadata.labels.kuma\\.io/mesh}"); err != nil {
+		t.Fatal(err)
+	} else if mesh = strings.TrimSpace(out); mesh != "default" {
+		t.Fatalf("the created policy's kuma.io/mesh label is %q, want the patch's \"default\"", mesh)
 	}
 	hits = cacheLookups(t, st.Meshguard.MetricsPort, "hit")
 	for range 3 {
@@ -105,6 +119,13 @@ spec:
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// mutationLookups reads meshguard_mutation_cache_lookups_total{result} from
+// meshguard's metrics endpoint.
+func mutationLookups(t *testing.T, port int, result string) int {
+	t.Helper()
+	return metricValue(t, port, fmt.Sprintf(`meshguard_mutation_cache_lookups_total{result=%q} `, result))
 }
 
 // cacheLookups reads meshguard_verdict_cache_lookups_total{result} from meshguard's

@@ -88,7 +88,7 @@ func BenchmarkValidateMTPUnique(b *testing.B) {
 // test's policy with a fresh uid, read and answered by controller-runtime's
 // admission webhook and by webhook.Admission, for the no-op handler and for
 // meshguard's validating handler (a verdict-cache hit, whose answer carries the
-// 7 KB preview).
+// 7 KB preview) and mutating handler (a mutation-cache hit: the labels' patch).
 func BenchmarkReviewCodec(b *testing.B) {
 	r, err := loadtest.NewReview()
 	if err != nil {
@@ -102,7 +102,7 @@ func BenchmarkReviewCodec(b *testing.B) {
 	for _, h := range []struct {
 		name string
 		fn   admission.HandlerFunc
-	}{{"noop", loadtest.Noop}, {"validate", eng.Validate}} {
+	}{{"noop", loadtest.Noop}, {"validate", eng.Validate}, {"mutate", eng.Mutate}} {
 		for _, c := range []struct {
 			name  string
 			serve http.Handler

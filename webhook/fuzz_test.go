@@ -60,7 +60,7 @@ func FuzzAdmissionReview(f *testing.F) {
 	})
 }
 
-// FuzzServerSetMetadata is the verdict key's soundness on arbitrary objects:
+// FuzzServerSetMetadata is the verdict and mutation keys' soundness on arbitrary objects:
 // requests whose objects SplitOut cuts into the same pieces share a key, so an
 // engine without the cache must answer them alike, whatever valid values stand in
 // the cuts (here the original ones and a string).
@@ -95,6 +95,17 @@ func FuzzServerSetMetadata(f *testing.F) {
 		a, b := answer(raw), answer(other)
 		if diff := cmp.Diff(a, b); diff != "" {
 			t.Fatalf("objects differing only in server-set metadata get different answers:\n%s\n%s\n%s", raw, other, diff)
+		}
+		// The mutation cache keys on the same pieces.
+		mutate := func(obj []byte) admission.Response {
+			return eng.Mutate(context.Background(), admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
+				UID: "1", Operation: admissionv1.Create, Name: "a", Namespace: "ns",
+				Kind:   metav1.GroupVersionKind{Group: "kuma.io", Version: "v1alpha1", Kind: "MeshTrafficPermission"},
+				Object: runtime.RawExtension{Raw: obj},
+			}})
+		}
+		if diff := cmp.Diff(mutate(raw), mutate(other), samePatch); diff != "" {
+			t.Fatalf("objects differing only in server-set metadata get different patches:\n%s\n%s\n%s", raw, other, diff)
 		}
 	})
 }

@@ -64,14 +64,19 @@ type Engine struct {
 	// PreviewVersion identifies the stored state Preview reads (Previewer.StoredVersion);
 	// with it, verdicts for MeshTrafficPermissions are cached too. nil: they are not.
 	PreviewVersion func(ctx context.Context) (version [32]byte, ok bool)
-	// DisableVerdictCache turns the validating handler's verdict cache off (for
+	// DisableVerdictCache turns the caches of both handlers' answers off (for
 	// comparisons; the answers are the same).
 	DisableVerdictCache bool
 	// RecordCache counts verdict cache lookups for metrics; nil records nothing.
 	RecordCache func(hit bool)
+	// RecordMutationCache counts mutation cache lookups; nil records nothing.
+	RecordMutationCache func(hit bool)
 
 	verdictOnce  sync.Once
 	verdictCache *lruCache[verdict]
+
+	mutationOnce  sync.Once
+	mutationCache *lruCache[admission.Response]
 }
 
 // privileged reports whether the request comes from the mesh's own sync (or another
@@ -144,7 +149,28 @@ func toUnstructured(raw []byte) (*unstructured.Unstructured, error) {
 
 // Mutate is the mutating handler: the labels and syntactic sugar of defaults, as a
 // JSON patch that touches only what changed (none for an already-mutated object).
-func (e *Engine) Mutate(_ context.Context, req admission.Request) admission.Response {
+// Answers for Kuma kinds are cached by the request's content like the validating
+// handler's verdicts (mutationKey): the API server sends every object to both.
+func (e *Engine) Mutate(ctx context.Context, req admission.Request) admission.Response {
+	key, cacheable := e.mutationKey(req)
+	if cacheable {
+		resp, ok := e.mutations().get(key)
+		if e.RecordMutationCache != nil {
+			e.RecordMutationCache(ok)
+		}
+		if ok {
+			return resp
+		}
+	}
+	resp := e.mutate(req)
+	if cacheable {
+		e.mutations().put(key, resp)
+	}
+	return resp
+}
+
+// mutate computes a mutating answer.
+func (e *Engine) mutate(req admission.Request) admission.Response {
 	d, early := e.decode(req)
 	if early != nil {
 		return *early

@@ -78,8 +78,9 @@ type Options struct {
 	// LinkerdServerConflicts is what a Server conflict (MG350) does on admission:
 	// ServerConflictsWarn (the default, also for "") or ServerConflictsDeny.
 	LinkerdServerConflicts string
-	// DisableVerdictCache answers every validating request afresh instead of from the
-	// verdict cache (see Engine.Validate); the answers are the same.
+	// DisableVerdictCache answers every admission request afresh instead of from the
+	// verdict and mutation caches (see Engine.Validate, Engine.Mutate); the answers
+	// are the same.
 	DisableVerdictCache bool
 	// ControllerRuntimeCodec serves the handlers through controller-runtime's
 	// admission.Webhook alone instead of Admission; the answers are the same. An
@@ -185,6 +186,26 @@ func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) erro
 	if err != nil {
 		return err
 	}
+	mutationLookups, err := registerCounterVec(prometheus.CounterOpts{
+		Name: "meshguard_mutation_cache_lookups_total",
+		Help: "Mutating requests looked up in the mutation cache, by result (hit or miss); requests that are never cached are not counted.",
+	}, "result")
+	if err != nil {
+		return err
+	}
+	// countBool counts the true reports in yes and the false ones in no.
+	countBool := func(yes, no prometheus.Counter) func(bool) {
+		return func(ok bool) {
+			if ok {
+				yes.Inc()
+			} else {
+				no.Inc()
+			}
+		}
+	}
+	countLookups := func(c *prometheus.CounterVec) func(bool) {
+		return countBool(c.WithLabelValues("hit"), c.WithLabelValues("miss"))
+	}
 
 	reviews, err := registerCounterVec(prometheus.CounterOpts{
 		Name: "meshguard_admission_reviews_total",
@@ -194,14 +215,7 @@ func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) erro
 		return err
 	}
 	countReviews := func(path string) func(bool) {
-		fast, slow := reviews.WithLabelValues(path, "meshguard"), reviews.WithLabelValues(path, "controller-runtime")
-		return func(ok bool) {
-			if ok {
-				fast.Inc()
-			} else {
-				slow.Inc()
-			}
-		}
+		return countBool(reviews.WithLabelValues(path, "meshguard"), reviews.WithLabelValues(path, "controller-runtime"))
 	}
 
 	policies := &policyCache{log: log.WithName("mtp-cache")}
@@ -230,13 +244,8 @@ func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) erro
 		PrivilegedUsers: set(o.PrivilegedUsers), PrivilegedGroups: set(o.PrivilegedGroups),
 		DisableVerdictCache: o.DisableVerdictCache,
 		Record:              func(kind, code, sev string) { findings.WithLabelValues(kind, code, sev).Inc() },
-		RecordCache: func(hit bool) {
-			if hit {
-				cacheLookups.WithLabelValues("hit").Inc()
-			} else {
-				cacheLookups.WithLabelValues("miss").Inc()
-			}
-		},
+		RecordCache:         countLookups(cacheLookups),
+		RecordMutationCache: countLookups(mutationLookups),
 		Log:                 log.WithName("admission"),
 		Preview:             preview.Answer,
 		PreviewVersion:      preview.StoredVersion,

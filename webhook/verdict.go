@@ -104,11 +104,8 @@ var serverSet = []string{"uid", "creationTimestamp", "generation", "resourceVers
 // caches) and unknown kinds; nor MeshTrafficPermissions when the preview has no
 // version.
 func (e *Engine) verdictKey(ctx context.Context, req admission.Request) (key resultKey, stored [32]byte, ok bool) {
-	if e.DisableVerdictCache || (req.Operation != admissionv1.Update && req.Operation != admissionv1.Create) {
-		return key, stored, false
-	}
-	kind := e.Registry.Lookup(schema.GroupVersionKind(req.Kind))
-	if kind == nil || kind.Family != api.FamilyKuma {
+	kind, ok := e.cachedKind(req)
+	if !ok {
 		return key, stored, false
 	}
 	if e.Preview != nil && kind.Kind == "MeshTrafficPermission" {
@@ -119,8 +116,26 @@ func (e *Engine) verdictKey(ctx context.Context, req admission.Request) (key res
 			return key, stored, false
 		}
 	}
+	key, ok = e.requestKey("meshguard-verdict-v2", req, stored)
+	return key, stored, ok
+}
+
+// cachedKind is the registry kind of a request whose answer may be cached: a
+// CREATE or UPDATE of a Kuma kind, with the caches on.
+func (e *Engine) cachedKind(req admission.Request) (*api.Kind, bool) {
+	if e.DisableVerdictCache || (req.Operation != admissionv1.Update && req.Operation != admissionv1.Create) {
+		return nil, false
+	}
+	kind := e.Registry.Lookup(schema.GroupVersionKind(req.Kind))
+	return kind, kind != nil && kind.Family == api.FamilyKuma
+}
+
+// requestKey hashes what a handler's answer to req is a function of (see
+// verdictKey): purpose names the handler and the version of the key's form,
+// stored the state of the stored policies it read (zero when none).
+func (e *Engine) requestKey(purpose string, req admission.Request, stored [32]byte) (resultKey, bool) {
 	k := newKeyHasher()
-	for _, f := range []string{"meshguard-verdict-v2", req.Kind.Group, req.Kind.Version, req.Kind.Kind,
+	for _, f := range []string{purpose, req.Kind.Group, req.Kind.Version, req.Kind.Kind,
 		req.Namespace, req.Name, req.SubResource, string(req.Operation)} {
 		k.str(f)
 	}
@@ -141,12 +156,12 @@ func (e *Engine) verdictKey(ctx context.Context, req admission.Request) (key res
 		// what follows them) encode alike.
 		k.tag(tagList)
 		if !fastjson.SplitOut(raw, "metadata", serverSet, func(b []byte) { k.tag(tagString); k.bytes(b) }) {
-			return key, stored, false
+			return resultKey{}, false
 		}
 		k.tag(tagNil)
 	}
 	k.bytes(stored[:])
-	return k.sum(), stored, true
+	return k.sum(), true
 }
 
 // cacheVerdict stores v under key unless the stored policies changed while v was
