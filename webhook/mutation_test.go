@@ -62,10 +62,7 @@ func TestServerSetMetadataDoesNotChangeMutations(t *testing.T) {
 	list := func(context.Context) ([]unstructured.Unstructured, bool) { return nil, true }
 	cached, plain := newObserved(list, true), newObserved(list, false)
 	for _, req := range exampleRequests(t) {
-		a, b := req, req
-		a.Object.Raw, a.OldObject.Raw = stamp(t, req.Object.Raw, 1), stamp(t, req.OldObject.Raw, 2)
-		b.Object.Raw, b.OldObject.Raw = stamp(t, req.Object.Raw, 3), stamp(t, req.OldObject.Raw, 4)
-		b.UID = "other"
+		a, b := stampedPair(t, req)
 		want := plain.eng.Mutate(context.Background(), a)
 		for _, r := range []admission.Request{b, a, b} {
 			for name, eng := range map[string]*Engine{"uncached": plain.eng, "cached": cached.eng} {

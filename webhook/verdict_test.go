@@ -148,6 +148,17 @@ func TestVerdictCacheMatchesUncached(t *testing.T) {
 	}
 }
 
+// stampedPair is req twice, with two different stampings of the server-set
+// metadata of its objects, and another request uid for the second.
+func stampedPair(t *testing.T, req admission.Request) (a, b admission.Request) {
+	t.Helper()
+	a, b = req, req
+	a.Object.Raw, a.OldObject.Raw = stamp(t, req.Object.Raw, 1), stamp(t, req.OldObject.Raw, 2)
+	b.Object.Raw, b.OldObject.Raw = stamp(t, req.Object.Raw, 3), stamp(t, req.OldObject.Raw, 4)
+	b.UID = "other"
+	return a, b
+}
+
 // stamp gives raw's object the metadata the API server sets on a write, with
 // values of its own (n picks them), as two CREATEs of one manifest differ.
 func stamp(t *testing.T, raw []byte, n int) []byte {
@@ -186,10 +197,7 @@ func TestServerSetMetadataDoesNotChangeVerdicts(t *testing.T) {
 		}
 	}
 	for _, req := range exampleRequests(t) {
-		a, b := req, req
-		a.Object.Raw, a.OldObject.Raw = stamp(t, req.Object.Raw, 1), stamp(t, req.OldObject.Raw, 2)
-		b.Object.Raw, b.OldObject.Raw = stamp(t, req.Object.Raw, 3), stamp(t, req.OldObject.Raw, 4)
-		b.UID = "other"
+		a, b := stampedPair(t, req)
 		want := plain.eng.Validate(context.Background(), a)
 		want.UID = ""
 		for _, r := range []admission.Request{b, a, b} {
