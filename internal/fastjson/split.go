@@ -30,52 +30,23 @@ func SplitOut(data []byte, obj string, fields []string, keep func([]byte)) bool 
 	if !s.at('{') {
 		return false
 	}
-	s.pos++
-	for {
-		s.space()
-		if s.at('}') {
-			s.pos++
-			break
+	ok := s.skimMembers(func(key []byte) bool {
+		if string(key) != obj || !s.at('{') {
+			return s.skim()
 		}
-		key, ok := s.skimKey()
-		if !ok {
-			return false
-		}
-		s.space()
-		if string(key) == obj && s.at('{') {
-			s.pos++
-			for {
-				s.space()
-				if s.at('}') {
-					s.pos++
-					break
-				}
-				key, ok := s.skimKey()
-				if !ok {
-					return false
-				}
-				s.space()
-				if slices.Contains(fields, string(key)) {
-					keep(data[mark:s.pos])
-					if s.skip(3) != nil || s.numErr != nil {
-						return false
-					}
-					mark = s.pos
-				} else if !s.skim() {
-					return false
-				}
-				if !s.next('}') {
-					break
-				}
+		return s.skimMembers(func(key []byte) bool {
+			if !slices.Contains(fields, string(key)) {
+				return s.skim()
 			}
-		} else if !s.skim() {
-			return false
-		}
-		if !s.next('}') {
-			break
-		}
-	}
-	if s.err {
+			keep(data[mark:s.pos])
+			if s.skip(3) != nil || s.numErr != nil {
+				return false
+			}
+			mark = s.pos
+			return true
+		})
+	})
+	if !ok {
 		return false
 	}
 	s.space()
@@ -84,6 +55,31 @@ func SplitOut(data []byte, obj string, fields []string, keep func([]byte)) bool 
 	}
 	keep(data[mark:])
 	return true
+}
+
+// skimMembers walks the members of the object at s.pos (its '{'), calling member
+// with each key and s at the member's value, which member must move past. It
+// reports false when member does and for input it cannot walk.
+func (s *decoder) skimMembers(member func(key []byte) bool) bool {
+	s.pos++ // '{'
+	for {
+		s.space()
+		if s.at('}') {
+			s.pos++
+			return true
+		}
+		key, ok := s.skimKey()
+		if !ok {
+			return false
+		}
+		s.space()
+		if !member(key) {
+			return false
+		}
+		if !s.next('}') {
+			return !s.err
+		}
+	}
 }
 
 func (s *decoder) at(c byte) bool { return s.pos < len(s.data) && s.data[s.pos] == c }
