@@ -29,7 +29,7 @@ type Rule struct {
 }
 
 // MeshTrafficPermissionSpec covers both generations of MeshTrafficPermission: the
-// `from` list of seed 000 and the SPIFFE matchers of seed 001, written either as
+// `from` list of the MeshTrafficPermission MADR and the SPIFFE matchers of the SPIFFE-matches MADR, written either as
 // `spec.default` (seed spelling) or `spec.rules[].default` (Kuma 2.12+).
 type MeshTrafficPermissionSpec struct {
 	TargetRef *TargetRef  `json:"targetRef,omitempty"`
@@ -54,7 +54,7 @@ type MTPRule struct {
 	Default MTPMatches `json:"default"`
 }
 
-// MTPMatches are the three matcher lists of seed 001. Pointers distinguish an
+// MTPMatches are the three matcher lists of the SPIFFE-matches MADR. Pointers distinguish an
 // explicitly empty list from an absent one.
 type MTPMatches struct {
 	Deny                *[]SpiffeMatch `json:"deny,omitempty"`
@@ -65,7 +65,7 @@ type MTPMatches struct {
 // SpiffeMatch is one matcher: a SPIFFE ID condition plus the seed's optional HTTP
 // conditions. Kuma spells the key `spiffeID`, the seed `spiffeId`; both are accepted.
 type SpiffeMatch struct {
-	SpiffeId *StringMatch `json:"spiffeId,omitempty"` //nolint:revive // seed 001 spelling
+	SpiffeId *StringMatch `json:"spiffeId,omitempty"` //nolint:revive // the SPIFFE-matches MADR spelling
 	SpiffeID *StringMatch `json:"spiffeID,omitempty"`
 	SNI      *StringMatch `json:"sni,omitempty"`
 	Method   string       `json:"method,omitempty"`

@@ -28,7 +28,7 @@ func kuma(kind, plural string, sec Section, summary string) *Kind {
 // KumaKinds returns the registry entries of Kuma's targetRef policy family. The kind
 // lists follow Kuma 2.x's validators (docs/research/kuma-validation.md) and the seeds
 // where those are wider (MeshTrafficPermission may target a MeshGatewayRoute or a
-// MeshHTTPRoute, seed 000).
+// MeshHTTPRoute, the MeshTrafficPermission MADR).
 func KumaKinds() []*Kind {
 	tr := SecTargetRef
 	out := []*Kind{}

@@ -69,7 +69,7 @@ type Kind struct {
 	ToGateway []RefKind
 	// SystemOnly are top-level kinds (also listed in TopLevel) that Kuma accepts only
 	// from the system namespace: MeshGateway for routes and for policies that
-	// configure more than Envoy clusters (seed 003), MeshHTTPRoute for outbound ones.
+	// configure more than Envoy clusters (Kuma's policy-on-namespace MADR), MeshHTTPRoute for outbound ones.
 	SystemOnly []RefKind
 	// Route marks MeshHTTPRoute and MeshTCPRoute, which Kuma only lets target a
 	// MeshGateway from the system namespace.

@@ -9,7 +9,7 @@ package api
 // kinds of the registry.
 type RefKind string
 
-// The targetRef kinds Kuma knows. MeshGatewayRoute is kept because seed 000 (the
+// The targetRef kinds Kuma knows. MeshGatewayRoute is kept because the MeshTrafficPermission MADR (the
 // MeshTrafficPermission MADR) uses it for cross-mesh permissions.
 const (
 	RefMesh                 RefKind = "Mesh"
@@ -63,7 +63,7 @@ func (b BackendRef) AsTargetRef() TargetRef {
 	return TargetRef{Kind: b.Kind, Name: b.Name, Namespace: b.Namespace, Labels: b.Labels, Tags: b.Tags, Mesh: b.Mesh}
 }
 
-// Tags returns the tag view of a targetRef used by seed 000's rule view:
+// Tags returns the tag view of a targetRef used by the MeshTrafficPermission MADR's rule view:
 // MeshService adds kuma.io/service=name, MeshServiceSubset adds its tags too,
 // MeshSubset is its tags, Mesh is no tags at all.
 func (t TargetRef) TagView() map[string]string {
@@ -104,7 +104,7 @@ const (
 	MaxMeshNameLength = 253
 )
 
-// PolicyRole is the value of kuma.io/policy-role (seed 003, "policy on namespace").
+// PolicyRole is the value of kuma.io/policy-role (Kuma's policy-on-namespace MADR, "policy on namespace").
 type PolicyRole string
 
 // The four roles a Kuma policy can have.

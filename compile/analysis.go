@@ -94,7 +94,7 @@ func analyzeFrom(g Group, own map[string]bool, scope string, refNames []string, 
 	return out
 }
 
-// usesMatchers reports whether the group is compiled to seed 001's matcher tree.
+// usesMatchers reports whether the group is compiled to the SPIFFE-matches MADR's matcher tree.
 func usesMatchers(ps []Policy) bool {
 	for _, p := range ps {
 		if p.IsRulesForm() {

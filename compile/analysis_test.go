@@ -138,7 +138,7 @@ func TestAnalyze(t *testing.T) {
 	}
 }
 
-// seed001StoriesYAML is the seed 001 example of the preview golden files: an
+// seed001StoriesYAML is the the SPIFFE-matches MADR example of the preview golden files: an
 // operator's deny/shadow/allow matchers and an owner's HTTP conditions.
 const seed001StoriesYAML = operator + `spec:
   default:

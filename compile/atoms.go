@@ -78,7 +78,7 @@ type cItem struct {
 	action Action
 }
 
-// itemAtoms appends the atoms of a from targetRef to dst: seed 000's tag view
+// itemAtoms appends the atoms of a from targetRef to dst: the MeshTrafficPermission MADR's tag view
 // (api.TargetRef.TagView), with kuma.io/service becoming a SPIFFE atom in the
 // client's mesh. A `mesh` other than the target's own adds the mesh condition that
 // a kuma:// tag URI cannot carry. Atoms come sorted by key so that output does not

@@ -16,7 +16,7 @@ import (
 )
 
 // This file holds the test-only evaluators: one that reads the merged `from` list
-// the way seed 000 defines it (last matching item decides), and independent
+// the way the MeshTrafficPermission MADR defines it (last matching item decides), and independent
 // evaluators of the emitted Envoy principals and matcher trees. The product never
 // evaluates anything; these exist to check it.
 
@@ -26,7 +26,7 @@ type client struct {
 	tags map[string]string
 }
 
-// sans are the URI SANs Kuma puts in the client's certificate (seed 000).
+// sans are the URI SANs Kuma puts in the client's certificate (Kuma's MeshTrafficPermission MADR).
 func (c client) sans() []string {
 	var out []string
 	keys := make([]string, 0, len(c.tags))
@@ -49,7 +49,7 @@ func (c client) String() string { return fmt.Sprintf("%s%v", c.mesh, c.tags) }
 // verdict is what the list (or a config) decides for a client.
 type verdict struct{ allow, shadowAllow bool }
 
-// itemMatches is seed 000's targetRef matching, written from the tags, not from the
+// itemMatches is the MeshTrafficPermission MADR's targetRef matching, written from the tags, not from the
 // compiler's atoms: kuma.io/service is a SPIFFE ID and so carries the mesh; other
 // tags are kuma:// URIs and do not; a cross-mesh item only matches its mesh.
 func itemMatches(f api.MTPFrom, c client, localMesh string) bool {

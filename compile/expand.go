@@ -7,11 +7,11 @@ import (
 	"github.com/meshguard/meshguard/api"
 )
 
-// ViewRule is one combination of seed 000's full rule view with negations: a group
+// ViewRule is one combination of the MeshTrafficPermission MADR's full rule view with negations: a group
 // of clients described by a positive or negated value for every tag the merged list
 // mentions, and the action the list decides for that group.
 type ViewRule struct {
-	// Tags are the conditions as seed 000 writes them: "k=v" or "k!=v".
+	// Tags are the conditions as the MeshTrafficPermission MADR writes them: "k=v" or "k!=v".
 	// kuma.io/service of another mesh is written "kuma.io/service=X@mesh" and a
 	// cross-mesh condition "kuma.io/mesh=M".
 	Tags []string
@@ -35,7 +35,7 @@ type dimInfo struct {
 	valBits [][]uint64
 }
 
-// ExpandRules is seed 000's full rule view of a merged list: every combination of
+// ExpandRules is the MeshTrafficPermission MADR's full rule view of a merged list: every combination of
 // the deduplicated tags with negations, skipping impossible ones (two values for
 // one key, a service outside its mesh). ok is false, with no view, when the number
 // of combinations exceeds limit (≤0: DefaultExpandBound).

@@ -10,8 +10,8 @@ import (
 // Form is how a preview's RBAC is written.
 type Form string
 
-// The forms: seed 000's full rule view with negations, the polynomial equivalent,
-// and seed 001's matcher tree (chosen automatically for SPIFFE-matcher policies).
+// The forms: the MeshTrafficPermission MADR's full rule view with negations, the polynomial equivalent,
+// and the SPIFFE-matches MADR's matcher tree (chosen automatically for SPIFFE-matcher policies).
 const (
 	FormExpanded Form = "expanded"
 	FormCompact  Form = "compact"
@@ -22,7 +22,7 @@ const (
 	FormSkipped Form = "skipped"
 )
 
-// Names of the generated RBAC policies and defaults, as seed 000 spells them.
+// Names of the generated RBAC policies and defaults, as the MeshTrafficPermission MADR spells them.
 const (
 	PolicyName         = "MeshTrafficPermission"
 	ShadowPolicyName   = "ShadowMeshTrafficPermission"
@@ -77,7 +77,7 @@ type FromResult struct {
 
 // CompileFrom compiles an already merged `from` list (least specific first, last
 // matching item decides) for proxies of mesh localMesh. It is the entry point for a
-// list that is stated outright, like seed 000's concatenated example.
+// list that is stated outright, like the MeshTrafficPermission MADR's concatenated example.
 func CompileFrom(localMesh string, items []MergedItem, opts Options) (FromResult, error) {
 	cs, err := toItems(items, localMesh)
 	if err != nil {

@@ -51,7 +51,7 @@ func (t Target) key() string {
 
 // TargetOf is the group of proxies a policy selects. Namespaced workload-owner and
 // consumer policies only select proxies of their own namespace (and zone, when
-// zone-originated), as seed 003's implicit k8s.kuma.io/namespace tag says.
+// zone-originated), as the policy-on-namespace MADR's implicit k8s.kuma.io/namespace tag says.
 func TargetOf(p Policy, systemNamespace string) Target {
 	ref := p.TopRef()
 	t := Target{Kind: ref.Kind, Name: ref.Name, SectionName: ref.SectionName, Namespace: ref.Namespace, Mesh: p.Mesh}

@@ -10,7 +10,7 @@ import (
 	"github.com/meshguard/meshguard/api"
 )
 
-// spiffeMatches is seed 001's reading of one matcher for a request.
+// spiffeMatches is the SPIFFE-matches MADR's reading of one matcher for a request.
 func spiffeMatches(m api.SpiffeMatch, id, method, path string, withHTTP bool) bool {
 	if sm, _ := m.Spiffe(); sm != nil {
 		if sm.Type == "Prefix" && !strings.HasPrefix(id, sm.Value) || sm.Type == "Exact" && id != sm.Value {
@@ -45,7 +45,7 @@ func seed001Decide(entries []SpiffeEntry, id, method, path string, shadow bool) 
 }
 
 // TestMatcherTreesMatchSeed001 checks on random matcher sets that the enforced and
-// shadow trees decide what seed 001's evaluation rules say, that the HTTP filter is
+// shadow trees decide what the SPIFFE-matches MADR's evaluation rules say, that the HTTP filter is
 // exact, and that the network filter never denies a request the HTTP filter allows.
 func TestMatcherTreesMatchSeed001(t *testing.T) {
 	r := rand.New(rand.NewSource(1))

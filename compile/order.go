@@ -39,12 +39,12 @@ func KindRank(t api.TargetRef) int {
 }
 
 // IsRouteRef reports whether a top-level targetRef points at a route rather than at
-// proxies; such policies program a per-route RBAC filter (seed 000, step 5).
+// proxies; such policies program a per-route RBAC filter (Kuma's MeshTrafficPermission MADR, step 5).
 func IsRouteRef(t api.TargetRef) bool {
 	return t.Kind == api.RefMeshHTTPRoute || t.Kind == api.RefMeshGatewayRoute
 }
 
-// originRank: global-originated policies are less specific than zone ones (seed 003
+// originRank: global-originated policies are less specific than zone ones (Kuma's policy-on-namespace MADR
 // step 2). A missing origin label is treated like a zone policy: that is what a
 // standalone Kuma control plane stamps on the policies created in it.
 func originRank(o string) int {
@@ -54,7 +54,7 @@ func originRank(o string) int {
 	return 1
 }
 
-// roleRank orders namespaces as seed 003 step 3 says: consumer-ns > producer-ns >
+// roleRank orders namespaces as the policy-on-namespace MADR step 3 says: consumer-ns > producer-ns >
 // kuma-system. Workload-owner policies live in the workload's (consumer's)
 // namespace and rank with consumer policies.
 func roleRank(r api.PolicyRole) int {
@@ -100,7 +100,7 @@ func compareKeys(a, b sortKey) int {
 // ComparePolicies orders two policies least specific first, the order in which
 // their `from` lists are concatenated: top-level kind, then origin, then namespace
 // role, then name, where a lexicographically SMALLER name is MORE specific and so
-// comes later (seed 003 step 4, seed 002 "Sorting"). Seed 000 concatenates
+// comes later (Kuma's policy-on-namespace MADR step 4, the policy-matching MADR "Sorting"). The MeshTrafficPermission MADR concatenates
 // global, global-2 in the opposite name order; the later seeds win (docs/rbac.md).
 // Namespace and mesh break remaining ties only to keep the order total.
 func ComparePolicies(a, b Policy, systemNamespace string) int {

@@ -74,7 +74,7 @@ func TestComparePolicies(t *testing.T) {
 			pol("aaa", "kuma-system", "", "", mesh),
 			pol("bbb", "kuma-system", "", "", mesh),
 		}, []string{"kuma-system/bbb", "kuma-system/aaa"}},
-		{"seed 000 names: global-2 before global", []Policy{
+		{"the MeshTrafficPermission MADR names: global-2 before global", []Policy{
 			pol("global", "kuma-system", "", "", mesh),
 			pol("global-2", "kuma-system", "", "", mesh),
 			pol("backend", "kuma-system", "", "", svc),
@@ -110,9 +110,9 @@ func TestComparePolicies(t *testing.T) {
 	}
 }
 
-// The seed 000 policies sorted by the later seeds' rules give global-2's item
+// The the MeshTrafficPermission MADR policies sorted by the later seeds' rules give global-2's item
 // before global's; the decision for a zone us-east client therefore changes from
-// DENY_WITH_SHADOW_ALLOW (seed 000's list) to DENY. docs/rbac.md explains why the
+// DENY_WITH_SHADOW_ALLOW (Kuma's MeshTrafficPermission MADR's list) to DENY. docs/rbac.md explains why the
 // later seeds win.
 func TestSeed000PoliciesMergedOrder(t *testing.T) {
 	ps := policiesFromYAML(t, seed000YAML)

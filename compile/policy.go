@@ -1,8 +1,8 @@
 // Package compile turns MeshTrafficPermission policies into the Envoy RBAC
-// configuration a Kuma proxy would be programmed with (DESIGN.md §4), so that users
+// configuration a Kuma proxy would be programmed with, so that users
 // see what a policy change does before it reaches a proxy. It groups policies by the
 // proxies they select, merges them in Kuma's order, builds network RBAC `rules` /
-// `shadow_rules` (seed 000) or the `matcher` tree (seed 001) from the real Envoy
+// `shadow_rules` (Kuma's MeshTrafficPermission MADR) or the `matcher` tree (Kuma's SPIFFE-matches MADR) from the real Envoy
 // types, and reports what the merged result makes visible (dead items, deny-all,
 // allow-all). It has no cluster access: everything is computed from the objects.
 package compile
@@ -26,7 +26,7 @@ const Kind = "MeshTrafficPermission"
 type Policy struct {
 	Name      string
 	Namespace string
-	// Mesh is the `kuma.io/mesh` label, "default" when unset (seed 000: mesh as label).
+	// Mesh is the `kuma.io/mesh` label, "default" when unset (Kuma's MeshTrafficPermission MADR: mesh as label).
 	Mesh string
 	// Origin is the `kuma.io/origin` label ("global", "zone" or empty).
 	Origin string
@@ -49,7 +49,7 @@ func (p Policy) Ref() string {
 
 // EffectiveRole is the role used for ordering and scoping: the label when set,
 // otherwise system for the system namespace (or no namespace) and workload-owner
-// elsewhere, which is what Kuma computes for a MeshTrafficPermission (seed 003).
+// elsewhere, which is what Kuma computes for a MeshTrafficPermission (Kuma's policy-on-namespace MADR).
 func (p Policy) EffectiveRole(systemNamespace string) api.PolicyRole {
 	if p.Role != "" {
 		return p.Role
@@ -60,7 +60,7 @@ func (p Policy) EffectiveRole(systemNamespace string) api.PolicyRole {
 	return api.RoleWorkloadOwner
 }
 
-// IsRulesForm reports whether the policy uses seed 001's SPIFFE matchers
+// IsRulesForm reports whether the policy uses the SPIFFE-matches MADR's SPIFFE matchers
 // (`spec.default` or `spec.rules`) instead of the `from` list.
 func (p Policy) IsRulesForm() bool {
 	return p.Spec.Default != nil || len(p.Spec.Rules) > 0
@@ -145,7 +145,7 @@ func (p Policy) check() error {
 // and the shadow rules do with a client whose deciding item has this action.
 type Action uint8
 
-// The four actions of seed 000.
+// The four actions of the MeshTrafficPermission MADR.
 const (
 	Allow Action = iota
 	Deny
@@ -153,7 +153,7 @@ const (
 	DenyWithShadowAllow
 )
 
-// String is seed 000's spelling, used in previews and messages.
+// String is the MeshTrafficPermission MADR's spelling, used in previews and messages.
 func (a Action) String() string {
 	switch a {
 	case Allow:
@@ -175,7 +175,7 @@ func (a Action) Allows() bool { return a == Allow || a == AllowWithShadowDeny }
 // actions took effect) let the client in.
 func (a Action) ShadowAllows() bool { return a == Allow || a == DenyWithShadowAllow }
 
-// ParseAction accepts seed 000's spellings and Kuma's CamelCase ones. Kuma's API
+// ParseAction accepts the MeshTrafficPermission MADR's spellings and Kuma's CamelCase ones. Kuma's API
 // has no DenyWithShadowAllow (its enum is Allow;Deny;AllowWithShadowDeny), so only
 // the seed spelling DENY_WITH_SHADOW_ALLOW exists for that action.
 func ParseAction(s string) (Action, error) {

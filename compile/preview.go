@@ -44,8 +44,8 @@ type Preview struct {
 }
 
 // BuildPreviews groups ps by the proxies they select and compiles each group. A
-// group is compiled to seed 001's matcher tree when any of its policies uses SPIFFE
-// matchers (Envoy ignores `rules` once a matcher is set), otherwise to seed 000's
+// group is compiled to the SPIFFE-matches MADR's matcher tree when any of its policies uses SPIFFE
+// matchers (Envoy ignores `rules` once a matcher is set), otherwise to the MeshTrafficPermission MADR's
 // rules/shadow_rules in opts.Form.
 func BuildPreviews(ps []Policy, opts Options) ([]Preview, error) {
 	opts = opts.withDefaults()

@@ -107,7 +107,7 @@ func TestCompiledFormsMatchListEvaluator(t *testing.T) {
 	}
 }
 
-// TestRuleViewPartitionsClients checks seed 000's claim that every client belongs
+// TestRuleViewPartitionsClients checks the MeshTrafficPermission MADR's claim that every client belongs
 // to exactly one combination of the rule view, and that the combination's action
 // is the one the list decides.
 func TestRuleViewPartitionsClients(t *testing.T) {

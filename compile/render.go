@@ -36,7 +36,7 @@ func MarshalJSON(previews []Preview) ([]byte, error) {
 // admission request, so it is written by hand (previewEncoder) instead of going
 // through encoding/json, with byte-identical output.
 func MarshalJSONCompact(previews []Preview) ([]byte, error) {
-	// A preview of a few policies is 1-2 KB of JSON (seed 000's are ~2 KB); the
+	// A preview of a few policies is 1-2 KB of JSON (Kuma's MeshTrafficPermission MADR's are ~2 KB); the
 	// guess saves most regrowth of the buffer protojson appends to.
 	e := previewEncoder{b: make([]byte, 0, 512+2048*len(previews))}
 	if err := e.appendPreviews(previews); err != nil {

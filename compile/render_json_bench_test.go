@@ -7,7 +7,7 @@ import (
 )
 
 // BenchmarkMarshalJSONCompact measures the webhook's `rbac-preview` annotation on
-// seed 000's expanded previews (the largest realistic document in the package):
+// the MeshTrafficPermission MADR's expanded previews (the largest realistic document in the package):
 // the hand-written encoder against the encoding/json reference it replaces. Like
 // BenchmarkCompileFrom it reports CPU time per op too, which the shared machine's
 // load inflates less than ns/op. protojson-only marshals just the Envoy configs:
@@ -31,7 +31,7 @@ func BenchmarkMarshalJSONCompact(b *testing.B) {
 	}
 }
 
-// seed000Previews builds seed 000's previews in form.
+// seed000Previews builds the MeshTrafficPermission MADR's previews in form.
 func seed000Previews(tb testing.TB, form Form) []Preview {
 	tb.Helper()
 	pvs, err := BuildPreviews(policiesFromYAML(tb, seed000YAML), Options{Form: form})

@@ -54,7 +54,7 @@ func referenceInputs() map[string]string {
 }
 
 // TestMarshalJSONMatchesReference renders every policy set of the package's tests
-// (seed 000 and 001, matcher groups, findings, form fallbacks with warnings) in
+// (Kuma's MeshTrafficPermission MADR and 001, matcher groups, findings, form fallbacks with warnings) in
 // every form and checks the bytes against the encoding/json reference.
 func TestMarshalJSONMatchesReference(t *testing.T) {
 	opts := map[string]Options{

@@ -55,7 +55,7 @@ func subset(tags ...string) api.TargetRef {
 	return api.TargetRef{Kind: api.RefMeshSubset, Tags: m}
 }
 
-// seedList is seed 000's concatenated "from" array, stated outright by the seed.
+// seedList is the MeshTrafficPermission MADR's concatenated "from" array, stated outright by the seed.
 func seedList() []MergedItem {
 	return []MergedItem{
 		item("kuma-system/global", 0, api.TargetRef{Kind: api.RefMesh}, "DENY"),
@@ -65,7 +65,7 @@ func seedList() []MergedItem {
 	}
 }
 
-// seedRulesPrincipals is seed 000 step 3's principal list, verbatim except that
+// seedRulesPrincipals is the MeshTrafficPermission MADR step 3's principal list, verbatim except that
 // the seed writes kuma.io/service=web as kuma://kuma.io/service/web while its own
 // URI list (and Kuma) give a service the SPIFFE ID spiffe://<mesh>/web.
 const seedRulesPrincipals = `
@@ -79,7 +79,7 @@ principals:
 permissions: [{any: true}]
 `
 
-// seedShadowPrincipal is seed 000 step 4's only shadow principal (same substitution).
+// seedShadowPrincipal is the MeshTrafficPermission MADR step 4's only shadow principal (same substitution).
 const seedShadowPrincipals = `
 principals:
   - and_ids: {ids: [{authenticated: {principal_name: {exact: "kuma://kuma.io/zone/us-east"}}}, {not_id: {authenticated: {principal_name: {exact: "kuma://env/dev"}}}}, {not_id: {authenticated: {principal_name: {exact: "spiffe://default/web"}}}}]}
@@ -109,7 +109,7 @@ func TestSeed000RuleView(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatalf("ExpandRules: ok=%v err=%v", ok, err)
 	}
-	// Seed 000 step 2, the full rule-based view with negations.
+	// The MeshTrafficPermission MADR step 2, the full rule-based view with negations.
 	want := []string{
 		"ALLOW kuma.io/zone=us-east env=dev kuma.io/service!=web",
 		"DENY_WITH_SHADOW_ALLOW kuma.io/zone=us-east env!=dev kuma.io/service!=web",
@@ -136,7 +136,7 @@ func TestSeed000ZoneEnvRuleView(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatalf("ExpandRules: ok=%v err=%v", ok, err)
 	}
-	// Seed 000 "How to generate", step 3: the two impossible combinations (env=dev
+	// The MeshTrafficPermission MADR "How to generate", step 3: the two impossible combinations (env=dev
 	// and env=prod at once) are skipped and only number 5 is DENY.
 	want := []string{
 		"ALLOW zone=us-east env=dev",
@@ -243,7 +243,7 @@ func TestExpandedFallsBackPastBound(t *testing.T) {
 	}
 }
 
-// seed000CrossMeshYAML is seed 000's cross-mesh permission to a MeshGatewayRoute.
+// seed000CrossMeshYAML is the MeshTrafficPermission MADR's cross-mesh permission to a MeshGatewayRoute.
 const seed000CrossMeshYAML = `
 kind: MeshTrafficPermission
 metadata: {name: cross-mesh-permission, namespace: kuma-system, labels: {kuma.io/mesh: expose}}
@@ -258,7 +258,7 @@ spec:
       default: {action: ALLOW}
 `
 
-// Seed 000's cross-mesh example: clients of mesh "consume" reach a
+// The MeshTrafficPermission MADR's cross-mesh example: clients of mesh "consume" reach a
 // MeshGatewayRoute of mesh "expose"; the principals use the client's mesh.
 func TestSeed000CrossMesh(t *testing.T) {
 	ps := policiesFromYAML(t, seed000CrossMeshYAML)

@@ -28,7 +28,7 @@ type expectation struct {
 func yes() *bool { b := true; return &b }
 func no() *bool  { b := false; return &b }
 
-// seed001Story is one user story of seed 001: the policies, the group to check
+// seed001Story is one user story of the SPIFFE-matches MADR: the policies, the group to check
 // and the requests with the decisions the story expects.
 type seed001Story struct {
 	story    string
@@ -163,7 +163,7 @@ func seed001Stories() []seed001Story {
 	}
 }
 
-// TestSeed001UserStories verifies every user story of seed 001 on the compiled
+// TestSeed001UserStories verifies every user story of the SPIFFE-matches MADR on the compiled
 // matcher trees, walked by the test evaluator.
 func TestSeed001UserStories(t *testing.T) {
 	for _, tt := range seed001Stories() {

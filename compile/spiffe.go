@@ -16,7 +16,7 @@ import (
 	"google.golang.org/protobuf/types/known/anypb"
 )
 
-// Names used in the matcher tree. DefaultActionName is seed 001's no-match action.
+// Names used in the matcher tree. DefaultActionName is the SPIFFE-matches MADR's no-match action.
 const (
 	DefaultActionName = "default"
 	uriSanInputName   = "envoy.matching.inputs.uri_san"
@@ -24,7 +24,7 @@ const (
 	actionName        = "envoy.filters.rbac.action"
 )
 
-// The three lists of seed 001, in the order their matchers are emitted.
+// The three lists of the SPIFFE-matches MADR, in the order their matchers are emitted.
 const (
 	ListDeny                = "deny"
 	ListAllowWithShadowDeny = "allowWithShadowDeny"
@@ -79,7 +79,7 @@ type MatcherResult struct {
 	Warnings []string
 }
 
-// CompileMatchers builds seed 001's matcher trees for entries of policies given in
+// CompileMatchers builds the SPIFFE-matches MADR's matcher trees for entries of policies given in
 // merge order. Enforced: every deny first, then allow and allowWithShadowDeny, no
 // match denies ("default"). Shadow: deny and allowWithShadowDeny deny, allow
 // allows. Action names are the policy's ns/name.

@@ -24,7 +24,7 @@ func IsOtherSide(labels map[string]string, s api.Settings) bool {
 }
 
 // Apply mutates obj in place the way the mutating webhook stores it: owned labels
-// first, then (with --sugar=expand) the implied spec values of seed 003. It is
+// first, then (with --sugar=expand) the implied spec values of the policy-on-namespace MADR. It is
 // idempotent, never fails and leaves fields it does not own untouched, unknown ones
 // included. Privileged writers and objects from the other side are not touched.
 func Apply(obj *unstructured.Unstructured, kind *api.Kind, s api.Settings, req api.Request) {
@@ -101,7 +101,7 @@ func stringMap(v any) (map[string]string, bool) {
 	return out, true
 }
 
-// expandSugar writes seed 003's implied values: top-level targetRef Mesh, from[]
+// expandSugar writes the policy-on-namespace MADR's implied values: top-level targetRef Mesh, from[]
 // targetRef Mesh, and the policy's namespace on name references that Kuma resolves
 // in that namespace. The namespace is only filled outside the system namespace,
 // where a missing namespace means "the policy's namespace"; in the system
@@ -146,7 +146,7 @@ func expandSugar(spec map[string]any, kind *api.Kind, ns string, system bool) {
 	}
 }
 
-// isAbsentRef is true for a missing targetRef, null, or `{}` (seed 001 writes
+// isAbsentRef is true for a missing targetRef, null, or `{}` (Kuma's SPIFFE-matches MADR writes
 // `targetRef: {}` for "the whole mesh").
 func isAbsentRef(v any) bool {
 	if v == nil {

@@ -34,8 +34,8 @@ func zoneSettings() api.Settings {
 	return s
 }
 
-// TestSeedSugar checks seed 003's "semantically equal" pairs: the short form, once
-// defaulted, equals the explicit form (without the MeshSubset DESIGN.md forbids).
+// TestSeedSugar checks the policy-on-namespace MADR's "semantically equal" pairs: the short form, once
+// defaulted, equals the explicit form (without a MeshSubset: Kuma deprecates that kind).
 func TestSeedSugar(t *testing.T) {
 	cases := []struct {
 		name      string

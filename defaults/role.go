@@ -1,5 +1,5 @@
 // Package defaults computes what the mutating webhook adds to a Kuma policy: the
-// labels Kuma keys its behaviour on and the syntactic-sugar defaults of seed 003.
+// labels Kuma keys its behaviour on and the syntactic-sugar defaults of the policy-on-namespace MADR.
 // It is pure: it takes an object and the deployment settings and changes the object.
 package defaults
 
@@ -76,7 +76,7 @@ type RoleResult struct {
 // OK reports whether a role could be computed.
 func (r RoleResult) OK() bool { return r.Role != "" }
 
-// ComputeRole classifies a policy by seed 003 and Kuma's rules: system in the system
+// ComputeRole classifies a policy by the policy-on-namespace MADR and Kuma's rules: system in the system
 // namespace; in other namespaces workload-owner without `to`, producer when every
 // `to` item is a producer item, consumer when none is, and no role when mixed.
 func ComputeRole(s Shape, namespace, systemNamespace string) RoleResult {

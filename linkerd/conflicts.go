@@ -223,5 +223,5 @@ func ConflictsWith(s Server, others []Server, workloads []Workload) (names, port
 
 // Message is the finding text for Server self conflicting with other on port.
 func Message(self, other, port string) string {
-	return fmt.Sprintf("Server %s can select the same pods as Server %s on %s; Linkerd's behavior is undefined when Servers conflict (seed 004): narrow one podSelector or use another port", self, other, port)
+	return fmt.Sprintf("Server %s can select the same pods as Server %s on %s; Linkerd's behavior is undefined when Servers conflict (Linkerd's policy design): narrow one podSelector or use another port", self, other, port)
 }

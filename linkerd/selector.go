@@ -1,5 +1,5 @@
 // Package linkerd holds meshguard's cross-object analysis of Linkerd policies: label
-// selector overlap, Server port overlap and Server conflicts (seed 004, "Handling
+// selector overlap, Server port overlap and Server conflicts (Linkerd's policy design, "Handling
 // conflicts"). It is pure: no API calls and no controller-runtime, so the linter and
 // the webhook share it.
 package linkerd

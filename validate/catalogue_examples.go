@@ -29,7 +29,7 @@ func labelled(label string) string {
 		"\nspec:\n  targetRef:\n    kind: Mesh\n  to:\n    - targetRef:\n        kind: Mesh\n      default:\n        idleTimeout: 1h\n"
 }
 
-// gatewayRoute is seed 003's MeshHTTPRoute on a MeshGateway, in ns, to a backend in backendNS.
+// gatewayRoute is the policy-on-namespace MADR's MeshHTTPRoute on a MeshGateway, in ns, to a backend in backendNS.
 func gatewayRoute(ns, backendNS string) string {
 	return fmt.Sprintf(`apiVersion: kuma.io/v1alpha1
 kind: MeshHTTPRoute

@@ -11,22 +11,22 @@ import (
 	"github.com/meshguard/meshguard/api"
 )
 
-// conformanceDir is Kuma's own webhook verdicts, kept beside the repository.
-const conformanceDir = "../../shared/conformance/kuma-webhook-2.14"
+// conformanceDir holds Kuma 2.14's own webhook verdicts (see its README and ../NOTICE.md).
+const conformanceDir = "testdata/conformance/kuma-webhook-2.14"
 
 // deliberate lists every case where meshguard's verdict differs from Kuma's
 // validating webhook, with the reason (also in docs/conformance.md).
 var deliberate = map[string]string{
 	"cli-user_create_mtp.federated":   "we validate the object after our mutating stage, which sets kuma.io/origin: zone (Kuma's test runs its validator on the raw object)",
 	"cli-user_create_mtlbs.federated": "same: mutation sets kuma.io/origin: zone before validation",
-	"cli-user_delete_mtp.federated":   "DELETE is always allowed (DESIGN.md §3): refusing deletes strands objects",
-	"cli-user_delete_zone-mtp.global": "DELETE is always allowed (DESIGN.md §3)",
+	"cli-user_delete_mtp.federated":   "DELETE is always allowed: refusing deletes strands objects (docs/webhook.md)",
+	"cli-user_delete_zone-mtp.global": "DELETE is always allowed (docs/webhook.md)",
 }
 
 func TestKumaConformance(t *testing.T) {
 	inputs, _ := filepath.Glob(filepath.Join(conformanceDir, "*.input.yaml"))
 	if len(inputs) == 0 {
-		t.Fatalf("no conformance inputs under %s (shared/ must sit beside the repository)", conformanceDir)
+		t.Fatalf("no conformance inputs under %s (the data is part of the repository: is the checkout complete?)", conformanceDir)
 	}
 	modes := map[string]api.Settings{
 		"global":        settings(api.ModeGlobal, ""),

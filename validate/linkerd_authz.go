@@ -166,7 +166,7 @@ func linkerdIdentityError(id string) string {
 }
 
 // DefaultInboundPolicyAnnotation sets a namespace's or workload's default inbound
-// policy in Linkerd (seed 004, "Default behavior").
+// policy in Linkerd (Linkerd's policy design, "Default behavior").
 const DefaultInboundPolicyAnnotation = "config.linkerd.io/default-inbound-policy"
 
 // annotationPaths are where a kind carries pod annotations: the object itself, and

@@ -9,7 +9,7 @@ import (
 	"github.com/meshguard/meshguard/api"
 )
 
-// MTPActions are the accepted `from[].default.action` spellings: seed 000's and Kuma's.
+// MTPActions are the accepted `from[].default.action` spellings: the MeshTrafficPermission MADR's and Kuma's.
 func MTPActions() []string {
 	return []string{"ALLOW", "DENY", "ALLOW_WITH_SHADOW_DENY", "DENY_WITH_SHADOW_ALLOW", "Allow", "Deny", "AllowWithShadowDeny"}
 }
@@ -57,7 +57,7 @@ func (v *validator) mtp(s *api.MeshTrafficPermissionSpec, p *field.Path) {
 	v.requireSomething(len(s.From) > 0 || hasMatchers, p)
 }
 
-// crossMesh enforces seed 000: clients of another mesh may only be named when the
+// crossMesh enforces the MeshTrafficPermission MADR: clients of another mesh may only be named when the
 // policy targets a MeshGatewayRoute (the cross-mesh gateway).
 func (v *validator) crossMesh(mesh string, p *field.Path, top api.RefKind) {
 	if top != api.RefMeshGatewayRoute {

@@ -10,7 +10,7 @@ import (
 	"github.com/meshguard/meshguard/defaults"
 )
 
-// roleRules are seed 003's validation statements for namespace-scoped policies: no
+// roleRules are the policy-on-namespace MADR's validation statements for namespace-scoped policies: no
 // `from` together with `to`, and no producer items mixed with consumer items.
 func (v *validator) roleRules(rr defaults.RoleResult, shape defaults.Shape, p *field.Path) {
 	if rr.FromAndTo {
@@ -57,11 +57,11 @@ func topKind(r *api.TargetRef) api.RefKind {
 	return r.Kind
 }
 
-// top checks the top-level targetRef and the MeshGateway placement rules of seed 003.
+// top checks the top-level targetRef and the MeshGateway placement rules of the policy-on-namespace MADR.
 func (v *validator) top(r *api.TargetRef, p *field.Path) {
 	tp := p.Child("targetRef")
 	if r == nil {
-		return // implied Mesh (seed 003 sugar)
+		return // implied Mesh (Kuma's policy-on-namespace MADR sugar)
 	}
 	if !v.ref(*r, tp, placeTop, v.kind.TopLevel, CodeTopKind) {
 		return
@@ -120,7 +120,7 @@ func (v *validator) policy(s *api.PolicySpec, p *field.Path) {
 	}
 	for i, it := range s.From {
 		if it.TargetRef == nil {
-			continue // implied Mesh (seed 003 sugar)
+			continue // implied Mesh (Kuma's policy-on-namespace MADR sugar)
 		}
 		ip := p.Child("from").Index(i).Child("targetRef")
 		if v.ref(*it.TargetRef, ip, placeFrom, v.kind.From, CodeFromKind) {

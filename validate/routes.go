@@ -61,7 +61,7 @@ func (v *validator) routeTo(r *api.TargetRef, tp *field.Path, top api.RefKind, r
 	v.ref(*r, tp.Child("targetRef"), placeTo, v.kind.ToKinds(top), CodeToKind)
 }
 
-// backendRef checks a route backend and seed 003's cross-namespace rule: a route
+// backendRef checks a route backend and the policy-on-namespace MADR's cross-namespace rule: a route
 // attached to a MeshGateway may only forward to its own namespace, otherwise it
 // would open a path from the edge into any namespace (the ReferenceGrant problem).
 func (v *validator) backendRef(b api.BackendRef, p *field.Path, top api.RefKind) {

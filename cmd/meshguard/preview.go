@@ -90,7 +90,7 @@ filter config: rules/shadow_rules for 'from' policies, the matcher tree for SPIF
 matcher policies. Policies the validating webhook would deny are skipped with a note on
 standard error.
 
-Forms (for 'from' policies): expanded is the full rule view with negations (seed 000);
+Forms (for 'from' policies): expanded is the full rule view with negations (Kuma's MeshTrafficPermission MADR);
 past --max-expanded rules it falls back to compact, an exactly equivalent form of
 polynomial size, and says so.
 

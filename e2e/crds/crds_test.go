@@ -153,7 +153,7 @@ func TestMeshTrafficPermissionSchema(t *testing.T) {
 	for _, base := range [][]string{{"default"}, {"rules", "[]", "default"}} {
 		for _, list := range []string{"allow", "deny", "allowWithShadowDeny"} {
 			match := at(t, spec, append(append([]string{}, base...), list, "[]")...)
-			// Both spellings: seed 001 writes spiffeId, Kuma spiffeID; the API server
+			// Both spellings: the SPIFFE-matches MADR writes spiffeId, Kuma spiffeID; the API server
 			// must keep whichever the user wrote for meshguard to see it.
 			for _, key := range []string{"spiffeId", "spiffeID"} {
 				if got := at(t, match, key, "value").Type; got != "string" {

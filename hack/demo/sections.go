@@ -17,7 +17,7 @@ import (
 
 // producerExample is the object whose full before/after the tour shows: a producer
 // policy that leaves both the top-level targetRef and the namespace of its
-// MeshService implied (seed 003 sugar).
+// MeshService implied (Kuma's policy-on-namespace MADR sugar).
 var producerExample = struct{ kind, namespace, name string }{"MeshTimeout", "backend-ns", "backend-timeouts"}
 
 // valid applies examples/valid/ and shows what the mutating webhook stored.
