@@ -3,6 +3,9 @@ SHELL := /usr/bin/env bash
 GO    ?= go
 BIN   := bin/meshguard
 PKGS  := ./...
+# Each long step says what it does, how long it usually takes, a line a minute while the
+# go tool is silent, and its elapsed time (times measured on a 2-core VM; docs/e2e.md).
+STEP  := bash hack/step.sh
 
 .DEFAULT_GOAL := help
 
@@ -14,25 +17,36 @@ help: ## Show this help
 build: ## Build bin/meshguard
 	$(GO) build -o $(BIN) ./cmd/meshguard
 
+.PHONY: deps
+deps: ## Download the Go modules (quiet; first run only)
+	@$(STEP) "fetching Go modules" "first run on a fresh machine: about 1 minute; then instant" $(GO) mod download
+
 .PHONY: lint
-lint: ## go vet and a gofmt check
-	$(GO) vet $(PKGS)
+lint: deps ## go vet and a gofmt check
+	@$(STEP) "go vet ./..." "first run compiles every dependency: about 6 minutes on 2 cores; then seconds" $(GO) vet $(PKGS)
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
 .PHONY: test
-test: lint test-unit test-e2e ## Vet, format check, unit tests and the e2e suite on a local control plane
+test: test-intro lint test-unit test-e2e ## Vet, format check, unit tests and the e2e suite on a local control plane
+
+.PHONY: test-intro
+test-intro:
+	@echo "make test: go vet and gofmt, the unit tests, then the e2e suite against a real"
+	@echo "kube-apiserver and etcd on loopback. On a fresh 2-core machine the first run takes"
+	@echo "about 35 minutes (modules, compiling, and building kube-apiserver and etcd once"
+	@echo "into ~/.cache/meshguard); later runs take about 5 minutes."
 
 .PHONY: test-unit
-test-unit: ## Unit, golden, conformance, chart and fuzz-corpus tests
-	$(GO) test -count=1 $(PKGS)
+test-unit: deps ## Unit, golden, conformance, chart and fuzz-corpus tests
+	@$(STEP) "unit tests" "first run about 5 minutes of compiling; then about 2 minutes" $(GO) test -count=1 $(PKGS)
 
 .PHONY: test-e2e
 test-e2e: ## e2e suite against a local kube-apiserver + etcd (built from source once per machine, ~12 min)
 	@# Build (or find cached) kube-apiserver and etcd first, outside the test timeout:
 	@# on a fresh machine this takes minutes; afterwards it returns at once.
-	bash hack/build-control-plane.sh >/dev/null
-	$(GO) test -tags e2e -count=1 -p 1 -timeout 30m ./e2e/... ./hack/demo/
+	@$(STEP) "kube-apiserver and etcd for the e2e suite" "built once per machine, about 13 minutes on 2 cores; then cached" bash hack/build-control-plane.sh >/dev/null
+	@$(STEP) "e2e suite on a local control plane" "about 3 minutes" $(GO) test -tags e2e -count=1 -p 1 -timeout 30m ./e2e/... ./hack/demo/
 
 .PHONY: fuzz
 fuzz: ## Run each fuzz target for FUZZTIME (default 30s)
@@ -53,7 +67,7 @@ docs: build ## Regenerate docs/rules.md from the rule catalogue
 demo: ## Local control plane + meshguard; apply examples/ with kubectl (first run builds kube-apiserver/etcd, ~12 min)
 	@# Built, then run (not `go run`): go run exits 1 after Ctrl-C even when the demo
 	@# stopped everything cleanly. DEMO_FLAGS e.g. -no-wait, -dir /tmp/demo.
-	$(GO) build -o bin/demo ./hack/demo
+	@$(STEP) "building the demo" "first run compiles every dependency: about 5 minutes on 2 cores; then seconds" $(GO) build -o bin/demo ./hack/demo
 	bin/demo $(DEMO_FLAGS)
 
 # helm for chart-lint: built once from the module proxy into a per-machine cache,
