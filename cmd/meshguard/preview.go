@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -91,8 +92,8 @@ matcher policies. Policies the validating webhook would deny are skipped with a 
 standard error.
 
 Forms (for 'from' policies): expanded is the full rule view with negations (seed 000);
-past --max-expanded rules it falls back to compact, an exactly equivalent form of
-polynomial size, and says so.
+when it would need more than ` + strconv.Itoa(compile.DefaultExpandBound) + ` rules (tag combinations) it falls back to
+compact, an exactly equivalent form of polynomial size, and says so.
 
 When the manifests hold Linkerd (policy.linkerd.io) objects, preview also shows for
 each Server the clients that may connect (identities, service accounts, networks,
