@@ -195,7 +195,18 @@ func FindingFor(d *Document, severity, code, fieldPath, msg string) Finding {
 func toFindings(d *Document, errs field.ErrorList, severity string) []Finding {
 	out := make([]Finding, 0, len(errs))
 	for _, e := range errs {
-		out = append(out, FindingFor(d, severity, e.Origin, e.Field, e.ErrorBody()))
+		out = append(out, FindingFor(d, severity, e.Origin, e.Field, message(e)))
 	}
 	return out
+}
+
+// message is a finding's text: Kubernetes's error body ("Invalid value: "x": ..."),
+// except for an Invalid finding with no value to show, whose detail is the whole
+// sentence (MG001's 'unknown field "defualt"; did you mean "default"?'), as the
+// webhook's admission warnings print it.
+func message(e *field.Error) string {
+	if e.Type == field.ErrorTypeInvalid && e.BadValue == (field.OmitValueType{}) {
+		return e.Detail
+	}
+	return e.ErrorBody()
 }
