@@ -162,7 +162,7 @@ func previewPolicies(docs []lint.Document, eng lint.Options, s streams) ([]compi
 			printParseError(s, d)
 			continue
 		}
-		kind := lint.Prepare(d, eng)
+		kind, _ := lint.Prepare(d, eng) // replaced labels: lint and default report them
 		if kind == nil || kind.Kind != mtpKind {
 			continue
 		}
