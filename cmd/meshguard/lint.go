@@ -194,12 +194,17 @@ func defaultDocument(s streams, d *lint.Document, eng lint.Options) (out []byte,
 	for _, f := range lint.FindingsFor(d, replaced, validate.SeverityWarning) {
 		fmt.Fprintf(s.err, "%s:%d: %s %s %s: %s\n", f.File, f.Line, f.Severity, f.Code, f.Field, f.Message)
 	}
+	// The validating webhook's checks, as lint runs them: the kinds meshguard
+	// guards, and the Linkerd annotation of Namespaces and workloads.
+	var errs field.ErrorList
 	if kind != nil {
-		res := validate.Validate(d.Object, kind, eng.Settings, api.Request{Operation: api.OpCreate})
-		if len(res.Errors) > 0 {
-			wouldDeny = true
-			fmt.Fprintf(s.err, "%s:%d: note: this object would be denied: %s\n", d.File, max(d.Line, 1), strings.Join(codesOf(res.Errors), ", "))
-		}
+		errs = validate.Validate(d.Object, kind, eng.Settings, api.Request{Operation: api.OpCreate}).Errors
+	} else if d.Object != nil {
+		errs = validate.DefaultInboundPolicy(d.Object)
+	}
+	if len(errs) > 0 {
+		wouldDeny = true
+		fmt.Fprintf(s.err, "%s:%d: note: this object would be denied: %s\n", d.File, max(d.Line, 1), strings.Join(codesOf(errs), ", "))
 	}
 	out, err = yaml.Marshal(d.Object.Object)
 	return out, wouldDeny, err
