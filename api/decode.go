@@ -101,8 +101,7 @@ func check(t reflect.Type, v any, path *walkPath, r *CheckResult) any {
 		for _, k := range sortedKeys(m) {
 			ft, ok := fields[k]
 			if !ok {
-				r.Warnings = append(r.Warnings, field.NotSupported(path.path().Child(k), nil, knownNames(fields)).WithOrigin(CodeUnknownField))
-				r.Warnings[len(r.Warnings)-1].Detail = unknownDetail(k, fields)
+				r.Warnings = append(r.Warnings, UnknownField(path.path().Child(k), unknownDetail(k, fields)))
 				continue
 			}
 			path.push(pathStep{kind: stepChild, name: k})
@@ -232,13 +231,22 @@ func shortValue(v any) any {
 	return v
 }
 
+// UnknownField is the MG001 finding for a key the type does not have. It has no
+// value to show (the key is the last step of the path), so the detail is the whole
+// message: 'unknown field "defualt"; did you mean "default"? ...'.
+func UnknownField(p *field.Path, detail string) *field.Error {
+	return field.Invalid(p, field.OmitValueType{}, detail).WithOrigin(CodeUnknownField)
+}
+
 func unknownDetail(k string, fields map[string]reflect.Type) string {
-	for name := range fields {
-		if strings.EqualFold(name, k) {
-			return fmt.Sprintf("unknown field %q (did you mean %q? keys are case-sensitive); the API server drops it", k, name)
-		}
+	names := knownNames(fields)
+	switch s := Suggest(k, names); {
+	case s != "" && strings.EqualFold(s, k):
+		return fmt.Sprintf("unknown field %q; did you mean %q? Keys are case-sensitive; the API server drops this one", k, s)
+	case s != "":
+		return fmt.Sprintf("unknown field %q; did you mean %q? The API server drops it", k, s)
 	}
-	return fmt.Sprintf("unknown field %q; the API server drops it. Known fields: %s", k, strings.Join(knownNames(fields), ", "))
+	return fmt.Sprintf("unknown field %q; the API server drops it. Known fields: %s", k, strings.Join(names, ", "))
 }
 
 func knownNames(fields map[string]reflect.Type) []string {

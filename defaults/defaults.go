@@ -1,7 +1,10 @@
 package defaults
 
 import (
+	"maps"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/meshguard/meshguard/api"
 )
@@ -27,21 +30,24 @@ func IsOtherSide(labels map[string]string, s api.Settings) bool {
 // first, then (with --sugar=expand) the implied spec values of the policy-on-namespace MADR. It is
 // idempotent, never fails and leaves fields it does not own untouched, unknown ones
 // included. Privileged writers and objects from the other side are not touched.
-func Apply(obj *unstructured.Unstructured, kind *api.Kind, s api.Settings, req api.Request) {
+// It returns a CodeLabelReplaced warning for each label the user set that it
+// replaced (see replaced), so no door reverts a user's value silently.
+func Apply(obj *unstructured.Unstructured, kind *api.Kind, s api.Settings, req api.Request) field.ErrorList {
 	if kind == nil || kind.Family != api.FamilyKuma || req.Privileged || req.Operation == api.OpDelete {
-		return
+		return nil
 	}
 	meta, ok := obj.Object["metadata"].(map[string]any)
 	if !ok {
-		return // validate reports a missing or malformed metadata
+		return nil // validate reports a missing or malformed metadata
 	}
 	labels, ok := stringMap(meta["labels"])
 	if !ok {
-		return // labels of the wrong type: validate reports them, we do not guess
+		return nil // labels of the wrong type: validate reports them, we do not guess
 	}
 	if IsOtherSide(labels, s) {
-		return
+		return nil
 	}
+	set := maps.Clone(labels)
 	ns, _ := meta["namespace"].(string)
 	spec, _ := obj.Object["spec"].(map[string]any)
 
@@ -73,6 +79,7 @@ func Apply(obj *unstructured.Unstructured, kind *api.Kind, s api.Settings, req a
 	if s.Sugar == api.SugarExpand && spec != nil {
 		expandSugar(spec, kind, ns, ns == "" || ns == s.SystemNamespace)
 	}
+	return replaced(set, labels, req)
 }
 
 func setIfAbsent(m map[string]string, k, v string) {

@@ -42,22 +42,23 @@ type Checked struct {
 
 // Prepare gives a document the namespace it would get on apply and runs the mutating
 // stage on it, exactly as the webhook would before validation. It returns the
-// registry kind (nil for kinds meshguard does not guard).
-func Prepare(d *Document, o Options) *api.Kind {
+// registry kind (nil for kinds meshguard does not guard) and the mutating stage's
+// warnings: labels the document set that it replaced (defaults.CodeLabelReplaced).
+func Prepare(d *Document, o Options) (*api.Kind, field.ErrorList) {
 	if d.Object == nil {
-		return nil
+		return nil, nil
 	}
 	kind := o.Registry.Lookup(d.Object.GroupVersionKind())
 	if kind == nil {
-		return nil
+		return nil, nil
 	}
 	if d.Object.GetNamespace() == "" {
 		if meta, ok := d.Object.Object["metadata"].(map[string]any); ok {
 			meta["namespace"] = o.Namespace
 		}
 	}
-	defaults.Apply(d.Object, kind, o.Settings, api.Request{Operation: api.OpCreate})
-	return kind
+	replaced := defaults.Apply(d.Object, kind, o.Settings, api.Request{Operation: api.OpCreate})
+	return kind, replaced
 }
 
 // Lint defaults and validates every document and returns findings sorted by file and
@@ -108,18 +109,19 @@ func lintDoc(d *Document, o Options) ([]Finding, *api.Kind) {
 		return []Finding{{File: d.File, Line: max(line, 1), Severity: validate.SeverityError,
 			Code: validate.CodeParse, Message: d.Err.Error()}}, nil
 	}
-	kind := Prepare(d, o)
+	kind, replaced := Prepare(d, o)
 	if kind == nil {
 		if f, ok := unknownKind(d, o.Registry); ok {
 			return []Finding{f}, nil
 		}
 		// Namespaces and workloads are not registry kinds, but their Linkerd
 		// annotation is checked (the same check the validating webhook runs).
-		return toFindings(d, validate.DefaultInboundPolicy(d.Object), validate.SeverityError), nil
+		return FindingsFor(d, validate.DefaultInboundPolicy(d.Object), validate.SeverityError), nil
 	}
 	res := validate.Validate(d.Object, kind, o.Settings, api.Request{Operation: api.OpCreate})
-	out := toFindings(d, res.Errors, validate.SeverityError)
-	return append(out, toFindings(d, res.Warnings, validate.SeverityWarning)...), kind
+	out := FindingsFor(d, res.Errors, validate.SeverityError)
+	out = append(out, FindingsFor(d, replaced, validate.SeverityWarning)...)
+	return append(out, FindingsFor(d, res.Warnings, validate.SeverityWarning)...), kind
 }
 
 // parallel runs fn(0..n-1) on GOMAXPROCS workers and waits for all of them.
@@ -192,10 +194,23 @@ func FindingFor(d *Document, severity, code, fieldPath, msg string) Finding {
 	return f
 }
 
-func toFindings(d *Document, errs field.ErrorList, severity string) []Finding {
+// FindingsFor turns field errors about a document into findings of one severity,
+// for the doors that report engine results outside Lint (meshguard default).
+func FindingsFor(d *Document, errs field.ErrorList, severity string) []Finding {
 	out := make([]Finding, 0, len(errs))
 	for _, e := range errs {
-		out = append(out, FindingFor(d, severity, e.Origin, e.Field, e.ErrorBody()))
+		out = append(out, FindingFor(d, severity, e.Origin, e.Field, message(e)))
 	}
 	return out
+}
+
+// message is a finding's text: Kubernetes's error body ("Invalid value: "x": ..."),
+// except for an Invalid finding with no value to show, whose detail is the whole
+// sentence (MG001's 'unknown field "defualt"; did you mean "default"?'), as the
+// webhook's admission warnings print it.
+func message(e *field.Error) string {
+	if e.Type == field.ErrorTypeInvalid && e.BadValue == (field.OmitValueType{}) {
+		return e.Detail
+	}
+	return e.ErrorBody()
 }

@@ -1,6 +1,9 @@
 package validate
 
-import "github.com/meshguard/meshguard/api"
+import (
+	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/defaults"
+)
 
 // Stable rule codes. They are part of the product contract (CI pipelines filter on
 // them), so a code is never reused for a different rule.
@@ -14,6 +17,9 @@ const (
 	CodeOrigin          = "MG013"
 	CodeZoneLabel       = "MG014"
 	CodeGlobalNamespace = "MG015"
+	// CodeLabelReplaced is found by the mutating stage (defaults), the only place
+	// that sees both the user's value and the computed one.
+	CodeLabelReplaced   = defaults.CodeLabelReplaced
 	CodeSpecShape       = "MG020"
 	CodeMixedRoles      = "MG101"
 	CodeFromAndTo       = "MG102"
@@ -80,14 +86,15 @@ func Catalogue() []RuleDoc {
 		{Code: CodeUnknownKind, Severity: SeverityWarning, Summary: "a kuma.io or policy.linkerd.io kind meshguard does not know (a typo?); it is not checked", Bad: "apiVersion: kuma.io/v1alpha1\nkind: MeshTimout\nmetadata:\n  name: t\n  namespace: kuma-system\nspec: {}\n", Good: mtGood},
 		{Code: CodeMeshName, Severity: SeverityError, Summary: "kuma.io/mesh is not a valid mesh name", Bad: labelled("kuma.io/mesh: Prod_Mesh!"), Good: labelled("kuma.io/mesh: prod")},
 		{Code: CodeMeshChanged, Severity: SeverityError, Summary: "kuma.io/mesh changed on UPDATE (webhook only)", Bad: labelled("kuma.io/mesh: other"), Good: mtGood},
-		{Code: CodeOwnedLabel, Severity: SeverityError, Summary: "k8s.kuma.io/namespace or kuma.io/policy-role differs from the computed value (webhook only; the linter recomputes them)", Bad: labelled("kuma.io/policy-role: producer"), Good: mtGood},
+		{Code: CodeOwnedLabel, Severity: SeverityError, Summary: "k8s.kuma.io/namespace or kuma.io/policy-role differs from the computed value (webhook only, when mutation was skipped; the linter recomputes them and reports MG016)", Bad: labelled("kuma.io/policy-role: producer"), Good: mtGood},
 		{Code: CodeOrigin, Severity: SeverityError, Summary: "kuma.io/origin is unknown or belongs to the other control plane", Flags: "--mode zone --zone zone-1", Bad: labelled("kuma.io/origin: global"), Good: mtGood},
 		{Code: CodeZoneLabel, Severity: SeverityError, Summary: "kuma.io/zone or kuma.io/env differs from this zone", Flags: "--mode zone --zone zone-1", Bad: labelled("kuma.io/zone: wrong-zone"), Good: labelled("kuma.io/zone: zone-1")},
 		{Code: CodeGlobalNamespace, Severity: SeverityError, Summary: "on a global control plane policies live only in the system namespace", Flags: "--mode global", Bad: consumerTimeout, Good: mtGood},
+		{Code: CodeLabelReplaced, Severity: SeverityWarning, Summary: "the mutating stage replaced a label the object set (kuma.io/policy-role, k8s.kuma.io/namespace, an empty kuma.io/mesh) with the value meshguard computes", Bad: labelled("kuma.io/policy-role: producer"), Good: mtGood},
 		{Code: CodeSpecShape, Severity: SeverityError, Summary: "the spec is missing or configures nothing", Bad: mtHead + "spec:\n  targetRef:\n    kind: Mesh\n", Good: mtGood},
 		{Code: CodeMixedRoles, Severity: SeverityError, Summary: "'to' mixes producer items (own namespace) and consumer items (Kuma's policy-on-namespace MADR)", Bad: mixedRoles, Good: consumerTimeout},
 		{Code: CodeFromAndTo, Severity: SeverityError, Summary: "a namespace-scoped policy has both 'from' and 'to' (Kuma's policy-on-namespace MADR)", Bad: fromAndTo, Good: consumerTimeout},
-		{Code: CodeCrossNamespace, Severity: SeverityError, Summary: "a route on a MeshGateway sends traffic to another namespace (Kuma's policy-on-namespace MADR)", Bad: gatewayRoute("payments-ns", "internal-ns"), Good: gatewayRoute("kuma-system", "internal-ns")},
+		{Code: CodeCrossNamespace, Severity: SeverityError, Summary: "a route on a MeshGateway, outside the system namespace, sends traffic to another namespace (Kuma's policy-on-namespace MADR)", Bad: gatewayRoute("payments-ns", "internal-ns"), Good: gatewayRoute("kuma-system", "internal-ns")},
 		{Code: CodeGatewayConsumer, Severity: SeverityError, Summary: "a consumer policy targets a MeshGateway (Kuma's policy-on-namespace MADR)", Bad: gatewayConsumer, Good: gatewayProducer},
 		{Code: CodeGatewayRoute, Severity: SeverityError, Summary: "a route, or a policy that configures more than clusters, targets a MeshGateway outside the system namespace (Kuma's policy-on-namespace MADR, Kuma issues 12864/13856)", Bad: gatewayRoute("payments-ns", "payments-ns"), Good: gatewayRoute("kuma-system", "payments-ns")},
 		{Code: CodeTopKind, Severity: SeverityError, Summary: "the top-level targetRef kind is not supported by this policy", Bad: "apiVersion: kuma.io/v1alpha1\nkind: MeshTrace\nmetadata:\n  name: t\n  namespace: kuma-system\nspec:\n  targetRef:\n    kind: MeshHTTPRoute\n    name: r\n  default:\n    backends: []\n", Good: "apiVersion: kuma.io/v1alpha1\nkind: MeshTrace\nmetadata:\n  name: t\n  namespace: kuma-system\nspec:\n  targetRef:\n    kind: Mesh\n  default:\n    backends: []\n"},

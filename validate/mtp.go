@@ -45,7 +45,11 @@ func (v *validator) mtp(s *api.MeshTrafficPermissionSpec, p *field.Path) {
 		case it.Default.Action == "":
 			v.err(field.Required(ap, "set action to one of "+strings.Join(MTPActions(), ", ")), CodeMTPAction)
 		case !contains(MTPActions(), it.Default.Action):
-			v.err(field.NotSupported(ap, it.Default.Action, MTPActions()), CodeMTPAction)
+			e := field.NotSupported(ap, it.Default.Action, MTPActions())
+			if s := api.Suggest(it.Default.Action, MTPActions()); s != "" {
+				e.Detail = fmt.Sprintf("did you mean %q? Supported values: %s", s, quoteJoin(MTPActions()))
+			}
+			v.err(e, CodeMTPAction)
 		}
 	}
 	for i, r := range s.Rules {

@@ -62,8 +62,11 @@ func (v *validator) routeTo(r *api.TargetRef, tp *field.Path, top api.RefKind, r
 }
 
 // backendRef checks a route backend and the policy-on-namespace MADR's cross-namespace rule: a route
-// attached to a MeshGateway may only forward to its own namespace, otherwise it
-// would open a path from the edge into any namespace (the ReferenceGrant problem).
+// attached to a MeshGateway outside the system namespace may only forward to its own
+// namespace, otherwise it would open a path from the edge into any namespace (the
+// ReferenceGrant problem). Such a route also gets MG105 (it belongs in the system
+// namespace), and in the system namespace any backend namespace is allowed, so the
+// advice here is the one that satisfies both: move the route, keep the backend.
 func (v *validator) backendRef(b api.BackendRef, p *field.Path, top api.RefKind) {
 	v.backendRefOf(b, p, top, v.kind.BackendRefs)
 }
@@ -86,7 +89,7 @@ func (v *validator) backendRefOf(b api.BackendRef, p *field.Path, top api.RefKin
 	}
 	if b.Namespace != "" && b.Namespace != v.ns {
 		v.err(field.Forbidden(p.Child("namespace"), fmt.Sprintf(
-			"a route attached to a MeshGateway may only send traffic to its own namespace %q, not to %q: that would let gateway traffic reach any namespace. Route to a service in %q or let the mesh operator create the route in %q",
-			v.ns, b.Namespace, v.ns, v.s.SystemNamespace)), CodeCrossNamespace)
+			"a route attached to a MeshGateway in namespace %q may not send traffic to namespace %q: that would let gateway traffic reach any namespace. Only the mesh operator may, from the system namespace %q, where a route on a MeshGateway belongs anyway (MG105): move the route there and keep this backend",
+			v.ns, b.Namespace, v.s.SystemNamespace)), CodeCrossNamespace)
 	}
 }

@@ -179,7 +179,7 @@ func (e *Engine) mutate(req admission.Request) admission.Response {
 	if err != nil {
 		return admission.Errored(http.StatusBadRequest, err)
 	}
-	defaults.Apply(d.obj, d.kind, e.Settings, api.Request{Operation: d.op, Old: d.old, Privileged: e.privileged(req)})
+	replaced := defaults.Apply(d.obj, d.kind, e.Settings, api.Request{Operation: d.op, Old: d.old, Privileged: e.privileged(req)})
 	mutated, err := json.Marshal(d.obj.Object)
 	if err != nil {
 		return admission.Errored(http.StatusInternalServerError, err)
@@ -189,7 +189,10 @@ func (e *Engine) mutate(req admission.Request) admission.Response {
 	if string(original) == string(mutated) {
 		return admission.Allowed("")
 	}
-	return admission.PatchResponseFromRaw(req.Object.Raw, mutated)
+	resp := admission.PatchResponseFromRaw(req.Object.Raw, mutated)
+	// A label the user set and Apply replaced (MG016) is said, not reverted silently.
+	resp.Warnings = Warnings(replaced)
+	return resp
 }
 
 // Validate is the validating handler: all of validate, as a 422 Invalid with one

@@ -78,3 +78,28 @@ func TestServerSetMetadataDoesNotChangeMutations(t *testing.T) {
 		}
 	}
 }
+
+// TestMutationWarnsOnReplacedLabel checks that the mutating handler says when it
+// replaces a label the user set (MG016), as an admission warning next to the patch,
+// and stays silent when the label already has the computed value.
+func TestMutationWarnsOnReplacedLabel(t *testing.T) {
+	eng := testEngine()
+	policy := func(role string) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "kuma.io/v1alpha1", "kind": "MeshTimeout",
+			"metadata": map[string]any{"name": "p", "namespace": "backend-ns", "labels": map[string]any{"kuma.io/policy-role": role}},
+			"spec": map[string]any{"to": []any{map[string]any{
+				"targetRef": map[string]any{"kind": "MeshService", "name": "backend"},
+				"default":   map[string]any{"idleTimeout": "1h"}}}},
+		}}
+	}
+	resp := eng.Mutate(context.Background(), admissionRequest(t, "u1", "CREATE", policy("consumer"), nil, "alice"))
+	want := []string{`MG016 metadata.labels[kuma.io/policy-role]: "consumer" replaced by "producer": computed from namespace and targets`}
+	if diff := cmp.Diff(want, resp.Warnings); diff != "" || !resp.Allowed || len(resp.Patches) == 0 {
+		t.Errorf("allowed %v, %d patches, warnings (-want +got):\n%s", resp.Allowed, len(resp.Patches), diff)
+	}
+	resp = eng.Mutate(context.Background(), admissionRequest(t, "u2", "CREATE", policy("producer"), nil, "alice"))
+	if len(resp.Warnings) != 0 {
+		t.Errorf("the computed value was set; warnings %q", resp.Warnings)
+	}
+}

@@ -2,8 +2,11 @@ package main
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
 
 	"github.com/meshguard/meshguard/api"
@@ -120,8 +123,16 @@ func newDefaultCmd(s streams) *cobra.Command {
 YAML the way the mutating webhook would store it: kuma.io/mesh, k8s.kuma.io/namespace,
 kuma.io/policy-role and the zone/origin labels, plus (with --sugar=expand) the implied
 spec values of the policy-on-namespace design. Objects of other kinds are printed
-unchanged. Documents that cannot be parsed are reported on standard error and make
-the exit code 2.`,
+unchanged.
+
+On standard error it says what the webhook would say: a warning for each label the
+document set that was replaced (MG016), and for each object the validating webhook
+would deny, "file:line: note: this object would be denied: CODES" (run lint on the
+file for the findings).
+
+Exit codes: 0 when every object would be admitted, 1 when some would be denied, 2 on
+a usage error or a document that cannot be read or parsed (the other documents are
+still printed).`,
 		Example: `  meshguard default -n payments-ns policy.yaml
   meshguard default --mode zone --zone zone-1 --sugar keep policies/`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -132,37 +143,83 @@ the exit code 2.`,
 			if len(args) == 0 {
 				return usageErr("default needs at least one PATH, or - for standard input")
 			}
-			docs := lint.Load(args, s.in)
-			bad := false
-			first := true
-			for i := range docs {
-				d := &docs[i]
-				if d.Err != nil {
-					bad = true
-					printParseError(s, d)
-					continue
-				}
-				lint.Prepare(d, eng)
-				out, err := yaml.Marshal(d.Object.Object)
-				if err != nil {
-					return err
-				}
-				if !first {
-					fmt.Fprintln(s.out, "---")
-				}
-				first = false
-				if _, err := s.out.Write(out); err != nil {
-					return err
-				}
-			}
-			if bad {
-				return exitError{exitUsage}
-			}
-			return nil
+			return printDefaulted(s, lint.Load(args, s.in), eng)
 		},
 	}
 	o.bind(cmd)
 	return cmd
+}
+
+// printDefaulted prints the documents as the mutating webhook would store them,
+// separated by "---", with defaultDocument's notes on standard error, and returns
+// the documented exit code: 2 for an unreadable document, else 1 when an object
+// would be denied.
+func printDefaulted(s streams, docs []lint.Document, eng lint.Options) error {
+	bad, denied, first := false, false, true
+	for i := range docs {
+		d := &docs[i]
+		if d.Err != nil {
+			bad = true
+			printParseError(s, d)
+			continue
+		}
+		out, wouldDeny, err := defaultDocument(s, d, eng)
+		if err != nil {
+			return err
+		}
+		denied = denied || wouldDeny
+		if !first {
+			fmt.Fprintln(s.out, "---")
+		}
+		first = false
+		if _, err := s.out.Write(out); err != nil {
+			return err
+		}
+	}
+	switch {
+	case bad:
+		return exitError{exitUsage}
+	case denied:
+		return exitError{exitFindings}
+	}
+	return nil
+}
+
+// defaultDocument runs the mutating stage on one document and returns it as YAML.
+// Like the webhook, it warns on standard error about each label it replaced, then
+// validates the result: an object the validating webhook would deny gets a note
+// naming the codes, and wouldDeny.
+func defaultDocument(s streams, d *lint.Document, eng lint.Options) (out []byte, wouldDeny bool, err error) {
+	kind, replaced := lint.Prepare(d, eng)
+	for _, f := range lint.FindingsFor(d, replaced, validate.SeverityWarning) {
+		fmt.Fprintf(s.err, "%s:%d: %s %s %s: %s\n", f.File, f.Line, f.Severity, f.Code, f.Field, f.Message)
+	}
+	// The validating webhook's checks, as lint runs them: the kinds meshguard
+	// guards, and the Linkerd annotation of Namespaces and workloads.
+	var errs field.ErrorList
+	if kind != nil {
+		errs = validate.Validate(d.Object, kind, eng.Settings, api.Request{Operation: api.OpCreate}).Errors
+	} else if d.Object != nil {
+		errs = validate.DefaultInboundPolicy(d.Object)
+	}
+	if len(errs) > 0 {
+		wouldDeny = true
+		fmt.Fprintf(s.err, "%s:%d: note: this object would be denied: %s\n", d.File, max(d.Line, 1), strings.Join(codesOf(errs), ", "))
+	}
+	out, err = yaml.Marshal(d.Object.Object)
+	return out, wouldDeny, err
+}
+
+// codesOf lists the distinct rule codes of errs in code order.
+func codesOf(errs field.ErrorList) []string {
+	var out []string
+	for _, e := range errs {
+		if !slices.Contains(out, e.Origin) {
+			out = append(out, e.Origin)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // printParseError reports a document that could not be read, in lint's text format,

@@ -1,6 +1,7 @@
 // Command meshguard guards service-mesh traffic policies: `lint` checks manifests in
 // CI, `default` shows what the mutating webhook stores, `preview` shows the Envoy RBAC
-// a MeshTrafficPermission compiles to, and `serve` runs the admission webhook.
+// a MeshTrafficPermission compiles to, `serve` runs the admission webhook and `rules`
+// lists the finding codes.
 package main
 
 import (
@@ -66,13 +67,16 @@ func newRoot(s streams) *cobra.Command {
 		Long: `meshguard checks service-mesh traffic policies (Kuma's targetRef policies such as
 MeshTrafficPermission, MeshTimeout and MeshHTTPRoute) before the mesh misreads them.
 
-The same engine runs behind three doors:
+The same engine runs behind every command:
   meshguard lint      check manifests in CI (files, directories, stdin)
   meshguard default   print objects as the mutating webhook would store them
-  meshguard preview   show the Envoy RBAC a MeshTrafficPermission compiles to
+  meshguard preview   show the Envoy RBAC of MeshTrafficPermissions, who may reach Linkerd Servers
+  meshguard serve     run the mutating and validating admission webhook
   meshguard rules     list every finding code
+  meshguard version   print the meshguard version
 
-Exit codes: 0 success, 1 findings at or above --fail-on, 2 usage or parse errors.`,
+Exit codes: 0 success, 1 findings (lint: at or above --fail-on; default: an object
+would be denied), 2 usage or parse errors.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -90,8 +91,9 @@ filter config: rules/shadow_rules for 'from' policies, the matcher tree for SPIF
 matcher policies. Policies the validating webhook would deny are skipped with a note on
 standard error.
 
-Forms (for 'from' policies): expanded is the full rule view with negations (Kuma's MeshTrafficPermission MADR);
-past --max-expanded rules it falls back to compact, an exactly equivalent form of
+Forms (for 'from' policies): expanded is the full rule view with negations, as in
+Kuma's MeshTrafficPermission MADR; when it would need more than ` + strconv.Itoa(compile.DefaultExpandBound) + ` rules
+(tag combinations) it falls back to compact, an exactly equivalent form of
 polynomial size, and says so.
 
 When the manifests hold Linkerd (policy.linkerd.io) objects, preview also shows for
@@ -161,7 +163,7 @@ func previewPolicies(docs []lint.Document, eng lint.Options, s streams) ([]compi
 			printParseError(s, d)
 			continue
 		}
-		kind := lint.Prepare(d, eng)
+		kind, _ := lint.Prepare(d, eng) // replaced labels: lint and default report them
 		if kind == nil || kind.Kind != mtpKind {
 			continue
 		}

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"runtime/debug"
+	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -13,9 +16,24 @@ import (
 	"github.com/meshguard/meshguard/validate"
 )
 
-// allRules is the full catalogue: the validation rules plus the RBAC analysis.
+// allRules is the full catalogue: the validation rules plus the RBAC analysis,
+// ordered by code number so MG201 (analysis) comes before MG301 (Linkerd).
 func allRules() []validate.RuleDoc {
-	return append(validate.Catalogue(), analysisRules()...)
+	rules := append(validate.Catalogue(), analysisRules()...)
+	slices.SortStableFunc(rules, func(a, b validate.RuleDoc) int {
+		return cmp.Or(cmp.Compare(codeNumber(a.Code), codeNumber(b.Code)), cmp.Compare(a.Code, b.Code))
+	})
+	return rules
+}
+
+// codeNumber is the number of a code such as MG201; -1 when it has none, so a
+// malformed code sorts first where a test sees it.
+func codeNumber(code string) int {
+	n, err := strconv.Atoi(strings.TrimPrefix(code, "MG"))
+	if err != nil {
+		return -1
+	}
+	return n
 }
 
 func ruleInfos() []lint.RuleInfo {

@@ -123,11 +123,7 @@ func Start(o Options) (*ControlPlane, error) {
 		env.AttachControlPlaneOutput = true
 		env.ControlPlane.APIServer = &envtest.APIServer{Out: o.Output, Err: o.Output}
 	}
-	api := env.ControlPlane.GetAPIServer()
-	api.Configure().
-		Set("audit-policy-file", policy).
-		Set("audit-log-path", cp.AuditLog).
-		Set("audit-log-mode", "blocking")
+	configureAPIServer(env.ControlPlane.GetAPIServer().Configure(), policy, cp.AuditLog)
 	cfg, err := env.Start()
 	if err != nil {
 		return nil, fmt.Errorf("starting kube-apiserver and etcd: %w", err)
@@ -148,6 +144,27 @@ func Start(o Options) (*ControlPlane, error) {
 		return nil, err
 	}
 	return cp, nil
+}
+
+// autoProvision is the kube-apiserver admission plugin that creates a missing
+// namespace on the first object created in it.
+const autoProvision = "NamespaceAutoProvision"
+
+// configureAPIServer sets the flags Start adds to envtest's kube-apiserver defaults:
+// the audit log, and the NamespaceAutoProvision admission plugin, so that an object
+// in a namespace nobody created (a demo user's first own policy in orders-ns, say)
+// is stored, its namespace created on first use, instead of being refused with
+// `namespaces "orders-ns" not found`. --enable-admission-plugins adds to
+// kube-apiserver's default-on plugins rather than replacing them, and envtest's
+// default --disable-admission-plugins=ServiceAccount stays (it is not set here, so
+// the default applies); kube-apiserver orders plugins itself, NamespaceAutoProvision
+// before NamespaceLifecycle. It creates nothing for dry-run requests.
+func configureAPIServer(args *envtest.Arguments, auditPolicyFile, auditLog string) *envtest.Arguments {
+	return args.
+		Set("audit-policy-file", auditPolicyFile).
+		Set("audit-log-path", auditLog).
+		Set("audit-log-mode", "blocking").
+		Set("enable-admission-plugins", autoProvision)
 }
 
 // Stop ends kube-apiserver and etcd and removes their temporary data.

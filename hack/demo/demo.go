@@ -96,7 +96,7 @@ func run(ctx context.Context, o options) error {
 	if err := d.namespaces(ctx); err != nil {
 		return err
 	}
-	steps := []func(context.Context) error{d.valid, d.invalid, d.preview}
+	steps := []func(context.Context) error{d.valid, d.invalid, d.preview, d.ownNamespace}
 	for _, step := range steps {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -117,6 +117,7 @@ func run(ctx context.Context, o options) error {
 	d.p.line("")
 	d.p.line("The cluster is yours to try: kubeconfig %s", st.CP.Kubeconfig)
 	d.p.line("  %s", d.p.cmd(fmt.Sprintf("export KUBECONFIG=%s; kubectl apply -f your-policy.yaml", st.CP.Kubeconfig)))
+	d.p.note("Policies may use any namespace: namespaces are created on first use (not by --dry-run=server).")
 	d.p.note("meshguard log: %s   audit log: %s", st.Meshguard.LogPath, st.CP.AuditLog)
 	if !o.NoWait {
 		d.p.line("")
@@ -157,6 +158,35 @@ func (d *demo) kubectlQuiet(ctx context.Context, stdin []byte, args ...string) (
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	err := cmd.Run()
 	return buf.String(), err == nil
+}
+
+// ownPolicy is the tour's stand-in for a user's first own policy: valid, in a
+// namespace that no example names, so the tour never created it.
+const ownPolicy = `apiVersion: kuma.io/v1alpha1
+kind: MeshTimeout
+metadata:
+  name: orders-timeouts
+  namespace: orders-ns
+spec:
+  to:
+    - targetRef:
+        kind: MeshService
+        name: orders
+      default:
+        idleTimeout: 30s
+`
+
+// ownNamespace applies ownPolicy: the local control plane runs kube-apiserver's
+// NamespaceAutoProvision admission plugin, so the namespace is created on first use
+// and what answers is meshguard, not "namespace not found".
+func (d *demo) ownNamespace(ctx context.Context) error {
+	d.p.heading("4. Your own policy, in a namespace nobody created")
+	d.p.note("  the local control plane creates namespaces on first use (kube-apiserver's NamespaceAutoProvision)")
+	out, ok := d.kubectlIn(ctx, []byte(ownPolicy), "apply", "-f", "-")
+	if !ok || !strings.Contains(out, "meshtimeout.kuma.io/orders-timeouts") {
+		d.failf("a valid policy in a namespace of its own (orders-ns) was not stored")
+	}
+	return nil
 }
 
 // namespaces creates every namespace the examples name, so that what the API server

@@ -45,6 +45,8 @@ func TestDemo(t *testing.T) {
 		"(server dry run)",
 		"rbac-preview",
 		`"previews"`,
+		"meshtimeout.kuma.io/orders-timeouts created",
+		"namespaces are created on first use",
 		"export KUBECONFIG=" + filepath.Join(dir, "kubeconfig"),
 		"every check of the tour passed",
 	} {

@@ -13,7 +13,9 @@
 //   - applies each file of examples/invalid/ and shows kubectl's denial, checking the
 //     codes and field paths of its "# expect:" lines;
 //   - dry-runs a MeshTrafficPermission and shows the RBAC preview warnings and the
-//     rbac-preview audit annotation from the API server's audit log.
+//     rbac-preview audit annotation from the API server's audit log;
+//   - applies a policy in a namespace nobody created (the control plane creates
+//     namespaces on first use), as a user's first own policy would be.
 //
 // It then prints a kubeconfig and a hint for trying more policies and waits for
 // Ctrl-C (SIGINT or SIGTERM), after which it stops meshguard, kube-apiserver and
