@@ -1,0 +1,247 @@
+// Package warnline writes the one-line statements of admission warnings (the RBAC
+// and Linkerd authorization previews) so that each says its point within the
+// limit: a list that does not fit loses whole items, counted ("+2 more"), never
+// part of one; a name that is alone longer than the line keeps its start and end
+// around "…"; and a line that leaves anything out says where the rest is.
+//
+// Why: the API server shows each warning as one line and drops warnings past about
+// 4 KiB in total, so the webhook bounds every line (120 bytes). Cutting a finished
+// sentence at the limit left lines ending in "kuma.io/se…", which named no client
+// at all. A name here is anything without a space or a comma in it (a policy
+// namespace/name, a tag key=value, a SPIFFE ID): statements are written so that
+// those two characters only ever separate names.
+package warnline
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Width is the byte limit of one warning line (webhook.MaxWarningLen).
+const Width = 120
+
+// Elision marks where an elided name lost its middle: "kuma.io/service=ab…yz".
+const Elision = "…"
+
+// minElided is the shortest an elided name is made at first (start, "…", end), and
+// lastElided the shortest at all: 3 bytes of each end still tell names apart and
+// show that it is one name shortened.
+const (
+	minElided  = 18
+	lastElided = 9
+)
+
+// Line is one statement: Lead, then Items joined by Sep, then Tail. Items are the
+// part that may be shortened to "+K more"; Lead and Tail are kept, with their
+// longest names elided only when the line cannot fit otherwise.
+type Line struct {
+	Lead  string
+	Items []string
+	// Sep joins the items: ", " when empty.
+	Sep  string
+	Tail string
+	// Cont starts continuation lines of Split; empty: Lead.
+	Cont string
+}
+
+func (l Line) sep() string {
+	if l.Sep == "" {
+		return ", "
+	}
+	return l.Sep
+}
+
+// render writes the line with the first k items, "+n more" for the rest, and where
+// after the tail when anything was left out.
+func (l Line) render(k int, where string) string {
+	var b strings.Builder
+	b.WriteString(l.Lead)
+	sep := l.sep()
+	for i, it := range l.Items[:k] {
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		b.WriteString(it)
+	}
+	if n := len(l.Items) - k; n > 0 {
+		if k > 0 {
+			b.WriteString(strings.TrimRight(sep, " ") + " ")
+		}
+		b.WriteString("+" + strconv.Itoa(n) + " more")
+	}
+	b.WriteString(l.Tail)
+	if k < len(l.Items) && where != "" {
+		b.WriteString(" " + where)
+	}
+	return flat(b.String())
+}
+
+// Fit renders l within width bytes: all of it when it fits; otherwise as many whole
+// items as fit, "+K more" and a pointer to the full detail (where: alternatives,
+// e.g. "(see the rbac-preview annotation)", then shorter ones; the first that lets
+// the most items fit is used); when not even one item fits, the longest names are
+// elided (and the shortest pointer added).
+func (l Line) Fit(width int, where ...string) string {
+	if s := l.render(len(l.Items), ""); len(s) <= width {
+		return s
+	}
+	if len(where) == 0 {
+		where = []string{""}
+	}
+	for k := len(l.Items) - 1; k >= 1; k-- {
+		for _, w := range where {
+			if s := l.render(k, w); len(s) <= width {
+				return s
+			}
+		}
+	}
+	// Elide with the shortest pointer, so that names keep as much as they can.
+	k := min(1, len(l.Items))
+	for _, w := range []string{where[len(where)-1], ""} {
+		if w != "" {
+			w = " " + w
+		}
+		if s, ok := elide(l.render(k, ""), w, width); ok {
+			return s
+		}
+	}
+	return cutWords(l.render(k, ""), width)
+}
+
+// Split renders l over at most max lines of width bytes: items are packed into
+// lines in order, each continuation line starting with Cont; what the last line
+// cannot hold becomes "+K more" and where. An item too long for a line of its own
+// is elided as in Fit.
+func (l Line) Split(width, max int, where ...string) []string {
+	if max <= 1 || len(l.Items) == 0 {
+		return []string{l.Fit(width, where...)}
+	}
+	if s := l.render(len(l.Items), ""); len(s) <= width {
+		return []string{s}
+	}
+	cont := l.Cont
+	if cont == "" {
+		cont = l.Lead
+	}
+	var out []string
+	rest, lead := l.Items, l.Lead
+	for len(out) < max-1 && len(rest) > 0 {
+		if s := (Line{Lead: lead, Items: rest, Sep: l.Sep, Tail: l.Tail}).render(len(rest), ""); len(s) <= width {
+			return append(out, s)
+		}
+		k := 1
+		for k < len(rest) && len(Line{Lead: lead, Items: rest[:k+1], Sep: l.Sep}.render(k+1, "")) <= width {
+			k++
+		}
+		if k == len(rest) && k > 1 {
+			k-- // the last item goes with the tail
+		}
+		if k == len(rest) {
+			break // one item that does not fit with the tail: Fit elides
+		}
+		out = append(out, Line{Lead: lead, Items: rest[:k], Sep: l.Sep}.Fit(width, where...))
+		rest, lead = rest[k:], cont
+	}
+	if len(rest) > 0 {
+		out = append(out, Line{Lead: lead, Items: rest, Sep: l.Sep, Tail: l.Tail}.Fit(width, where...))
+	}
+	return out
+}
+
+// Text fits a statement without a list: its longest names are elided when it is
+// longer than width, and a pointer of where added then (see Fit).
+func Text(s string, width int, where ...string) string {
+	return Line{Lead: s}.Fit(width, where...)
+}
+
+// Elide shortens one name to at most n bytes (not below a few bytes of each end),
+// keeping its start and end around Elision. Names of at most n bytes are returned
+// as they are.
+func Elide(name string, n int) string {
+	if len(name) <= n {
+		return name
+	}
+	keep := max(n, lastElided) - len(Elision)
+	head := (keep + 1) / 2
+	for head > 0 && !utf8.RuneStart(name[head]) {
+		head--
+	}
+	tail := len(name) - (keep - head)
+	for tail < len(name) && !utf8.RuneStart(name[tail]) {
+		tail++
+	}
+	return name[:head] + Elision + name[tail:]
+}
+
+// elide shortens the longest names of s (not of suffix) until s+suffix fits in
+// width: first down to minElided bytes each, then to lastElided. ok=false when
+// even that is too long.
+func elide(s, suffix string, width int) (string, bool) {
+	for _, floor := range []int{minElided, lastElided} {
+		for len(s)+len(suffix) > width {
+			start, end := longestName(s)
+			name := s[start:end]
+			if len(name) <= floor {
+				break
+			}
+			n := max(floor, len(name)-(len(s)+len(suffix)-width))
+			s = s[:start] + Elide(name, n) + s[end:]
+		}
+	}
+	if len(s)+len(suffix) > width {
+		return "", false
+	}
+	return s + suffix, true
+}
+
+// longestName returns the bounds of the longest name of s that is not already
+// elided: a run without spaces and commas, less the brackets and punctuation
+// that statements put around names.
+func longestName(s string) (start, end int) {
+	best := -1
+	for i := 0; i < len(s); {
+		j := i
+		for j < len(s) && s[j] != ' ' && s[j] != ',' {
+			j++
+		}
+		a, b := trimName(s, i, j)
+		if b-a > best && !strings.Contains(s[a:b], Elision) {
+			best, start, end = b-a, a, b
+		}
+		i = j + 1
+	}
+	return start, end
+}
+
+// trimName drops the punctuation statements put around a name in s[i:j].
+func trimName(s string, i, j int) (int, int) {
+	for i < j && strings.IndexByte("(\"'`", s[i]) >= 0 {
+		i++
+	}
+	for j > i && strings.IndexByte(")\"'`:;", s[j-1]) >= 0 {
+		j--
+	}
+	return i, j
+}
+
+// cutWords is the last resort for a statement that has more names than fit even
+// elided: whole words up to the limit, then Elision as a word of its own.
+func cutWords(s string, width int) string {
+	for len(s)+len(" "+Elision) > width {
+		i := strings.LastIndexByte(s, ' ')
+		if i <= 0 {
+			return Elide(s, width)
+		}
+		s = s[:i]
+	}
+	return s + " " + Elision
+}
+
+// flat makes s one line with single spaces.
+func flat(s string) string {
+	if strings.ContainsAny(s, "\t\n\v\f\r\u0085\u00a0") || strings.Contains(s, "  ") || strings.HasPrefix(s, " ") || strings.HasSuffix(s, " ") {
+		return strings.Join(strings.Fields(s), " ")
+	}
+	return s
+}
