@@ -105,9 +105,21 @@ func Summary(p Preview) []string {
 		out = append(out, grantLine(c).Fit(warnline.Width, Where))
 	}
 	if len(p.Notes) > 0 {
-		out = append(out, warnline.Text(p.Notes[0], warnline.Width, Where))
+		out = append(out, warnline.Text(shortNote(p.Notes[0], p.Clients), warnline.Width, Where))
 	}
 	return out
+}
+
+// shortNote leaves a grant's authentication refs out of a note that starts with
+// the grant, as grantLine does: "AuthorizationPolicy ns/p: MeshTLSAuthentication
+// ns/m not in the linted set, …" still names what is missing.
+func shortNote(note string, clients []Client) string {
+	for _, c := range clients {
+		if via, _, ok := strings.Cut(c.Via, " ("); ok && strings.HasPrefix(note, c.Via) {
+			return via + note[len(c.Via):]
+		}
+	}
+	return note
 }
 
 // grantLine is "VIA allows WHO from NETWORKS": the granting object comes first so

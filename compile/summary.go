@@ -52,22 +52,25 @@ func Summary(p Preview) []string {
 // enforced, shadow); which clients incoming newly allows or denies; the findings;
 // who is allowed now; shadow rules; the merged policies; the merge order. When
 // that is more than maxLines, the statements of every group are given lines rank
-// by rank, and the last line says how many lines were left to the rbac-preview
-// audit annotation and `meshguard preview`.
+// by rank, and the last line says how much was left to the rbac-preview audit
+// annotation and `meshguard preview`. Groups past the first few, which would get
+// no more than their first line, are named together on one line instead.
 func AdmissionLines(previews []Preview, incoming string, maxLines int) []string {
+	var others []Preview
+	if limit := max(1, (maxLines-2)/2); len(previews) > limit+1 {
+		previews, others = previews[:limit], previews[limit:]
+	}
 	var all []statement
 	var full [][]string
+	want := 0
 	for _, p := range previews {
 		for _, s := range statements(p, incoming) {
 			all = append(all, s)
 			full = append(full, s.render(s.lines))
+			want += len(full[len(full)-1])
 		}
 	}
-	want := 0
-	for _, f := range full {
-		want += len(f)
-	}
-	if want <= maxLines {
+	if want <= maxLines && len(others) == 0 {
 		var out []string
 		for _, f := range full {
 			out = append(out, f...)
@@ -77,6 +80,9 @@ func AdmissionLines(previews []Preview, incoming string, maxLines int) []string 
 	// Rank by rank, every group's statements get their lines.
 	allot := make([]int, len(all))
 	budget := maxLines - 1 // the last line says what was left out
+	if len(others) > 0 {
+		budget-- // and one names the other groups
+	}
 	for rank := rankHead; rank <= rankChain; rank++ {
 		for i, s := range all {
 			if s.rank == rank && budget > 0 {
@@ -98,8 +104,21 @@ func AdmissionLines(previews []Preview, incoming string, maxLines int) []string 
 		out = append(out, got...)
 		left += len(full[i]) - len(got)
 	}
-	if left > 0 {
-		out = append(out, warnline.Text("rbac-preview: "+plural(left, "more line", "more lines")+
+	what := plural(left, "more line", "more lines")
+	if len(others) > 0 {
+		scopes := make([]string, len(others))
+		for i, p := range others {
+			scopes[i] = scopeLine(p, "").Fit(warnline.Width / 2)
+		}
+		out = append(out, warnline.Line{Lead: "also in " + plural(len(others), "more proxy group", "more proxy groups") + ": ",
+			Items: scopes, Sep: "; "}.Fit(warnline.Width, summaryWhere...))
+		what = plural(len(others), "more group", "more groups")
+		if left > 0 {
+			what = plural(left, "more line", "more lines") + " and " + what
+		}
+	}
+	if left > 0 || len(others) > 0 {
+		out = append(out, warnline.Text("rbac-preview: "+what+
 			" in the rbac-preview audit annotation; `meshguard preview` shows all", warnline.Width))
 	}
 	return out
@@ -166,18 +185,23 @@ func headLine(p Preview) warnline.Line {
 		p.HTTPRBAC != nil && (p.HTTPRBAC.ShadowRules != nil || p.HTTPRBAC.ShadowMatcher != nil):
 		mode = "enforced + shadow rules"
 	}
-	tail := " (" + string(p.Form) + "; " + mode + ")"
+	l := scopeLine(p, " ("+string(p.Form)+"; "+mode+")")
+	l.Lead = "RBAC " + l.Lead
+	return l
+}
+
+// scopeLine is p's scope with its tags or labels as the list (and tail after it).
+func scopeLine(p Preview, tail string) warnline.Line {
 	scope := p.Scope
 	if scope == "" {
 		scope = p.Target.Scope()
 	}
 	if ts := tagString(p.Target.Tags); ts != "" {
 		if i := strings.Index(scope, ts); i >= 0 {
-			return warnline.Line{Lead: "RBAC " + scope[:i], Items: strings.Split(ts, ","),
-				Tail: scope[i+len(ts):] + tail}
+			return warnline.Line{Lead: scope[:i], Items: strings.Split(ts, ","), Tail: scope[i+len(ts):] + tail}
 		}
 	}
-	return warnline.Line{Lead: "RBAC " + scope + tail}
+	return warnline.Line{Lead: scope + tail}
 }
 
 // findingLines are the group's MG2xx findings and compile notes: MG202 (every
@@ -208,9 +232,14 @@ func findingLines(p Preview) []statement {
 		switch code {
 		case CodeDenyAll:
 		case CodeDeadItem:
-			why := "a later item matches every client they match"
-			if matcher {
-				why = "a deny matcher covers them"
+			why := "later items cover them"
+			switch {
+			case matcher && len(l) == 1:
+				why = "a deny matcher covers it"
+			case matcher:
+				why = "deny matchers cover them"
+			case len(l) == 1:
+				why = "a later item covers it"
 			}
 			add("MG201 "+plural(len(l), "item never decides", "items never decide")+" ("+why+"): ", l)
 		case CodeAllowAll:

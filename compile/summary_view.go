@@ -77,10 +77,10 @@ func effectLines(incoming string, e effect) []statement {
 		add(" denies "+plural(n, "client", "clients")+" allowed before: ", e.denied)
 	}
 	if len(e.shadowDeny) > 0 {
-		add(" in shadow only (not enforced) would deny: ", e.shadowDeny)
+		add(" would deny, in shadow only: ", e.shadowDeny)
 	}
 	if len(e.shadowAllow) > 0 {
-		add(" in shadow only (not enforced) would allow: ", e.shadowAllow)
+		add(" would allow, in shadow only: ", e.shadowAllow)
 	}
 	if len(out) > 0 {
 		return out
@@ -89,9 +89,9 @@ func effectLines(incoming string, e effect) []statement {
 	case !e.has:
 		add(" has no items that apply to these proxies", nil)
 	case !e.decides:
-		add(" changes nothing here: later items decide for every client it matches", nil)
+		add(" changes nothing here: later items cover every client it matches", nil)
 	default:
-		add(" changes no client's enforced access here: what it matches was already decided that way", nil)
+		add(" changes no client's enforced access here", nil)
 	}
 	return out
 }

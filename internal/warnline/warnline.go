@@ -174,44 +174,83 @@ func Elide(name string, n int) string {
 	return name[:head] + Elision + name[tail:]
 }
 
+// span is a name of a line: s[start:end], shortened to n bytes when n < end-start.
+type span struct{ start, end, n int }
+
 // elide shortens the longest names of s (not of suffix) until s+suffix fits in
-// width: first down to minElided bytes each, then to lastElided. ok=false when
-// even that is too long.
+// width: first down to minElided bytes each, then the names already shortened and
+// then others down to lastElided. ok=false when even that is too long.
 func elide(s, suffix string, width int) (string, bool) {
+	names := nameSpans(s)
+	over := len(s) + len(suffix) - width
 	for _, floor := range []int{minElided, lastElided} {
-		for len(s)+len(suffix) > width {
-			start, end := longestName(s)
-			name := s[start:end]
-			if len(name) <= floor {
-				break
+		for _, shortenedFirst := range []bool{true, false} {
+			for over > 0 {
+				i := longestSpan(names, floor, shortenedFirst && floor == lastElided)
+				if i < 0 {
+					break
+				}
+				n := max(floor, names[i].n-over)
+				over -= names[i].n - n
+				names[i].n = n
 			}
-			n := max(floor, len(name)-(len(s)+len(suffix)-width))
-			s = s[:start] + Elide(name, n) + s[end:]
 		}
 	}
-	if len(s)+len(suffix) > width {
+	if over > 0 {
 		return "", false
 	}
-	return s + suffix, true
+	var b strings.Builder
+	last := 0
+	for _, sp := range names {
+		b.WriteString(s[last:sp.start])
+		b.WriteString(Elide(s[sp.start:sp.end], sp.n))
+		last = sp.end
+	}
+	b.WriteString(s[last:])
+	return b.String() + suffix, true
 }
 
-// longestName returns the bounds of the longest name of s that is not already
-// elided: a run without spaces and commas, less the brackets and punctuation
-// that statements put around names.
-func longestName(s string) (start, end int) {
+// longestSpan is the index of the longest name longer than floor (only among
+// those already shortened when shortened is set); -1 when there is none.
+func longestSpan(names []span, floor int, shortened bool) int {
 	best := -1
+	for i, sp := range names {
+		if sp.n <= floor || (shortened && sp.n == sp.end-sp.start) {
+			continue
+		}
+		if best < 0 || sp.n > names[best].n {
+			best = i
+		}
+	}
+	return best
+}
+
+// nameSpans are the names of s: runs without spaces and commas, less the brackets
+// and punctuation statements put around names, that look like names rather than
+// words of the statement (see isName).
+func nameSpans(s string) []span {
+	var out []span
 	for i := 0; i < len(s); {
 		j := i
 		for j < len(s) && s[j] != ' ' && s[j] != ',' {
 			j++
 		}
 		a, b := trimName(s, i, j)
-		if b-a > best && !strings.Contains(s[a:b], Elision) {
-			best, start, end = b-a, a, b
+		if isName(s[a:b]) {
+			out = append(out, span{a, b, b - a})
 		}
 		i = j + 1
 	}
-	return start, end
+	return out
+}
+
+// isName tells a name (with a character no English word of a statement has, or
+// longer than any of them) from a word of the statement, which is never elided.
+func isName(w string) bool {
+	if len(w) <= lastElided || strings.Contains(w, Elision) {
+		return false
+	}
+	return len(w) > 24 || strings.ContainsAny(w, "-_./=:@0123456789")
 }
 
 // trimName drops the punctuation statements put around a name in s[i:j].
