@@ -44,14 +44,15 @@ func (v view) lines() []statement {
 	if len(v.denyFirst) > 0 {
 		add(rankAllowed, 1, warnline.Line{Lead: "denied first: ", Items: v.denyFirst})
 	}
-	lead := "allowed (enforced): "
+	// Enforced: the head line says so; shadow rules have lines of their own.
+	tail := "; everyone else denied"
 	if v.partly {
-		lead = "allowed (enforced, unless a later item denies): "
+		tail = " (unless a later item denies)" + tail
 	}
 	if len(v.allowed) == 0 {
 		add(rankAllowed, 1, warnline.Line{Lead: "allowed: nobody; every client is denied"})
 	} else {
-		add(rankAllowed, 2, warnline.Line{Lead: lead, Cont: "allowed, continued: ", Items: v.allowed, Tail: "; everyone else denied"})
+		add(rankAllowed, 2, warnline.Line{Lead: "allowed: ", Cont: "allowed, continued: ", Items: v.allowed, Tail: tail})
 	}
 	if len(v.shadowDeny) > 0 {
 		add(rankShadow, 1, warnline.Line{Lead: "shadow (not enforced) would deny: ", Items: v.shadowDeny})
