@@ -1,6 +1,7 @@
 package compile
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -111,5 +112,26 @@ func TestAdmissionEffect(t *testing.T) {
 				t.Errorf("effect lines (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// BenchmarkAdmissionLinesAtBound: the warning lines of a group just under the
+// webhook's bound (1,990 items of one tag, all of the admitted policy, alternating
+// allow and deny), next to what compiling it costs (BuildPreviews). The summary
+// compares items pairwise like the analysis does, no worse.
+func BenchmarkAdmissionLinesAtBound(b *testing.B) {
+	items := make([][2]string, 1990)
+	for i := range items {
+		items[i] = [2]string{fmt.Sprintf("svc-%d", i), []string{"Allow", "Deny", "AllowWithShadowDeny"}[i%3]}
+	}
+	previews, err := BuildPreviews(policiesFromYAML(b, mtpDoc("deny-all", [2]string{"*", "Deny"})+"\n---\n"+mtpDoc("a-in", items...)),
+		Options{MaxGroupItems: 2000})
+	if err != nil || len(previews) != 1 || previews[0].Form == FormSkipped {
+		b.Fatalf("previews: %v %+v", err, previews)
+	}
+	for b.Loop() {
+		if lines := AdmissionLines(previews, "kuma-system/a-in", 6); len(lines) == 0 {
+			b.Fatal("no lines")
+		}
 	}
 }

@@ -188,21 +188,25 @@ func fromEffect(p Preview, incoming string, cs []cItem, dead []bool, words []str
 }
 
 // allowedWithout reports whether, among the items of mask, an allowing item covers
-// cs[i] and no later denying item of mask overlaps it.
+// cs[i] and no later denying item of mask overlaps it. The latest covering allow
+// is the one to check: a deny after an earlier one is also after it or overlaps
+// before it, so O(len(cs)).
 func allowedWithout(cs []cItem, mask []bool, i int) bool {
-	for x := range cs {
-		if !mask[x] || !cs[x].action.Allows() || !covers(cs[x], cs[i]) {
-			continue
-		}
-		denied := false
-		for y := x + 1; y < len(cs) && !denied; y++ {
-			denied = mask[y] && !cs[y].action.Allows() && overlaps(cs[y], cs[i])
-		}
-		if !denied {
-			return true
+	x := -1
+	for k := len(cs) - 1; k >= 0 && x < 0; k-- {
+		if mask[k] && cs[k].action.Allows() && covers(cs[k], cs[i]) {
+			x = k
 		}
 	}
-	return false
+	if x < 0 {
+		return false
+	}
+	for y := x + 1; y < len(cs); y++ {
+		if mask[y] && !cs[y].action.Allows() && overlaps(cs[y], cs[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // previewCItems are the compiled items of p's merged list (toItems of them as
@@ -250,16 +254,17 @@ func matcherView(p Preview, incoming string) view {
 	for i, it := range p.Items {
 		all[i], before[i] = true, it.Policy != incoming
 	}
+	alive := aliveAllows(p.Items, all)
 	for i, it := range p.Items {
 		switch {
 		case it.List == ListDeny:
 			v.denyFirst = append(v.denyFirst, matcherWords(it))
-		case it.List == ListAllow && aliveAllow(p.Items, all, i):
+		case it.List == ListAllow && alive[i]:
 			v.allowed = append(v.allowed, matcherWords(it))
 		}
 	}
 	for i, it := range p.Items { // then allowWithShadowDeny, allowed too
-		if it.List == ListAllowWithShadowDeny && aliveAllow(p.Items, all, i) {
+		if it.List == ListAllowWithShadowDeny && alive[i] {
 			v.allowed = append(v.allowed, matcherWords(it))
 			v.shadowDeny = append(v.shadowDeny, matcherWords(it))
 		}
@@ -268,6 +273,7 @@ func matcherView(p Preview, incoming string) view {
 		return v
 	}
 	e := &v.inc
+	aliveBefore := aliveAllows(p.Items, before)
 	for i, it := range p.Items {
 		if before[i] {
 			continue
@@ -276,7 +282,7 @@ func matcherView(p Preview, incoming string) view {
 		if it.List == ListDeny {
 			e.decides = true
 			for x, old := range p.Items {
-				if !before[x] || old.List == ListDeny || !aliveAllow(p.Items, before, x) {
+				if !before[x] || old.List == ListDeny || !aliveBefore[x] {
 					continue
 				}
 				switch {
@@ -288,11 +294,11 @@ func matcherView(p Preview, incoming string) view {
 			}
 			continue
 		}
-		if !aliveAllow(p.Items, all, i) {
+		if !alive[i] {
 			continue
 		}
 		e.decides = true
-		if !allowedBy(p.Items, before, it) {
+		if !allowedBy(p.Items, before, aliveBefore, it) {
 			e.allowed = append(e.allowed, matcherWords(it))
 		}
 		if it.List == ListAllowWithShadowDeny {
@@ -303,22 +309,36 @@ func matcherView(p Preview, incoming string) view {
 	return v
 }
 
-// aliveAllow reports whether allow entry items[i] is not covered by a deny entry
-// of mask without HTTP conditions (deny entries are evaluated first).
-func aliveAllow(items []PreviewItem, mask []bool, i int) bool {
+// aliveAllows marks the allow entries of mask that no deny entry of mask without
+// HTTP conditions covers (deny entries are evaluated first).
+func aliveAllows(items []PreviewItem, mask []bool) []bool {
+	var denies []*api.StringMatch
 	for d, it := range items {
-		if mask[d] && it.List == ListDeny && !itemHTTP(it) && stringMatchCovers(it.SpiffeID, items[i].SpiffeID) {
-			return false
+		if mask[d] && it.List == ListDeny && !itemHTTP(it) {
+			denies = append(denies, it.SpiffeID)
 		}
 	}
-	return true
+	alive := make([]bool, len(items))
+	for i, it := range items {
+		if !mask[i] || it.List == ListDeny {
+			continue
+		}
+		alive[i] = true
+		for _, d := range denies {
+			if stringMatchCovers(d, it.SpiffeID) {
+				alive[i] = false
+				break
+			}
+		}
+	}
+	return alive
 }
 
-// allowedBy reports whether an allow entry of mask that no deny entry of mask
-// covers already admits what e admits.
-func allowedBy(items []PreviewItem, mask []bool, e PreviewItem) bool {
+// allowedBy reports whether an allow entry of mask that is alive (no deny entry
+// of mask covers it) already admits what e admits.
+func allowedBy(items []PreviewItem, mask, alive []bool, e PreviewItem) bool {
 	for x, it := range items {
-		if !mask[x] || it.List == ListDeny || !aliveAllow(items, mask, x) {
+		if !mask[x] || !alive[x] {
 			continue
 		}
 		sameHTTP := !itemHTTP(it) || (it.Method == e.Method && sameStringMatch(it.RequestPath, e.RequestPath))

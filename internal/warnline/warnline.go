@@ -77,22 +77,50 @@ func (l Line) render(k int, where string) string {
 	return flat(b.String())
 }
 
+// size is len(l.render(k, where)) before flattening (which only shortens), from
+// pre, the prefix sums of the items' lengths; O(1), so that fitting a list of
+// thousands of items does not render it thousands of times.
+func (l Line) size(pre []int, k int, where string) int {
+	n := len(l.Lead) + pre[k] + len(l.Tail)
+	if k > 1 {
+		n += (k - 1) * len(l.sep())
+	}
+	if m := len(l.Items) - k; m > 0 {
+		if k > 0 {
+			n += len(strings.TrimRight(l.sep(), " ")) + 1
+		}
+		n += len("+"+strconv.Itoa(m)+" more") + len(" "+where)
+	}
+	return n
+}
+
+func prefixSums(items []string) []int {
+	pre := make([]int, len(items)+1)
+	for i, it := range items {
+		pre[i+1] = pre[i] + len(it)
+	}
+	return pre
+}
+
 // Fit renders l within width bytes: all of it when it fits; otherwise as many whole
 // items as fit, "+K more" and a pointer to the full detail (where: alternatives,
 // e.g. "(see the rbac-preview annotation)", then shorter ones; the first that lets
 // the most items fit is used); when not even one item fits, the longest names are
 // elided (and the shortest pointer added).
 func (l Line) Fit(width int, where ...string) string {
-	if s := l.render(len(l.Items), ""); len(s) <= width {
-		return s
+	pre := prefixSums(l.Items)
+	if l.size(pre, len(l.Items), "") <= width {
+		if s := l.render(len(l.Items), ""); len(s) <= width {
+			return s
+		}
 	}
 	if len(where) == 0 {
 		where = []string{""}
 	}
 	for k := len(l.Items) - 1; k >= 1; k-- {
 		for _, w := range where {
-			if s := l.render(k, w); len(s) <= width {
-				return s
+			if l.size(pre, k, w) <= width {
+				return l.render(k, w)
 			}
 		}
 	}
@@ -114,11 +142,8 @@ func (l Line) Fit(width int, where ...string) string {
 // cannot hold becomes "+K more" and where. An item too long for a line of its own
 // is elided as in Fit.
 func (l Line) Split(width, max int, where ...string) []string {
-	if max <= 1 || len(l.Items) == 0 {
+	if max <= 1 || len(l.Items) == 0 || l.size(prefixSums(l.Items), len(l.Items), "") <= width {
 		return []string{l.Fit(width, where...)}
-	}
-	if s := l.render(len(l.Items), ""); len(s) <= width {
-		return []string{s}
 	}
 	cont := l.Cont
 	if cont == "" {
@@ -127,11 +152,13 @@ func (l Line) Split(width, max int, where ...string) []string {
 	var out []string
 	rest, lead := l.Items, l.Lead
 	for len(out) < max-1 && len(rest) > 0 {
-		if s := (Line{Lead: lead, Items: rest, Sep: l.Sep, Tail: l.Tail}).render(len(rest), ""); len(s) <= width {
-			return append(out, s)
+		last := Line{Lead: lead, Items: rest, Sep: l.Sep, Tail: l.Tail}
+		if last.size(prefixSums(rest), len(rest), "") <= width {
+			return append(out, last.Fit(width, where...))
 		}
-		k := 1
-		for k < len(rest) && len(Line{Lead: lead, Items: rest[:k+1], Sep: l.Sep}.render(k+1, "")) <= width {
+		k, n := 1, len(lead)+len(rest[0])
+		for k < len(rest) && n+len(l.sep())+len(rest[k]) <= width {
+			n += len(l.sep()) + len(rest[k])
 			k++
 		}
 		if k == len(rest) && k > 1 {
