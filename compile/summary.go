@@ -1,6 +1,8 @@
 package compile
 
 import (
+	"cmp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -161,16 +163,8 @@ func statements(p Preview, incoming string) []statement {
 		}
 		out = append(out, statement{rank: rankChain, lines: 3, line: l})
 	}
-	sortByRank(out)
+	slices.SortStableFunc(out, func(a, b statement) int { return cmp.Compare(a.rank, b.rank) })
 	return out
-}
-
-func sortByRank(s []statement) {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j].rank < s[j-1].rank; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
 }
 
 // headLine says which proxies the group is, its form and whether it has shadow
