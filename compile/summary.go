@@ -16,15 +16,16 @@ import (
 var summaryWhere = []string{"(see the rbac-preview annotation)", "(see rbac-preview)"}
 
 // Ranks of a group's statements: the lower, the sooner a statement gets a line
-// when there are more than the warnings can hold.
+// when there are more than the warnings can hold. Who is allowed now ranks with
+// what the admitted policy changes: together they say who is allowed and denied.
 const (
-	rankHead = iota
-	rankEffect
-	rankFindings
-	rankAllowed
-	rankShadow
-	rankPolicies
-	rankChain
+	rankHead     = 0
+	rankEffect   = 1
+	rankAllowed  = 1
+	rankFindings = 2
+	rankShadow   = 3
+	rankPolicies = 4
+	rankChain    = 5
 )
 
 // statement is one thing the summary can say about a group, over at most lines
@@ -51,8 +52,8 @@ func Summary(p Preview) []string {
 // bytes, one line, every name whole or visibly elided) about previews, the groups
 // the admitted policy incoming ("namespace/name"; "" for none) takes part in. For
 // each group they say, most important first: which proxies and how (form,
-// enforced, shadow); which clients incoming newly allows or denies; the findings;
-// who is allowed now; shadow rules; the merged policies; the merge order. When
+// enforced, shadow); which clients incoming newly allows or denies, and who is
+// allowed now; the findings; shadow rules; the merged policies; the merge order. When
 // that is more than maxLines, the statements of every group are given lines rank
 // by rank, and the last line says how much was left to the rbac-preview audit
 // annotation and `meshguard preview`. Groups past the first few, which would get

@@ -105,8 +105,9 @@ func prefixSums(items []string) []int {
 // Fit renders l within width bytes: all of it when it fits; otherwise as many whole
 // items as fit, "+K more" and a pointer to the full detail (where: alternatives,
 // e.g. "(see the rbac-preview annotation)", then shorter ones; the first that lets
-// the most items fit is used); when not even one item fits, the longest names are
-// elided (and the shortest pointer added).
+// the most items fit is used, and none when only that lets one item fit whole);
+// when not even one item fits, the longest names are elided (and the shortest
+// pointer added when there is room).
 func (l Line) Fit(width int, where ...string) string {
 	pre := prefixSums(l.Items)
 	if l.size(pre, len(l.Items), "") <= width {
@@ -124,8 +125,12 @@ func (l Line) Fit(width int, where ...string) string {
 			}
 		}
 	}
-	// Elide with the shortest pointer, so that names keep as much as they can.
+	// A name is elided only when it cannot fit whole: first without a pointer
+	// (the summary's last line points to the rest), then with the shortest one.
 	k := min(1, len(l.Items))
+	if k < len(l.Items) && l.size(pre, k, "") <= width {
+		return l.render(k, "")
+	}
 	for _, w := range []string{where[len(where)-1], ""} {
 		if w != "" {
 			w = " " + w
