@@ -10,10 +10,13 @@ import (
 	"github.com/meshguard/meshguard/internal/warnline"
 )
 
-// summaryWhere is what a shortened summary line points to for the rest, the
-// shorter when the longer leaves out more: the webhook's audit annotation holds
-// the whole preview (`meshguard preview` too, and the last line says so).
-var summaryWhere = []string{"(see the rbac-preview annotation)", "(see rbac-preview)"}
+// What a shortened summary line points to for the rest, the shorter when the
+// longer leaves out more: the webhook's audit annotation holds the whole preview
+// (`meshguard preview` too, and the last line says so).
+const (
+	whereLong  = "(see the rbac-preview annotation)"
+	whereShort = "(see rbac-preview)"
+)
 
 // Ranks of a group's statements: the lower, the sooner a statement gets a line
 // when there are more than the warnings can hold. Who is allowed now ranks with
@@ -38,7 +41,7 @@ type statement struct {
 
 // render writes s over at most max lines.
 func (s statement) render(max int) []string {
-	return s.line.Split(warnline.Width, min(max, s.lines), summaryWhere...)
+	return s.line.Split(warnline.Width, min(max, s.lines), whereLong, whereShort)
 }
 
 // Summary gives at most five one-line statements (≤ 120 bytes, no newlines, no
@@ -114,7 +117,7 @@ func AdmissionLines(previews []Preview, incoming string, maxLines int) []string 
 			scopes[i] = scopeLine(p, "").Fit(warnline.Width / 2)
 		}
 		out = append(out, warnline.Line{Lead: "also in " + plural(len(others), "more proxy group", "more proxy groups") + ": ",
-			Items: scopes, Sep: "; "}.Fit(warnline.Width, summaryWhere...))
+			Items: scopes, Sep: "; "}.Fit(warnline.Width, whereLong, whereShort))
 		what = plural(len(others), "more group", "more groups")
 		if left > 0 {
 			what = plural(left, "more line", "more lines") + " and " + what

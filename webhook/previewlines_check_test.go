@@ -18,8 +18,9 @@ func (n nameSet) add(names ...string) {
 	}
 }
 
-// plainWords are words of the warning text itself that look like names.
-var plainWords = map[string]bool{"method/path": true}
+// plainWord reports whether w is a word of the warning text itself that looks
+// like a name.
+func plainWord(w string) bool { return w == "method/path" }
 
 // lineProblem says what is wrong with one preview warning line: too long, more
 // than one line, or a token that looks like a name (has '=', '/' or ':' in it, or
@@ -43,7 +44,7 @@ func lineProblem(line string, names nameSet) string {
 			continue
 		}
 		looks := strings.ContainsAny(t, "=/:") || len(t) > 40
-		if looks && !names[t] && !names[strings.TrimSuffix(t, "*")] && !plainWords[t] {
+		if looks && !names[t] && !names[strings.TrimSuffix(t, "*")] && !plainWord(t) {
 			return fmt.Sprintf("%q is not a whole name", t)
 		}
 	}
