@@ -147,7 +147,7 @@ func statements(p Preview, incoming string) []statement {
 		v = fromView(p, incoming)
 	}
 	if mine && p.Form != FormSkipped {
-		out = append(out, effectLines(incoming, v.inc)...)
+		out = append(out, effectLines(incoming, v.inc, v.matcher)...)
 	}
 	out = append(out, findingLines(p)...)
 	if p.Form != FormSkipped {

@@ -65,8 +65,8 @@ func (v view) lines() []statement {
 
 // effectLines say what incoming changes: the clients it newly allows or denies
 // (enforced, as the head line says), counted; its shadow rules; or that it
-// changes nothing.
-func effectLines(incoming string, e effect) []statement {
+// changes nothing (in a matcher group, because deny matchers cover its allows).
+func effectLines(incoming string, e effect, matcher bool) []statement {
 	var out []statement
 	add := func(lead string, items []string) {
 		out = append(out, statement{rank: rankEffect, lines: 1, line: warnline.Line{Lead: incoming + lead, Items: items}})
@@ -89,6 +89,8 @@ func effectLines(incoming string, e effect) []statement {
 	switch {
 	case !e.has:
 		add(" has no items that apply to these proxies", nil)
+	case !e.decides && matcher:
+		add(" changes nothing here: deny matchers cover every client it allows", nil)
 	case !e.decides:
 		add(" changes nothing here: later items cover every client it matches", nil)
 	default:
