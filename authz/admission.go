@@ -7,9 +7,10 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/internal/warnline"
 )
 
-// AdmissionSummary returns the warning lines (at most four, each ≤ 120 chars) the
+// AdmissionSummary returns the warning lines (at most four, each ≤ 120 bytes) the
 // webhook can attach when a Linkerd object is admitted, computed over stored (the
 // informer cache's Linkerd objects, plus Namespaces and workloads if it has them)
 // with obj in place of its stored version. It answers from memory only, so the
@@ -60,7 +61,7 @@ func AdmissionSummary(obj *unstructured.Unstructured, stored []unstructured.Unst
 		for _, h := range hits[1:] {
 			refs = append(refs, h.Ref())
 		}
-		more := oneLine(kind + " " + ns + "/" + name + " also applies to " + strings.Join(refs, ", "))
+		more := warnline.Line{Lead: kind + " " + ns + "/" + name + " also applies to ", Items: refs}.Fit(warnline.Width, Where)
 		if len(lines) == 4 {
 			lines = lines[:3]
 		}

@@ -172,7 +172,16 @@ func policyClients(ns, name string, spec *api.AuthorizationPolicySpec, set authn
 
 // ClientWords says who a client is and from where, for tables and warnings.
 func ClientWords(c Client) string {
-	var who string
+	who, nets, route := clientParts(c)
+	if nets == nil {
+		return who
+	}
+	return who + " from " + strings.Join(nets, "; ") + route
+}
+
+// clientParts are ClientWords' parts: who, the networks (nil for no one), and
+// " on ROUTE only" or "".
+func clientParts(c Client) (who string, nets []string, route string) {
 	switch c.Kind {
 	case ClientIdentity:
 		who = "identity " + c.Name
@@ -187,15 +196,14 @@ func ClientWords(c Client) string {
 	case ClientUnauthenticated:
 		who = "anyone, meshed or not"
 	default:
-		return "no one"
+		return "no one", nil, ""
 	}
-	nets := strings.Join(c.Networks, "; ")
-	if nets == "0.0.0.0/0; ::/0" {
-		nets = "any network"
+	nets = c.Networks
+	if len(nets) == 0 || strings.Join(nets, "; ") == "0.0.0.0/0; ::/0" {
+		nets = []string{"any network"}
 	}
-	s := who + " from " + nets
 	if c.Route != "" {
-		s += " on " + c.Route + " only"
+		route = " on " + c.Route + " only"
 	}
-	return s
+	return who, nets, route
 }

@@ -6,7 +6,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
-	"unicode/utf8"
+
+	"github.com/meshguard/meshguard/internal/warnline"
 )
 
 // jsonDoc fixes the shape of the JSON document: Servers (and unattached
@@ -81,46 +82,57 @@ func RenderTable(w io.Writer, previews []Preview) error {
 	return nil
 }
 
-// Summary is at most four lines (≤ 120 chars each, no newlines) about one preview,
-// for admission warnings: what it covers and how access is decided, up to two
-// clients, then either how many more there are or the first note.
+// Where is what a shortened Linkerd warning line points to: the webhook attaches
+// no annotation for Linkerd objects, `meshguard preview` shows everything.
+const Where = "(see `meshguard preview`)"
+
+// Summary is at most four lines (≤ 120 bytes each, no newlines, every name whole
+// or visibly elided) about one preview, for admission warnings: which Server and
+// how access is decided, up to two grants (the granting object, then who it
+// allows from where), then either how many more grants there are or the first note.
 func Summary(p Preview) []string {
-	head := "Linkerd Server " + p.Ref() + " port " + p.Port + " (" + p.Pods + "): " + p.Policy
+	pods := strings.Split(p.Pods, ",")
+	head := warnline.Line{Lead: "Linkerd Server " + p.Ref() + " port " + p.Port + " (", Items: pods, Sep: ",", Tail: "): " + p.Policy}
 	if p.Default {
-		head = "Linkerd default policy for " + p.Pods + ": " + p.Policy
+		head = warnline.Line{Lead: "Linkerd default policy for ", Items: pods, Sep: ",", Tail: ": " + p.Policy}
 	}
-	out := []string{oneLine(head)}
+	out := []string{head.Fit(warnline.Width, Where)}
 	for i, c := range p.Clients {
 		if i == 2 {
-			out = append(out, oneLine(fmt.Sprintf("… and %d more client grants (meshguard preview lists them)", len(p.Clients)-2)))
+			out = append(out, warnline.Text(fmt.Sprintf("+%d more client grants %s", len(p.Clients)-2, Where), warnline.Width))
 			return out
 		}
-		// The granting object comes first so a cut line still names it; its
-		// authentication refs are left out for room (the preview lists them).
-		who := "no one"
-		if c.Kind != ClientNone {
-			who = ClientWords(c)
-		}
-		via, _, _ := strings.Cut(c.Via, " (")
-		if via == "" {
-			via = "(none)"
-		}
-		out = append(out, oneLine(via+" allows "+who))
+		out = append(out, grantLine(c).Fit(warnline.Width, Where))
 	}
 	if len(p.Notes) > 0 {
-		out = append(out, oneLine(p.Notes[0]))
+		out = append(out, warnline.Text(shortNote(p.Notes[0], p.Clients), warnline.Width, Where))
 	}
 	return out
 }
 
-// oneLine flattens whitespace and cuts s to 120 runes with an ellipsis, the limit
-// admission warnings are kept to.
-func oneLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	const limit = 120
-	if utf8.RuneCountInString(s) <= limit {
-		return s
+// shortNote leaves a grant's authentication refs out of a note that starts with
+// the grant, as grantLine does: "AuthorizationPolicy ns/p: MeshTLSAuthentication
+// ns/m not in the linted set, …" still names what is missing.
+func shortNote(note string, clients []Client) string {
+	for _, c := range clients {
+		if via, _, ok := strings.Cut(c.Via, " ("); ok && strings.HasPrefix(note, c.Via) {
+			return via + note[len(c.Via):]
+		}
 	}
-	r := []rune(s)
-	return string(r[:limit-1]) + "…"
+	return note
+}
+
+// grantLine is "VIA allows WHO from NETWORKS": the granting object comes first so
+// that a shortened line still names it; its authentication refs are left out for
+// room (the preview lists them), and networks that do not fit are counted.
+func grantLine(c Client) warnline.Line {
+	via, _, _ := strings.Cut(c.Via, " (")
+	if via == "" {
+		via = "(none)"
+	}
+	who, nets, route := clientParts(c)
+	if nets == nil {
+		return warnline.Line{Lead: via + " allows " + who}
+	}
+	return warnline.Line{Lead: via + " allows " + who + " from ", Items: nets, Sep: "; ", Tail: route}
 }

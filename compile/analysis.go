@@ -155,10 +155,15 @@ func analyzeMatchers(g Group, own map[string]bool) field.ErrorList {
 // spiffeCovers reports whether every identity matched by inner is matched by outer.
 func spiffeCovers(outer, inner api.SpiffeMatch) bool {
 	o, _ := outer.Spiffe()
+	i, _ := inner.Spiffe()
+	return stringMatchCovers(o, i)
+}
+
+// stringMatchCovers is spiffeCovers on the SPIFFE ID matches (nil: any identity).
+func stringMatchCovers(o, i *api.StringMatch) bool {
 	if o == nil {
 		return true
 	}
-	i, _ := inner.Spiffe()
 	if i == nil {
 		return false
 	}

@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/proto"
@@ -186,34 +185,6 @@ func TestAppliesMatchesSelectorMaps(t *testing.T) {
 	}
 	if hits < 1000 {
 		t.Fatalf("only %d pairs apply; the test draws too few related targets", hits)
-	}
-}
-
-// TestIsOneLine checks oneLine's shortcut against what it skips.
-func TestIsOneLine(t *testing.T) {
-	r := rand.New(rand.NewSource(5))
-	parts := []string{"a", "b", " ", "  ", "\t", "\n", "\r", "\v", "\f", "\u00a0", "\u0085", "\u2003", "é", "…", "x y", ""}
-	for i := 0; i < 100000; i++ {
-		s := ""
-		for n := r.Intn(6); n > 0; n-- {
-			s += parts[r.Intn(len(parts))]
-		}
-		if isOneLine(s) && strings.Join(strings.Fields(s), " ") != s {
-			t.Fatalf("isOneLine(%q) but Fields/Join gives %q", s, strings.Join(strings.Fields(s), " "))
-		}
-		for _, max := range []int{3, 120} {
-			want := strings.Join(strings.Fields(s), " ")
-			if len(want) > max {
-				cut := max - len("…")
-				for cut > 0 && !utf8.RuneStart(want[cut]) {
-					cut--
-				}
-				want = want[:cut] + "…"
-			}
-			if got := oneLine(s, max); got != want {
-				t.Fatalf("oneLine(%q, %d) = %q, want %q", s, max, got, want)
-			}
-		}
 	}
 }
 

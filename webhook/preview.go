@@ -4,12 +4,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
-	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/meshguard/meshguard/compile"
+	"github.com/meshguard/meshguard/internal/warnline"
 )
 
 // MTPGVK is the kind the preview keeps in its informer cache.
@@ -20,7 +20,8 @@ var MTPGVK = schema.GroupVersionKind{Group: "kuma.io", Version: "v1alpha1", Kind
 // the API server; ok=false means the cache is not available (no CRD, not synced).
 type PolicyLister func(ctx context.Context) (items []unstructured.Unstructured, ok bool)
 
-// maxPreviewLines bounds the preview part of the warnings.
+// maxPreviewLines bounds the preview part of the warnings (compile.AdmissionLines
+// chooses what goes in them).
 const maxPreviewLines = 6
 
 // preview is the state behind NewPreview's PreviewFunc: the stored policies read
@@ -141,13 +142,13 @@ func previewKey(obj *unstructured.Unstructured, version setVersion, listed bool)
 func (p *preview) compute(obj *unstructured.Unstructured, stored []unstructured.Unstructured, listed bool, version setVersion, versioned bool) ([]string, string) {
 	incoming, err := compile.PolicyFromObject(obj)
 	if err != nil {
-		return []string{"rbac-preview: " + err.Error()}, ""
+		return errorLine(err), ""
 	}
 	// The incoming object replaces its stored version (UPDATE).
 	policies, targets := p.stored.policies(incoming, stored, obj.GetNamespace(), obj.GetName())
 	previews, err := p.stored.build(policies, targets, version, versioned)
 	if err != nil {
-		return []string{"rbac-preview: " + err.Error()}, ""
+		return errorLine(err), ""
 	}
 	mine := previews[:0]
 	incomingRef := incoming.Ref()
@@ -171,14 +172,13 @@ func (p *preview) compute(obj *unstructured.Unstructured, stored []unstructured.
 	if bounded != "" {
 		lines = append(lines, bounded)
 	}
-	for _, pv := range mine {
-		lines = append(lines, compile.Summary(pv)...)
-	}
-	if len(lines) > maxPreviewLines {
-		more := len(lines) - maxPreviewLines + 1
-		lines = append(lines[:maxPreviewLines-1], fmt.Sprintf("rbac-preview: %d more lines in the rbac-preview audit annotation", more))
-	}
-	return lines, ann
+	return append(lines, compile.AdmissionLines(mine, incomingRef, maxPreviewLines-len(lines))...), ann
+}
+
+// errorLine is the warning for a preview that could not be built: the error's
+// names are kept whole (or visibly elided) like the preview's.
+func errorLine(err error) []string {
+	return []string{warnline.Text("rbac-preview: "+err.Error(), MaxWarningLen, "(see `meshguard preview`)")}
 }
 
 func boolByte(b bool) byte {

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/meshguard/meshguard/compile"
+	"github.com/meshguard/meshguard/internal/warnline"
 	"github.com/meshguard/meshguard/webhook"
 	"github.com/meshguard/meshguard/webhook/loadtest"
 )
@@ -20,7 +21,7 @@ func referencePreview(list webhook.PolicyLister, opts compile.Options) webhook.P
 	return func(ctx context.Context, obj *unstructured.Unstructured) ([]string, string) {
 		incoming, err := compile.PolicyFromObject(obj)
 		if err != nil {
-			return []string{"rbac-preview: " + err.Error()}, ""
+			return []string{warnline.Text("rbac-preview: "+err.Error(), webhook.MaxWarningLen, "(see `meshguard preview`)")}, ""
 		}
 		policies := []compile.Policy{incoming}
 		stored, _ := list(ctx)
@@ -35,7 +36,7 @@ func referencePreview(list webhook.PolicyLister, opts compile.Options) webhook.P
 		}
 		previews, err := compile.BuildPreviews(policies, opts)
 		if err != nil {
-			return []string{"rbac-preview: " + err.Error()}, ""
+			return []string{warnline.Text("rbac-preview: "+err.Error(), webhook.MaxWarningLen, "(see `meshguard preview`)")}, ""
 		}
 		var mine []compile.Preview
 		for _, pv := range previews {
@@ -47,14 +48,7 @@ func referencePreview(list webhook.PolicyLister, opts compile.Options) webhook.P
 			}
 		}
 		ann, _ := compile.MarshalJSONCompact(mine)
-		var lines []string
-		for _, pv := range mine {
-			lines = append(lines, compile.Summary(pv)...)
-		}
-		if len(lines) > 6 {
-			lines = append(lines[:5], fmt.Sprintf("rbac-preview: %d more lines in the rbac-preview audit annotation", len(lines)-5))
-		}
-		return lines, string(ann)
+		return compile.AdmissionLines(mine, incoming.Ref(), 6), string(ann)
 	}
 }
 
