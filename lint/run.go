@@ -182,7 +182,11 @@ func unknownKind(d *Document, reg *api.Registry) (Finding, bool) {
 
 // FindingFor builds a finding for a document, with the line of fieldPath.
 func FindingFor(d *Document, severity, code, fieldPath, msg string) Finding {
-	f := Finding{File: d.File, Line: max(d.LineOf(fieldPath), 1), Severity: severity, Code: code, Field: fieldPath, Message: msg}
+	file, line := d.locate(fieldPath)
+	f := Finding{File: file, Line: max(line, 1), Severity: severity, Code: code, Field: fieldPath, Message: msg}
+	if d.Rendered != nil {
+		f.RenderedBy, f.RenderedLine = d.Rendered.By, max(d.Rendered.LineOf(fieldPath), 1)
+	}
 	if d.Object != nil {
 		f.APIVersion = d.Object.GetAPIVersion()
 		f.Kind = d.Object.GetKind()

@@ -18,11 +18,21 @@ type lintOptions struct {
 	output    string
 	failOn    string
 	color     string
+	// noKustomize reads kustomization directories as plain files, as before
+	// kustomize rendering existed.
+	noKustomize bool
 }
 
 func (o *lintOptions) bind(cmd *cobra.Command) {
 	settingsFlags(cmd.Flags(), &o.settings)
 	cmd.Flags().StringVarP(&o.namespace, "namespace", "n", "default", "namespace for objects that name none (as kubectl apply -n)")
+	cmd.Flags().BoolVar(&o.noKustomize, "no-kustomize", false, "read directories with a kustomization file as plain files instead of rendering them")
+}
+
+// load reads the arguments the way both doors share: kustomization directories
+// rendered unless --no-kustomize.
+func (o *lintOptions) load(s streams, args []string) lint.Loaded {
+	return lint.LoadAll(args, s.in, lint.LoadOptions{Kustomize: !o.noKustomize})
 }
 
 func (o *lintOptions) engine() (lint.Options, error) {
@@ -65,9 +75,13 @@ still linted).`,
 			if o.failOn != validate.SeverityError && o.failOn != validate.SeverityWarning {
 				return usageErr("--fail-on must be error or warning (got %q)", o.failOn)
 			}
-			docs := lint.Load(args, s.in)
-			findings, sum := lint.Lint(docs, eng)
-			if err := o.write(s, findings, sum); err != nil {
+			loaded := o.load(s, args)
+			findings, sum := lint.Lint(loaded.Docs, eng)
+			sum.Skipped = len(loaded.Skipped)
+			if err := o.write(s, findings, sum, loaded.Skipped); err != nil {
+				return err
+			}
+			if err := lint.WriteNotes(s.err, loaded.Skipped); err != nil {
 				return err
 			}
 			return exitFor(findings, o.failOn)
@@ -80,15 +94,15 @@ still linted).`,
 	return cmd
 }
 
-func (o *lintOptions) write(s streams, fs []lint.Finding, sum lint.Summary) error {
+func (o *lintOptions) write(s streams, fs []lint.Finding, sum lint.Summary, skipped []lint.Skip) error {
 	switch o.output {
 	case "text":
 		color := o.color == "always" || (o.color == "auto" && s.stdout != nil && lint.IsTerminal(s.stdout))
 		return lint.WriteText(s.out, fs, sum, color)
 	case "json":
-		return lint.WriteJSON(s.out, fs, sum)
+		return lint.WriteJSON(s.out, fs, sum, skipped)
 	case "sarif":
-		return lint.WriteSARIF(s.out, fs, ruleInfos())
+		return lint.WriteSARIF(s.out, fs, skipped, ruleInfos())
 	}
 	return usageErr("--output must be text, json or sarif (got %q)", o.output)
 }
@@ -132,7 +146,8 @@ the exit code 2.`,
 			if len(args) == 0 {
 				return usageErr("default needs at least one PATH, or - for standard input")
 			}
-			docs := lint.Load(args, s.in)
+			loaded := o.load(s, args)
+			docs := loaded.Docs
 			bad := false
 			first := true
 			for i := range docs {
@@ -154,6 +169,9 @@ the exit code 2.`,
 				if _, err := s.out.Write(out); err != nil {
 					return err
 				}
+			}
+			if err := lint.WriteNotes(s.err, loaded.Skipped); err != nil {
+				return err
 			}
 			if bad {
 				return exitError{exitUsage}

@@ -120,7 +120,11 @@ pods and ports no Server covers: under "linkerd" in JSON and YAML, as a table wi
 			if !slices.Contains(validate.InboundPolicies, o.linkerdDefault) {
 				return usageErr("--linkerd-default-policy must be one of %s (got %q)", strings.Join(validate.InboundPolicies, ", "), o.linkerdDefault)
 			}
-			docs := lint.Load(args, s.in)
+			loaded := o.load(s, args)
+			docs := loaded.Docs
+			if err := lint.WriteNotes(s.err, loaded.Skipped); err != nil {
+				return err
+			}
 			ps, bad := previewPolicies(docs, eng, s)
 			previews, err := compile.BuildPreviews(ps, compile.Options{Form: form, SystemNamespace: o.settings.SystemNamespace})
 			if err != nil {

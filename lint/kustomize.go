@@ -1,0 +1,188 @@
+package lint
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+	"sigs.k8s.io/kustomize/api/konfig"
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/api/resmap"
+	"sigs.k8s.io/kustomize/api/resource"
+	"sigs.k8s.io/kustomize/api/types"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+)
+
+// Rendering says where a rendered object sits in the build output, next to the
+// source position the Document itself carries.
+type Rendering struct {
+	// By is the kustomization file whose build produced the object.
+	By string
+	// Line is the 1-based line where the object starts in the build output, as
+	// `kubectl kustomize` prints it.
+	Line int
+
+	lines lineIndex
+}
+
+// LineOf is Document.LineOf for the build output: the line of fieldPath (or of
+// its nearest ancestor) in what `kubectl kustomize` prints.
+func (r *Rendering) LineOf(fieldPath string) int {
+	d := Document{Line: r.Line, lines: r.lines}
+	return d.LineOf(fieldPath)
+}
+
+// isKustomizationFile reports whether name is one of the file names kustomize
+// looks for in a directory.
+func isKustomizationFile(name string) bool {
+	return slices.Contains(konfig.RecognizedKustomizationFileNames(), name)
+}
+
+// kustomizationIn returns the path of the kustomization file in dir, or "" when
+// there is none. With several, kustomize itself refuses to build; the first is
+// named in that error.
+func kustomizationIn(dir string) string {
+	for _, name := range konfig.RecognizedKustomizationFileNames() {
+		p := filepath.Join(dir, name)
+		if info, err := os.Stat(p); err == nil && !info.IsDir() {
+			return p
+		}
+	}
+	return ""
+}
+
+// build is the outcome of rendering one kustomization directory.
+type build struct {
+	dir  string
+	file string // the kustomization file, as the user's path spells it
+	docs []Document
+	// reads holds the cleaned absolute paths of every file the build read, so
+	// the files it consumed are not linted again as raw files.
+	reads map[string]bool
+	// component is set for a kind: Component, which is only built as part of
+	// the kustomizations that use it.
+	component bool
+	failed    bool
+}
+
+// renderUnits renders the kustomization in dir as a unit of finished documents.
+func renderUnits(dir string) []unit {
+	return []unit{renderDir(dir).unit()}
+}
+
+func (b *build) unit() unit {
+	return unit{file: b.file, docs: b.docs, done: true}
+}
+
+// renderDir runs the kustomize build of dir, the code `kubectl kustomize dir`
+// runs: krusty with its default options (load restrictions to the root, no
+// plugins) on the real file system. Origin annotations are switched on to learn
+// which file each object came from and are removed again before linting.
+func renderDir(dir string) (b *build) {
+	b = &build{dir: dir, file: kustomizationIn(dir), reads: map[string]bool{}}
+	if b.file == "" {
+		b.file = filepath.Join(dir, konfig.DefaultKustomizationFileName())
+	}
+	fail := func(err error) *build {
+		b.failed = true
+		b.docs = []Document{{File: b.file, Line: 1, ErrLine: 1, Err: fmt.Errorf("kustomize build %s failed: %v", dir, err)}}
+		return b
+	}
+	data, err := os.ReadFile(b.file)
+	if err != nil {
+		return fail(err)
+	}
+	if isComponent(data) {
+		b.component = true
+		b.docs = []Document{{File: b.file, Line: 1, skip: "kustomize Component: linted as part of the kustomizations that use it, not on its own"}}
+		return b
+	}
+	patched, added, _ := withOriginAnnotations(data)
+	fsys, err := newRecordingFS(b.file, patched, b.reads)
+	if err != nil {
+		return fail(err)
+	}
+	m, err := runKustomize(fsys, dir)
+	if err != nil {
+		return fail(err)
+	}
+	docs, err := renderedDocuments(m, b, added)
+	if err != nil {
+		return fail(err)
+	}
+	b.docs = docs
+	return b
+}
+
+// runKustomize builds dir; a panic inside kustomize on odd input becomes an error.
+func runKustomize(fsys filesys.FileSystem, dir string) (m resmap.ResMap, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error in kustomize: %v", r)
+		}
+	}()
+	k := krusty.MakeKustomizer(krusty.MakeDefaultOptions())
+	return k.Run(fsys, dir)
+}
+
+// renderedDocuments prints the build as `kubectl kustomize` does (resources
+// joined by "---"), parses that output with the loader and gives every object
+// the position of its origin. removeOrigin drops the origin annotations that
+// meshguard asked for, so they never reach the linter or `meshguard default`.
+func renderedDocuments(m resmap.ResMap, b *build, removeOrigin bool) ([]Document, error) {
+	var out strings.Builder
+	var starts []int
+	var origins []*resource.Origin
+	line := 1
+	for i, res := range m.Resources() {
+		origin, err := res.GetOrigin()
+		if err != nil {
+			return nil, err
+		}
+		if removeOrigin {
+			if err := res.SetOrigin(nil); err != nil {
+				return nil, err
+			}
+		}
+		y, err := res.AsYAML()
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			out.WriteString("---\n")
+			line++
+		}
+		starts = append(starts, line)
+		origins = append(origins, origin)
+		out.Write(y)
+		line += countLines(y)
+	}
+	if out.Len() > MaxFileBytes {
+		return nil, fmt.Errorf("build output is larger than %d MiB", MaxFileBytes>>20)
+	}
+	rendered := LoadBytes(b.file, []byte(out.String()))
+	src := sources{}
+	patches := src.patchDocs(b, origins)
+	for i := range rendered {
+		d := &rendered[i]
+		k, found := slices.BinarySearch(starts, d.Line)
+		if !found {
+			k = max(k-1, 0)
+		}
+		d.Rendered = &Rendering{By: b.file, Line: d.Line, lines: d.lines}
+		name := src.place(d, origins[k], b.dir, b.file)
+		d.patches = matchPatches(patches, d.Object, name)
+	}
+	return rendered, nil
+}
+
+// isComponent reports whether a kustomization file declares kind: Component.
+func isComponent(data []byte) bool {
+	var k struct {
+		Kind string `yaml:"kind"`
+	}
+	return yaml.Unmarshal(data, &k) == nil && k.Kind == types.ComponentKind
+}
