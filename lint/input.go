@@ -2,6 +2,7 @@ package lint
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // minChunksPerWorker keeps small inputs on one goroutine, where starting workers
@@ -35,6 +37,8 @@ type LoadOptions struct {
 	// kustomize library and returns the rendered objects instead of the files the
 	// kustomization consumes; see docs/lint.md for the rule.
 	Kustomize bool
+	// KustomizeTimeout bounds each build; 0 means DefaultKustomizeTimeout.
+	KustomizeTimeout time.Duration
 }
 
 // Loaded is what LoadAll found: the documents to lint and what it left out.
@@ -55,6 +59,7 @@ type Skip struct {
 
 // LoadAll is Load with options, and it also returns the skipped documents.
 func LoadAll(paths []string, stdin io.Reader, o LoadOptions) Loaded {
+	r := &renderer{timeout: cmp.Or(o.KustomizeTimeout, DefaultKustomizeTimeout)}
 	var units []unit
 	for _, p := range paths {
 		if p == "-" {
@@ -68,11 +73,11 @@ func LoadAll(paths []string, stdin io.Reader, o LoadOptions) Loaded {
 		}
 		switch {
 		case !info.IsDir() && o.Kustomize && isKustomizationFile(filepath.Base(p)):
-			units = append(units, renderUnits(filepath.Dir(p))...)
+			units = append(units, r.renderUnits(filepath.Dir(p))...)
 		case !info.IsDir():
 			units = append(units, fileUnits(p)...)
 		case o.Kustomize:
-			units = append(units, kustomizeTreeUnits(p)...)
+			units = append(units, r.treeUnits(p)...)
 		default:
 			for _, f := range walkDir(p) {
 				units = append(units, walkedUnits(f)...)

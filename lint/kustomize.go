@@ -1,11 +1,13 @@
 package lint
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 	"sigs.k8s.io/kustomize/api/konfig"
@@ -68,9 +70,23 @@ type build struct {
 	failed    bool
 }
 
+// DefaultKustomizeTimeout bounds one kustomize build. Builds of local files take
+// milliseconds; the bound is for remote resources, which kustomize fetches over
+// HTTP without a timeout of its own.
+const DefaultKustomizeTimeout = 5 * time.Minute
+
+// renderer runs the kustomize builds of one LoadAll, one after the other.
+type renderer struct {
+	timeout time.Duration
+	// stuck is set once a build outlived the timeout. Its goroutine may still
+	// be inside kustomize, whose OpenAPI schema state is global, so no further
+	// build starts in this run.
+	stuck bool
+}
+
 // renderUnits renders the kustomization in dir as a unit of finished documents.
-func renderUnits(dir string) []unit {
-	return []unit{renderDir(dir).unit()}
+func (r *renderer) renderUnits(dir string) []unit {
+	return []unit{r.renderDir(dir).unit()}
 }
 
 func (b *build) unit() unit {
@@ -81,7 +97,7 @@ func (b *build) unit() unit {
 // runs: krusty with its default options (load restrictions to the root, no
 // plugins) on the real file system. Origin annotations are switched on to learn
 // which file each object came from and are removed again before linting.
-func renderDir(dir string) (b *build) {
+func (r *renderer) renderDir(dir string) (b *build) {
 	b = &build{dir: dir, file: kustomizationIn(dir), reads: map[string]bool{}}
 	if b.file == "" {
 		b.file = filepath.Join(dir, konfig.DefaultKustomizationFileName())
@@ -105,7 +121,7 @@ func renderDir(dir string) (b *build) {
 	if err != nil {
 		return fail(err)
 	}
-	m, err := runKustomize(fsys, dir)
+	m, err := r.run(fsys, dir)
 	if err != nil {
 		return fail(err)
 	}
@@ -115,6 +131,32 @@ func renderDir(dir string) (b *build) {
 	}
 	b.docs = docs
 	return b
+}
+
+// run builds dir within the timeout.
+func (r *renderer) run(fsys *recordingFS, dir string) (resmap.ResMap, error) {
+	if r.stuck {
+		return nil, errors.New("not built: an earlier kustomize build in this run timed out")
+	}
+	type result struct {
+		m   resmap.ResMap
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		m, err := runKustomize(fsys, dir)
+		done <- result{m, err}
+	}()
+	timer := time.NewTimer(r.timeout)
+	defer timer.Stop()
+	select {
+	case res := <-done:
+		return res.m, res.err
+	case <-timer.C:
+		r.stuck = true
+		fsys.abandon()
+		return nil, fmt.Errorf("timed out after %v (a remote resource that does not answer?)", r.timeout)
+	}
 }
 
 // runKustomize builds dir; a panic inside kustomize on odd input becomes an error.

@@ -2,10 +2,13 @@ package lint
 
 import (
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -239,5 +242,36 @@ func TestWithOriginAnnotations(t *testing.T) {
 				t.Errorf("got %q added=%v asked=%v, want %q added=%v asked=%v", out, added, asked, want, tt.want != "", tt.userAsked)
 			}
 		})
+	}
+}
+
+// TestKustomizeTimeout: a remote resource that never answers makes the build an
+// error after the timeout instead of a hang, and no later build starts.
+func TestKustomizeTimeout(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) })
+	dir := t.TempDir()
+	write(t, dir, "a/kustomization.yaml", "resources: ["+srv.URL+"/policy.yaml]\n")
+	write(t, dir, "b/kustomization.yaml", "resources: [cm.yaml]\n")
+	write(t, dir, "b/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\n")
+	start := time.Now()
+	docs := LoadAll([]string{dir}, nil, LoadOptions{Kustomize: true, KustomizeTimeout: 300 * time.Millisecond}).Docs
+	if el := time.Since(start); el > 10*time.Second {
+		t.Errorf("LoadAll took %v", el)
+	}
+	got := renderedViews(docs)
+	want := []renderedView{
+		{File: filepath.Join(dir, "a/kustomization.yaml"), Line: 1, Err: "timed out after 300ms"},
+		{File: filepath.Join(dir, "b/kustomization.yaml"), Line: 1, Err: "not built: an earlier kustomize build in this run timed out"},
+	}
+	if diff := cmp.Diff(want, got, errSubstring); diff != "" {
+		t.Errorf("docs (-want +got):\n%s", diff)
 	}
 }

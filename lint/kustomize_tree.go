@@ -2,6 +2,7 @@ package lint
 
 import (
 	"path/filepath"
+	"sync"
 
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 )
@@ -14,7 +15,10 @@ type recordingFS struct {
 	filesys.FileSystem
 	kustomization string // cleaned absolute path, symlinks resolved
 	content       []byte
-	reads         map[string]bool
+
+	mu        sync.Mutex
+	reads     map[string]bool
+	abandoned bool // the build timed out; a late read must not touch reads
 }
 
 func newRecordingFS(kfile string, content []byte, reads map[string]bool) (*recordingFS, error) {
@@ -29,14 +33,29 @@ func newRecordingFS(kfile string, content []byte, reads map[string]bool) (*recor
 func (f *recordingFS) ReadFile(path string) ([]byte, error) {
 	abs, err := canonical(path)
 	if err == nil && abs == f.kustomization {
-		f.reads[abs] = true
+		f.record(abs)
 		return f.content, nil
 	}
 	data, readErr := f.FileSystem.ReadFile(path)
 	if readErr == nil && err == nil {
-		f.reads[abs] = true
+		f.record(abs)
 	}
 	return data, readErr
+}
+
+func (f *recordingFS) record(abs string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.abandoned {
+		f.reads[abs] = true
+	}
+}
+
+// abandon stops recording: the caller owns reads again after a timeout.
+func (f *recordingFS) abandon() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.abandoned = true
 }
 
 // canonical is the absolute path with symlinks resolved, the form kustomize's
@@ -59,7 +78,7 @@ func canonical(path string) (string, error) {
 // and are not linted as they are. A file owned by a root that no build in the
 // tree read is reported as skipped. Files outside every root are linted as
 // before. A root whose kustomization is a Component is not built on its own.
-func kustomizeTreeUnits(root string) []unit {
+func (r *renderer) treeUnits(root string) []unit {
 	files := walkDir(root)
 	roots := map[string]bool{}
 	for _, f := range files {
@@ -85,7 +104,7 @@ func kustomizeTreeUnits(root string) []unit {
 		if f.err != nil || !roots[dir] || builds[dir] != nil || !isKustomizationFile(filepath.Base(f.path)) {
 			continue
 		}
-		b := renderDir(dir)
+		b := r.renderDir(dir)
 		builds[dir] = b
 		order = append(order, b)
 		failed = failed || b.failed
