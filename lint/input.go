@@ -2,7 +2,6 @@ package lint
 
 import (
 	"bytes"
-	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -37,8 +36,16 @@ type LoadOptions struct {
 	// kustomize library and returns the rendered objects instead of the files the
 	// kustomization consumes; see docs/lint.md for the rule.
 	Kustomize bool
-	// KustomizeTimeout bounds each build; 0 means DefaultKustomizeTimeout.
-	KustomizeTimeout time.Duration
+	// Helm renders every directory that holds a Chart.yaml as `helm template`
+	// does and returns the rendered manifests instead of the chart's files.
+	Helm bool
+	// HelmValues are values files merged, in order, over each chart's own
+	// values (helm template -f).
+	HelmValues []string
+	// Namespace is the release namespace of Helm renders; "" means "default".
+	Namespace string
+	// RenderTimeout bounds each build or render; 0 means DefaultRenderTimeout.
+	RenderTimeout time.Duration
 }
 
 // Loaded is what LoadAll found: the documents to lint and what it left out.
@@ -59,7 +66,7 @@ type Skip struct {
 
 // LoadAll is Load with options, and it also returns the skipped documents.
 func LoadAll(paths []string, stdin io.Reader, o LoadOptions) Loaded {
-	r := &renderer{timeout: cmp.Or(o.KustomizeTimeout, DefaultKustomizeTimeout)}
+	r := newRenderer(o)
 	var units []unit
 	for _, p := range paths {
 		if p == "-" {
@@ -73,10 +80,12 @@ func LoadAll(paths []string, stdin io.Reader, o LoadOptions) Loaded {
 		}
 		switch {
 		case !info.IsDir() && o.Kustomize && isKustomizationFile(filepath.Base(p)):
-			units = append(units, r.renderUnits(filepath.Dir(p))...)
+			units = append(units, r.renderUnits(filepath.Dir(p), false)...)
+		case !info.IsDir() && o.Helm && filepath.Base(p) == chartFile:
+			units = append(units, r.renderUnits(filepath.Dir(p), true)...)
 		case !info.IsDir():
 			units = append(units, fileUnits(p)...)
-		case o.Kustomize:
+		case o.Kustomize || o.Helm:
 			units = append(units, r.treeUnits(p)...)
 		default:
 			for _, f := range walkDir(p) {

@@ -1,13 +1,11 @@
 package lint
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"go.yaml.in/yaml/v3"
 	"sigs.k8s.io/kustomize/api/konfig"
@@ -15,7 +13,6 @@ import (
 	"sigs.k8s.io/kustomize/api/resmap"
 	"sigs.k8s.io/kustomize/api/resource"
 	"sigs.k8s.io/kustomize/api/types"
-	"sigs.k8s.io/kustomize/kyaml/filesys"
 )
 
 // Rendering says where a rendered object sits in the build output, next to the
@@ -59,7 +56,7 @@ func kustomizationIn(dir string) string {
 // build is the outcome of rendering one kustomization directory.
 type build struct {
 	dir  string
-	file string // the kustomization file, as the user's path spells it
+	file string // the kustomization file (or Chart.yaml), as the user's path spells it
 	docs []Document
 	// reads holds the cleaned absolute paths of every file the build read, so
 	// the files it consumed are not linted again as raw files.
@@ -67,30 +64,9 @@ type build struct {
 	// component is set for a kind: Component, which is only built as part of
 	// the kustomizations that use it.
 	component bool
-	failed    bool
-}
-
-// DefaultKustomizeTimeout bounds one kustomize build. Builds of local files take
-// milliseconds; the bound is for remote resources, which kustomize fetches over
-// HTTP without a timeout of its own.
-const DefaultKustomizeTimeout = 5 * time.Minute
-
-// renderer runs the kustomize builds of one LoadAll, one after the other.
-type renderer struct {
-	timeout time.Duration
-	// stuck is set once a build outlived the timeout. Its goroutine may still
-	// be inside kustomize, whose OpenAPI schema state is global, so no further
-	// build starts in this run.
-	stuck bool
-}
-
-// renderUnits renders the kustomization in dir as a unit of finished documents.
-func (r *renderer) renderUnits(dir string) []unit {
-	return []unit{r.renderDir(dir).unit()}
-}
-
-func (b *build) unit() unit {
-	return unit{file: b.file, docs: b.docs, done: true}
+	// ownsAll is set for a Helm chart, which reads every file under it.
+	ownsAll bool
+	failed  bool
 }
 
 // renderDir runs the kustomize build of dir, the code `kubectl kustomize dir`
@@ -135,39 +111,13 @@ func (r *renderer) renderDir(dir string) (b *build) {
 
 // run builds dir within the timeout.
 func (r *renderer) run(fsys *recordingFS, dir string) (resmap.ResMap, error) {
-	if r.stuck {
-		return nil, errors.New("not built: an earlier kustomize build in this run timed out")
-	}
-	type result struct {
-		m   resmap.ResMap
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		m, err := runKustomize(fsys, dir)
-		done <- result{m, err}
-	}()
-	timer := time.NewTimer(r.timeout)
-	defer timer.Stop()
-	select {
-	case res := <-done:
-		return res.m, res.err
-	case <-timer.C:
-		r.stuck = true
-		fsys.abandon()
-		return nil, fmt.Errorf("timed out after %v (a remote resource that does not answer?)", r.timeout)
-	}
-}
-
-// runKustomize builds dir; a panic inside kustomize on odd input becomes an error.
-func runKustomize(fsys filesys.FileSystem, dir string) (m resmap.ResMap, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("internal error in kustomize: %v", r)
-		}
-	}()
-	k := krusty.MakeKustomizer(krusty.MakeDefaultOptions())
-	return k.Run(fsys, dir)
+	var m resmap.ResMap
+	err := r.within(fsys.abandon, func() error {
+		var err error
+		m, err = krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(fsys, dir)
+		return err
+	})
+	return m, err
 }
 
 // renderedDocuments prints the build as `kubectl kustomize` does (resources

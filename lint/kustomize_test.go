@@ -262,14 +262,14 @@ func TestKustomizeTimeout(t *testing.T) {
 	write(t, dir, "b/kustomization.yaml", "resources: [cm.yaml]\n")
 	write(t, dir, "b/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\n")
 	start := time.Now()
-	docs := LoadAll([]string{dir}, nil, LoadOptions{Kustomize: true, KustomizeTimeout: 300 * time.Millisecond}).Docs
+	docs := LoadAll([]string{dir}, nil, LoadOptions{Kustomize: true, RenderTimeout: 300 * time.Millisecond}).Docs
 	if el := time.Since(start); el > 10*time.Second {
 		t.Errorf("LoadAll took %v", el)
 	}
 	got := renderedViews(docs)
 	want := []renderedView{
 		{File: filepath.Join(dir, "a/kustomization.yaml"), Line: 1, Err: "timed out after 300ms"},
-		{File: filepath.Join(dir, "b/kustomization.yaml"), Line: 1, Err: "not built: an earlier kustomize build in this run timed out"},
+		{File: filepath.Join(dir, "b/kustomization.yaml"), Line: 1, Err: "not rendered: an earlier render in this run timed out"},
 	}
 	if diff := cmp.Diff(want, got, errSubstring); diff != "" {
 		t.Errorf("docs (-want +got):\n%s", diff)

@@ -71,21 +71,18 @@ func canonical(path string) (string, error) {
 	return filepath.Clean(abs), nil
 }
 
-// kustomizeTreeUnits loads a directory with kustomize rendering on. A directory
-// holding a kustomization file is a kustomization root; it owns every file
-// below it except those under a deeper root. Each root is built once and its
-// rendered objects are linted; the files roots own are inputs, not manifests,
-// and are not linted as they are. A file owned by a root that no build in the
-// tree read is reported as skipped. Files outside every root are linted as
-// before. A root whose kustomization is a Component is not built on its own.
-func (r *renderer) treeUnits(root string) []unit {
-	files := walkDir(root)
-	roots := map[string]bool{}
-	for _, f := range files {
-		if f.err == nil && isKustomizationFile(filepath.Base(f.path)) {
-			roots[filepath.Dir(f.path)] = true
-		}
-	}
+// treeUnits loads a directory with rendering on. A directory holding a
+// kustomization file (or, with Helm on, a Chart.yaml that is not a subchart of
+// a chart above it) is a root; it owns every file below it except those under
+// a deeper root. Each root is rendered once and its rendered objects are
+// linted; the files roots own are inputs, not manifests, and are not linted as
+// they are. A file a kustomization root owns that no build in the tree read is
+// reported as skipped. Files outside every root are linted as before. A root
+// whose kustomization is a Component is not built on its own.
+func (r *renderer) treeUnits(top string) []unit {
+	top = filepath.Clean(top)
+	files := walkDir(top)
+	roots := r.findRoots(files, top)
 	if len(roots) == 0 {
 		var out []unit
 		for _, f := range files {
@@ -98,36 +95,39 @@ func (r *renderer) treeUnits(root string) []unit {
 	builds := map[string]*build{}
 	reads := map[string]bool{}
 	failed := false
-	var order []*build
+	var out []unit
 	for _, f := range files {
 		dir := filepath.Dir(f.path)
-		if f.err != nil || !roots[dir] || builds[dir] != nil || !isKustomizationFile(filepath.Base(f.path)) {
+		chart, isRoot := roots[dir]
+		if f.err != nil || !isRoot || builds[dir] != nil || !isRootFile(filepath.Base(f.path), chart) {
 			continue
 		}
-		b := r.renderDir(dir)
+		var b *build
+		if chart {
+			b = r.renderChart(dir)
+		} else {
+			b = r.renderDir(dir)
+		}
 		builds[dir] = b
-		order = append(order, b)
+		out = append(out, b.unit())
 		failed = failed || b.failed
 		for p := range b.reads {
 			reads[p] = true
 		}
 	}
-	var out []unit
-	for _, b := range order {
-		out = append(out, b.unit())
-	}
 	for _, f := range files {
-		owner := ownerRoot(filepath.Dir(f.path), filepath.Clean(root), roots)
+		owner := ownerRoot(filepath.Dir(f.path), top, roots)
 		switch {
 		case owner == "":
 			out = append(out, walkedUnits(f)...)
 		case f.err != nil:
 			out = append(out, unit{file: f.path, err: f.err})
-		case isKustomizationFile(filepath.Base(f.path)) && filepath.Dir(f.path) == owner:
-			// The kustomization file is linted through its build.
-		case builds[owner].component || failed:
-			// A Component's files are covered by its note; after a failed build
-			// the reads are incomplete, so "unused" could be wrong.
+		case isRootFile(filepath.Base(f.path), roots[owner]) && filepath.Dir(f.path) == owner:
+			// The kustomization file or Chart.yaml is linted through its render.
+		case builds[owner].component || builds[owner].ownsAll || failed:
+			// A Component's files are covered by its note, a chart reads all
+			// its files; after a failed build the reads are incomplete, so
+			// "unused" could be wrong.
 		case !wasRead(f.path, reads):
 			out = append(out, unit{file: f.path, done: true, docs: []Document{{File: f.path,
 				skip: "in kustomization directory " + owner + " but no kustomization build uses it"}}})
@@ -136,10 +136,52 @@ func (r *renderer) treeUnits(root string) []unit {
 	return out
 }
 
-// ownerRoot is the deepest kustomization root at or above dir, not above top.
+// findRoots maps each root directory under top to whether it is a Helm chart
+// (else a kustomization). Walk order puts parents first, so a chart below a
+// chart is seen to be a subchart, rendered with its parent.
+func (r *renderer) findRoots(files []walked, top string) map[string]bool {
+	roots := map[string]bool{}
+	for _, f := range files {
+		if f.err != nil {
+			continue
+		}
+		dir, name := filepath.Dir(f.path), filepath.Base(f.path)
+		switch {
+		case r.opts.Kustomize && isKustomizationFile(name):
+			roots[dir] = false
+		case r.opts.Helm && name == chartFile && !insideChart(filepath.Dir(dir), top, roots):
+			if _, kust := roots[dir]; !kust {
+				roots[dir] = true
+			}
+		}
+	}
+	return roots
+}
+
+// insideChart reports whether dir or a directory above it (up to top) is a chart root.
+func insideChart(dir, top string, roots map[string]bool) bool {
+	owner := ownerRootOf(dir, top, func(d string) bool { return roots[d] })
+	return owner != ""
+}
+
+func isRootFile(name string, chart bool) bool {
+	if chart {
+		return name == chartFile
+	}
+	return isKustomizationFile(name)
+}
+
+// ownerRoot is the deepest root at or above dir, not above top.
 func ownerRoot(dir, top string, roots map[string]bool) string {
+	return ownerRootOf(dir, top, func(d string) bool {
+		_, ok := roots[d]
+		return ok
+	})
+}
+
+func ownerRootOf(dir, top string, isRoot func(string) bool) string {
 	for {
-		if roots[dir] {
+		if isRoot(dir) {
 			return dir
 		}
 		if dir == top || dir == filepath.Dir(dir) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -70,7 +71,11 @@ func renderedNote(f Finding) string {
 	if f.RenderedBy == "" {
 		return ""
 	}
-	return fmt.Sprintf(" [rendered by %s, line %d of its output]", f.RenderedBy, f.RenderedLine)
+	output := "its output"
+	if filepath.Base(f.RenderedBy) == chartFile {
+		output = "the rendered template"
+	}
+	return fmt.Sprintf(" [rendered by %s, line %d of %s]", f.RenderedBy, f.RenderedLine, output)
 }
 
 // WriteNotes prints one line per skipped document, `file:line: note: skipped:

@@ -18,21 +18,27 @@ type lintOptions struct {
 	output    string
 	failOn    string
 	color     string
-	// noKustomize reads kustomization directories as plain files, as before
-	// kustomize rendering existed.
+	// noKustomize and noHelm read kustomization directories and Helm charts as
+	// plain files, as before rendering existed.
 	noKustomize bool
+	noHelm      bool
+	// helmValues are values files for every chart rendered (helm template -f).
+	helmValues []string
 }
 
 func (o *lintOptions) bind(cmd *cobra.Command) {
 	settingsFlags(cmd.Flags(), &o.settings)
 	cmd.Flags().StringVarP(&o.namespace, "namespace", "n", "default", "namespace for objects that name none (as kubectl apply -n)")
 	cmd.Flags().BoolVar(&o.noKustomize, "no-kustomize", false, "read directories with a kustomization file as plain files instead of rendering them")
+	cmd.Flags().BoolVar(&o.noHelm, "no-helm", false, "read Helm chart directories (with a Chart.yaml) as plain files instead of rendering them")
+	cmd.Flags().StringArrayVar(&o.helmValues, "helm-values", nil, "values file merged over every rendered chart's values.yaml, like helm template -f (repeatable)")
 }
 
-// load reads the arguments the way both doors share: kustomization directories
-// rendered unless --no-kustomize.
+// load reads the arguments the way the doors share: kustomization directories
+// and Helm charts rendered unless switched off.
 func (o *lintOptions) load(s streams, args []string) lint.Loaded {
-	return lint.LoadAll(args, s.in, lint.LoadOptions{Kustomize: !o.noKustomize})
+	return lint.LoadAll(args, s.in, lint.LoadOptions{Kustomize: !o.noKustomize, Helm: !o.noHelm,
+		HelmValues: o.helmValues, Namespace: o.namespace})
 }
 
 func (o *lintOptions) engine() (lint.Options, error) {
