@@ -61,13 +61,34 @@ func newLintCmd(s streams) *cobra.Command {
 .yaml/.yml/.json, or - for standard input; multi-document files and kind: List work),
 defaults each object as the mutating webhook would, then validates it.
 
+Rendering: a directory that holds a kustomization.yaml (kustomization.yml,
+Kustomization) is built with the kustomize library, as kubectl kustomize builds it,
+and the rendered objects are linted, not the files the kustomization consumes. A
+directory that holds a Chart.yaml is rendered like helm template (values from
+--helm-values over the chart's values.yaml, release namespace from -n). In a tree,
+each kustomization or chart is rendered once, including bases that overlays in the
+same tree use; files under it are its inputs and are not linted as they are.
+Findings on rendered objects name the source file (for kustomize, the patch that
+sets the field or else the resource file; lines there are approximate) and the
+kustomization or chart that rendered them. A kustomize build or Helm render that
+fails is an MG000 error on the kustomization file or Chart.yaml. --no-kustomize and
+--no-helm read those directories as plain files. See docs/lint.md.
+
+YAML that is not a Kubernetes object (no apiVersion and no kind: Helm values, CI
+workflows) is skipped with a note on standard error, counted as skipped in the
+summary and listed in json and sarif output; it does not change the exit code.
+
 Output formats: text (file:line: severity code field: message), json (one object
-with findings and summary) and sarif (SARIF 2.1.0 for code-scanning UIs).
+with findings, summary and skipped) and sarif (SARIF 2.1.0 for code-scanning UIs).
 
 Exit codes: 0 when nothing is at or above --fail-on, 1 when something is, 2 on a
-usage error or a document that cannot be read or parsed (the other documents are
-still linted).`,
+usage error or a document that cannot be read or parsed, or a render that fails
+(the other documents are still linted).`,
 		Example: `  meshguard lint policies/
+  meshguard lint deploy/                  # renders deploy/**/kustomization.yaml and charts
+  meshguard lint overlays/prod            # one kustomization, with the bases it uses
+  meshguard lint -n payments --helm-values prod-values.yaml charts/payments
+  meshguard lint --no-kustomize --no-helm deploy/   # every file as it is
   kubectl kustomize overlays/prod | meshguard lint -o json -
   meshguard lint --mode zone --zone zone-1 -o sarif policies/ > meshguard.sarif`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -140,9 +161,13 @@ func newDefaultCmd(s streams) *cobra.Command {
 YAML the way the mutating webhook would store it: kuma.io/mesh, k8s.kuma.io/namespace,
 kuma.io/policy-role and the zone/origin labels, plus (with --sugar=expand) the implied
 spec values of the policy-on-namespace design. Objects of other kinds are printed
-unchanged. Documents that cannot be parsed are reported on standard error and make
-the exit code 2.`,
+unchanged. Kustomizations and Helm charts are rendered first, as lint renders them
+(--no-kustomize, --no-helm, --helm-values work the same), so the output is the
+rendered objects, defaulted. Documents that cannot be parsed, and renders that fail,
+are reported on standard error and make the exit code 2; YAML that is not a
+Kubernetes object is left out with a note on standard error.`,
 		Example: `  meshguard default -n payments-ns policy.yaml
+  meshguard default overlays/prod > prod-as-stored.yaml
   meshguard default --mode zone --zone zone-1 --sugar keep policies/`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			eng, err := o.engine()
