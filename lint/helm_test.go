@@ -103,3 +103,13 @@ func TestMergeValues(t *testing.T) {
 		t.Error("mergeValues changed its input")
 	}
 }
+
+// TestLoadHelmDot: `meshguard lint .` inside a chart renders that chart.
+func TestLoadHelmDot(t *testing.T) {
+	t.Chdir(testRenders + "chart")
+	got := renderedViews(LoadAll([]string{"."}, nil, LoadOptions{Helm: true}).Docs)
+	want := []renderedView{{File: "templates/timeout.yaml", Line: 1, Kind: "MeshTimeout", Name: "release-name-timeouts", Namespace: "default", By: "Chart.yaml", RenderedLine: 1}}
+	if diff := cmp.Diff(want, got, errSubstring); diff != "" {
+		t.Errorf("docs (-want +got):\n%s", diff)
+	}
+}

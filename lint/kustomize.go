@@ -15,20 +15,21 @@ import (
 	"sigs.k8s.io/kustomize/api/types"
 )
 
-// Rendering says where a rendered object sits in the build output, next to the
-// source position the Document itself carries.
+// Rendering says where a rendered object sits in the render's output, next to
+// the source position the Document itself carries.
 type Rendering struct {
-	// By is the kustomization file whose build produced the object.
+	// By is the kustomization file whose build, or the Chart.yaml whose render,
+	// produced the object.
 	By string
-	// Line is the 1-based line where the object starts in the build output, as
-	// `kubectl kustomize` prints it.
+	// Line is the 1-based line where the object starts in the output: the whole
+	// build as `kubectl kustomize` prints it, or the one rendered Helm template.
 	Line int
 
 	lines lineIndex
 }
 
-// LineOf is Document.LineOf for the build output: the line of fieldPath (or of
-// its nearest ancestor) in what `kubectl kustomize` prints.
+// LineOf is Document.LineOf for the render's output: the line of fieldPath (or
+// of its nearest ancestor) there.
 func (r *Rendering) LineOf(fieldPath string) int {
 	d := Document{Line: r.Line, lines: r.lines}
 	return d.LineOf(fieldPath)
@@ -53,7 +54,7 @@ func kustomizationIn(dir string) string {
 	return ""
 }
 
-// build is the outcome of rendering one kustomization directory.
+// build is the outcome of rendering one kustomization directory or Helm chart.
 type build struct {
 	dir  string
 	file string // the kustomization file (or Chart.yaml), as the user's path spells it
@@ -117,7 +118,10 @@ func (r *renderer) run(fsys *recordingFS, dir string) (resmap.ResMap, error) {
 		m, err = krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(fsys, dir)
 		return err
 	})
-	return m, err
+	if err != nil {
+		return nil, err // after a timeout m may still be written: never read it
+	}
+	return m, nil
 }
 
 // renderedDocuments prints the build as `kubectl kustomize` does (resources
@@ -165,6 +169,12 @@ func renderedDocuments(m resmap.ResMap, b *build, removeOrigin bool) ([]Document
 			k = max(k-1, 0)
 		}
 		d.Rendered = &Rendering{By: b.file, Line: d.Line, lines: d.lines}
+		if d.Object == nil {
+			// kustomize printed something the loader cannot take: report it on
+			// the kustomization, at its line in the build output.
+			d.File = b.file
+			continue
+		}
 		name := src.place(d, origins[k], b.dir, b.file)
 		d.patches = matchPatches(patches, d.Object, name)
 	}

@@ -275,3 +275,22 @@ func TestKustomizeTimeout(t *testing.T) {
 		t.Errorf("docs (-want +got):\n%s", diff)
 	}
 }
+
+// TestLintKustomizeDot: `meshguard lint .` inside an overlay renders it, and
+// findings name files relative to where the user stands.
+func TestLintKustomizeDot(t *testing.T) {
+	t.Chdir(testRenders + "tree/overlays/prod")
+	loaded := LoadAll([]string{"."}, nil, LoadOptions{Kustomize: true})
+	fs, _ := Lint(loaded.Docs, Options{Settings: api.DefaultSettings(), Namespace: "default", Registry: api.DefaultRegistry()})
+	var got []string
+	for _, f := range fs {
+		got = append(got, fmt.Sprintf("%s:%d %s by %s", f.File, f.Line, f.Code, f.RenderedBy))
+	}
+	for _, d := range loaded.Docs {
+		got = append(got, "doc "+d.File)
+	}
+	want := []string{"add-from.yaml:7 MG102 by kustomization.yaml", "doc ../../base/timeout.yaml"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}

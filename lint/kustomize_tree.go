@@ -137,10 +137,11 @@ func (r *renderer) treeUnits(top string) []unit {
 }
 
 // findRoots maps each root directory under top to whether it is a Helm chart
-// (else a kustomization). Walk order puts parents first, so a chart below a
-// chart is seen to be a subchart, rendered with its parent.
+// (else a kustomization). A chart below another chart is a subchart, rendered
+// with its parent, not a root; a directory that is both is a kustomization.
 func (r *renderer) findRoots(files []walked, top string) map[string]bool {
 	roots := map[string]bool{}
+	charts := map[string]bool{}
 	for _, f := range files {
 		if f.err != nil {
 			continue
@@ -149,19 +150,18 @@ func (r *renderer) findRoots(files []walked, top string) map[string]bool {
 		switch {
 		case r.opts.Kustomize && isKustomizationFile(name):
 			roots[dir] = false
-		case r.opts.Helm && name == chartFile && !insideChart(filepath.Dir(dir), top, roots):
-			if _, kust := roots[dir]; !kust {
-				roots[dir] = true
-			}
+		case r.opts.Helm && name == chartFile:
+			charts[dir] = true
+		}
+	}
+	for dir := range charts {
+		_, kust := roots[dir]
+		sub := dir != top && ownerRootOf(filepath.Dir(dir), top, func(d string) bool { return charts[d] }) != ""
+		if !kust && !sub {
+			roots[dir] = true
 		}
 	}
 	return roots
-}
-
-// insideChart reports whether dir or a directory above it (up to top) is a chart root.
-func insideChart(dir, top string, roots map[string]bool) bool {
-	owner := ownerRootOf(dir, top, func(d string) bool { return roots[d] })
-	return owner != ""
 }
 
 func isRootFile(name string, chart bool) bool {

@@ -44,10 +44,10 @@ type Document struct {
 	Err error
 	// ErrLine is the 1-based line of the parse error when known, else 0.
 	ErrLine int
-	// Rendered is set on objects that come out of a kustomize build: File, Line
-	// and LineOf then point into the source file kustomize recorded as the
-	// object's origin, and Rendered into the build output. Nil for objects read
-	// from files as they are.
+	// Rendered is set on objects that come out of a kustomize build or a Helm
+	// render: File, Line and LineOf then point into the source file (the origin
+	// kustomize recorded, or the chart template), and Rendered into the output.
+	// Nil for objects read from files as they are.
 	Rendered *Rendering
 
 	lines lineIndex
