@@ -84,9 +84,12 @@ func (r *renderer) renderDir(dir string) (b *build) {
 		b.docs = []Document{{File: b.file, Line: 1, ErrLine: 1, Err: fmt.Errorf("kustomize build %s failed: %v", dir, err)}}
 		return b
 	}
-	data, err := os.ReadFile(b.file)
+	data, err := readBounded(b.file)
 	if err != nil {
 		return fail(err)
+	}
+	if len(data) > MaxFileBytes {
+		return fail(fmt.Errorf("%s is larger than %d MiB", b.file, MaxFileBytes>>20))
 	}
 	if isComponent(data) {
 		b.component = true

@@ -125,20 +125,22 @@ func (s sources) docs(path string) []Document {
 		return docs
 	}
 	var docs []Document
-	if data, err := readBounded(path); err == nil {
+	if data, err := readBounded(path); err == nil && len(data) <= MaxFileBytes {
 		docs = LoadBytes(path, data)
 	}
 	s[path] = docs
 	return docs
 }
 
+// readBounded reads at most MaxFileBytes+1 bytes of a file, so the caller can
+// tell a file over the bound from one at it.
 func readBounded(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, MaxFileBytes))
+	return io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
 }
 
 // matchSource finds the document in an origin file that a rendered object came
