@@ -83,7 +83,9 @@ func Lint(docs []Document, o Options) ([]Finding, Summary) {
 		}
 	}
 	if o.Extra != nil {
-		out = append(out, o.Extra(checked)...)
+		for _, group := range renderGroups(checked) {
+			out = append(out, o.Extra(group)...)
+		}
 	}
 	SortFindings(out)
 	sum := Summary{Documents: len(docs)}
