@@ -25,7 +25,9 @@ type Options struct {
 	// Extra runs after validation on every defaulted, registered object and may add
 	// findings (the RBAC analysis and Linkerd Server conflicts use it); nil means
 	// none. It also gets the other parsed documents (Namespaces, workloads) with a
-	// nil Kind, for checks that need pod templates.
+	// nil Kind, for checks that need pod templates. It runs once per group of
+	// documents applied together: each kustomize build or Helm render, and the
+	// documents read as they are (see renderGroups).
 	Extra func(objs []Checked) []Finding
 }
 
