@@ -25,12 +25,14 @@ type Finding struct {
 	Field string `json:"field"`
 	// Message says what is wrong and what to do.
 	Message string `json:"message"`
-	// RenderedBy is the kustomization file whose build held the object, empty
-	// for objects read from files as they are; File and Line then point into
-	// the object's source file (see docs/lint.md for how exact that is).
+	// RenderedBy is the kustomization file whose build, or the Chart.yaml whose
+	// render, held the object; empty for objects read from files as they are.
+	// File and Line then point into the object's source file (see docs/lint.md
+	// for how exact that is).
 	RenderedBy string `json:"renderedBy,omitempty"`
-	// RenderedLine is the line of Field in the build output, as `kubectl
-	// kustomize` prints it; 0 when RenderedBy is empty.
+	// RenderedLine is the line of Field in the render's output: the build as
+	// `kubectl kustomize` prints it, or the rendered Helm template; 0 when
+	// RenderedBy is empty.
 	RenderedLine int `json:"renderedLine,omitempty"`
 }
 

@@ -65,8 +65,9 @@ func WriteText(w io.Writer, fs []Finding, sum Summary, color bool) error {
 	return bw.Flush()
 }
 
-// renderedNote names the kustomize build a finding's object came out of, and
-// where in its output the field is, since File and Line point at the source.
+// renderedNote names the kustomize build or Helm render a finding's object came
+// out of, and where in its output the field is, since File and Line point at
+// the source.
 func renderedNote(f Finding) string {
 	if f.RenderedBy == "" {
 		return ""

@@ -28,7 +28,7 @@ type lintOptions struct {
 
 func (o *lintOptions) bind(cmd *cobra.Command) {
 	settingsFlags(cmd.Flags(), &o.settings)
-	cmd.Flags().StringVarP(&o.namespace, "namespace", "n", "default", "namespace for objects that name none (as kubectl apply -n)")
+	cmd.Flags().StringVarP(&o.namespace, "namespace", "n", "default", "namespace for objects that name none (as kubectl apply -n), and of Helm releases rendered")
 	cmd.Flags().BoolVar(&o.noKustomize, "no-kustomize", false, "read directories with a kustomization file as plain files instead of rendering them")
 	cmd.Flags().BoolVar(&o.noHelm, "no-helm", false, "read Helm chart directories (with a Chart.yaml) as plain files instead of rendering them")
 	cmd.Flags().StringArrayVar(&o.helmValues, "helm-values", nil, "values file merged over every rendered chart's values.yaml, like helm template -f (repeatable)")
