@@ -50,8 +50,14 @@ func (r *renderer) renderChart(dir string) *build {
 		}
 		file := filepath.Join(dir, filepath.FromSlash(strings.TrimPrefix(name, chrt.Name()+"/")))
 		loaded := assemble(splitUnits(file, []byte(rendered[name])))
+		var lines []int
+		if source, err := readBounded(file); err == nil && len(source) <= MaxFileBytes {
+			lines = templateLines([]byte(rendered[name]), source)
+		}
 		for _, d := range loaded.Docs {
 			d.Rendered = &Rendering{By: b.file, Line: d.Line, lines: d.lines}
+			d.templateLines = lines
+			d.Line = d.sourceLine(d.Line)
 			b.docs = append(b.docs, d)
 		}
 		for _, s := range loaded.Skipped {

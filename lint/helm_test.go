@@ -74,7 +74,7 @@ func TestLintHelmValues(t *testing.T) {
 	}{
 		{"chart defaults are clean", nil, nil},
 		{"inbound values add 'from' to 'to'", []string{testRenders + "chart-inbound-values.yaml"}, []string{
-			testRenders + "chart/templates/timeout.yaml:17 MG102 spec.from by " + testRenders + "chart/Chart.yaml:17",
+			testRenders + "chart/templates/timeout.yaml:18 MG102 spec.from by " + testRenders + "chart/Chart.yaml:17",
 		}},
 	}
 	for _, tt := range tests {
@@ -111,5 +111,44 @@ func TestLoadHelmDot(t *testing.T) {
 	want := []renderedView{{File: "templates/timeout.yaml", Line: 1, Kind: "MeshTimeout", Name: "release-name-timeouts", Namespace: "default", By: "Chart.yaml", RenderedLine: 1}}
 	if diff := cmp.Diff(want, got, errSubstring); diff != "" {
 		t.Errorf("docs (-want +got):\n%s", diff)
+	}
+}
+
+func TestTemplateLines(t *testing.T) {
+	source := `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ .Release.Name }}
+{{- if .Values.labels }}
+  labels:
+    {{- toYaml .Values.labels | nindent 4 }}
+{{- end }}
+data:
+  a: {{ .Values.a }}
+  - item
+`
+	rendered := `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: release-name
+  labels:
+    team: payments
+data:
+  a: 1
+  - item
+`
+	// rendered line -> source line; 0 for the line toYaml made.
+	want := []int{0, 1, 2, 3, 4, 6, 0, 9, 10, 11}
+	if diff := cmp.Diff(want, templateLines([]byte(rendered), []byte(source))); diff != "" {
+		t.Errorf("lines (-want +got):\n%s", diff)
+	}
+	for _, tt := range []struct{ line, sig string }{
+		{"  name: x", "  name:"}, {"    - kind: Mesh", "    - kind:"}, {"  - item", "  - item"},
+		{"# comment", ""}, {"{{- if x }}", ""}, {"   ", ""}, {"  url: http://x", "  url:"},
+		{"  {{ .Values.key }}: v", ""}, {"  x-{{ .k }}: v", "  x-{{ .k }}: v"},
+	} {
+		if got := lineSignature(tt.line); got != tt.sig {
+			t.Errorf("lineSignature(%q) = %q, want %q", tt.line, got, tt.sig)
+		}
 	}
 }

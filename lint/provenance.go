@@ -108,7 +108,8 @@ func matchPatches(patches []*Document, obj *unstructured.Unstructured, name stri
 // locate is where a finding on fieldPath of d points: for a rendered object,
 // the first patch that sets exactly that field (the patch is where a value a
 // patch brought in must be fixed), else the source file, at the field or its
-// nearest ancestor there.
+// nearest ancestor there; for a Helm template, mapped back to the template
+// source line when one looks like it.
 func (d *Document) locate(fieldPath string) (string, int) {
 	if fieldPath != "" {
 		for _, p := range d.patches {
@@ -117,7 +118,7 @@ func (d *Document) locate(fieldPath string) (string, int) {
 			}
 		}
 	}
-	return d.File, d.LineOf(fieldPath)
+	return d.File, d.sourceLine(d.LineOf(fieldPath))
 }
 
 func (s sources) docs(path string) []Document {

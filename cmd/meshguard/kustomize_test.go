@@ -47,7 +47,7 @@ func TestLintKustomize(t *testing.T) {
 		{"--no-kustomize: the raw files, the overlay error unseen", []string{"--no-kustomize", renders + "tree/overlays/prod/add-from.yaml", renders + "tree/overlays/prod/kustomization.yaml", renders + "tree/base"}, exitOK,
 			nil, lint.Summary{Documents: 3, Skipped: 1}, []string{"tree/overlays/prod/kustomization.yaml:3: note: skipped: not a Kubernetes object"}},
 		{"Helm chart with values that add 'from'", []string{"-n", "frontend-ns", "--helm-values", renders + "chart-inbound-values.yaml", renders + "chart"}, exitFindings,
-			[]string{"chart/templates/timeout.yaml:17 MG102 spec.from by chart/Chart.yaml"}, lint.Summary{Documents: 1, Errors: 1}, nil},
+			[]string{"chart/templates/timeout.yaml:18 MG102 spec.from by chart/Chart.yaml"}, lint.Summary{Documents: 1, Errors: 1}, nil},
 		{"Helm chart with its own values", []string{renders + "chart"}, exitOK, nil, lint.Summary{Documents: 1}, nil},
 		{"--no-helm: templates are not YAML", []string{"--no-helm", renders + "chart"}, exitUsage,
 			[]string{"chart/Chart.yaml:1 MG000 ", "chart/templates/timeout.yaml:17 MG000 "}, lint.Summary{Documents: 2, Errors: 2, Skipped: 1},
