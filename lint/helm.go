@@ -55,8 +55,7 @@ func (r *renderer) renderChart(dir string) *build {
 			lines = templateLines([]byte(rendered[name]), source)
 		}
 		for _, d := range loaded.Docs {
-			d.Rendered = &Rendering{By: b.file, Line: d.Line, lines: d.lines}
-			d.templateLines = lines
+			d.Rendered = &Rendering{By: b.file, Line: d.Line, lines: d.lines, templateLines: lines}
 			d.Line = d.sourceLine(d.Line)
 			b.docs = append(b.docs, d)
 		}

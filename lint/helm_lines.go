@@ -74,8 +74,11 @@ func abs(n int) int {
 // sourceLine maps a line of d's rendered template to its template source line
 // when a mapping is known.
 func (d *Document) sourceLine(line int) int {
-	if line > 0 && line < len(d.templateLines) && d.templateLines[line] > 0 {
-		return d.templateLines[line]
+	if d.Rendered == nil {
+		return line
+	}
+	if m := d.Rendered.templateLines; line > 0 && line < len(m) && m[line] > 0 {
+		return m[line]
 	}
 	return line
 }

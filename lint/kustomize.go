@@ -26,6 +26,12 @@ type Rendering struct {
 	Line int
 
 	lines lineIndex
+	// patches are documents of other files a kustomize build read (patches)
+	// that name this object, for fields the source file does not have.
+	patches []*Document
+	// templateLines maps the lines of a rendered Helm template to its source
+	// (see templateLines); nil for kustomize builds.
+	templateLines []int
 }
 
 // LineOf is Document.LineOf for the render's output: the line of fieldPath (or
@@ -179,7 +185,7 @@ func renderedDocuments(m resmap.ResMap, b *build, removeOrigin bool) ([]Document
 			continue
 		}
 		name := src.place(d, origins[k], b.dir, b.file)
-		d.patches = matchPatches(patches, d.Object, name)
+		d.Rendered.patches = matchPatches(patches, d.Object, name)
 	}
 	return rendered, nil
 }

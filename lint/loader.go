@@ -51,12 +51,6 @@ type Document struct {
 	Rendered *Rendering
 
 	lines lineIndex
-	// patches are documents of other files a kustomize build read (patches)
-	// that name this object, for fields the source file does not have.
-	patches []*Document
-	// templateLines maps the lines of a rendered Helm template to its source
-	// (see templateLines); nil when the object was not rendered by Helm.
-	templateLines []int
 	// skip says why the document is not linted at all (not a Kubernetes object);
 	// assemble moves such documents into Loaded.Skipped.
 	skip string

@@ -111,8 +111,8 @@ func matchPatches(patches []*Document, obj *unstructured.Unstructured, name stri
 // nearest ancestor there; for a Helm template, mapped back to the template
 // source line when one looks like it.
 func (d *Document) locate(fieldPath string) (string, int) {
-	if fieldPath != "" {
-		for _, p := range d.patches {
+	if fieldPath != "" && d.Rendered != nil {
+		for _, p := range d.Rendered.patches {
 			if line, exact := p.lineOf(fieldPath); exact {
 				return p.File, line
 			}
