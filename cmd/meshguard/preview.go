@@ -88,7 +88,9 @@ policies in merge order (least specific first: targetRef kind, origin, namespace
 name), the merged list with the policy each item came from, and the Envoy network RBAC
 filter config: rules/shadow_rules for 'from' policies, the matcher tree for SPIFFE
 matcher policies. Policies the validating webhook would deny are skipped with a note on
-standard error.
+standard error. Kustomizations and Helm charts are rendered as lint renders them (see
+docs/lint.md); every object read is taken to be in one cluster, so give preview one
+overlay or chart at a time, not a tree of alternatives such as prod and staging.
 
 Forms (for 'from' policies): expanded is the full rule view with negations (seed 000);
 past --max-expanded rules it falls back to compact, an exactly equivalent form of
