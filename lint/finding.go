@@ -25,6 +25,15 @@ type Finding struct {
 	Field string `json:"field"`
 	// Message says what is wrong and what to do.
 	Message string `json:"message"`
+	// RenderedBy is the kustomization file whose build, or the Chart.yaml whose
+	// render, held the object; empty for objects read from files as they are.
+	// File and Line then point into the object's source file (see docs/lint.md
+	// for how exact that is).
+	RenderedBy string `json:"renderedBy,omitempty"`
+	// RenderedLine is the line of Field in the render's output: the build as
+	// `kubectl kustomize` prints it, or the rendered Helm template; 0 when
+	// RenderedBy is empty.
+	RenderedLine int `json:"renderedLine,omitempty"`
 }
 
 // Summary counts what was linted, for the last line of text output and for CI.
@@ -32,6 +41,9 @@ type Summary struct {
 	Documents int `json:"documents"`
 	Errors    int `json:"errors"`
 	Warnings  int `json:"warnings"`
+	// Skipped counts documents and files left out because they are not
+	// Kubernetes objects (or no kustomization uses them); they never fail a run.
+	Skipped int `json:"skipped"`
 }
 
 // SortFindings orders findings by file, line, code and field, keeping the input

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // minChunksPerWorker keeps small inputs on one goroutine, where starting workers
@@ -19,12 +20,53 @@ import (
 const minChunksPerWorker = 32
 
 // Load reads every path (a file, a directory searched recursively for .yaml, .yml
-// and .json files, or "-" for stdin) and returns its documents in input order.
-// It never fails as a whole: unreadable files and unparsable documents come back
-// as Documents with Err set, so the caller can report them next to the findings
-// of every other document. Documents are parsed in parallel; the order of the
-// result does not depend on it.
+// and .json files, or "-" for stdin) and returns its documents in input order,
+// leaving out documents that are not Kubernetes objects. It renders nothing:
+// LoadAll with LoadOptions.Kustomize does. It never fails as a whole: unreadable
+// files and unparsable documents come back as Documents with Err set, so the
+// caller can report them next to the findings of every other document. Documents
+// are parsed in parallel; the order of the result does not depend on it.
 func Load(paths []string, stdin io.Reader) []Document {
+	return LoadAll(paths, stdin, LoadOptions{}).Docs
+}
+
+// LoadOptions say how LoadAll treats what it finds.
+type LoadOptions struct {
+	// Kustomize renders every directory that holds a kustomization file with the
+	// kustomize library and returns the rendered objects instead of the files the
+	// kustomization consumes; see docs/lint.md for the rule.
+	Kustomize bool
+	// Helm renders every directory that holds a Chart.yaml as `helm template`
+	// does and returns the rendered manifests instead of the chart's files.
+	Helm bool
+	// HelmValues are values files merged, in order, over each chart's own
+	// values (helm template -f).
+	HelmValues []string
+	// Namespace is the release namespace of Helm renders; "" means "default".
+	Namespace string
+	// RenderTimeout bounds each build or render; 0 means DefaultRenderTimeout.
+	RenderTimeout time.Duration
+}
+
+// Loaded is what LoadAll found: the documents to lint and what it left out.
+type Loaded struct {
+	Docs []Document
+	// Skipped lists documents and files that were not linted and why (YAML that is
+	// not a Kubernetes object, files no kustomization uses), so the doors can say
+	// so instead of passing over them in silence.
+	Skipped []Skip
+}
+
+// Skip is one document or file that was not linted.
+type Skip struct {
+	File   string `json:"file"`
+	Line   int    `json:"line"`
+	Reason string `json:"reason"`
+}
+
+// LoadAll is Load with options, and it also returns the skipped documents.
+func LoadAll(paths []string, stdin io.Reader, o LoadOptions) Loaded {
+	r := newRenderer(o)
 	var units []unit
 	for _, p := range paths {
 		if p == "-" {
@@ -36,42 +78,64 @@ func Load(paths []string, stdin io.Reader) []Document {
 			units = append(units, unit{file: p, err: err})
 			continue
 		}
-		if !info.IsDir() {
+		switch {
+		case !info.IsDir() && o.Kustomize && isKustomizationFile(filepath.Base(p)):
+			units = append(units, r.renderUnits(filepath.Dir(p), false)...)
+		case !info.IsDir() && o.Helm && filepath.Base(p) == chartFile:
+			units = append(units, r.renderUnits(filepath.Dir(p), true)...)
+		case !info.IsDir():
 			units = append(units, fileUnits(p)...)
-			continue
-		}
-		for _, f := range walkDir(p) {
-			if f.err != nil {
-				units = append(units, unit{file: f.path, err: f.err})
-				continue
+		case o.Kustomize || o.Helm:
+			units = append(units, r.treeUnits(p)...)
+		default:
+			for _, f := range walkDir(p) {
+				units = append(units, walkedUnits(f)...)
 			}
-			units = append(units, fileUnits(f.path)...)
 		}
 	}
 	return assemble(units)
 }
 
 // LoadBytes parses the content of one file named name; tests, fuzzers and
-// callers holding the bytes already use it directly.
+// callers holding the bytes already use it directly. Documents that are not
+// Kubernetes objects are left out, as Load does.
 func LoadBytes(name string, data []byte) []Document {
-	return assemble(splitUnits(name, data))
+	return assemble(splitUnits(name, data)).Docs
 }
 
-// unit is one piece of work: a chunk of a file, or a file that could not be read.
+// unit is one piece of work: a chunk of a file, or a file that could not be read,
+// or documents made already (a kustomize build, a skipped file), whose File and
+// Index assemble keeps when done is set.
 type unit struct {
 	file  string
 	chunk chunk
 	err   error
 	docs  []Document
+	done  bool
 }
 
+// walked is a file found in a directory: a manifest, or a kustomization file
+// (which "Kustomization" is even without a manifest extension).
 type walked struct {
 	path string
 	err  error
 }
 
-// walkDir lists the manifest files under root in lexical order, skipping hidden
-// files and directories (.git, editor state, CI configs that are not policies).
+// walkedUnits reads a walked manifest as it is; a "Kustomization" file has no
+// manifest extension and is only looked at when rendering.
+func walkedUnits(f walked) []unit {
+	if f.err != nil {
+		return []unit{{file: f.path, err: f.err}}
+	}
+	if !isManifest(filepath.Base(f.path)) {
+		return nil
+	}
+	return fileUnits(f.path)
+}
+
+// walkDir lists the manifest and kustomization files under root in lexical
+// order, skipping hidden files and directories (.git, editor state, CI configs
+// that are not policies).
 func walkDir(root string) []walked {
 	var out []walked
 	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -89,7 +153,7 @@ func walkDir(root string) []walked {
 			}
 			return nil
 		}
-		if hidden || !isManifest(d.Name()) {
+		if hidden || !(isManifest(d.Name()) || isKustomizationFile(d.Name())) {
 			return nil
 		}
 		out = append(out, walked{path: p})
@@ -140,8 +204,9 @@ func splitUnits(name string, data []byte) []unit {
 }
 
 // assemble parses all units, on up to GOMAXPROCS goroutines, and concatenates
-// their Documents in input order, numbering them per file.
-func assemble(units []unit) []Document {
+// their Documents in input order, numbering them per file; skipped documents
+// go to Loaded.Skipped and take no number.
+func assemble(units []unit) Loaded {
 	workers := min(runtime.GOMAXPROCS(0), len(units)/minChunksPerWorker)
 	if workers <= 1 {
 		for i := range units {
@@ -159,22 +224,34 @@ func assemble(units []unit) []Document {
 		}
 		wg.Wait()
 	}
-	var out []Document
+	var out Loaded
 	index, file := 0, ""
 	for i, u := range units {
 		if i == 0 || u.file != file {
 			index, file = 0, u.file
 		}
 		for _, d := range u.docs {
-			d.File, d.Index = u.file, index
-			index++
-			out = append(out, d)
+			if !u.done {
+				d.File = u.file
+			}
+			if d.skip != "" {
+				out.Skipped = append(out.Skipped, Skip{File: d.File, Line: d.Line, Reason: d.skip})
+				continue
+			}
+			if !u.done {
+				d.Index = index
+				index++
+			}
+			out.Docs = append(out.Docs, d)
 		}
 	}
 	return out
 }
 
 func (u *unit) parse() {
+	if u.done {
+		return
+	}
 	if u.err != nil {
 		u.docs = []Document{{Err: u.err}}
 		return

@@ -13,11 +13,17 @@ import (
 // When the node does not exist (a missing required field) it returns the line of
 // the nearest ancestor that does; an empty path gives the document's line.
 func (d *Document) LineOf(fieldPath string) int {
+	line, _ := d.lineOf(fieldPath)
+	return line
+}
+
+// lineOf is LineOf that also says whether the whole path was found.
+func (d *Document) lineOf(fieldPath string) (line int, exact bool) {
 	n := d.lines.node
 	if n == nil || fieldPath == "" {
-		return d.Line
+		return d.Line, n != nil
 	}
-	line := d.Line
+	line = d.Line
 	for _, s := range parsePath(fieldPath) {
 		n = deref(n)
 		var at, next *yaml.Node
@@ -31,12 +37,12 @@ func (d *Document) LineOf(fieldPath string) int {
 			at, next = lookup(n, s.key)
 		}
 		if at == nil {
-			break
+			return line, false
 		}
 		line = at.Line + d.lines.offset
 		n = next
 	}
-	return line
+	return line, true
 }
 
 // pathSegment is a ".name" or "[key]" / "[3]" step of a field path.

@@ -44,8 +44,16 @@ type Document struct {
 	Err error
 	// ErrLine is the 1-based line of the parse error when known, else 0.
 	ErrLine int
+	// Rendered is set on objects that come out of a kustomize build or a Helm
+	// render: File, Line and LineOf then point into the source file (the origin
+	// kustomize recorded, or the chart template), and Rendered into the output.
+	// Nil for objects read from files as they are.
+	Rendered *Rendering
 
 	lines lineIndex
+	// skip says why the document is not linted at all (not a Kubernetes object);
+	// assemble moves such documents into Loaded.Skipped.
+	skip string
 }
 
 // lineIndex keeps the YAML node tree of a document for LineOf; node lines are
@@ -67,6 +75,10 @@ func (l *loader) add(d Document) {
 
 func (l *loader) fail(line, errLine int, err error) {
 	l.add(Document{Line: line, Err: err, ErrLine: errLine})
+}
+
+func (l *loader) skipDoc(line int, reason string) {
+	l.add(Document{Line: line, skip: reason})
 }
 
 // parseChunk turns one chunk into Documents. A panic (a parser bug on hostile
@@ -191,16 +203,19 @@ func (l *loader) root(n *yaml.Node, offset int) {
 	n = deref(n)
 	if n.Kind == yaml.SequenceNode {
 		for _, item := range n.Content {
-			l.object(item, offset, "list item", 1)
+			l.object(item, offset, "list item", 1, true)
 		}
 		return
 	}
-	l.object(n, offset, "document", 0)
+	l.object(n, offset, "document", 0, true)
 }
 
 // object converts one mapping node into a Document, expanding kind List and
-// kind XxxList with items into one Document per item.
-func (l *loader) object(n *yaml.Node, offset int, what string, listDepth int) {
+// kind XxxList with items into one Document per item. A top-level mapping (a
+// document, or an item of a top-level sequence) with neither apiVersion nor kind
+// is some other YAML (Helm values, a CI workflow) and is skipped; items of a
+// kind List are meant to be objects, so there it stays an error.
+func (l *loader) object(n *yaml.Node, offset int, what string, listDepth int, top bool) {
 	line := n.Line + offset
 	n = deref(n)
 	if n.Kind != yaml.MappingNode {
@@ -241,8 +256,12 @@ func (l *loader) object(n *yaml.Node, offset int, what string, listDepth int) {
 			return
 		}
 		for _, item := range seq.Content {
-			l.object(item, offset, "list item", listDepth+1)
+			l.object(item, offset, "list item", listDepth+1, false)
 		}
+		return
+	}
+	if top && notKubernetes(obj) {
+		l.skipDoc(line, "not a Kubernetes object (no apiVersion and no kind)")
 		return
 	}
 	if err := checkTypeMeta(obj, what); err != nil {
@@ -250,6 +269,15 @@ func (l *loader) object(n *yaml.Node, offset int, what string, listDepth int) {
 		return
 	}
 	l.add(Document{Line: line, Object: &unstructured.Unstructured{Object: obj}, lines: lineIndex{node: n, offset: offset}})
+}
+
+// notKubernetes reports whether a mapping has neither apiVersion nor kind, the
+// mark of YAML that is not a Kubernetes manifest at all. One without the other
+// is a manifest with a mistake, which checkTypeMeta reports.
+func notKubernetes(obj map[string]any) bool {
+	_, hasAPIVersion := obj["apiVersion"]
+	_, hasKind := obj["kind"]
+	return !hasAPIVersion && !hasKind
 }
 
 // checkTypeMeta insists on apiVersion and kind: without them no registry lookup,

@@ -60,44 +60,50 @@ func errMatches(a, b docView) bool {
 func TestLoadFiles(t *testing.T) {
 	const dir = "testdata/load/"
 	tests := []struct {
-		name string
-		path string
-		want []docView
+		name    string
+		path    string
+		want    []docView
+		skipped []Skip
 	}{
-		{"multi-document with broken and empty documents", "multi.yaml", []docView{
+		{"multi-document with broken, empty and non-Kubernetes documents", "multi.yaml", []docView{
 			{Index: 0, Line: 3, Kind: "MeshTimeout", Name: "first"},
 			{Index: 1, Line: 16, Err: "invalid YAML: did not find expected ',' or ']'", ErrLine: 21},
 			{Index: 2, Line: 23, Kind: "MeshRetry", Name: "after-broken"},
-			{Index: 3, Line: 28, Err: "document has no 'apiVersion'", ErrLine: 28},
-			{Index: 4, Line: 31, Err: "document is a scalar (str), not an object", ErrLine: 31},
-			{Index: 5, Line: 33, Kind: "ConfigMap", Name: "after-end-marker"},
-		}},
+			{Index: 3, Line: 31, Err: "document is a scalar (str), not an object", ErrLine: 31},
+			{Index: 4, Line: 33, Kind: "ConfigMap", Name: "after-end-marker"},
+		}, []Skip{{Line: 28, Reason: "not a Kubernetes object (no apiVersion and no kind)"}}},
 		{"List and XxxList expanded, one line per item", "list.yaml", []docView{
 			{Index: 0, Line: 4, Kind: "MeshTimeout", Name: "item-0"},
 			{Index: 1, Line: 11, Kind: "MeshTimeout", Name: "nested-item"},
 			{Index: 2, Line: 15, Err: "list item has no 'apiVersion'", ErrLine: 15},
 			{Index: 3, Line: 18, Err: "list item is a scalar (int)", ErrLine: 18},
-		}},
+		}, nil},
 		{"JSON object", "policy.json", []docView{
 			{Index: 0, Line: 1, Kind: "MeshTrafficPermission", Name: "json-mtp"},
-		}},
+		}, nil},
 		{"JSON array of objects", "array.json", []docView{
 			{Index: 0, Line: 2, Kind: "MeshTimeout", Name: "array-0"},
 			{Index: 1, Line: 3, Kind: "MeshRetry", Name: "array-1"},
 			{Index: 2, Line: 8, Err: "list item is a scalar (str)", ErrLine: 8},
-		}},
+		}, nil},
 		{"missing file", "nope.yaml", []docView{
 			{Index: 0, Err: "no such file or directory"},
-		}},
+		}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			for i := range tt.want {
 				tt.want[i].File = dir + tt.path
 			}
-			got := view(t, Load([]string{dir + tt.path}, nil))
-			if diff := cmp.Diff(tt.want, got, errContains()); diff != "" {
+			for i := range tt.skipped {
+				tt.skipped[i].File = dir + tt.path
+			}
+			loaded := LoadAll([]string{dir + tt.path}, nil, LoadOptions{})
+			if diff := cmp.Diff(tt.want, view(t, loaded.Docs), errContains()); diff != "" {
 				t.Errorf("Load(%s) (-want +got):\n%s", tt.path, diff)
+			}
+			if diff := cmp.Diff(tt.skipped, loaded.Skipped, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("Load(%s) skipped (-want +got):\n%s", tt.path, diff)
 			}
 		})
 	}
@@ -145,11 +151,16 @@ func TestLoadTestdataTreeAndStdin(t *testing.T) {
 		{File: "testdata/load/tree/sub/c.yml", Line: 1, Kind: "MeshTimeout", Name: "tree-c"},
 		{File: "testdata/load/tree/sub/deeper/D.YAML", Line: 1, Kind: "MeshTimeout", Name: "tree-d"},
 		{File: StdinName, Line: 1, Kind: "A", Name: "from-stdin"},
-		// A file named explicitly is read whatever its extension.
-		{File: "testdata/load/tree/notes.txt", Line: 1, Err: "document has no 'apiVersion'", ErrLine: 1},
 	}
 	if diff := cmp.Diff(want, got, errContains()); diff != "" {
 		t.Errorf("Load (-want +got):\n%s", diff)
+	}
+	// A file named explicitly is read whatever its extension; this one is not a
+	// Kubernetes object, so it is skipped with a note rather than an error.
+	skipped := LoadAll([]string{"testdata/load/tree/notes.txt"}, nil, LoadOptions{}).Skipped
+	wantSkip := []Skip{{File: "testdata/load/tree/notes.txt", Line: 1, Reason: "not a Kubernetes object (no apiVersion and no kind)"}}
+	if diff := cmp.Diff(wantSkip, skipped); diff != "" {
+		t.Errorf("skipped (-want +got):\n%s", diff)
 	}
 }
 
@@ -172,6 +183,11 @@ func TestLoadBytes(t *testing.T) {
 		{"kind not a string", "apiVersion: v1\nkind: [A]\n", []docView{{Line: 1, Err: "'kind' must be a string", ErrLine: 1}}},
 		{"empty kind", "apiVersion: v1\nkind: ''\n", []docView{{Line: 1, Err: "empty 'kind'", ErrLine: 1}}},
 		{"no kind", "apiVersion: v1\n", []docView{{Line: 1, Err: "document has no 'kind'", ErrLine: 1}}},
+		{"no apiVersion", "kind: A\n", []docView{{Line: 1, Err: "document has no 'apiVersion'", ErrLine: 1}}},
+		{"neither apiVersion nor kind: skipped", "replicaCount: 2\n---\n" + head, []docView{{Line: 3, Kind: "A"}}},
+		{"top-level sequence of non-objects: skipped", "- name: build\n- name: test\n", nil},
+		{"List item with neither stays an error", "apiVersion: v1\nkind: List\nitems:\n- metadata: {name: x}\n",
+			[]docView{{Line: 4, Err: "list item has no 'apiVersion'", ErrLine: 4}}},
 		{"duplicate key", head + "metadata:\n  name: a\n  name: b\n", []docView{{Line: 1, Err: `mapping key "name" is defined twice`, ErrLine: 5}}},
 		{"not a number JSON can hold", head + "spec:\n  x: .inf\n", []docView{{Line: 1, Err: "not a number JSON can hold", ErrLine: 4}}},
 		{"complex key", head + "spec:\n  ? [a]\n  : b\n", []docView{{Line: 1, Err: "keys must be scalars", ErrLine: 4}}},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -46,9 +47,12 @@ func WriteText(w io.Writer, fs []Finding, sum Summary, color bool) error {
 		if f.Field != "" {
 			field = " " + f.Field + ":"
 		}
-		fmt.Fprintf(bw, "%s %s %s%s %s\n", paint(ansiBold, loc), sev, f.Code, field, oneLine(f.Message))
+		fmt.Fprintf(bw, "%s %s %s%s %s%s\n", paint(ansiBold, loc), sev, f.Code, field, oneLine(f.Message), renderedNote(f))
 	}
 	line := fmt.Sprintf("%s, %s, %s", plural(sum.Documents, "document"), plural(sum.Errors, "error"), plural(sum.Warnings, "warning"))
+	if sum.Skipped > 0 {
+		line += fmt.Sprintf(", %d skipped", sum.Skipped)
+	}
 	switch {
 	case sum.Errors > 0:
 		line = paint(ansiRed, line)
@@ -58,6 +62,35 @@ func WriteText(w io.Writer, fs []Finding, sum Summary, color bool) error {
 		line = paint(ansiGreen, line)
 	}
 	fmt.Fprintln(bw, line)
+	return bw.Flush()
+}
+
+// renderedNote names the kustomize build or Helm render a finding's object came
+// out of, and where in its output the field is, since File and Line point at
+// the source.
+func renderedNote(f Finding) string {
+	if f.RenderedBy == "" {
+		return ""
+	}
+	output := "its output"
+	if filepath.Base(f.RenderedBy) == chartFile {
+		output = "the rendered template"
+	}
+	return fmt.Sprintf(" [rendered by %s, line %d of %s]", f.RenderedBy, f.RenderedLine, output)
+}
+
+// WriteNotes prints one line per skipped document, `file:line: note: skipped:
+// reason`, for standard error: every output format does this, so standard
+// output stays the report and skipping is never silent.
+func WriteNotes(w io.Writer, skipped []Skip) error {
+	bw := bufio.NewWriter(w)
+	for _, s := range skipped {
+		loc := s.File + ":"
+		if s.Line > 0 {
+			loc += strconv.Itoa(s.Line) + ":"
+		}
+		fmt.Fprintf(bw, "%s note: skipped: %s\n", loc, s.Reason)
+	}
 	return bw.Flush()
 }
 
@@ -80,19 +113,23 @@ func plural(n int, word string) string {
 type jsonReport struct {
 	Findings []Finding `json:"findings"`
 	Summary  Summary   `json:"summary"`
+	Skipped  []Skip    `json:"skipped"`
 }
 
-// WriteJSON prints exactly one JSON object {"findings": [...], "summary": {...}},
-// the machine contract of `meshguard lint -o json`; findings is [] when empty so
-// consumers never see null.
-func WriteJSON(w io.Writer, fs []Finding, sum Summary) error {
+// WriteJSON prints exactly one JSON object {"findings": [...], "summary": {...},
+// "skipped": [...]}, the machine contract of `meshguard lint -o json`; the lists
+// are [] when empty so consumers never see null.
+func WriteJSON(w io.Writer, fs []Finding, sum Summary, skipped []Skip) error {
 	if fs == nil {
 		fs = []Finding{}
+	}
+	if skipped == nil {
+		skipped = []Skip{}
 	}
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	return enc.Encode(jsonReport{Findings: fs, Summary: sum})
+	return enc.Encode(jsonReport{Findings: fs, Summary: sum, Skipped: skipped})
 }
 
 // IsTerminal reports whether colour should go to f: it is a character device (a

@@ -24,6 +24,9 @@ func sampleFindings() ([]Finding, Summary, []RuleInfo) {
 			Severity: "warning", Code: "MG002", Field: "metadata.labels[kuma.io/mesh]", Message: "first line\nsecond line"},
 		{File: "broken.yaml", Line: 7, Severity: "error", Code: "MG000", Message: "invalid YAML: did not find expected key"},
 		{File: "policies/mtp.yaml", Line: 3, Kind: "MeshTimeout", Severity: "warning", Code: "MG001", Message: "object-level problem"},
+		{File: "base/timeout.yaml", Line: 9, APIVersion: "kuma.io/v1alpha1", Kind: "MeshTimeout", Namespace: "frontend-ns", Name: "prod-t",
+			Severity: "error", Code: "MG102", Field: "spec", Message: "both from and to",
+			RenderedBy: "overlays/prod/kustomization.yaml", RenderedLine: 12},
 	}
 	SortFindings(fs)
 	rules := []RuleInfo{
@@ -31,7 +34,12 @@ func sampleFindings() ([]Finding, Summary, []RuleInfo) {
 		{Code: "MG001", Severity: "warning", Summary: "a field the kind does not have"},
 		{Code: "MG101", Severity: "error", Summary: "a targetRef field is not allowed for this kind"},
 	}
-	return fs, Summary{Documents: 3, Errors: 2, Warnings: 2}, rules
+	return fs, Summary{Documents: 4, Errors: 3, Warnings: 2, Skipped: 1}, rules
+}
+
+// sampleSkipped is what a run over a chart's values file leaves out.
+func sampleSkipped() []Skip {
+	return []Skip{{File: "charts/app/values.yaml", Line: 1, Reason: "not a Kubernetes object (no apiVersion and no kind)"}}
 }
 
 func golden(t *testing.T, name string, got []byte) {
@@ -60,7 +68,7 @@ func TestSortFindings(t *testing.T) {
 	for _, f := range fs {
 		got = append(got, f.File+":"+f.Code+":"+f.Field)
 	}
-	want := []string{"broken.yaml:MG000:", "policies/mtp.yaml:MG001:", "policies/mtp.yaml:MG002:metadata.labels[kuma.io/mesh]", "policies/mtp.yaml:MG101:spec.to[1].targetRef.namespace"}
+	want := []string{"base/timeout.yaml:MG102:spec", "broken.yaml:MG000:", "policies/mtp.yaml:MG001:", "policies/mtp.yaml:MG002:metadata.labels[kuma.io/mesh]", "policies/mtp.yaml:MG101:spec.to[1].targetRef.namespace"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("order (-want +got):\n%s", diff)
 	}
@@ -93,7 +101,7 @@ func TestWriteText(t *testing.T) {
 func TestWriteJSON(t *testing.T) {
 	fs, sum, _ := sampleFindings()
 	var b bytes.Buffer
-	if err := WriteJSON(&b, fs, sum); err != nil {
+	if err := WriteJSON(&b, fs, sum, sampleSkipped()); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "report.json", b.Bytes())
@@ -107,33 +115,51 @@ func TestWriteJSON(t *testing.T) {
 	if dec.More() {
 		t.Error("more than one JSON value")
 	}
-	if diff := cmp.Diff(jsonReport{Findings: fs, Summary: sum}, got); diff != "" {
+	if diff := cmp.Diff(jsonReport{Findings: fs, Summary: sum, Skipped: sampleSkipped()}, got); diff != "" {
 		t.Errorf("round trip (-want +got):\n%s", diff)
 	}
 
 	b.Reset()
-	if err := WriteJSON(&b, nil, Summary{}); err != nil {
+	if err := WriteJSON(&b, nil, Summary{}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b.String(), `"findings": []`) {
-		t.Errorf("empty findings must be [], got %s", b.String())
+	for _, empty := range []string{`"findings": []`, `"skipped": []`} {
+		if !strings.Contains(b.String(), empty) {
+			t.Errorf("empty lists must be [], want %s in %s", empty, b.String())
+		}
 	}
 }
 
 func TestWriteSARIF(t *testing.T) {
 	fs, _, rules := sampleFindings()
 	var b bytes.Buffer
-	if err := WriteSARIF(&b, fs, rules); err != nil {
+	if err := WriteSARIF(&b, fs, sampleSkipped(), rules); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "report.sarif", b.Bytes())
 	checkSARIF(t, b.Bytes(), len(fs))
 
 	b.Reset()
-	if err := WriteSARIF(&b, nil, nil); err != nil {
+	if err := WriteSARIF(&b, nil, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	checkSARIF(t, b.Bytes(), 0)
+	if strings.Contains(b.String(), "invocations") {
+		t.Errorf("a run that skipped nothing has no invocation notes:\n%s", b.String())
+	}
+}
+
+func TestWriteNotes(t *testing.T) {
+	var b bytes.Buffer
+	skipped := append(sampleSkipped(), Skip{File: "overlays/prod/old.yaml", Reason: "unused"})
+	if err := WriteNotes(&b, skipped); err != nil {
+		t.Fatal(err)
+	}
+	want := "charts/app/values.yaml:1: note: skipped: not a Kubernetes object (no apiVersion and no kind)\n" +
+		"overlays/prod/old.yaml: note: skipped: unused\n"
+	if diff := cmp.Diff(want, b.String()); diff != "" {
+		t.Errorf("notes (-want +got):\n%s", diff)
+	}
 }
 
 // checkSARIF checks the parts of the SARIF 2.1.0 schema that code-scanning

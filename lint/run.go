@@ -25,7 +25,9 @@ type Options struct {
 	// Extra runs after validation on every defaulted, registered object and may add
 	// findings (the RBAC analysis and Linkerd Server conflicts use it); nil means
 	// none. It also gets the other parsed documents (Namespaces, workloads) with a
-	// nil Kind, for checks that need pod templates.
+	// nil Kind, for checks that need pod templates. It runs once per group of
+	// documents applied together: each kustomize build or Helm render, and the
+	// documents read as they are (see renderGroups).
 	Extra func(objs []Checked) []Finding
 }
 
@@ -84,7 +86,9 @@ func Lint(docs []Document, o Options) ([]Finding, Summary) {
 		}
 	}
 	if o.Extra != nil {
-		out = append(out, o.Extra(checked)...)
+		for _, group := range renderGroups(checked) {
+			out = append(out, o.Extra(group)...)
+		}
 	}
 	SortFindings(out)
 	sum := Summary{Documents: len(docs)}
@@ -184,7 +188,11 @@ func unknownKind(d *Document, reg *api.Registry) (Finding, bool) {
 
 // FindingFor builds a finding for a document, with the line of fieldPath.
 func FindingFor(d *Document, severity, code, fieldPath, msg string) Finding {
-	f := Finding{File: d.File, Line: max(d.LineOf(fieldPath), 1), Severity: severity, Code: code, Field: fieldPath, Message: msg}
+	file, line := d.locate(fieldPath)
+	f := Finding{File: file, Line: max(line, 1), Severity: severity, Code: code, Field: fieldPath, Message: msg}
+	if d.Rendered != nil {
+		f.RenderedBy, f.RenderedLine = d.Rendered.By, max(d.Rendered.LineOf(fieldPath), 1)
+	}
 	if d.Object != nil {
 		f.APIVersion = d.Object.GetAPIVersion()
 		f.Kind = d.Object.GetKind()

@@ -34,8 +34,23 @@ type sarifLog struct {
 }
 
 type sarifRun struct {
-	Tool    sarifTool     `json:"tool"`
-	Results []sarifResult `json:"results"`
+	Tool        sarifTool         `json:"tool"`
+	Invocations []sarifInvocation `json:"invocations,omitempty"`
+	Results     []sarifResult     `json:"results"`
+}
+
+// sarifInvocation carries the skipped documents as tool notifications: SARIF's
+// place for "the tool did not analyse this", which code-scanning UIs do not
+// turn into alerts.
+type sarifInvocation struct {
+	ExecutionSuccessful        bool                `json:"executionSuccessful"`
+	ToolExecutionNotifications []sarifNotification `json:"toolExecutionNotifications"`
+}
+
+type sarifNotification struct {
+	Level     string          `json:"level"`
+	Message   sarifText       `json:"message"`
+	Locations []sarifLocation `json:"locations"`
 }
 
 type sarifTool struct {
@@ -91,8 +106,9 @@ type sarifRegion struct {
 // WriteSARIF prints the findings as a SARIF 2.1.0 log with one run, the format
 // GitHub code scanning and other CI dashboards ingest. rules fills the driver's
 // rule table; codes that appear in findings but not in rules get a minimal entry
-// so every result's ruleId resolves.
-func WriteSARIF(w io.Writer, fs []Finding, rules []RuleInfo) error {
+// so every result's ruleId resolves. Skipped documents become notifications of
+// the run's invocation, not results.
+func WriteSARIF(w io.Writer, fs []Finding, skipped []Skip, rules []RuleInfo) error {
 	driver := sarifDriver{Name: "meshguard", InformationURI: InformationURI, Rules: []sarifRule{}}
 	index := map[string]int{}
 	addRule := func(r RuleInfo) {
@@ -113,7 +129,7 @@ func WriteSARIF(w io.Writer, fs []Finding, rules []RuleInfo) error {
 	results := make([]sarifResult, 0, len(fs))
 	for _, f := range fs {
 		addRule(RuleInfo{Code: f.Code, Severity: f.Severity, Summary: f.Code})
-		text := oneLine(f.Message)
+		text := oneLine(f.Message) + renderedNote(f)
 		if f.Field != "" {
 			text = f.Field + ": " + text
 		}
@@ -122,17 +138,30 @@ func WriteSARIF(w io.Writer, fs []Finding, rules []RuleInfo) error {
 			RuleIndex: index[f.Code],
 			Level:     sarifLevel(f.Severity),
 			Message:   sarifText{Text: text},
-			Locations: []sarifLocation{{PhysicalLocation: sarifPhysical{
-				ArtifactLocation: sarifArtifact{URI: artifactURI(f.File)},
-				Region:           sarifRegion{StartLine: max(f.Line, 1)},
-			}}},
+			Locations: []sarifLocation{location(f.File, f.Line)},
 		})
 	}
-	log := sarifLog{Schema: SARIFSchema, Version: "2.1.0", Runs: []sarifRun{{Tool: sarifTool{Driver: driver}, Results: results}}}
+	run := sarifRun{Tool: sarifTool{Driver: driver}, Results: results}
+	if len(skipped) > 0 {
+		inv := sarifInvocation{ExecutionSuccessful: true}
+		for _, s := range skipped {
+			inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{
+				Level: "note", Message: sarifText{Text: "skipped: " + s.Reason}, Locations: []sarifLocation{location(s.File, s.Line)}})
+		}
+		run.Invocations = []sarifInvocation{inv}
+	}
+	log := sarifLog{Schema: SARIFSchema, Version: "2.1.0", Runs: []sarifRun{run}}
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(log)
+}
+
+func location(file string, line int) sarifLocation {
+	return sarifLocation{PhysicalLocation: sarifPhysical{
+		ArtifactLocation: sarifArtifact{URI: artifactURI(file)},
+		Region:           sarifRegion{StartLine: max(line, 1)},
+	}}
 }
 
 func sarifLevel(severity string) string {

@@ -21,11 +21,27 @@ type lintOptions struct {
 	output    string
 	failOn    string
 	color     string
+	// noKustomize and noHelm read kustomization directories and Helm charts as
+	// plain files, as before rendering existed.
+	noKustomize bool
+	noHelm      bool
+	// helmValues are values files for every chart rendered (helm template -f).
+	helmValues []string
 }
 
 func (o *lintOptions) bind(cmd *cobra.Command) {
 	settingsFlags(cmd.Flags(), &o.settings)
-	cmd.Flags().StringVarP(&o.namespace, "namespace", "n", "default", "namespace for objects that name none (as kubectl apply -n)")
+	cmd.Flags().StringVarP(&o.namespace, "namespace", "n", "default", "namespace for objects that name none (as kubectl apply -n), and of Helm releases rendered")
+	cmd.Flags().BoolVar(&o.noKustomize, "no-kustomize", false, "read directories with a kustomization file as plain files instead of rendering them")
+	cmd.Flags().BoolVar(&o.noHelm, "no-helm", false, "read Helm chart directories (with a Chart.yaml) as plain files instead of rendering them")
+	cmd.Flags().StringArrayVar(&o.helmValues, "helm-values", nil, "values file merged over every rendered chart's values.yaml, like helm template -f (repeatable)")
+}
+
+// load reads the arguments the way the doors share: kustomization directories
+// and Helm charts rendered unless switched off.
+func (o *lintOptions) load(s streams, args []string) lint.Loaded {
+	return lint.LoadAll(args, s.in, lint.LoadOptions{Kustomize: !o.noKustomize, Helm: !o.noHelm,
+		HelmValues: o.helmValues, Namespace: o.namespace})
 }
 
 func (o *lintOptions) engine() (lint.Options, error) {
@@ -48,13 +64,34 @@ func newLintCmd(s streams) *cobra.Command {
 .yaml/.yml/.json, or - for standard input; multi-document files and kind: List work),
 defaults each object as the mutating webhook would, then validates it.
 
+Rendering: a directory that holds a kustomization.yaml (kustomization.yml,
+Kustomization) is built with the kustomize library, as kubectl kustomize builds it,
+and the rendered objects are linted, not the files the kustomization consumes. A
+directory that holds a Chart.yaml is rendered like helm template (values from
+--helm-values over the chart's values.yaml, release namespace from -n). In a tree,
+each kustomization or chart is rendered once, including bases that overlays in the
+same tree use; files under it are its inputs and are not linted as they are.
+Findings on rendered objects name the source file (for kustomize, the patch that
+sets the field or else the resource file; lines there are approximate) and the
+kustomization or chart that rendered them. A kustomize build or Helm render that
+fails is an MG000 error on the kustomization file or Chart.yaml. --no-kustomize and
+--no-helm read those directories as plain files. See docs/lint.md.
+
+YAML that is not a Kubernetes object (no apiVersion and no kind: Helm values, CI
+workflows) is skipped with a note on standard error, counted as skipped in the
+summary and listed in json and sarif output; it does not change the exit code.
+
 Output formats: text (file:line: severity code field: message), json (one object
-with findings and summary) and sarif (SARIF 2.1.0 for code-scanning UIs).
+with findings, summary and skipped) and sarif (SARIF 2.1.0 for code-scanning UIs).
 
 Exit codes: 0 when nothing is at or above --fail-on, 1 when something is, 2 on a
-usage error or a document that cannot be read or parsed (the other documents are
-still linted).`,
+usage error or a document that cannot be read or parsed, or a render that fails
+(the other documents are still linted).`,
 		Example: `  meshguard lint policies/
+  meshguard lint deploy/                  # renders deploy/**/kustomization.yaml and charts
+  meshguard lint overlays/prod            # one kustomization, with the bases it uses
+  meshguard lint -n payments --helm-values prod-values.yaml charts/payments
+  meshguard lint --no-kustomize --no-helm deploy/   # every file as it is
   kubectl kustomize overlays/prod | meshguard lint -o json -
   meshguard lint --mode zone --zone zone-1 -o sarif policies/ > meshguard.sarif`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -68,9 +105,13 @@ still linted).`,
 			if o.failOn != validate.SeverityError && o.failOn != validate.SeverityWarning {
 				return usageErr("--fail-on must be error or warning (got %q)", o.failOn)
 			}
-			docs := lint.Load(args, s.in)
-			findings, sum := lint.Lint(docs, eng)
-			if err := o.write(s, findings, sum); err != nil {
+			loaded := o.load(s, args)
+			findings, sum := lint.Lint(loaded.Docs, eng)
+			sum.Skipped = len(loaded.Skipped)
+			if err := o.write(s, findings, sum, loaded.Skipped); err != nil {
+				return err
+			}
+			if err := lint.WriteNotes(s.err, loaded.Skipped); err != nil {
 				return err
 			}
 			return exitFor(findings, o.failOn)
@@ -83,15 +124,15 @@ still linted).`,
 	return cmd
 }
 
-func (o *lintOptions) write(s streams, fs []lint.Finding, sum lint.Summary) error {
+func (o *lintOptions) write(s streams, fs []lint.Finding, sum lint.Summary, skipped []lint.Skip) error {
 	switch o.output {
 	case "text":
 		color := o.color == "always" || (o.color == "auto" && s.stdout != nil && lint.IsTerminal(s.stdout))
 		return lint.WriteText(s.out, fs, sum, color)
 	case "json":
-		return lint.WriteJSON(s.out, fs, sum)
+		return lint.WriteJSON(s.out, fs, sum, skipped)
 	case "sarif":
-		return lint.WriteSARIF(s.out, fs, ruleInfos())
+		return lint.WriteSARIF(s.out, fs, skipped, ruleInfos())
 	}
 	return usageErr("--output must be text, json or sarif (got %q)", o.output)
 }
@@ -123,7 +164,10 @@ func newDefaultCmd(s streams) *cobra.Command {
 YAML the way the mutating webhook would store it: kuma.io/mesh, k8s.kuma.io/namespace,
 kuma.io/policy-role and the zone/origin labels, plus (with --sugar=expand) the implied
 spec values of the policy-on-namespace design. Objects of other kinds are printed
-unchanged.
+unchanged. Kustomizations and Helm charts are rendered first, as lint renders them
+(--no-kustomize, --no-helm, --helm-values work the same), so the output is the
+rendered objects, defaulted. YAML that is not a Kubernetes object is left out with a
+note on standard error.
 
 On standard error it says what the webhook would say: a warning for each label the
 document set that was replaced (MG016), and for each object the validating webhook
@@ -131,9 +175,10 @@ would deny, "file:line: note: this object would be denied: CODES" (run lint on t
 file for the findings).
 
 Exit codes: 0 when every object would be admitted, 1 when some would be denied, 2 on
-a usage error or a document that cannot be read or parsed (the other documents are
-still printed).`,
+a usage error, a document that cannot be read or parsed, or a render that fails (the
+other documents are still printed).`,
 		Example: `  meshguard default -n payments-ns policy.yaml
+  meshguard default overlays/prod > prod-as-stored.yaml
   meshguard default --mode zone --zone zone-1 --sugar keep policies/`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			eng, err := o.engine()
@@ -143,7 +188,12 @@ still printed).`,
 			if len(args) == 0 {
 				return usageErr("default needs at least one PATH, or - for standard input")
 			}
-			return printDefaulted(s, lint.Load(args, s.in), eng)
+			loaded := o.load(s, args)
+			err = printDefaulted(s, loaded.Docs, eng)
+			if werr := lint.WriteNotes(s.err, loaded.Skipped); werr != nil {
+				return werr
+			}
+			return err
 		},
 	}
 	o.bind(cmd)
@@ -204,7 +254,10 @@ func defaultDocument(s streams, d *lint.Document, eng lint.Options) (out []byte,
 	}
 	if len(errs) > 0 {
 		wouldDeny = true
-		fmt.Fprintf(s.err, "%s:%d: note: this object would be denied: %s\n", d.File, max(d.Line, 1), strings.Join(codesOf(errs), ", "))
+		// At the first finding's place: for a rendered object that is the file that
+		// brought the offending field (an overlay's patch), as lint reports it.
+		at := lint.FindingsFor(d, errs[:1], validate.SeverityError)[0]
+		fmt.Fprintf(s.err, "%s:%d: note: this object would be denied: %s\n", at.File, at.Line, strings.Join(codesOf(errs), ", "))
 	}
 	out, err = yaml.Marshal(d.Object.Object)
 	return out, wouldDeny, err

@@ -55,11 +55,11 @@ func TestDefaultCommandNotes(t *testing.T) {
 			`<stdin>:7: warning MG016 metadata.labels[kuma.io/policy-role]: "producer" replaced by "system": computed from namespace and targets`}, 1},
 		{"would be denied", relabelled + "---\n" + mixed, exitFindings, []string{
 			`<stdin>:7: warning MG016 metadata.labels[kuma.io/policy-role]: "producer" replaced by "system": computed from namespace and targets`,
-			`<stdin>:17: note: this object would be denied: MG101`}, 2},
+			`<stdin>:26: note: this object would be denied: MG101`}, 2},
 		{"annotation the webhook denies", "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: web-ns\n  annotations:\n    config.linkerd.io/default-inbound-policy: allow-all\n", exitFindings, []string{
-			`<stdin>:1: note: this object would be denied: MG341`}, 1},
+			`<stdin>:6: note: this object would be denied: MG341`}, 1},
 		{"unreadable wins", mixed + "---\nkind: [\n", exitUsage, []string{
-			`<stdin>:1: note: this object would be denied: MG101`,
+			`<stdin>:10: note: this object would be denied: MG101`,
 			`<stdin>:14: error MG000: invalid YAML`}, 1},
 	}
 	for _, tc := range cases {

@@ -89,7 +89,9 @@ policies in merge order (least specific first: targetRef kind, origin, namespace
 name), the merged list with the policy each item came from, and the Envoy network RBAC
 filter config: rules/shadow_rules for 'from' policies, the matcher tree for SPIFFE
 matcher policies. Policies the validating webhook would deny are skipped with a note on
-standard error.
+standard error. Kustomizations and Helm charts are rendered as lint renders them (see
+docs/lint.md); every object read is taken to be in one cluster, so give preview one
+overlay or chart at a time, not a tree of alternatives such as prod and staging.
 
 Forms (for 'from' policies): expanded is the full rule view with negations, as in
 Kuma's MeshTrafficPermission MADR; when it would need more than ` + strconv.Itoa(compile.DefaultExpandBound) + ` rules
@@ -122,7 +124,11 @@ pods and ports no Server covers: under "linkerd" in JSON and YAML, as a table wi
 			if !slices.Contains(validate.InboundPolicies, o.linkerdDefault) {
 				return usageErr("--linkerd-default-policy must be one of %s (got %q)", strings.Join(validate.InboundPolicies, ", "), o.linkerdDefault)
 			}
-			docs := lint.Load(args, s.in)
+			loaded := o.load(s, args)
+			docs := loaded.Docs
+			if err := lint.WriteNotes(s.err, loaded.Skipped); err != nil {
+				return err
+			}
 			ps, bad := previewPolicies(docs, eng, s)
 			previews, err := compile.BuildPreviews(ps, compile.Options{Form: form, SystemNamespace: o.settings.SystemNamespace})
 			if err != nil {

@@ -1,0 +1,3 @@
+{{- define "timeouts.name" -}}
+{{ .Release.Name }}-timeouts
+{{- end -}}
