@@ -79,7 +79,7 @@ type RuleDoc struct {
 // Catalogue lists every code validate and the decoder produce, in code order.
 func Catalogue() []RuleDoc {
 	return append([]RuleDoc{
-		{Code: CodeParse, Severity: SeverityError, Summary: "the document cannot be read or parsed as YAML/JSON", Bad: "kind: MeshTimeout\nspec: [unclosed\n", Good: mtGood},
+		{Code: CodeParse, Severity: SeverityError, Summary: "the document cannot be read or parsed as YAML/JSON, or a kustomization or Helm chart cannot be rendered", Bad: "kind: MeshTimeout\nspec: [unclosed\n", Good: mtGood},
 		{Code: api.CodeUnknownField, Severity: SeverityWarning, Summary: "a field the kind does not have; the API server drops it", Bad: mtHead + "spec:\n  targetRef:\n    kind: Mesh\n  to:\n    - targetRef:\n        kind: Mesh\n      default:\n        connectTimeout: 5s\n", Good: mtGood},
 		{Code: api.CodeWrongType, Severity: SeverityError, Summary: "a field has the wrong type (string, list, object, number)", Bad: mtHead + "spec:\n  to: Mesh\n", Good: mtGood},
 		{Code: CodeMetadata, Severity: SeverityError, Summary: "metadata or metadata.name is missing", Bad: "apiVersion: kuma.io/v1alpha1\nkind: MeshTimeout\nmetadata:\n  namespace: kuma-system\nspec:\n  to:\n    - targetRef:\n        kind: Mesh\n      default:\n        idleTimeout: 1h\n", Good: mtGood},
