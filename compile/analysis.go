@@ -171,15 +171,6 @@ func spiffeCovers(outer, inner api.SpiffeMatch) bool {
 	return false
 }
 
-// AnalyzePolicies runs Analyze over every group of ps.
-func AnalyzePolicies(ps []Policy, systemNamespace string) field.ErrorList {
-	var out field.ErrorList
-	for _, g := range GroupPolicies(ps, systemNamespace) {
-		out = append(out, Analyze(g, systemNamespace)...)
-	}
-	return out
-}
-
 // allowsAnyone reports whether compact(cs, Action.Allows, ...) has a principal:
 // whether some ALLOW item is not covered by a later overlapping DENY item. It
 // makes the same decisions as compact without building principals.
