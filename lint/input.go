@@ -2,8 +2,6 @@ package lint
 
 import (
 	"bytes"
-	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -26,29 +24,35 @@ const minChunksPerWorker = 32
 // result does not depend on it.
 func Load(paths []string, stdin io.Reader) []Document {
 	var units []unit
+	eachUnit(paths, stdin, func(u unit) { units = append(units, u) })
+	return assemble(units)
+}
+
+// eachUnit calls fn with every unit of paths in input order: the chunks of each
+// file, and a unit with err for a file that cannot be read.
+func eachUnit(paths []string, stdin io.Reader, fn func(unit)) {
 	for _, p := range paths {
 		if p == "-" {
-			units = append(units, readUnits(StdinName, stdin)...)
+			splitReader(StdinName, stdin, fn)
 			continue
 		}
 		info, err := os.Stat(p)
 		if err != nil {
-			units = append(units, unit{file: p, err: err})
+			fn(unit{file: p, err: err})
 			continue
 		}
 		if !info.IsDir() {
-			units = append(units, fileUnits(p)...)
+			fileUnits(p, fn)
 			continue
 		}
 		for _, f := range walkDir(p) {
 			if f.err != nil {
-				units = append(units, unit{file: f.path, err: f.err})
+				fn(unit{file: f.path, err: f.err})
 				continue
 			}
-			units = append(units, fileUnits(f.path)...)
+			fileUnits(f.path, fn)
 		}
 	}
-	return assemble(units)
 }
 
 // LoadBytes parses the content of one file named name; tests, fuzzers and
@@ -62,7 +66,10 @@ type unit struct {
 	file  string
 	chunk chunk
 	err   error
-	docs  []Document
+	// oversize is the size of a chunk past MaxDocumentBytes that was not kept;
+	// chunk.line is then its first line with content.
+	oversize int
+	docs     []Document
 }
 
 type walked struct {
@@ -106,27 +113,14 @@ func isManifest(name string) bool {
 	return false
 }
 
-func fileUnits(path string) []unit {
+func fileUnits(path string, fn func(unit)) {
 	f, err := os.Open(path)
 	if err != nil {
-		return []unit{{file: path, err: err}}
+		fn(unit{file: path, err: err})
+		return
 	}
 	defer f.Close()
-	return readUnits(path, f)
-}
-
-func readUnits(name string, r io.Reader) []unit {
-	if r == nil {
-		return []unit{{file: name, err: errors.New("no input stream")}}
-	}
-	data, err := io.ReadAll(io.LimitReader(r, MaxFileBytes+1))
-	if err != nil {
-		return []unit{{file: name, err: fmt.Errorf("read: %w", err)}}
-	}
-	if len(data) > MaxFileBytes {
-		return []unit{{file: name, err: fmt.Errorf("input is larger than %d MiB; split it into smaller files", MaxFileBytes>>20)}}
-	}
-	return splitUnits(name, data)
+	splitReader(path, f, fn)
 }
 
 func splitUnits(name string, data []byte) []unit {
@@ -177,6 +171,12 @@ func assemble(units []unit) []Document {
 func (u *unit) parse() {
 	if u.err != nil {
 		u.docs = []Document{{Err: u.err}}
+		return
+	}
+	if u.oversize > 0 {
+		l := &loader{}
+		l.fail(u.chunk.line, u.chunk.line, oversizeError(u.oversize))
+		u.docs = l.docs
 		return
 	}
 	u.docs = parseChunk(u.chunk)

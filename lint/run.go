@@ -22,11 +22,11 @@ type Options struct {
 	Settings  api.Settings
 	Namespace string
 	Registry  *api.Registry
-	// Extra runs after validation on every defaulted, registered object and may add
-	// findings (the RBAC analysis and Linkerd Server conflicts use it); nil means
-	// none. It also gets the other parsed documents (Namespaces, workloads) with a
-	// nil Kind, for checks that need pod templates.
-	Extra func(objs []Checked) []Finding
+	// Stages builds the cross-document stages of one run (the RBAC analysis and
+	// Linkerd Server conflicts, see CrossDocument); nil means none. They see every
+	// defaulted, registered object, and the other parsed documents (Namespaces,
+	// workloads) with a nil Kind, for checks that need pod templates.
+	Stages func() []Stage
 }
 
 // Checked is a document that was defaulted and validated, for cross-document checks;
@@ -61,32 +61,79 @@ func Prepare(d *Document, o Options) *api.Kind {
 }
 
 // Lint defaults and validates every document and returns findings sorted by file and
-// line, plus the summary the output formats print.
+// line, plus the summary the output formats print. Run does the same for paths,
+// reading and checking documents as they are read.
 func Lint(docs []Document, o Options) ([]Finding, Summary) {
 	// Documents are independent until the cross-document analysis, so they are
 	// checked in parallel; results are kept per document to stay deterministic.
-	per := make([][]Finding, len(docs))
-	kinds := make([]*api.Kind, len(docs))
+	stages := o.stages()
+	per := make([]docResult, len(docs))
 	parallel(len(docs), func(i int) {
-		per[i], kinds[i] = lintDoc(&docs[i], o)
+		per[i] = checkDoc(&docs[i], o, stages)
 	})
 	var out []Finding
-	var checked []Checked
-	for i := range docs {
-		out = append(out, per[i]...)
-		if kinds[i] != nil || (docs[i].Err == nil && docs[i].Object != nil) {
-			denied := false
-			for _, f := range per[i] {
-				denied = denied || f.Severity == validate.SeverityError
+	for _, r := range per {
+		out = r.add(out, stages)
+	}
+	return finish(out, stages, len(docs))
+}
+
+func (o Options) stages() []Stage {
+	if o.Stages == nil {
+		return nil
+	}
+	return o.Stages()
+}
+
+// docResult is what a run keeps of one document once its verdict is made: its
+// findings and what each cross-document stage remembers of it.
+type docResult struct {
+	findings  []Finding
+	summaries []any // by stage; nil when no stage keeps anything
+}
+
+// checkDoc lints one document and lets the stages summarize it while its tree is
+// there.
+func checkDoc(d *Document, o Options, stages []Stage) docResult {
+	fs, kind := lintDoc(d, o)
+	r := docResult{findings: fs}
+	if len(stages) == 0 || (kind == nil && (d.Err != nil || d.Object == nil)) {
+		return r
+	}
+	denied := false
+	for _, f := range fs {
+		denied = denied || f.Severity == validate.SeverityError
+	}
+	c := Checked{Doc: d, Object: d.Object, Kind: kind, Denied: denied}
+	for i, s := range stages {
+		if v := s.Summarize(c); v != nil {
+			if r.summaries == nil {
+				r.summaries = make([]any, len(stages))
 			}
-			checked = append(checked, Checked{Doc: &docs[i], Object: docs[i].Object, Kind: kinds[i], Denied: denied})
+			r.summaries[i] = v
 		}
 	}
-	if o.Extra != nil {
-		out = append(out, o.Extra(checked)...)
+	return r
+}
+
+// add appends r's findings to out and hands its summaries to the stages; results
+// must be added in input order.
+func (r docResult) add(out []Finding, stages []Stage) []Finding {
+	for i, v := range r.summaries {
+		if v != nil {
+			stages[i].Add(v)
+		}
+	}
+	return append(out, r.findings...)
+}
+
+// finish appends the stages' findings, sorts, and counts.
+func finish(out []Finding, stages []Stage, docs int) ([]Finding, Summary) {
+	for _, s := range stages {
+		out = append(out, s.Findings()...)
 	}
 	SortFindings(out)
-	sum := Summary{Documents: len(docs)}
+	sum := Summary{Documents: docs}
 	for _, f := range out {
 		if f.Severity == validate.SeverityError {
 			sum.Errors++

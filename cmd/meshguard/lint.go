@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
@@ -18,6 +20,9 @@ type lintOptions struct {
 	output    string
 	failOn    string
 	color     string
+	progress  string
+	// progressDelay is how long a run goes before the progress line appears.
+	progressDelay time.Duration
 }
 
 func (o *lintOptions) bind(cmd *cobra.Command) {
@@ -33,7 +38,7 @@ func (o *lintOptions) engine() (lint.Options, error) {
 		return lint.Options{}, usageErr("--namespace must not be empty")
 	}
 	return lint.Options{Settings: o.settings, Namespace: o.namespace, Registry: api.DefaultRegistry(),
-		Extra: composeExtra(rbacAnalysis(o.settings), serverConflicts(o.settings, o.namespace))}, nil
+		Stages: lint.CrossDocument(o.settings, o.namespace)}, nil
 }
 
 func newLintCmd(s streams) *cobra.Command {
@@ -65,8 +70,12 @@ still linted).`,
 			if o.failOn != validate.SeverityError && o.failOn != validate.SeverityWarning {
 				return usageErr("--fail-on must be error or warning (got %q)", o.failOn)
 			}
-			docs := lint.Load(args, s.in)
-			findings, sum := lint.Lint(docs, eng)
+			prog, err := o.progressLine(s)
+			if err != nil {
+				return err
+			}
+			findings, sum := lint.Run(args, s.in, eng, prog.Update)
+			prog.Done()
 			if err := o.write(s, findings, sum); err != nil {
 				return err
 			}
@@ -77,7 +86,30 @@ still linted).`,
 	cmd.Flags().StringVarP(&o.output, "output", "o", "text", "output format: text, json or sarif")
 	cmd.Flags().StringVar(&o.failOn, "fail-on", validate.SeverityError, "lowest severity that makes the exit code 1: error or warning")
 	cmd.Flags().StringVar(&o.color, "color", "auto", "colour text output: auto (only on a terminal, honours NO_COLOR), always, never")
+	cmd.Flags().StringVar(&o.progress, "progress", "auto", "progress line on standard error for runs over a second: auto (only on a terminal), always, never")
+	cmd.Flags().DurationVar(&o.progressDelay, "progress-delay", time.Second, "how long a run goes before the progress line appears")
+	_ = cmd.Flags().MarkHidden("progress-delay")
 	return cmd
+}
+
+// progressLine is the progress line --progress asks for: drawn on standard error
+// only when it is a terminal (auto) or always; never, as in CI logs and tests,
+// otherwise.
+func (o *lintOptions) progressLine(s streams) (*lint.Progress, error) {
+	on := false
+	switch o.progress {
+	case "auto":
+		on = s.stderr != nil && lint.IsTerminal(s.stderr)
+	case "always":
+		on = true
+	case "never":
+	default:
+		return nil, usageErr("--progress must be auto, always or never (got %q)", o.progress)
+	}
+	if !on {
+		return lint.NewProgress(io.Discard, 0), nil
+	}
+	return lint.NewProgress(s.err, o.progressDelay), nil
 }
 
 func (o *lintOptions) write(s streams, fs []lint.Finding, sum lint.Summary) error {
@@ -132,28 +164,34 @@ the exit code 2.`,
 			if len(args) == 0 {
 				return usageErr("default needs at least one PATH, or - for standard input")
 			}
-			docs := lint.Load(args, s.in)
 			bad := false
 			first := true
-			for i := range docs {
-				d := &docs[i]
+			var failed error
+			lint.Stream(args, s.in, func(d *lint.Document) defaulted {
 				if d.Err != nil {
-					bad = true
-					printParseError(s, d)
-					continue
+					return defaulted{parseErr: &lint.Document{File: d.File, Line: d.Line, ErrLine: d.ErrLine, Err: d.Err}}
 				}
 				lint.Prepare(d, eng)
 				out, err := yaml.Marshal(d.Object.Object)
-				if err != nil {
-					return err
+				return defaulted{yaml: out, err: err}
+			}, func(r defaulted) {
+				switch {
+				case failed != nil:
+				case r.parseErr != nil:
+					bad = true
+					printParseError(s, r.parseErr)
+				case r.err != nil:
+					failed = r.err
+				default:
+					if !first {
+						fmt.Fprintln(s.out, "---")
+					}
+					first = false
+					_, failed = s.out.Write(r.yaml)
 				}
-				if !first {
-					fmt.Fprintln(s.out, "---")
-				}
-				first = false
-				if _, err := s.out.Write(out); err != nil {
-					return err
-				}
+			})
+			if failed != nil {
+				return failed
 			}
 			if bad {
 				return exitError{exitUsage}
@@ -163,6 +201,13 @@ the exit code 2.`,
 	}
 	o.bind(cmd)
 	return cmd
+}
+
+// defaulted is one document of `meshguard default`: the YAML to print, or why not.
+type defaulted struct {
+	yaml     []byte
+	err      error
+	parseErr *lint.Document
 }
 
 // printParseError reports a document that could not be read, in lint's text format,
