@@ -177,8 +177,10 @@ func (a *analysis) group(kt keyedTarget) field.ErrorList {
 	n := 0
 	for _, l := range ls {
 		if l.rules {
-			return a.fallback(kt, ls)
+			return a.matchers(kt, ls)
 		}
+	}
+	for _, l := range ls {
 		if l.bad {
 			return nil
 		}
@@ -308,13 +310,46 @@ func mergeLayers(ls []*layer) []*aPolicy {
 	return out
 }
 
-// fallback analyses a group with SPIFFE-matcher policies as Analyze does, on its
-// whole merged list.
-func (a *analysis) fallback(kt keyedTarget, ls []*layer) field.ErrorList {
-	pols := mergeLayers(ls)
-	g := Group{Target: kt.t, Policies: make([]Policy, len(pols))}
-	for i, p := range pols {
-		g.Policies[i] = a.ps[p.in]
+// matchers is Analyze for a group with SPIFFE-matcher policies: only those
+// policies have entries, so only they are listed; the whole merged list is built
+// only to name the policies of a group that denies everyone.
+func (a *analysis) matchers(kt keyedTarget, ls []*layer) field.ErrorList {
+	var rules []*aPolicy
+	for _, l := range ls {
+		rules = append(rules, l.rulesPols...)
 	}
-	return Analyze(g, a.systemNamespace)
+	slices.SortFunc(rules, func(x, y *aPolicy) int { return cmp.Compare(x.ord, y.ord) })
+	var all []SpiffeEntry
+	for _, p := range rules {
+		all = append(all, SpiffeEntries(a.ps[p.in])...)
+	}
+	owns := map[string]bool{}
+	for _, p := range rules {
+		if _, ok := owns[p.ref]; !ok {
+			owns[p.ref] = a.ownRef(kt, p)
+		}
+	}
+	return matcherFindings(kt.t, all, func(ref string) bool { return owns[ref] }, true, func() (string, string) {
+		pols := mergeLayers(ls)
+		names := make([]string, len(pols))
+		for i, p := range pols {
+			names[i] = p.ref
+		}
+		return names[len(names)-1], joinRefs(names)
+	})
+}
+
+// ownRef reports whether, as in Analyze, p's Ref counts as the group's own: the
+// last member of the group with that Ref has the group's target.
+func (a *analysis) ownRef(kt keyedTarget, p *aPolicy) bool {
+	same := a.byRef[p.ref]
+	if len(same) == 1 {
+		return p.key == kt.key
+	}
+	for i := len(same) - 1; i >= 0; i-- { // byRef is in merge order
+		if q := same[i]; appliesKeyed(q.t, kt.t, q.key, kt.key) {
+			return q.key == kt.key
+		}
+	}
+	return false
 }

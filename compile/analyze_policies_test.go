@@ -3,6 +3,7 @@ package compile
 import (
 	"fmt"
 	"math/rand"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -81,6 +82,33 @@ func randomFrom(r *rand.Rand) api.MTPFrom {
 	return api.MTPFrom{TargetRef: &ref, Default: api.MTPConf{Action: propActions()[r.Intn(len(propActions()))]}}
 }
 
+// randomMatches draws SPIFFE matcher lists: exact and prefix IDs that cover each
+// other, matchers without an ID, and some with HTTP conditions.
+func randomMatches(r *rand.Rand) *api.MTPMatches {
+	list := func() *[]api.SpiffeMatch {
+		if r.Intn(3) == 0 {
+			return nil
+		}
+		var l []api.SpiffeMatch
+		for k := r.Intn(3); k > 0; k-- {
+			var m api.SpiffeMatch
+			switch r.Intn(4) {
+			case 0:
+			case 1:
+				m.SpiffeId = &api.StringMatch{Type: "Prefix", Value: "spiffe://td/ns/" + propValues()[r.Intn(2)]}
+			default:
+				m.SpiffeID = &api.StringMatch{Type: "Exact", Value: "spiffe://td/ns/" + propValues()[r.Intn(2)] + "/sa/x"}
+			}
+			if r.Intn(5) == 0 {
+				m.Method = "GET"
+			}
+			l = append(l, m)
+		}
+		return &l
+	}
+	return &api.MTPMatches{Deny: list(), AllowWithShadowDeny: list(), Allow: list()}
+}
+
 // randomAnalysisPolicies draws n policies that share proxies in every way grouping
 // knows: mesh-wide and namespace-wide layers, zones, selectors that contain each
 // other, routes, gateways, repeated Refs, SPIFFE-matcher policies, and rarely an
@@ -101,10 +129,11 @@ func randomAnalysisPolicies(r *rand.Rand, n int) []Policy {
 			p.Origin = []string{api.OriginGlobal, api.OriginZone}[r.Intn(2)]
 			p.Zone = []string{"z1", "z2"}[r.Intn(2)]
 		}
-		if r.Intn(25) == 0 {
-			p.Spec.Default = &api.MTPMatches{}
-			allow := []api.SpiffeMatch{{}}
-			p.Spec.Default.Allow = &allow
+		if r.Intn(15) == 0 {
+			p.Spec.Default = randomMatches(r)
+			if r.Intn(3) == 0 {
+				p.Spec.Rules = []api.MTPRule{{Default: *randomMatches(r)}}
+			}
 		}
 		for k := r.Intn(5); k > 0; k-- {
 			p.Spec.From = append(p.Spec.From, randomFrom(r))
@@ -136,10 +165,13 @@ func TestAnalyzePoliciesMatchesPlain(t *testing.T) {
 		}
 		for _, e := range got {
 			found[e.Origin]++
+			if e.Field == "spec" || strings.HasPrefix(e.Field, "spec.default") || strings.HasPrefix(e.Field, "spec.rules") {
+				found["matcher"]++
+			}
 		}
 	}
 	// The comparison means something only if every finding occurred.
-	for _, c := range []string{CodeDeadItem, CodeDenyAll, CodeAllowAll} {
+	for _, c := range []string{CodeDeadItem, CodeDenyAll, CodeAllowAll, "matcher"} {
 		if found[c] < 20 {
 			t.Errorf("only %d %s findings in the random sets", found[c], c)
 		}

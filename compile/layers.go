@@ -155,6 +155,8 @@ type layer struct {
 	// client), -1 if none.
 	emptyDeny  int64
 	bad, rules bool
+	// rulesPols are the policies that use SPIFFE matchers.
+	rulesPols []*aPolicy
 }
 
 func newLayer(pols []*aPolicy) *layer {
@@ -162,7 +164,10 @@ func newLayer(pols []*aPolicy) *layer {
 	var buf []byte
 	for _, p := range pols {
 		l.bad = l.bad || p.bad
-		l.rules = l.rules || p.rules
+		if p.rules {
+			l.rules = true
+			l.rulesPols = append(l.rulesPols, p)
+		}
 		for k := range p.items {
 			it := &p.items[k]
 			l.items = append(l.items, it)
