@@ -102,3 +102,24 @@ func TestSplitReaderOversize(t *testing.T) {
 		})
 	}
 }
+
+// FuzzSplitReader: on any input, read in pieces of any size, the streaming
+// splitter cuts the chunks splitDocuments cuts.
+func FuzzSplitReader(f *testing.F) {
+	r := rand.New(rand.NewSource(9))
+	for range 20 {
+		f.Add(randomStream(r), uint8(r.Intn(16)))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, piece uint8) {
+		var want, got []chunk
+		for _, u := range splitUnits("f", data) {
+			want = append(want, u.chunk)
+		}
+		splitReader("f", &pieceReader{data: data, r: rand.New(rand.NewSource(int64(piece))), max: 1 + int(piece)}, func(u unit) {
+			got = append(got, u.chunk)
+		})
+		if d := cmp.Diff(want, got, cmp.AllowUnexported(chunk{})); d != "" {
+			t.Fatalf("input %q (-want +got):\n%s", data, d)
+		}
+	})
+}
