@@ -12,7 +12,8 @@ import (
 // AnalyzePolicies runs Analyze over every group of ps and returns the same
 // findings in the same order, without building every group's merged list: the
 // policies that target the whole mesh are analysed once per layer they form (see
-// layers.go), and each group adds only its own suffix. Lint runs it over every
+// layers.go), and so are the policies of every other target, once per target.
+// Lint runs it over every
 // MeshTrafficPermission of a repository, where thousands can select the same
 // proxies.
 func AnalyzePolicies(ps []Policy, systemNamespace string) field.ErrorList {
@@ -32,13 +33,17 @@ type analysis struct {
 	targets []keyedTarget
 	// layers are the kind-rank-0 policies by mesh, namespace and zone.
 	layers map[[3]string]*layer
-	// bySel are the other proxy-selecting policies by mesh, namespace and selector.
-	bySel map[string][]*aPolicy
-	// byKey are all policies by target key; byScope the proxy-selecting policies
-	// of rank > 0 by mesh and namespace (for selectors too large to enumerate).
-	byKey   map[string][]*aPolicy
-	byScope map[[2]string][]*aPolicy
-	byRef   map[string][]*aPolicy
+	// keyLayers are the other policies by target key: all of a key's policies
+	// apply to the same groups, so each key is one layer, built once.
+	keyLayers map[string]*layer
+	// bySel are the target keys of the proxy-selecting ones among them by mesh,
+	// namespace and selector; byScope by mesh and namespace (for selectors too
+	// large to enumerate).
+	bySel   map[string][]string
+	byScope map[[2]string][]string
+	// byKey are all policies by target key.
+	byKey map[string][]*aPolicy
+	byRef map[string][]*aPolicy
 
 	systemNamespace string
 }
@@ -46,7 +51,8 @@ type analysis struct {
 func newAnalysis(ps []Policy, systemNamespace string) *analysis {
 	pts, keys, targets := distinctTargets(ps, systemNamespace)
 	a := &analysis{ps: ps, pols: make([]aPolicy, len(ps)), byOrd: make([]*aPolicy, len(ps)), targets: targets, systemNamespace: systemNamespace,
-		bySel: map[string][]*aPolicy{}, byKey: map[string][]*aPolicy{}, byScope: map[[2]string][]*aPolicy{}, byRef: map[string][]*aPolicy{}}
+		keyLayers: map[string]*layer{}, bySel: map[string][]string{}, byKey: map[string][]*aPolicy{},
+		byScope: map[[2]string][]string{}, byRef: map[string][]*aPolicy{}}
 	sortKeys := make([]sortKey, len(ps))
 	idx := make([]int, len(ps))
 	for i, p := range ps {
@@ -63,6 +69,7 @@ func newAnalysis(ps []Policy, systemNamespace string) *analysis {
 	rank0 := map[[3]string][]*aPolicy{}
 	var buf []byte
 	for _, p := range a.byOrd { // in merge order, so every list below is too
+		first := len(a.byKey[p.key]) == 0
 		a.byKey[p.key] = append(a.byKey[p.key], p)
 		a.byRef[p.ref] = append(a.byRef[p.ref], p)
 		switch {
@@ -70,16 +77,21 @@ func newAnalysis(ps []Policy, systemNamespace string) *analysis {
 		case p.t.Kind == api.RefMesh || p.t.Kind == "":
 			k := [3]string{p.t.Mesh, p.t.Namespace, p.t.Zone}
 			rank0[k] = append(rank0[k], p)
-		default:
+		case first:
 			buf = selKey(buf[:0], p.t.Mesh, p.t.Namespace, p.sel)
-			a.bySel[string(buf)] = append(a.bySel[string(buf)], p)
+			a.bySel[string(buf)] = append(a.bySel[string(buf)], p.key)
 			s := [2]string{p.t.Mesh, p.t.Namespace}
-			a.byScope[s] = append(a.byScope[s], p)
+			a.byScope[s] = append(a.byScope[s], p.key)
 		}
 	}
 	a.layers = make(map[[3]string]*layer, len(rank0))
 	for k, pols := range rank0 {
 		a.layers[k] = newLayer(pols)
+	}
+	for k, pols := range a.byKey {
+		if t := pols[0].t; t.Route() || !selectsProxies(t.Kind) || (t.Kind != api.RefMesh && t.Kind != "") {
+			a.keyLayers[k] = newLayer(pols)
+		}
 	}
 	return a
 }
@@ -99,15 +111,12 @@ func newAPolicy(p Policy, t Target, key string, ord int) aPolicy {
 	return ap
 }
 
-// members returns the layers of group t: its shared rank-0 layers and a layer of
-// its other members, built for it.
+// members returns the layers of group t: its shared rank-0 layers and the layers
+// of the other target keys that apply to it.
 func (a *analysis) members(kt keyedTarget) []*layer {
 	t := kt.t
 	var out []*layer
-	var rest []*aPolicy
-	if t.Route() {
-		rest = a.byKey[kt.key]
-	} else {
+	if !t.Route() {
 		for _, ns := range uniq(t.Namespace) {
 			for _, z := range uniq(t.Zone) {
 				if l := a.layers[[3]string{t.Mesh, ns, z}]; l != nil {
@@ -115,14 +124,18 @@ func (a *analysis) members(kt keyedTarget) []*layer {
 				}
 			}
 		}
-		if !selectsProxies(t.Kind) {
-			rest = a.byKey[kt.key]
-		} else {
-			rest = a.suffix(kt)
-		}
 	}
-	if len(rest) > 0 {
-		out = append(out, newLayer(rest))
+	if t.Route() || !selectsProxies(t.Kind) {
+		if l := a.keyLayers[kt.key]; l != nil {
+			out = append(out, l)
+		}
+		return out
+	}
+	for _, k := range a.containedKeys(t) {
+		l := a.keyLayers[k]
+		if p := l.pols[0]; appliesKeyed(p.t, t, p.key, kt.key) {
+			out = append(out, l)
+		}
 	}
 	return out
 }
@@ -135,39 +148,32 @@ func uniq(s string) []string {
 	return []string{"", s}
 }
 
-// suffix lists the proxy-selecting policies of rank > 0 that apply to t, in merge
-// order: those whose selector is a subset of t's, found by enumerating the subsets.
-func (a *analysis) suffix(kt keyedTarget) []*aPolicy {
-	t := kt.t
-	var cand []*aPolicy
+// containedKeys lists the target keys of rank > 0 whose selector is a subset of
+// t's, in t's mesh and namespace or none: the candidates to apply to t, found by
+// enumerating the subsets.
+func (a *analysis) containedKeys(t Target) []string {
+	var out []string
 	sel := selectorEntries(t)
 	if len(sel) > maxSubsetAtoms {
 		for _, ns := range uniq(t.Namespace) {
-			cand = append(cand, a.byScope[[2]string{t.Mesh, ns}]...)
+			out = append(out, a.byScope[[2]string{t.Mesh, ns}]...)
 		}
-	} else {
-		var buf []byte
-		sub := make([]selEntry, 0, len(sel))
-		for mask := 0; mask < 1<<len(sel); mask++ {
-			sub = sub[:0]
-			for i, e := range sel {
-				if mask&(1<<i) != 0 {
-					sub = append(sub, e)
-				}
-			}
-			for _, ns := range uniq(t.Namespace) {
-				buf = selKey(buf[:0], t.Mesh, ns, sub)
-				cand = append(cand, a.bySel[string(buf)]...)
+		return out
+	}
+	var buf []byte
+	sub := make([]selEntry, 0, len(sel))
+	for mask := 0; mask < 1<<len(sel); mask++ {
+		sub = sub[:0]
+		for i, e := range sel {
+			if mask&(1<<i) != 0 {
+				sub = append(sub, e)
 			}
 		}
-	}
-	out := cand[:0]
-	for _, p := range cand {
-		if appliesKeyed(p.t, t, p.key, kt.key) {
-			out = append(out, p)
+		for _, ns := range uniq(t.Namespace) {
+			buf = selKey(buf[:0], t.Mesh, ns, sub)
+			out = append(out, a.bySel[string(buf)]...)
 		}
 	}
-	slices.SortFunc(out, func(x, y *aPolicy) int { return cmp.Compare(x.ord, y.ord) })
 	return out
 }
 
