@@ -12,9 +12,11 @@ import (
 // the square of the policies that select the same proxies. A group's merged list
 // is cut into layers: the policies that target the whole mesh (kind rank 0) come
 // first in every group's order, and depend only on the group's mesh, namespace and
-// zone, so they form a handful of layers shared by many groups; the rest of a
-// group (its suffix) is found through an index of selectors instead of by testing
-// every policy. Every layer indexes its `from` items by their set of atoms, so
+// zone, so they form a handful of layers shared by many groups; the policies of
+// any other target apply to the same groups, so each target is a layer too, and a
+// group finds the targets its selector contains through an index of selectors
+// instead of by testing every policy. Every layer is built once and indexes its
+// `from` items by their set of atoms, so
 // "which later item covers this one" is a few map lookups (the subsets of the
 // item's atoms) instead of a scan of the list.
 
