@@ -13,9 +13,8 @@ import (
 // findings in the same order, without building every group's merged list: the
 // policies that target the whole mesh are analysed once per layer they form (see
 // layers.go), and so are the policies of every other target, once per target.
-// Lint runs it over every
-// MeshTrafficPermission of a repository, where thousands can select the same
-// proxies.
+// Lint runs it over every MeshTrafficPermission of a repository, where thousands
+// can select the same proxies.
 func AnalyzePolicies(ps []Policy, systemNamespace string) field.ErrorList {
 	a := newAnalysis(ps, systemNamespace)
 	var out field.ErrorList
@@ -98,7 +97,6 @@ func newAnalysis(ps []Policy, systemNamespace string) *analysis {
 
 func newAPolicy(p Policy, t Target, key string, ord int) aPolicy {
 	ap := aPolicy{ord: ord, t: t, key: key, ref: p.Ref(), rules: p.IsRulesForm(), sel: selectorEntries(t)}
-	ap.selSkip = len(ap.sel) > maxSubsetAtoms
 	ap.items = make([]aItem, len(p.Spec.From))
 	for i, f := range p.Spec.From {
 		act, err := ParseAction(f.Default.Action)
@@ -204,7 +202,7 @@ func (a *analysis) group(kt keyedTarget) field.ErrorList {
 		return scope
 	}
 	var out field.ErrorList
-	own := a.ownItems(kt, ls)
+	own := a.ownItems(kt)
 	for _, x := range own {
 		best := int64(-1)
 		for _, l := range ls {
@@ -246,33 +244,20 @@ func (a *analysis) group(kt keyedTarget) field.ErrorList {
 
 // ownItems are the items the findings of the group are about, in merge order: as
 // in Analyze, the items of every member whose Ref's last member in the group has
-// the group's own target.
-func (a *analysis) ownItems(kt keyedTarget, ls []*layer) []*aItem {
+// the group's own target. Only the Refs of the group's own policies can.
+func (a *analysis) ownItems(kt keyedTarget) []*aItem {
 	var out []*aItem
 	done := map[string]bool{}
 	for _, p := range a.byKey[kt.key] {
-		if len(a.byRef[p.ref]) == 1 {
-			for k := range p.items {
-				out = append(out, &p.items[k])
-			}
-			continue
-		}
-		if done[p.ref] {
+		if done[p.ref] || !a.ownRef(kt, p) {
 			continue
 		}
 		done[p.ref] = true
-		var mine []*aPolicy
 		for _, q := range a.byRef[p.ref] {
-			if appliesKeyed(q.t, kt.t, q.key, kt.key) {
-				mine = append(mine, q)
-			}
-		}
-		if mine[len(mine)-1].key != kt.key { // byRef is in merge order
-			continue
-		}
-		for _, q := range mine {
-			for k := range q.items {
-				out = append(out, &q.items[k])
+			if q == p || appliesKeyed(q.t, kt.t, q.key, kt.key) {
+				for k := range q.items {
+					out = append(out, &q.items[k])
+				}
 			}
 		}
 	}

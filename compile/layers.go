@@ -36,16 +36,15 @@ type aItem struct {
 
 // aPolicy is a policy with everything the analysis derives from it once.
 type aPolicy struct {
-	ord     int // position in the global merge order
-	in      int // position in the input
-	t       Target
-	key     string
-	ref     string
-	items   []aItem
-	bad     bool // an action that does not parse
-	rules   bool // uses SPIFFE matchers
-	sel     []selEntry
-	selSkip bool // too many selector entries to enumerate subsets
+	ord   int // position in the global merge order
+	in    int // position in the input
+	t     Target
+	key   string
+	ref   string
+	items []aItem
+	bad   bool // an action that does not parse
+	rules bool // uses SPIFFE matchers
+	sel   []selEntry
 }
 
 // selEntry is one entry of a target's selector (see selectorGet).
