@@ -25,18 +25,25 @@ type Anchor struct {
 	File                              string
 	Line                              int
 	APIVersion, Kind, Namespace, Name string
-	lines                             map[string]int
+	lines                             []pathLine
+}
+
+// pathLine is the line of one field path; an anchor has a handful, so a slice
+// costs less than a map.
+type pathLine struct {
+	path string
+	line int
 }
 
 // NewAnchor records d's identity and the lines of paths (see Document.LineOf).
 func NewAnchor(d *Document, paths ...string) Anchor {
-	a := Anchor{File: d.File, Line: d.Line, lines: make(map[string]int, len(paths))}
+	a := Anchor{File: d.File, Line: d.Line, lines: make([]pathLine, len(paths))}
 	if d.Object != nil {
 		a.APIVersion, a.Kind = d.Object.GetAPIVersion(), d.Object.GetKind()
 		a.Namespace, a.Name = d.Object.GetNamespace(), d.Object.GetName()
 	}
-	for _, p := range paths {
-		a.lines[p] = d.LineOf(p)
+	for i, p := range paths {
+		a.lines[i] = pathLine{p, d.LineOf(p)}
 	}
 	return a
 }
@@ -44,9 +51,12 @@ func NewAnchor(d *Document, paths ...string) Anchor {
 // Finding is FindingFor on the anchored document; a path that was not recorded
 // points at the document.
 func (a Anchor) Finding(severity, code, fieldPath, msg string) Finding {
-	line, ok := a.lines[fieldPath]
-	if !ok {
-		line = a.Line
+	line := a.Line
+	for _, pl := range a.lines {
+		if pl.path == fieldPath {
+			line = pl.line
+			break
+		}
 	}
 	return Finding{File: a.File, Line: max(line, 1), Severity: severity, Code: code, Field: fieldPath, Message: msg,
 		APIVersion: a.APIVersion, Kind: a.Kind, Namespace: a.Namespace, Name: a.Name}
