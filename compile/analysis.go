@@ -108,11 +108,20 @@ func usesMatchers(ps []Policy) bool {
 // a deny entry without HTTP conditions covers its SPIFFE ID (deny is evaluated
 // first); the group denies everything when no allow entry is left.
 func analyzeMatchers(g Group, own map[string]bool) field.ErrorList {
-	var out field.ErrorList
 	var all []SpiffeEntry
 	for _, p := range g.Policies {
 		all = append(all, SpiffeEntries(p)...)
 	}
+	return matcherFindings(g.Target, all, func(ref string) bool { return own[ref] }, len(g.Policies) > 0, func() (string, string) {
+		return g.Policies[len(g.Policies)-1].Ref(), refs(g.Policies)
+	})
+}
+
+// matcherFindings is analyzeMatchers given the group's SPIFFE entries in merge
+// order, whether a Ref is the group's own, whether the group has policies, and the
+// Ref of its last policy with the words naming all of them (for MG202).
+func matcherFindings(t Target, all []SpiffeEntry, own func(string) bool, hasPolicies bool, names func() (last, all string)) field.ErrorList {
+	var out field.ErrorList
 	alive := 0
 	for _, e := range all {
 		if e.List == ListDeny {
@@ -129,23 +138,23 @@ func analyzeMatchers(g Group, own map[string]bool) field.ErrorList {
 			alive++
 			continue
 		}
-		if own[e.Policy] {
+		if own(e.Policy) {
 			out = append(out, finding(CodeDeadItem, e.Policy, e.Path, fmt.Sprintf(
 				"this matcher never allows anything for %s: the deny matcher %s %s covers it and deny matchers are evaluated first",
-				g.Target.Scope(), by.Policy, by.Path)))
+				t.Scope(), by.Policy, by.Path)))
 		}
 	}
-	if alive == 0 && len(g.Policies) > 0 {
-		last := g.Policies[len(g.Policies)-1]
-		out = append(out, finding(CodeDenyAll, last.Ref(), "spec", fmt.Sprintf(
+	if alive == 0 && hasPolicies {
+		last, list := names()
+		out = append(out, finding(CodeDenyAll, last, "spec", fmt.Sprintf(
 			"%s deny every client: %s leave no allow matcher that a deny matcher does not cover",
-			g.Target.Scope(), refs(g.Policies))))
+			t.Scope(), list)))
 	}
-	if g.Target.Kind == api.RefMesh && g.Target.Namespace == "" {
+	if t.Kind == api.RefMesh && t.Namespace == "" {
 		for _, e := range all {
-			if sm, _ := e.Match.Spiffe(); own[e.Policy] && e.List != ListDeny && sm == nil && !e.http() {
+			if sm, _ := e.Match.Spiffe(); own(e.Policy) && e.List != ListDeny && sm == nil && !e.http() {
 				out = append(out, finding(CodeAllowAll, e.Policy, e.Path, fmt.Sprintf(
-					"this matcher has no condition: every client may reach every proxy of mesh %s", g.Target.Mesh)))
+					"this matcher has no condition: every client may reach every proxy of mesh %s", t.Mesh)))
 			}
 		}
 	}
@@ -174,15 +183,6 @@ func stringMatchCovers(o, i *api.StringMatch) bool {
 		return (i.Type == "Exact" || i.Type == "") && i.Value == o.Value
 	}
 	return false
-}
-
-// AnalyzePolicies runs Analyze over every group of ps.
-func AnalyzePolicies(ps []Policy, systemNamespace string) field.ErrorList {
-	var out field.ErrorList
-	for _, g := range GroupPolicies(ps, systemNamespace) {
-		out = append(out, Analyze(g, systemNamespace)...)
-	}
-	return out
 }
 
 // allowsAnyone reports whether compact(cs, Action.Allows, ...) has a principal:

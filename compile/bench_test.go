@@ -2,6 +2,7 @@ package compile
 
 import (
 	"fmt"
+	"math/rand"
 	"syscall"
 	"testing"
 
@@ -99,5 +100,64 @@ func TestBenchShapesAreCorrect(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// sameProxyPolicies is the shape that made lint quadratic: n policies of which 3%
+// target the whole mesh, 17% whole namespaces and the rest Dataplanes of a few
+// popular apps, each with one to four `from` items, so thousands of policies
+// select the same proxies and every group shares the mesh-wide ones.
+func sameProxyPolicies(n int) []Policy {
+	r := rand.New(rand.NewSource(int64(n)))
+	nss := max(2, n/100)
+	var ps []Policy
+	for i := 0; i < n; i++ {
+		ns := fmt.Sprintf("team-%d", r.Intn(nss))
+		p := Policy{Name: fmt.Sprintf("mtp-%d", i), Namespace: ns, Mesh: "default", Spec: api.MeshTrafficPermissionSpec{TargetRef: &api.TargetRef{Kind: api.RefMesh}}}
+		switch x := r.Intn(100); {
+		case x < 3:
+			p.Namespace = "kuma-system"
+		case x < 20:
+		default:
+			p.Spec.TargetRef = &api.TargetRef{Kind: api.RefDataplane, Labels: map[string]string{"app": fmt.Sprintf("app-%d", int(40*r.Float64()*r.Float64()))}}
+		}
+		for k := 1 + r.Intn(4); k > 0; k-- {
+			tags := map[string]string{api.ServiceTag: fmt.Sprintf("caller-%d", r.Intn(200))}
+			if r.Intn(4) == 0 {
+				tags["version"] = fmt.Sprintf("v%d", r.Intn(3))
+			}
+			action := []string{"Allow", "Allow", "Allow", "Deny", "AllowWithShadowDeny"}[r.Intn(5)]
+			p.Spec.From = append(p.Spec.From, api.MTPFrom{TargetRef: &api.TargetRef{Kind: api.RefMeshSubset, Tags: tags}, Default: api.MTPConf{Action: action}})
+		}
+		ps = append(ps, p)
+	}
+	return ps
+}
+
+// BenchmarkAnalyzePolicies is lint's cross-document RBAC stage on many policies
+// selecting the same proxies; "plain" analyses every group's merged list on its own
+// (the reference the layered analysis is tested against, and what lint ran before).
+func BenchmarkAnalyzePolicies(b *testing.B) {
+	for _, n := range []int{1000, 5000, 25000} {
+		ps := sameProxyPolicies(n)
+		b.Run(fmt.Sprintf("layered/n=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			start := cpuTime()
+			for b.Loop() {
+				AnalyzePolicies(ps, "kuma-system")
+			}
+			b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+		})
+		if n > 5000 {
+			continue // the plain analysis takes minutes here
+		}
+		b.Run(fmt.Sprintf("plain/n=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			start := cpuTime()
+			for b.Loop() {
+				refAnalyzePolicies(ps, "kuma-system")
+			}
+			b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+		})
 	}
 }

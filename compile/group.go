@@ -225,28 +225,28 @@ type groupInfo struct {
 	refs []string
 }
 
-// groupPolicies is GroupPolicies that also returns each group's groupInfo; refs
-// are filled when withRefs. Targets, keys, sort keys and Refs are computed once per
-// policy, not once per group the policy is in.
-func groupPolicies(ps []Policy, systemNamespace string, withRefs bool) ([]Group, []groupInfo) {
-	// A target with its key, computed once: keys are compared while sorting.
-	type keyed struct {
-		t   Target
-		key string
-	}
+// keyedTarget is a target with its key, computed once: keys are compared while
+// sorting.
+type keyedTarget struct {
+	t   Target
+	key string
+}
+
+// distinctTargets computes every policy's target and key and returns the distinct
+// targets sorted by mesh, kind rank and key: the groups, in output order.
+func distinctTargets(ps []Policy, systemNamespace string) (pts []Target, keys []string, targets []keyedTarget) {
 	seen := map[string]bool{}
-	var targets []keyed
-	pts := make([]Target, len(ps))
-	keys := make([]string, len(ps))
+	pts = make([]Target, len(ps))
+	keys = make([]string, len(ps))
 	for i, p := range ps {
 		pts[i] = TargetOf(p, systemNamespace)
 		keys[i] = pts[i].key()
 		if k := keys[i]; !seen[k] {
 			seen[k] = true
-			targets = append(targets, keyed{pts[i], k})
+			targets = append(targets, keyedTarget{pts[i], k})
 		}
 	}
-	slices.SortFunc(targets, func(a, b keyed) int {
+	slices.SortFunc(targets, func(a, b keyedTarget) int {
 		if c := cmp.Compare(a.t.Mesh, b.t.Mesh); c != 0 {
 			return c
 		}
@@ -256,6 +256,14 @@ func groupPolicies(ps []Policy, systemNamespace string, withRefs bool) ([]Group,
 		}
 		return cmp.Compare(a.key, b.key)
 	})
+	return pts, keys, targets
+}
+
+// groupPolicies is GroupPolicies that also returns each group's groupInfo; refs
+// are filled when withRefs. Targets, keys, sort keys and Refs are computed once per
+// policy, not once per group the policy is in.
+func groupPolicies(ps []Policy, systemNamespace string, withRefs bool) ([]Group, []groupInfo) {
+	pts, keys, targets := distinctTargets(ps, systemNamespace)
 	// Applies needs the same mesh and a policy namespace that is empty or the
 	// group's, so only those buckets are scanned: linting thousands of policies in
 	// many namespaces stays near-linear instead of comparing every pair.

@@ -1,8 +1,9 @@
 package linkerd
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -176,28 +177,68 @@ func PortsOverlap(a, b Server, workloads []Workload) (string, bool) {
 // Conflicts returns every pair of Servers in one namespace whose selectors can select
 // the same pod (or external workload) and whose ports can be the same port, in index
 // order. Servers with the same namespace and name are one object and never conflict.
+// Only pairs that can share a port are compared: Servers are bucketed by namespace
+// and port, and a named port meets the numbers the namespace's workloads give that
+// name, so a repository of many Servers on different ports is not compared pair by
+// pair.
 func Conflicts(servers []Server, workloads []Workload) []Conflict {
-	byNS := map[string][]int{}
-	for i, s := range servers {
-		byNS[s.Namespace] = append(byNS[s.Namespace], i)
+	type bucket struct {
+		ns       string
+		external bool
+		name     string
+		number   int64
 	}
+	buckets := map[bucket][]int{}
+	for i, s := range servers {
+		b := bucket{ns: s.Namespace, external: s.External, name: s.PortName}
+		if s.PortName == "" {
+			b.number = s.PortNumber
+		}
+		buckets[b] = append(buckets[b], i)
+	}
+	wByNS := map[string][]Workload{}
+	for _, w := range workloads {
+		wByNS[w.Namespace] = append(wByNS[w.Namespace], w)
+	}
+	seen := map[[2]int]bool{}
 	var out []Conflict
-	for _, idx := range byNS {
-		for x := 0; x < len(idx); x++ {
-			for y := x + 1; y < len(idx); y++ {
-				a, b := servers[idx[x]], servers[idx[y]]
-				if c, ok := conflict(a, b, workloads); ok {
-					out = append(out, Conflict{A: idx[x], B: idx[y], Port: c})
+	try := func(x, y int) {
+		if x > y {
+			x, y = y, x
+		}
+		if seen[[2]int{x, y}] {
+			return
+		}
+		seen[[2]int{x, y}] = true
+		if c, ok := conflict(servers[x], servers[y], wByNS[servers[x].Namespace]); ok {
+			out = append(out, Conflict{A: x, B: y, Port: c})
+		}
+	}
+	for b, idx := range buckets {
+		for i := range idx {
+			for j := i + 1; j < len(idx); j++ {
+				try(idx[i], idx[j])
+			}
+		}
+		if b.name == "" || b.external {
+			continue
+		}
+		// A named port conflicts with the numbers it names in the namespace.
+		nums := map[int64]bool{}
+		for _, w := range wByNS[b.ns] {
+			if n, ok := w.Ports[b.name]; ok {
+				nums[n] = true
+			}
+		}
+		for n := range nums {
+			for _, y := range buckets[bucket{ns: b.ns, number: n}] {
+				for _, x := range idx {
+					try(x, y)
 				}
 			}
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].A != out[j].A {
-			return out[i].A < out[j].A
-		}
-		return out[i].B < out[j].B
-	})
+	slices.SortFunc(out, func(a, b Conflict) int { return cmp.Or(cmp.Compare(a.A, b.A), cmp.Compare(a.B, b.B)) })
 	return out
 }
 

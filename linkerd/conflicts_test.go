@@ -1,6 +1,9 @@
 package linkerd
 
 import (
+	"fmt"
+	"math/rand"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -110,5 +113,55 @@ func TestServerFromObject(t *testing.T) {
 		if _, ok := ServerFromObject(u); ok {
 			t.Errorf("%q read as a Server", bad)
 		}
+	}
+}
+
+// refConflicts is Conflicts written plainly: every pair of Servers, decided with
+// every workload.
+func refConflicts(servers []Server, workloads []Workload) []Conflict {
+	var out []Conflict
+	for x := range servers {
+		for y := x + 1; y < len(servers); y++ {
+			if c, ok := conflict(servers[x], servers[y], workloads); ok {
+				out = append(out, Conflict{A: x, B: y, Port: c})
+			}
+		}
+	}
+	return out
+}
+
+// TestConflictsMatchesAllPairs checks the bucketed Conflicts against every pair on
+// random Servers and workloads sharing namespaces, labels, port names and numbers.
+func TestConflictsMatchesAllPairs(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	pick := func(xs ...string) string { return xs[r.Intn(len(xs))] }
+	total := 0
+	for iter := 0; iter < 300; iter++ {
+		var ws []Workload
+		for i := r.Intn(6); i > 0; i-- {
+			ws = append(ws, Workload{Namespace: pick("a", "b"), Kind: "Deployment", Name: fmt.Sprint("w", i),
+				Labels: map[string]string{"app": pick("web", "api")}, Ports: map[string]int64{pick("http", "admin"): int64(8080 + r.Intn(2))}})
+		}
+		var ss []Server
+		for i := r.Intn(30); i > 0; i-- {
+			s := Server{Namespace: pick("a", "b"), Name: fmt.Sprint("s", r.Intn(20)), External: r.Intn(6) == 0}
+			if r.Intn(3) > 0 {
+				s.Selector.MatchLabels = map[string]string{"app": pick("web", "api")}
+			}
+			if r.Intn(2) == 0 {
+				s.PortName = pick("http", "admin", "grpc")
+			} else {
+				s.PortNumber = int64(8080 + r.Intn(3))
+			}
+			ss = append(ss, s)
+		}
+		want, got := refConflicts(ss, ws), Conflicts(ss, ws)
+		if !reflect.DeepEqual(want, got) {
+			t.Fatalf("iter %d:\nwant %+v\ngot  %+v", iter, want, got)
+		}
+		total += len(got)
+	}
+	if total < 100 {
+		t.Fatalf("only %d conflicts in the random sets", total)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"testing"
+
+	"github.com/meshguard/meshguard/api"
 )
 
 // policyStream builds n small Kuma policies as one multi-document YAML stream.
@@ -52,4 +54,52 @@ func BenchmarkLoad10k(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "docs/s")
+}
+
+// sameProxyStream builds n MeshTrafficPermissions that select the same proxies:
+// every 30th targets the whole mesh from the system namespace, the others whole
+// namespaces or Dataplanes of one of a few apps in one of three namespaces, each
+// allowing two callers after denying one.
+func sameProxyStream(n int) []byte {
+	var b bytes.Buffer
+	for i := range n {
+		ns, target := fmt.Sprintf("team-%d", i%3), fmt.Sprintf("{kind: Dataplane, labels: {app: app-%d}}", i%5)
+		switch {
+		case i%30 == 0:
+			ns, target = "kuma-system", "{kind: Mesh}"
+		case i%6 == 0:
+			target = "{kind: Mesh}"
+		}
+		fmt.Fprintf(&b, "---\napiVersion: kuma.io/v1alpha1\nkind: MeshTrafficPermission\nmetadata: {name: mtp-%d, namespace: %s}\nspec:\n  targetRef: %s\n  from:\n"+
+			"    - {targetRef: {kind: MeshSubset, tags: {kuma.io/service: caller-%d}}, default: {action: Deny}}\n"+
+			"    - {targetRef: {kind: MeshSubset, tags: {kuma.io/service: caller-%d, version: v1}}, default: {action: Allow}}\n"+
+			"    - {targetRef: {kind: MeshSubset, tags: {kuma.io/service: caller-%d}}, default: {action: Allow}}\n",
+			i, ns, target, i%97, i%89, i%83)
+	}
+	return b.Bytes()
+}
+
+// BenchmarkCrossDocumentSameProxy lints n MeshTrafficPermissions that select the
+// same proxies, with and without the cross-document stages: the difference is
+// what the RBAC analysis costs (it used to grow with the square of n).
+func BenchmarkCrossDocumentSameProxy(b *testing.B) {
+	s := api.DefaultSettings()
+	for _, n := range []int{2000, 10000} {
+		data := sameProxyStream(n)
+		for _, stages := range []bool{false, true} {
+			o := Options{Settings: s, Namespace: "default", Registry: api.DefaultRegistry()}
+			if stages {
+				o.Stages = CrossDocument(s, "default")
+			}
+			b.Run(fmt.Sprintf("n=%d/stages=%v", n, stages), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					_, sum, _ := Run([]string{"-"}, bytes.NewReader(data), LoadOptions{}, o, nil)
+					if sum.Documents != n || sum.Errors != 0 {
+						b.Fatalf("summary %+v", sum)
+					}
+				}
+			})
+		}
+	}
 }

@@ -2,8 +2,6 @@ package lint
 
 import (
 	"bytes"
-	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -66,34 +64,41 @@ type Skip struct {
 
 // LoadAll is Load with options, and it also returns the skipped documents.
 func LoadAll(paths []string, stdin io.Reader, o LoadOptions) Loaded {
-	r := newRenderer(o)
 	var units []unit
+	eachUnit(paths, stdin, o, func(u unit) { units = append(units, u) })
+	return assemble(units)
+}
+
+// eachUnit calls fn with every unit of paths in input order: the chunks of each
+// file, a unit with err for a file that cannot be read, and with rendering on,
+// the finished documents of each kustomize build or Helm render.
+func eachUnit(paths []string, stdin io.Reader, o LoadOptions, fn func(unit)) {
+	r := newRenderer(o)
 	for _, p := range paths {
 		if p == "-" {
-			units = append(units, readUnits(StdinName, stdin)...)
+			splitReader(StdinName, stdin, fn)
 			continue
 		}
 		info, err := os.Stat(p)
 		if err != nil {
-			units = append(units, unit{file: p, err: err})
+			fn(unit{file: p, err: err})
 			continue
 		}
 		switch {
 		case !info.IsDir() && o.Kustomize && isKustomizationFile(filepath.Base(p)):
-			units = append(units, r.renderUnits(filepath.Dir(p), false)...)
+			r.renderUnits(filepath.Dir(p), false, fn)
 		case !info.IsDir() && o.Helm && filepath.Base(p) == chartFile:
-			units = append(units, r.renderUnits(filepath.Dir(p), true)...)
+			r.renderUnits(filepath.Dir(p), true, fn)
 		case !info.IsDir():
-			units = append(units, fileUnits(p)...)
+			fileUnits(p, fn)
 		case o.Kustomize || o.Helm:
-			units = append(units, r.treeUnits(p)...)
+			r.treeUnits(p, fn)
 		default:
 			for _, f := range walkDir(p) {
-				units = append(units, walkedUnits(f)...)
+				walkedUnits(f, fn)
 			}
 		}
 	}
-	return assemble(units)
 }
 
 // LoadBytes parses the content of one file named name; tests, fuzzers and
@@ -110,8 +115,11 @@ type unit struct {
 	file  string
 	chunk chunk
 	err   error
-	docs  []Document
-	done  bool
+	// oversize is the size of a chunk past MaxDocumentBytes that was not kept;
+	// chunk.line is then its first line with content.
+	oversize int
+	docs     []Document
+	done     bool
 }
 
 // walked is a file found in a directory: a manifest, or a kustomization file
@@ -123,14 +131,13 @@ type walked struct {
 
 // walkedUnits reads a walked manifest as it is; a "Kustomization" file has no
 // manifest extension and is only looked at when rendering.
-func walkedUnits(f walked) []unit {
-	if f.err != nil {
-		return []unit{{file: f.path, err: f.err}}
+func walkedUnits(f walked, fn func(unit)) {
+	switch {
+	case f.err != nil:
+		fn(unit{file: f.path, err: f.err})
+	case isManifest(filepath.Base(f.path)):
+		fileUnits(f.path, fn)
 	}
-	if !isManifest(filepath.Base(f.path)) {
-		return nil
-	}
-	return fileUnits(f.path)
 }
 
 // walkDir lists the manifest and kustomization files under root in lexical
@@ -170,27 +177,14 @@ func isManifest(name string) bool {
 	return false
 }
 
-func fileUnits(path string) []unit {
+func fileUnits(path string, fn func(unit)) {
 	f, err := os.Open(path)
 	if err != nil {
-		return []unit{{file: path, err: err}}
+		fn(unit{file: path, err: err})
+		return
 	}
 	defer f.Close()
-	return readUnits(path, f)
-}
-
-func readUnits(name string, r io.Reader) []unit {
-	if r == nil {
-		return []unit{{file: name, err: errors.New("no input stream")}}
-	}
-	data, err := io.ReadAll(io.LimitReader(r, MaxFileBytes+1))
-	if err != nil {
-		return []unit{{file: name, err: fmt.Errorf("read: %w", err)}}
-	}
-	if len(data) > MaxFileBytes {
-		return []unit{{file: name, err: fmt.Errorf("input is larger than %d MiB; split it into smaller files", MaxFileBytes>>20)}}
-	}
-	return splitUnits(name, data)
+	splitReader(path, f, fn)
 }
 
 func splitUnits(name string, data []byte) []unit {
@@ -254,6 +248,12 @@ func (u *unit) parse() {
 	}
 	if u.err != nil {
 		u.docs = []Document{{Err: u.err}}
+		return
+	}
+	if u.oversize > 0 {
+		l := &loader{}
+		l.fail(u.chunk.line, u.chunk.line, oversizeError(u.oversize))
+		u.docs = l.docs
 		return
 	}
 	u.docs = parseChunk(u.chunk)

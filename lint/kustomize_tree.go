@@ -79,23 +79,21 @@ func canonical(path string) (string, error) {
 // they are. A file a kustomization root owns that no build in the tree read is
 // reported as skipped. Files outside every root are linted as before. A root
 // whose kustomization is a Component is not built on its own.
-func (r *renderer) treeUnits(top string) []unit {
+func (r *renderer) treeUnits(top string, fn func(unit)) {
 	top = filepath.Clean(top)
 	files := walkDir(top)
 	roots := r.findRoots(files, top)
 	if len(roots) == 0 {
-		var out []unit
 		for _, f := range files {
-			out = append(out, walkedUnits(f)...)
+			walkedUnits(f, fn)
 		}
-		return out
+		return
 	}
 	// Build every root first: a file one root owns may be read by another
 	// root's build (an overlay above it), and then it is used, not skipped.
 	builds := map[string]*build{}
 	reads := map[string]bool{}
 	failed := false
-	var out []unit
 	for _, f := range files {
 		dir := filepath.Dir(f.path)
 		chart, isRoot := roots[dir]
@@ -109,7 +107,7 @@ func (r *renderer) treeUnits(top string) []unit {
 			b = r.renderDir(dir)
 		}
 		builds[dir] = b
-		out = append(out, b.unit())
+		fn(b.unit())
 		failed = failed || b.failed
 		for p := range b.reads {
 			reads[p] = true
@@ -119,9 +117,9 @@ func (r *renderer) treeUnits(top string) []unit {
 		owner := ownerRoot(filepath.Dir(f.path), top, roots)
 		switch {
 		case owner == "":
-			out = append(out, walkedUnits(f)...)
+			walkedUnits(f, fn)
 		case f.err != nil:
-			out = append(out, unit{file: f.path, err: f.err})
+			fn(unit{file: f.path, err: f.err})
 		case isRootFile(filepath.Base(f.path), roots[owner]) && filepath.Dir(f.path) == owner:
 			// The kustomization file or Chart.yaml is linted through its render.
 		case builds[owner].component || builds[owner].ownsAll || failed:
@@ -129,11 +127,10 @@ func (r *renderer) treeUnits(top string) []unit {
 			// its files; after a failed build the reads are incomplete, so
 			// "unused" could be wrong.
 		case !wasRead(f.path, reads):
-			out = append(out, unit{file: f.path, done: true, docs: []Document{{File: f.path,
+			fn(unit{file: f.path, done: true, docs: []Document{{File: f.path,
 				skip: "in kustomization directory " + owner + " but no kustomization build uses it"}}})
 		}
 	}
-	return out
 }
 
 // findRoots maps each root directory under top to whether it is a Helm chart

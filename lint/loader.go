@@ -104,7 +104,7 @@ func (l *loader) chunk(c chunk) {
 		return // only comments and blank lines
 	}
 	if len(c.data) > MaxDocumentBytes {
-		l.fail(start, start, fmt.Errorf("document is larger than %d MiB (%d bytes); split it", MaxDocumentBytes>>20, len(c.data)))
+		l.fail(start, start, oversizeError(len(c.data)))
 		return
 	}
 	offset := c.line - 1
@@ -133,6 +133,11 @@ func (l *loader) chunk(c chunk) {
 		}
 		l.root(doc.Content[0], offset)
 	}
+}
+
+// oversizeError says that a document of size bytes is past MaxDocumentBytes.
+func oversizeError(size int) error {
+	return fmt.Errorf("document is larger than %d MiB (%d bytes); split it", MaxDocumentBytes>>20, size)
 }
 
 func decodeSafely(dec *yaml.Decoder, n *yaml.Node) (err error) {

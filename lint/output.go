@@ -2,6 +2,7 @@ package lint
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -120,16 +121,49 @@ type jsonReport struct {
 // "skipped": [...]}, the machine contract of `meshguard lint -o json`; the lists
 // are [] when empty so consumers never see null.
 func WriteJSON(w io.Writer, fs []Finding, sum Summary, skipped []Skip) error {
-	if fs == nil {
-		fs = []Finding{}
-	}
 	if skipped == nil {
 		skipped = []Skip{}
 	}
-	enc := json.NewEncoder(w)
+	if len(fs) == 0 {
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		return enc.Encode(jsonReport{Findings: []Finding{}, Summary: sum, Skipped: skipped})
+	}
+	// The same bytes as encoding the whole report, one finding at a time: a run
+	// with many findings does not hold its whole output (twice, for indenting).
+	bw := bufio.NewWriter(w)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(jsonReport{Findings: fs, Summary: sum, Skipped: skipped})
+	enc.SetIndent("    ", "  ")
+	bw.WriteString("{\n  \"findings\": [\n")
+	for i, f := range fs {
+		buf.Reset()
+		if err := enc.Encode(f); err != nil {
+			return err
+		}
+		bw.WriteString("    ")
+		bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+		if i < len(fs)-1 {
+			bw.WriteString(",")
+		}
+		bw.WriteString("\n")
+	}
+	enc.SetIndent("  ", "  ")
+	for _, member := range []struct {
+		lead  string
+		value any
+	}{{"  ],\n  \"summary\": ", sum}, {",\n  \"skipped\": ", skipped}} {
+		bw.WriteString(member.lead)
+		buf.Reset()
+		if err := enc.Encode(member.value); err != nil {
+			return err
+		}
+		bw.Write(buf.Bytes()[:buf.Len()-1])
+	}
+	bw.WriteString("\n}\n")
+	return bw.Flush()
 }
 
 // IsTerminal reports whether colour should go to f: it is a character device (a

@@ -269,3 +269,34 @@ func TestIsTerminal(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteJSONMatchesWholeEncoding: writing findings one at a time gives the
+// bytes of encoding the whole report, for none, one and several findings with
+// characters JSON escapes (or, with HTML escaping off, does not).
+func TestWriteJSONMatchesWholeEncoding(t *testing.T) {
+	all := []Finding{
+		{File: "a.yaml", Line: 3, Kind: "MeshTrafficPermission", Name: "p<1>", Severity: "warning", Code: "MG201", Field: "spec.from[0]", Message: "a & b \"quoted\" \u2028 ünïcode"},
+		{File: "b.yaml", Line: 1, Severity: "error", Code: "MG000", Message: "tab\there"},
+		{File: "c.yaml", Line: 9, APIVersion: "v1", Namespace: "ns", Severity: "warning", Code: "MG341", Field: "metadata.annotations[x]", Message: "m"},
+	}
+	skips := []Skip{{File: "values.yaml", Line: 1, Reason: "not a Kubernetes object <no kind>"}, {File: "x.yaml", Reason: "unused"}}
+	for n := 0; n <= len(all); n++ {
+		for k := 0; k <= len(skips); k++ {
+			fs, sum, skipped := all[:n], Summary{Documents: 7, Errors: 1, Warnings: n, Skipped: k}, skips[:k]
+			var want bytes.Buffer
+			enc := json.NewEncoder(&want)
+			enc.SetEscapeHTML(false)
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(jsonReport{Findings: append([]Finding{}, fs...), Summary: sum, Skipped: append([]Skip{}, skipped...)}); err != nil {
+				t.Fatal(err)
+			}
+			var got bytes.Buffer
+			if err := WriteJSON(&got, fs, sum, skipped); err != nil {
+				t.Fatal(err)
+			}
+			if got.String() != want.String() {
+				t.Errorf("%d findings, %d skipped:\ngot  %q\nwant %q", n, k, got.String(), want.String())
+			}
+		}
+	}
+}

@@ -33,13 +33,14 @@ func newRenderer(o LoadOptions) *renderer {
 	return r
 }
 
-// renderUnits renders the kustomization or chart in dir as a unit of finished
-// documents.
-func (r *renderer) renderUnits(dir string, chart bool) []unit {
+// renderUnits renders the kustomization or chart in dir and hands fn the unit
+// of its finished documents.
+func (r *renderer) renderUnits(dir string, chart bool, fn func(unit)) {
 	if chart {
-		return []unit{r.renderChart(dir).unit()}
+		fn(r.renderChart(dir).unit())
+		return
 	}
-	return []unit{r.renderDir(dir).unit()}
+	fn(r.renderDir(dir).unit())
 }
 
 func (b *build) unit() unit {
@@ -74,32 +75,4 @@ func (r *renderer) within(abandon func(), fn func() error) error {
 		}
 		return fmt.Errorf("timed out after %v (a remote resource that does not answer?)", r.timeout)
 	}
-}
-
-// renderGroups splits the checked documents for the cross-document checks. The
-// objects of one kustomize build or Helm render are one set that is applied
-// together and are analysed together; objects of different renders (a base and
-// its overlays, prod and staging) are alternatives, never in one cluster at
-// once, so findings between them would be false. Documents read as they are
-// form one group, as before rendering existed. Groups keep input order.
-func renderGroups(objs []Checked) [][]Checked {
-	var groups [][]Checked
-	index := map[string]int{}
-	for _, c := range objs {
-		key := ""
-		if c.Doc != nil && c.Doc.Rendered != nil {
-			key = "render:" + c.Doc.Rendered.By
-		}
-		i, ok := index[key]
-		if !ok {
-			i = len(groups)
-			index[key] = i
-			groups = append(groups, nil)
-		}
-		groups[i] = append(groups[i], c)
-	}
-	if len(groups) == 0 {
-		return [][]Checked{objs}
-	}
-	return groups
 }

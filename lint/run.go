@@ -22,13 +22,13 @@ type Options struct {
 	Settings  api.Settings
 	Namespace string
 	Registry  *api.Registry
-	// Extra runs after validation on every defaulted, registered object and may add
-	// findings (the RBAC analysis and Linkerd Server conflicts use it); nil means
-	// none. It also gets the other parsed documents (Namespaces, workloads) with a
-	// nil Kind, for checks that need pod templates. It runs once per group of
-	// documents applied together: each kustomize build or Helm render, and the
-	// documents read as they are (see renderGroups).
-	Extra func(objs []Checked) []Finding
+	// Stages builds the cross-document stages of one run (the RBAC analysis and
+	// Linkerd Server conflicts, see CrossDocument); nil means none. They see every
+	// defaulted, registered object, and the other parsed documents (Namespaces,
+	// workloads) with a nil Kind, for checks that need pod templates. Each group of
+	// documents applied together gets its own set: every kustomize build or Helm
+	// render, and the documents read as they are (see renderKey).
+	Stages func() []Stage
 }
 
 // Checked is a document that was defaulted and validated, for cross-document checks;
@@ -64,34 +64,121 @@ func Prepare(d *Document, o Options) (*api.Kind, field.ErrorList) {
 }
 
 // Lint defaults and validates every document and returns findings sorted by file and
-// line, plus the summary the output formats print.
+// line, plus the summary the output formats print. Run does the same for paths,
+// reading and checking documents as they are read.
 func Lint(docs []Document, o Options) ([]Finding, Summary) {
 	// Documents are independent until the cross-document analysis, so they are
 	// checked in parallel; results are kept per document to stay deterministic.
-	per := make([][]Finding, len(docs))
-	kinds := make([]*api.Kind, len(docs))
+	sets := o.newStageSets()
+	per := make([]docResult, len(docs))
 	parallel(len(docs), func(i int) {
-		per[i], kinds[i] = lintDoc(&docs[i], o)
+		per[i] = checkDoc(&docs[i], o, sets.summarizers())
 	})
 	var out []Finding
-	var checked []Checked
-	for i := range docs {
-		out = append(out, per[i]...)
-		if kinds[i] != nil || (docs[i].Err == nil && docs[i].Object != nil) {
-			denied := false
-			for _, f := range per[i] {
-				denied = denied || f.Severity == validate.SeverityError
+	for _, r := range per {
+		out = r.add(out, sets)
+	}
+	return finish(out, sets, len(docs))
+}
+
+// stageSets are the cross-document stages of one run, a set per group of
+// documents applied together. Objects of different renders (a base and its
+// overlays, prod and staging) are alternatives, never in one cluster at once, so
+// findings between them would be false; documents read as they are form one
+// group, as before rendering existed.
+type stageSets struct {
+	make func() []Stage
+	// proto only summarizes: Summarize reads no added state, so one set serves
+	// every group, concurrently.
+	proto   []Stage
+	byGroup map[string][]Stage
+	order   []string // groups in the order their first summary came
+}
+
+func (o Options) newStageSets() *stageSets {
+	if o.Stages == nil {
+		return &stageSets{}
+	}
+	return &stageSets{make: o.Stages, proto: o.Stages(), byGroup: map[string][]Stage{}}
+}
+
+func (s *stageSets) summarizers() []Stage { return s.proto }
+
+// of returns the stages of group key, made on first use.
+func (s *stageSets) of(key string) []Stage {
+	stages, ok := s.byGroup[key]
+	if !ok {
+		stages = s.make()
+		s.byGroup[key] = stages
+		s.order = append(s.order, key)
+	}
+	return stages
+}
+
+// renderKey names the group of documents applied together that d belongs to:
+// its kustomize build or Helm render, or "" for documents read as they are.
+func renderKey(d *Document) string {
+	if d.Rendered != nil {
+		return "render:" + d.Rendered.By
+	}
+	return ""
+}
+
+// docResult is what a run keeps of one document once its verdict is made: its
+// findings and what each cross-document stage remembers of it.
+type docResult struct {
+	findings  []Finding
+	summaries []any  // by stage; nil when no stage keeps anything
+	group     string // renderKey of the document
+}
+
+// checkDoc lints one document and lets the stages summarize it while its tree is
+// there.
+func checkDoc(d *Document, o Options, stages []Stage) docResult {
+	fs, kind := lintDoc(d, o)
+	r := docResult{findings: fs, group: renderKey(d)}
+	if len(stages) == 0 || (kind == nil && (d.Err != nil || d.Object == nil)) {
+		return r
+	}
+	denied := false
+	for _, f := range fs {
+		denied = denied || f.Severity == validate.SeverityError
+	}
+	c := Checked{Doc: d, Object: d.Object, Kind: kind, Denied: denied}
+	for i, s := range stages {
+		if v := s.Summarize(c); v != nil {
+			if r.summaries == nil {
+				r.summaries = make([]any, len(stages))
 			}
-			checked = append(checked, Checked{Doc: &docs[i], Object: docs[i].Object, Kind: kinds[i], Denied: denied})
+			r.summaries[i] = v
 		}
 	}
-	if o.Extra != nil {
-		for _, group := range renderGroups(checked) {
-			out = append(out, o.Extra(group)...)
+	return r
+}
+
+// add appends r's findings to out and hands its summaries to the stages of its
+// group; results must be added in input order.
+func (r docResult) add(out []Finding, sets *stageSets) []Finding {
+	if r.summaries != nil {
+		stages := sets.of(r.group)
+		for i, v := range r.summaries {
+			if v != nil {
+				stages[i].Add(v)
+			}
+		}
+	}
+	return append(out, r.findings...)
+}
+
+// finish appends the stages' findings, group by group, sorts, and counts.
+func finish(out []Finding, sets *stageSets, docs int) ([]Finding, Summary) {
+	for _, key := range sets.order {
+		for _, s := range sets.byGroup[key] {
+			out = append(out, s.Findings()...)
 		}
 	}
 	SortFindings(out)
-	sum := Summary{Documents: len(docs)}
+	sum := Summary{Documents: docs}
 	for _, f := range out {
 		if f.Severity == validate.SeverityError {
 			sum.Errors++

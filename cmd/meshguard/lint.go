@@ -2,8 +2,10 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -27,6 +29,9 @@ type lintOptions struct {
 	noHelm      bool
 	// helmValues are values files for every chart rendered (helm template -f).
 	helmValues []string
+	progress   string
+	// progressDelay is how long a run goes before the progress line appears.
+	progressDelay time.Duration
 }
 
 func (o *lintOptions) bind(cmd *cobra.Command) {
@@ -37,11 +42,16 @@ func (o *lintOptions) bind(cmd *cobra.Command) {
 	cmd.Flags().StringArrayVar(&o.helmValues, "helm-values", nil, "values file merged over every rendered chart's values.yaml, like helm template -f (repeatable)")
 }
 
-// load reads the arguments the way the doors share: kustomization directories
-// and Helm charts rendered unless switched off.
+// loadOptions read the arguments the way the doors share: kustomization
+// directories and Helm charts rendered unless switched off.
+func (o *lintOptions) loadOptions() lint.LoadOptions {
+	return lint.LoadOptions{Kustomize: !o.noKustomize, Helm: !o.noHelm, HelmValues: o.helmValues, Namespace: o.namespace}
+}
+
+// load reads all the arguments at once, for the doors that need every document
+// together (preview).
 func (o *lintOptions) load(s streams, args []string) lint.Loaded {
-	return lint.LoadAll(args, s.in, lint.LoadOptions{Kustomize: !o.noKustomize, Helm: !o.noHelm,
-		HelmValues: o.helmValues, Namespace: o.namespace})
+	return lint.LoadAll(args, s.in, o.loadOptions())
 }
 
 func (o *lintOptions) engine() (lint.Options, error) {
@@ -52,7 +62,7 @@ func (o *lintOptions) engine() (lint.Options, error) {
 		return lint.Options{}, usageErr("--namespace must not be empty")
 	}
 	return lint.Options{Settings: o.settings, Namespace: o.namespace, Registry: api.DefaultRegistry(),
-		Extra: composeExtra(rbacAnalysis(o.settings), serverConflicts(o.settings, o.namespace))}, nil
+		Stages: lint.CrossDocument(o.settings, o.namespace)}, nil
 }
 
 func newLintCmd(s streams) *cobra.Command {
@@ -105,13 +115,16 @@ usage error or a document that cannot be read or parsed, or a render that fails
 			if o.failOn != validate.SeverityError && o.failOn != validate.SeverityWarning {
 				return usageErr("--fail-on must be error or warning (got %q)", o.failOn)
 			}
-			loaded := o.load(s, args)
-			findings, sum := lint.Lint(loaded.Docs, eng)
-			sum.Skipped = len(loaded.Skipped)
-			if err := o.write(s, findings, sum, loaded.Skipped); err != nil {
+			prog, err := o.progressLine(s)
+			if err != nil {
 				return err
 			}
-			if err := lint.WriteNotes(s.err, loaded.Skipped); err != nil {
+			findings, sum, skipped := lint.Run(args, s.in, o.loadOptions(), eng, prog.Update)
+			prog.Done()
+			if err := o.write(s, findings, sum, skipped); err != nil {
+				return err
+			}
+			if err := lint.WriteNotes(s.err, skipped); err != nil {
 				return err
 			}
 			return exitFor(findings, o.failOn)
@@ -121,7 +134,30 @@ usage error or a document that cannot be read or parsed, or a render that fails
 	cmd.Flags().StringVarP(&o.output, "output", "o", "text", "output format: text, json or sarif")
 	cmd.Flags().StringVar(&o.failOn, "fail-on", validate.SeverityError, "lowest severity that makes the exit code 1: error or warning")
 	cmd.Flags().StringVar(&o.color, "color", "auto", "colour text output: auto (only on a terminal, honours NO_COLOR), always, never")
+	cmd.Flags().StringVar(&o.progress, "progress", "auto", "progress line on standard error for runs over a second: auto (only on a terminal), always, never")
+	cmd.Flags().DurationVar(&o.progressDelay, "progress-delay", time.Second, "how long a run goes before the progress line appears")
+	_ = cmd.Flags().MarkHidden("progress-delay")
 	return cmd
+}
+
+// progressLine is the progress line --progress asks for: drawn on standard error
+// only when it is a terminal (auto) or always; never, as in CI logs and tests,
+// otherwise.
+func (o *lintOptions) progressLine(s streams) (*lint.Progress, error) {
+	on := false
+	switch o.progress {
+	case "auto":
+		on = s.stderr != nil && lint.IsTerminal(s.stderr)
+	case "always":
+		on = true
+	case "never":
+	default:
+		return nil, usageErr("--progress must be auto, always or never (got %q)", o.progress)
+	}
+	if !on {
+		return lint.NewProgress(io.Discard, 0), nil
+	}
+	return lint.NewProgress(s.err, o.progressDelay), nil
 }
 
 func (o *lintOptions) write(s streams, fs []lint.Finding, sum lint.Summary, skipped []lint.Skip) error {
@@ -188,43 +224,45 @@ other documents are still printed).`,
 			if len(args) == 0 {
 				return usageErr("default needs at least one PATH, or - for standard input")
 			}
-			loaded := o.load(s, args)
-			err = printDefaulted(s, loaded.Docs, eng)
-			if werr := lint.WriteNotes(s.err, loaded.Skipped); werr != nil {
-				return werr
-			}
-			return err
+			return printDefaulted(s, args, o.loadOptions(), eng)
 		},
 	}
 	o.bind(cmd)
 	return cmd
 }
 
-// printDefaulted prints the documents as the mutating webhook would store them,
+// printDefaulted streams the documents as the mutating webhook would store them,
 // separated by "---", with defaultDocument's notes on standard error, and returns
 // the documented exit code: 2 for an unreadable document, else 1 when an object
 // would be denied.
-func printDefaulted(s streams, docs []lint.Document, eng lint.Options) error {
+func printDefaulted(s streams, args []string, lo lint.LoadOptions, eng lint.Options) error {
 	bad, denied, first := false, false, true
-	for i := range docs {
-		d := &docs[i]
-		if d.Err != nil {
+	var failed error
+	skipped := lint.Stream(args, s.in, lo, func(d *lint.Document) defaulted { return defaultDocument(d, eng) }, func(r defaulted) {
+		switch {
+		case failed != nil:
+		case r.parseErr != nil:
 			bad = true
-			printParseError(s, d)
-			continue
+			printParseError(s, r.parseErr)
+		case r.err != nil:
+			failed = r.err
+		default:
+			for _, n := range r.notes {
+				fmt.Fprintln(s.err, n)
+			}
+			denied = denied || r.denied
+			if !first {
+				fmt.Fprintln(s.out, "---")
+			}
+			first = false
+			_, failed = s.out.Write(r.yaml)
 		}
-		out, wouldDeny, err := defaultDocument(s, d, eng)
-		if err != nil {
-			return err
-		}
-		denied = denied || wouldDeny
-		if !first {
-			fmt.Fprintln(s.out, "---")
-		}
-		first = false
-		if _, err := s.out.Write(out); err != nil {
-			return err
-		}
+	})
+	if failed != nil {
+		return failed
+	}
+	if err := lint.WriteNotes(s.err, skipped); err != nil {
+		return err
 	}
 	switch {
 	case bad:
@@ -235,14 +273,28 @@ func printDefaulted(s streams, docs []lint.Document, eng lint.Options) error {
 	return nil
 }
 
+// defaulted is one document of `meshguard default`: the YAML to print and the
+// lines for standard error, or why not. Documents are defaulted concurrently and
+// printed in order, so nothing is written until then.
+type defaulted struct {
+	yaml     []byte
+	notes    []string
+	denied   bool
+	err      error
+	parseErr *lint.Document
+}
+
 // defaultDocument runs the mutating stage on one document and returns it as YAML.
-// Like the webhook, it warns on standard error about each label it replaced, then
-// validates the result: an object the validating webhook would deny gets a note
-// naming the codes, and wouldDeny.
-func defaultDocument(s streams, d *lint.Document, eng lint.Options) (out []byte, wouldDeny bool, err error) {
+// Like the webhook, it warns about each label it replaced, then validates the
+// result: an object the validating webhook would deny gets a note naming the codes.
+func defaultDocument(d *lint.Document, eng lint.Options) defaulted {
+	if d.Err != nil {
+		return defaulted{parseErr: &lint.Document{File: d.File, Line: d.Line, ErrLine: d.ErrLine, Err: d.Err}}
+	}
+	var r defaulted
 	kind, replaced := lint.Prepare(d, eng)
 	for _, f := range lint.FindingsFor(d, replaced, validate.SeverityWarning) {
-		fmt.Fprintf(s.err, "%s:%d: %s %s %s: %s\n", f.File, f.Line, f.Severity, f.Code, f.Field, f.Message)
+		r.notes = append(r.notes, fmt.Sprintf("%s:%d: %s %s %s: %s", f.File, f.Line, f.Severity, f.Code, f.Field, f.Message))
 	}
 	// The validating webhook's checks, as lint runs them: the kinds meshguard
 	// guards, and the Linkerd annotation of Namespaces and workloads.
@@ -253,14 +305,14 @@ func defaultDocument(s streams, d *lint.Document, eng lint.Options) (out []byte,
 		errs = validate.DefaultInboundPolicy(d.Object)
 	}
 	if len(errs) > 0 {
-		wouldDeny = true
+		r.denied = true
 		// At the first finding's place: for a rendered object that is the file that
 		// brought the offending field (an overlay's patch), as lint reports it.
 		at := lint.FindingsFor(d, errs[:1], validate.SeverityError)[0]
-		fmt.Fprintf(s.err, "%s:%d: note: this object would be denied: %s\n", at.File, at.Line, strings.Join(codesOf(errs), ", "))
+		r.notes = append(r.notes, fmt.Sprintf("%s:%d: note: this object would be denied: %s", at.File, at.Line, strings.Join(codesOf(errs), ", ")))
 	}
-	out, err = yaml.Marshal(d.Object.Object)
-	return out, wouldDeny, err
+	r.yaml, r.err = yaml.Marshal(d.Object.Object)
+	return r
 }
 
 // codesOf lists the distinct rule codes of errs in code order.

@@ -34,10 +34,12 @@ type streams struct {
 	out, err io.Writer
 	// stdout is set when out is the real terminal, for colour decisions.
 	stdout *os.File
+	// stderr is set when err is the real standard error, for progress decisions.
+	stderr *os.File
 }
 
 func main() {
-	os.Exit(run(os.Args[1:], streams{in: os.Stdin, out: os.Stdout, err: os.Stderr, stdout: os.Stdout}))
+	os.Exit(run(os.Args[1:], streams{in: os.Stdin, out: os.Stdout, err: os.Stderr, stdout: os.Stdout, stderr: os.Stderr}))
 }
 
 // run executes meshguard with args and returns the process exit code.

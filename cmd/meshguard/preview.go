@@ -32,43 +32,6 @@ func analysisRules() []validate.RuleDoc {
 	return out
 }
 
-// rbacAnalysis returns lint's cross-document stage: the MeshTrafficPermissions of the
-// linted set are compiled together and the compiler's findings (dead items, deny-all,
-// mesh-wide allow-all) are reported on the policy they concern.
-func rbacAnalysis(s api.Settings) func([]lint.Checked) []lint.Finding {
-	return func(objs []lint.Checked) []lint.Finding {
-		byRef := map[string]*lint.Document{}
-		var ps []compile.Policy
-		for _, c := range objs {
-			if c.Kind == nil || c.Kind.Kind != mtpKind {
-				continue
-			}
-			if c.Denied {
-				continue // denied policies never reach a proxy
-			}
-			p, err := compile.PolicyFromObject(c.Object)
-			if err != nil {
-				continue
-			}
-			byRef[p.Ref()] = c.Doc
-			ps = append(ps, p)
-		}
-		if len(ps) == 0 {
-			return nil
-		}
-		var out []lint.Finding
-		for _, e := range compile.AnalyzePolicies(ps, s.SystemNamespace) {
-			ref, _ := e.BadValue.(string)
-			d := byRef[ref]
-			if d == nil {
-				continue
-			}
-			out = append(out, lint.FindingFor(d, validate.SeverityWarning, e.Origin, e.Field, e.Detail))
-		}
-		return out
-	}
-}
-
 // previewOptions are the flags of `meshguard preview`.
 type previewOptions struct {
 	lintOptions
