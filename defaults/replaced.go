@@ -2,7 +2,8 @@ package defaults
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -24,7 +25,7 @@ func replaced(set, final map[string]string, req api.Request) field.ErrorList {
 		stored = req.Old.GetLabels()
 	}
 	var out field.ErrorList
-	for _, k := range sortedKeys(set) {
+	for _, k := range slices.Sorted(maps.Keys(set)) {
 		was, now := set[k], final[k]
 		if was == now {
 			continue
@@ -50,13 +51,4 @@ func whyOwned(k string) string {
 		return "empty means the default mesh"
 	}
 	return "meshguard owns this label"
-}
-
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
