@@ -66,8 +66,9 @@ func newRoot(s streams) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "meshguard",
 		Short: "Admission webhook and offline linter for Kuma and Linkerd traffic policies",
-		Long: `meshguard checks service-mesh traffic policies (Kuma's targetRef policies such as
-MeshTrafficPermission, MeshTimeout and MeshHTTPRoute) before the mesh misreads them.
+		Long: `meshguard checks service-mesh traffic policies before the mesh refuses or misreads
+them: Kuma's targetRef policies (MeshTrafficPermission, MeshTimeout, MeshHTTPRoute, ...)
+and Linkerd's authorization policies (Server, AuthorizationPolicy, ...).
 
 The same engine runs behind every command:
   meshguard lint      check manifests in CI (files, directories, stdin)
