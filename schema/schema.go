@@ -1,0 +1,226 @@
+// Package schema checks objects against the meshes' real CustomResourceDefinitions the
+// way the Kubernetes API server does, with the API server's own library
+// (k8s.io/apiextensions-apiserver): pruning of unknown fields, the OpenAPI v3 schema
+// (types, enums, formats, patterns, required fields, bounds), list-type invariants and
+// x-kubernetes-validations CEL rules. A policy that fails here never reaches a
+// webhook, so meshguard reports it as the API server would, before the mesh's own
+// rules.
+//
+// The CRDs are data, embedded per mesh release under crds/<mesh>-<version>/ and
+// compiled once per Set. Adding a release is adding its files and naming it in
+// Releases.
+package schema
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+
+	apiextensions "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
+	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/listtype"
+	schemaobjectmeta "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/objectmeta"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
+	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	"sigs.k8s.io/yaml"
+)
+
+//go:embed crds
+var embedded embed.FS
+
+// Releases are the CRD sets meshguard embeds, by the name --kuma-version and
+// --linkerd-version take, mapped to their directory under crds/.
+var Releases = map[string]string{
+	"kuma-2.14": "crds/kuma-2.14",
+}
+
+// Set is the compiled CRDs of one or more mesh releases, by group, version and kind.
+type Set struct {
+	kinds map[schema.GroupVersionKind]*compiled
+}
+
+// compiled is one served version of one CRD, ready to check objects.
+type compiled struct {
+	crd        string // the CRD's file, for messages
+	namespaced bool
+	structural *structuralschema.Structural
+	validator  apiservervalidation.SchemaValidator
+	cel        *cel.Validator // nil when the schema has no CEL rules
+	deprecated string         // deprecation warning of a deprecated version
+}
+
+// Load compiles the CRDs of the named releases (keys of Releases). It fails on an
+// unknown release or a CRD the API server itself would refuse to serve.
+func Load(releases ...string) (*Set, error) {
+	s := &Set{kinds: map[schema.GroupVersionKind]*compiled{}}
+	for _, r := range releases {
+		dir, ok := Releases[r]
+		if !ok {
+			return nil, fmt.Errorf("no CRDs for %q; known: %s", r, strings.Join(releaseNames(), ", "))
+		}
+		if err := s.loadDir(embedded, dir); err != nil {
+			return nil, fmt.Errorf("%s: %w", r, err)
+		}
+	}
+	return s, nil
+}
+
+func releaseNames() []string {
+	var out []string
+	for k := range Releases {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (s *Set) loadDir(fsys fs.FS, dir string) error {
+	files, err := fs.Glob(fsys, path.Join(dir, "*.yaml"))
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return fmt.Errorf("no CRD files in %s", dir)
+	}
+	for _, f := range files {
+		data, err := fs.ReadFile(fsys, f)
+		if err != nil {
+			return err
+		}
+		if err := s.add(path.Base(f), data); err != nil {
+			return fmt.Errorf("%s: %w", path.Base(f), err)
+		}
+	}
+	return nil
+}
+
+// add compiles every served version of the CRD in data.
+func (s *Set) add(file string, data []byte) error {
+	var crd apiextensionsv1.CustomResourceDefinition
+	if err := yaml.UnmarshalStrict(data, &crd); err != nil {
+		return err
+	}
+	for _, v := range crd.Spec.Versions {
+		if !v.Served || v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
+			continue
+		}
+		var props apiextensions.JSONSchemaProps
+		if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(v.Schema.OpenAPIV3Schema, &props, nil); err != nil {
+			return fmt.Errorf("version %s: %w", v.Name, err)
+		}
+		c, err := compile(&props)
+		if err != nil {
+			return fmt.Errorf("version %s: %w", v.Name, err)
+		}
+		c.crd = file
+		c.namespaced = crd.Spec.Scope == apiextensionsv1.NamespaceScoped
+		if v.Deprecated {
+			c.deprecated = fmt.Sprintf("%s/%s %s is deprecated", crd.Spec.Group, v.Name, crd.Spec.Names.Kind)
+			if v.DeprecationWarning != nil {
+				c.deprecated = *v.DeprecationWarning
+			}
+		}
+		s.kinds[schema.GroupVersionKind{Group: crd.Spec.Group, Version: v.Name, Kind: crd.Spec.Names.Kind}] = c
+	}
+	return nil
+}
+
+func compile(props *apiextensions.JSONSchemaProps) (*compiled, error) {
+	st, err := structuralschema.NewStructural(props)
+	if err != nil {
+		return nil, err
+	}
+	if errs := structuralschema.ValidateStructural(nil, st); len(errs) > 0 {
+		return nil, errs.ToAggregate()
+	}
+	v, _, err := apiservervalidation.NewSchemaValidator(props)
+	if err != nil {
+		return nil, err
+	}
+	c := &compiled{structural: st, validator: v}
+	if hasCEL(st) {
+		c.cel = cel.NewValidator(st, true, celconfig.PerCallLimit)
+	}
+	return c, nil
+}
+
+// hasCEL reports whether any node of s has x-kubernetes-validations rules.
+func hasCEL(s *structuralschema.Structural) bool {
+	if s == nil {
+		return false
+	}
+	if len(s.XValidations) > 0 {
+		return true
+	}
+	for _, p := range s.Properties {
+		if hasCEL(&p) {
+			return true
+		}
+	}
+	if s.Items != nil && hasCEL(s.Items) {
+		return true
+	}
+	return s.AdditionalProperties != nil && hasCEL(s.AdditionalProperties.Structural)
+}
+
+// Knows reports whether the set has a schema for gvk.
+func (s *Set) Knows(gvk schema.GroupVersionKind) bool { return s.kinds[gvk] != nil }
+
+// Kinds lists the group-version-kinds the set has schemas for, sorted.
+func (s *Set) Kinds() []schema.GroupVersionKind {
+	out := make([]schema.GroupVersionKind, 0, len(s.kinds))
+	for k := range s.kinds {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	return out
+}
+
+// Result is what the API server would say about an object: errors deny the write;
+// Unknown are the fields it would drop (kubectl warns, or with --validate=strict
+// refuses); Warnings are deprecation notices.
+type Result struct {
+	Errors   field.ErrorList
+	Unknown  []string
+	Warnings []string
+}
+
+// Check validates obj as the API server validates a create of it: a copy is pruned
+// (unknown fields reported, not kept), defaulted from the schema, then checked against
+// the schema, the list-type invariants and the CEL rules. obj is not changed. ok is
+// false when the set has no schema for obj's kind and version.
+func (s *Set) Check(ctx context.Context, obj *unstructured.Unstructured) (res Result, ok bool) {
+	c := s.kinds[obj.GroupVersionKind()]
+	if c == nil {
+		return Result{}, false
+	}
+	u := runtime.DeepCopyJSON(obj.Object)
+	res.Unknown = pruning.PruneWithOptions(u, c.structural, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})
+	sort.Strings(res.Unknown)
+	structuraldefaulting.Default(u, c.structural)
+	res.Errors = append(res.Errors, apiservervalidation.ValidateCustomResource(nil, u, c.validator)...)
+	res.Errors = append(res.Errors, schemaobjectmeta.Validate(ctx, nil, u, c.structural, false)...)
+	res.Errors = append(res.Errors, listtype.ValidateListSetsAndMaps(nil, c.structural, u)...)
+	// The API server runs CEL rules only when the schema checks passed: a rule may
+	// assume the types the schema guarantees.
+	if c.cel != nil && len(res.Errors) == 0 {
+		errs, _ := c.cel.Validate(ctx, nil, c.structural, u, nil, celconfig.RuntimeCELCostBudget)
+		res.Errors = append(res.Errors, errs...)
+	}
+	if c.deprecated != "" {
+		res.Warnings = append(res.Warnings, c.deprecated)
+	}
+	return res, true
+}

@@ -1,0 +1,210 @@
+package schema
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+)
+
+// validatorSuite is Kuma 2.14's own validator tests as manifests (see its README).
+const validatorSuite = "../validate/testdata/conformance/kuma-validators-2.14"
+
+type suiteCase struct {
+	File   string   `json:"file"`
+	Expect string   `json:"expect"`
+	Note   string   `json:"note"`
+	Fields []string `json:"fields"`
+}
+
+func loadSuite(t *testing.T) []suiteCase {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(validatorSuite, "cases.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var suite struct {
+		Cases []suiteCase `json:"cases"`
+	}
+	if err := json.Unmarshal(raw, &suite); err != nil {
+		t.Fatal(err)
+	}
+	return suite.Cases
+}
+
+func readObject(t *testing.T, path string) *unstructured.Unstructured {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := yaml.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	return &unstructured.Unstructured{Object: m}
+}
+
+// TestKumaCRDsCompile: every CRD of the release compiles, as the API server would
+// serve it, and the set knows all 31 kinds.
+func TestKumaCRDsCompile(t *testing.T) {
+	s, err := Load("kuma-2.14")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(s.Kinds()); n != 31 {
+		t.Errorf("%d kinds, want the 31 of Kuma 2.14: %v", n, s.Kinds())
+	}
+	if _, err := Load("kuma-9.99"); err == nil || !strings.Contains(err.Error(), "kuma-2.14") {
+		t.Errorf("unknown release: %v", err)
+	}
+}
+
+// apiServerRefuses are the cases Kuma's validator accepts that the API server refuses
+// against Kuma's own CRDs: the five the suite's README notes, and one more found here.
+var apiServerRefuses = map[string]string{
+	"174-meshretry-full-example.yaml":                               "retryOn items are strings in the CRD, the YAML has integers; header match types outside the enum",
+	"180-meshretry-http-retryon-with-status-codes.yaml":             "retryOn items are strings in the CRD, the YAML has integers",
+	"181-meshretry-target-meshhttproute.yaml":                       "retryOn items are strings in the CRD, the YAML has integers",
+	"206-meshtcproute-accepts-valid-resource-without-to-rules.yaml": "the CRD requires spec.to[].rules",
+	"207-meshtcproute-accepts-meshgateway-with-listener-tags.yaml":  "targetRef.tags values are strings in the CRD, the YAML has port: 6000",
+	"065-meshhealthcheck-full-example.yaml":                         "http.requestHeadersToAdd is null (its set/add are indented one level too little), and the CRD has an object there",
+}
+
+// apiServerDrops are the cases Kuma's validator accepts with fields its CRD does not
+// have: the API server prunes them (kubectl warns; --validate=strict refuses).
+var apiServerDrops = map[string]string{
+	"031-meshcircuitbreaker-full-example.yaml": "healthyPanicThreshold under outlierDetection.detectors, where the CRD has no such field",
+	"065-meshhealthcheck-full-example.yaml":    "set and add directly under http (see apiServerRefuses)",
+}
+
+// TestKumaValidatorSuiteSchema runs Kuma's own validator cases through the schema
+// layer alone: every case Kuma accepts passes the CRD schema with no field dropped,
+// except those listed above, which must fail (or drop fields) as listed.
+func TestKumaValidatorSuiteSchema(t *testing.T) {
+	s, err := Load("kuma-2.14")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := 0
+	for _, c := range loadSuite(t) {
+		obj := readObject(t, filepath.Join(validatorSuite, c.File))
+		res, ok := s.Check(context.Background(), obj)
+		if !ok {
+			t.Errorf("%s: no schema for %s", c.File, obj.GroupVersionKind())
+			continue
+		}
+		_, refuses := apiServerRefuses[c.File]
+		_, drops := apiServerDrops[c.File]
+		switch {
+		case refuses && len(res.Errors) == 0:
+			t.Errorf("%s: listed as refused by the API server (%s), the schema accepts it", c.File, apiServerRefuses[c.File])
+		case !refuses && c.Expect == "valid" && len(res.Errors) > 0:
+			t.Errorf("%s: Kuma accepts it, the schema refuses it: %v", c.File, res.Errors)
+		case c.Expect == "invalid" && len(res.Errors) > 0:
+			refused++
+		}
+		if c.Note != "" && !refuses {
+			t.Errorf("%s: the suite notes that the API server refuses it; list it in apiServerRefuses", c.File)
+		}
+		if c.Expect == "valid" && drops != (len(res.Unknown) > 0) {
+			t.Errorf("%s: listed as dropping fields: %v; the API server would drop %v", c.File, drops, res.Unknown)
+		}
+	}
+	t.Logf("the schema alone refuses %d of the cases Kuma's validators refuse", refused)
+}
+
+// TestCheckReportsWhatTheAPIServerWould covers each kind of finding on one policy.
+func TestCheckReportsWhatTheAPIServerWould(t *testing.T) {
+	s, err := Load("kuma-2.14")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, spec  string
+		wantErr     string // substring of the aggregated errors; "" for none
+		wantUnknown string
+	}{
+		{"valid", "targetRef: {kind: Mesh}\nto: [{targetRef: {kind: Mesh}, default: {connectionTimeout: 5s}}]", "", ""},
+		{"wrong type", "targetRef: {kind: Mesh}\nto: MeshService/backend", "spec.to: Invalid value: \"string\": spec.to in body must be of type array", ""},
+		{"enum", "targetRef: {kind: Nope}", "spec.targetRef.kind: Unsupported value: \"Nope\"", ""},
+		{"unknown field", "targetRef: {kind: Mesh}\nto: [{targetRef: {kind: Mesh}, defualt: {}}]", "", "spec.to[0].defualt"},
+		{"required", "to: [{default: {}}]", "spec.to[0].targetRef: Required value", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			obj := readObject(t, writeTemp(t, "apiVersion: kuma.io/v1alpha1\nkind: MeshTimeout\nmetadata: {name: t, namespace: kuma-system}\nspec:\n"+indent(tc.spec)))
+			before := obj.DeepCopy()
+			res, ok := s.Check(context.Background(), obj)
+			if !ok {
+				t.Fatal("no schema for MeshTimeout")
+			}
+			got := res.Errors.ToAggregate()
+			switch {
+			case tc.wantErr == "" && got != nil:
+				t.Errorf("errors: %v", got)
+			case tc.wantErr != "" && (got == nil || !strings.Contains(got.Error(), tc.wantErr)):
+				t.Errorf("errors %v, want %q", got, tc.wantErr)
+			}
+			if u := strings.Join(res.Unknown, ","); u != tc.wantUnknown {
+				t.Errorf("unknown fields %q, want %q", u, tc.wantUnknown)
+			}
+			if !equalJSON(before.Object, obj.Object) {
+				t.Error("Check changed the object")
+			}
+		})
+	}
+}
+
+func indent(s string) string {
+	return "  " + strings.ReplaceAll(s, "\n", "\n  ") + "\n"
+}
+
+func writeTemp(t *testing.T, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "obj.yaml")
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func equalJSON(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
+}
+
+// BenchmarkCheck is the schema layer's cost for one small MeshTimeout, the unit of
+// the linter's documents-per-second budget.
+func BenchmarkCheck(b *testing.B) {
+	s, err := Load("kuma-2.14")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var m map[string]any
+	if err := yaml.Unmarshal([]byte("apiVersion: kuma.io/v1alpha1\nkind: MeshTimeout\nmetadata: {name: t, namespace: ns}\nspec:\n  targetRef: {kind: Dataplane, labels: {app: web}}\n  to:\n  - targetRef: {kind: MeshService, name: backend, namespace: ns}\n    default: {connectionTimeout: 5s, http: {requestTimeout: 10s}}\n"), &m); err != nil {
+		b.Fatal(err)
+	}
+	obj := &unstructured.Unstructured{Object: m}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if res, _ := s.Check(ctx, obj); len(res.Errors) > 0 {
+			b.Fatal(res.Errors)
+		}
+	}
+}
+
+// BenchmarkLoad is what compiling the embedded CRDs costs a process, once.
+func BenchmarkLoad(b *testing.B) {
+	for b.Loop() {
+		if _, err := Load("kuma-2.14"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
