@@ -1,16 +1,6 @@
 package compile
 
-// RuleDoc documents one compile finding for `meshguard rules` and docs/rules.md.
-// It mirrors validate.RuleDoc field for field so the CLI can list both catalogues
-// together; the examples are executable (a test compiles each and expects exactly
-// this verdict).
-type RuleDoc struct {
-	Code     string
-	Severity string
-	Summary  string
-	Bad      string
-	Good     string
-}
+import "github.com/meshguard/meshguard/validate"
 
 const catHead = `apiVersion: kuma.io/v1alpha1
 kind: MeshTrafficPermission
@@ -26,11 +16,13 @@ spec:
   from:
 `
 
-// Catalogue lists the compile findings in code order.
-func Catalogue() []RuleDoc {
-	return []RuleDoc{
+// Catalogue lists the compile findings in code order, in validate's RuleDoc so
+// every door lists both catalogues as one. The examples are executable: a test
+// compiles each and expects exactly this verdict.
+func Catalogue() []validate.RuleDoc {
+	return []validate.RuleDoc{
 		{
-			Code: CodeDeadItem, Severity: SeverityWarning,
+			Code: CodeDeadItem, Severity: validate.SeverityWarning,
 			Summary: "a from item or allow matcher never decides: a later item (or a deny matcher) covers every client it matches",
 			Bad: catHead + `    - targetRef:
         kind: MeshService
@@ -54,7 +46,7 @@ func Catalogue() []RuleDoc {
 `,
 		},
 		{
-			Code: CodeDenyAll, Severity: SeverityWarning,
+			Code: CodeDenyAll, Severity: validate.SeverityWarning,
 			Summary: "the merged policies deny every client of a group of proxies (no allow survives later denies)",
 			Bad: catHead + `    - targetRef:
         kind: Mesh
@@ -73,7 +65,7 @@ func Catalogue() []RuleDoc {
 `,
 		},
 		{
-			Code: CodeAllowAll, Severity: SeverityWarning,
+			Code: CodeAllowAll, Severity: validate.SeverityWarning,
 			Summary: "a mesh-wide policy allows every client of the mesh to reach every proxy",
 			Bad: `apiVersion: kuma.io/v1alpha1
 kind: MeshTrafficPermission

@@ -64,8 +64,10 @@ const (
 	SeverityWarning = "warning"
 )
 
-// RuleDoc documents one code: what it means and a bad and a good example. The
-// examples are executable: a test lints each and expects exactly this verdict.
+// RuleDoc documents one code: what it means and a bad and a good example. It is the
+// one catalogue type: compile's analysis rules use it too, and lint.Rules() merges
+// both for `meshguard rules`, docs/rules.md and SARIF's rule table. The examples are
+// executable: a test lints each and expects exactly this verdict.
 type RuleDoc struct {
 	Code     string
 	Severity string

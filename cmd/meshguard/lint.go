@@ -168,7 +168,7 @@ func (o *lintOptions) write(s streams, fs []lint.Finding, sum lint.Summary, skip
 	case "json":
 		return lint.WriteJSON(s.out, fs, sum, skipped)
 	case "sarif":
-		return lint.WriteSARIF(s.out, fs, skipped, ruleInfos())
+		return lint.WriteSARIF(s.out, fs, skipped, lint.Rules())
 	}
 	return usageErr("--output must be text, json or sarif (got %q)", o.output)
 }

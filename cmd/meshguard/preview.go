@@ -22,16 +22,6 @@ import (
 
 const mtpKind = "MeshTrafficPermission"
 
-// analysisRules are the RBAC analysis codes of compile, in the validate catalogue's
-// shape so `meshguard rules` and docs/rules.md list both.
-func analysisRules() []validate.RuleDoc {
-	var out []validate.RuleDoc
-	for _, r := range compile.Catalogue() {
-		out = append(out, validate.RuleDoc{Code: r.Code, Severity: r.Severity, Summary: r.Summary, Bad: r.Bad, Good: r.Good})
-	}
-	return out
-}
-
 // previewOptions are the flags of `meshguard preview`.
 type previewOptions struct {
 	lintOptions
