@@ -34,13 +34,14 @@ func KumaKinds() []*Kind {
 	out := []*Kind{}
 	add := func(k *Kind) *Kind { out = append(out, k); return k }
 
-	mtp := add(kuma("MeshTrafficPermission", "meshtrafficpermissions", tr|SecFrom|SecRules|SecDefault,
+	mtp := add(kuma(KindMeshTrafficPermission, "meshtrafficpermissions", tr|SecFrom|SecRules|SecDefault,
 		"who may connect to a proxy's inbounds"))
 	mtp.TopLevel = refs(mesh, subset, svc, svcSub, dp, RefMeshGatewayRoute, route)
 	mtp.From = refs(mesh, subset, svc, svcSub)
 	mtp.NewSpec = func() any { return &MeshTrafficPermissionSpec{} }
+	mtp.Watched = true
 
-	mt := add(kuma("MeshTimeout", "meshtimeouts", tr|SecTo|SecFrom|SecRules, "connection and request timeouts"))
+	mt := add(kuma(KindMeshTimeout, "meshtimeouts", tr|SecTo|SecFrom|SecRules, "connection and request timeouts"))
 	mt.TopLevel = refs(mesh, subset, svc, svcSub, dp, gw, route)
 	mt.SystemOnly = refs(gw, route)
 	mt.To = refs(mesh, svc, mzs, mes, route)
