@@ -20,11 +20,15 @@ spec:
 // every door lists both catalogues as one. The examples are executable: a test
 // compiles each and expects exactly this verdict.
 func Catalogue() []validate.RuleDoc {
-	return []validate.RuleDoc{
-		{
-			Code: CodeDeadItem, Severity: validate.SeverityWarning,
-			Summary: "a from item or allow matcher never decides: a later item (or a deny matcher) covers every client it matches",
-			Bad: catHead + `    - targetRef:
+	return []validate.RuleDoc{deadItemRule(), denyAllRule(), allowAllRule()}
+}
+
+// deadItemRule documents MG201: an item or matcher that never decides.
+func deadItemRule() validate.RuleDoc {
+	return validate.RuleDoc{
+		Code: CodeDeadItem, Severity: validate.SeverityWarning,
+		Summary: "a from item or allow matcher never decides: a later item (or a deny matcher) covers every client it matches",
+		Bad: catHead + `    - targetRef:
         kind: MeshService
         name: web
       default:
@@ -34,7 +38,7 @@ func Catalogue() []validate.RuleDoc {
       default:
         action: Allow
 `,
-			Good: catHead + `    - targetRef:
+		Good: catHead + `    - targetRef:
         kind: Mesh
       default:
         action: Allow
@@ -44,16 +48,20 @@ func Catalogue() []validate.RuleDoc {
       default:
         action: Deny
 `,
-		},
-		{
-			Code: CodeDenyAll, Severity: validate.SeverityWarning,
-			Summary: "the merged policies deny every client of a group of proxies (no allow survives later denies)",
-			Bad: catHead + `    - targetRef:
+	}
+}
+
+// denyAllRule documents MG202: policies that deny every client.
+func denyAllRule() validate.RuleDoc {
+	return validate.RuleDoc{
+		Code: CodeDenyAll, Severity: validate.SeverityWarning,
+		Summary: "the merged policies deny every client of a group of proxies (no allow survives later denies)",
+		Bad: catHead + `    - targetRef:
         kind: Mesh
       default:
         action: Deny
 `,
-			Good: catHead + `    - targetRef:
+		Good: catHead + `    - targetRef:
         kind: Mesh
       default:
         action: Deny
@@ -63,11 +71,15 @@ func Catalogue() []validate.RuleDoc {
       default:
         action: Allow
 `,
-		},
-		{
-			Code: CodeAllowAll, Severity: validate.SeverityWarning,
-			Summary: "a mesh-wide policy allows every client of the mesh to reach every proxy",
-			Bad: `apiVersion: kuma.io/v1alpha1
+	}
+}
+
+// allowAllRule documents MG203: policies that allow every client.
+func allowAllRule() validate.RuleDoc {
+	return validate.RuleDoc{
+		Code: CodeAllowAll, Severity: validate.SeverityWarning,
+		Summary: "a mesh-wide policy allows every client of the mesh to reach every proxy",
+		Bad: `apiVersion: kuma.io/v1alpha1
 kind: MeshTrafficPermission
 metadata:
   name: allow-all
@@ -83,7 +95,7 @@ spec:
       default:
         action: Allow
 `,
-			Good: `apiVersion: kuma.io/v1alpha1
+		Good: `apiVersion: kuma.io/v1alpha1
 kind: MeshTrafficPermission
 metadata:
   name: allow-web
@@ -101,6 +113,5 @@ spec:
       default:
         action: Allow
 `,
-		},
 	}
 }
