@@ -80,6 +80,9 @@ func (w *walkPath) path() *field.Path {
 
 var rawMessageType = reflect.TypeOf(json.RawMessage(nil))
 
+// check walks v against the Go type t: values of the wrong JSON type become errors
+// (and are dropped), unknown object fields become warnings; the result is v with
+// both removed, ready to decode.
 func check(t reflect.Type, v any, path *walkPath, r *CheckResult) any {
 	if v == nil {
 		return nil
@@ -91,87 +94,104 @@ func check(t reflect.Type, v any, path *walkPath, r *CheckResult) any {
 	case reflect.Pointer:
 		return check(t.Elem(), v, path, r)
 	case reflect.Struct:
-		m, ok := v.(map[string]any)
-		if !ok {
-			r.Errors = append(r.Errors, wrongType(path, v, "object"))
-			return nil
-		}
-		fields := jsonFields(t)
-		out := make(map[string]any, len(m))
-		for _, k := range sortedKeys(m) {
-			ft, ok := fields[k]
-			if !ok {
-				r.Warnings = append(r.Warnings, UnknownField(path.path().Child(k), unknownDetail(k, fields)))
-				continue
-			}
-			path.push(pathStep{kind: stepChild, name: k})
-			c := check(ft, m[k], path, r)
-			path.pop()
-			if c != nil {
-				out[k] = c
-			}
-		}
-		return out
+		return checkStruct(t, v, path, r)
 	case reflect.Slice:
-		l, ok := v.([]any)
-		if !ok {
-			r.Errors = append(r.Errors, wrongType(path, v, "list"))
-			return nil
-		}
-		out := make([]any, 0, len(l))
-		for i, e := range l {
-			path.push(pathStep{kind: stepIndex, index: i})
-			c := check(t.Elem(), e, path, r)
-			path.pop()
-			if c != nil || e == nil {
-				out = append(out, c)
-			}
-		}
-		return out
+		return checkSlice(t, v, path, r)
 	case reflect.Map:
-		m, ok := v.(map[string]any)
-		if !ok {
-			r.Errors = append(r.Errors, wrongType(path, v, "map"))
-			return nil
-		}
-		out := make(map[string]any, len(m))
-		for _, k := range sortedKeys(m) {
-			path.push(pathStep{kind: stepKey, name: k})
-			c := check(t.Elem(), m[k], path, r)
-			path.pop()
-			if c != nil {
-				out[k] = c
-			}
-		}
-		return out
-	case reflect.String:
-		if _, ok := v.(string); !ok {
-			r.Errors = append(r.Errors, wrongType(path, v, "string"))
-			return nil
-		}
-		return v
-	case reflect.Bool:
-		if _, ok := v.(bool); !ok {
-			r.Errors = append(r.Errors, wrongType(path, v, "boolean"))
-			return nil
-		}
-		return v
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		if !isInteger(v) {
-			r.Errors = append(r.Errors, wrongType(path, v, "integer"))
-			return nil
-		}
-		return v
-	case reflect.Float32, reflect.Float64:
-		switch v.(type) {
-		case int64, float64, int, json.Number:
-			return v
-		}
-		r.Errors = append(r.Errors, wrongType(path, v, "number"))
+		return checkMap(t, v, path, r)
+	}
+	if want := scalarMismatch(t.Kind(), v); want != "" {
+		r.Errors = append(r.Errors, wrongType(path, v, want))
 		return nil
 	}
 	return v
+}
+
+func checkStruct(t reflect.Type, v any, path *walkPath, r *CheckResult) any {
+	m, ok := v.(map[string]any)
+	if !ok {
+		r.Errors = append(r.Errors, wrongType(path, v, "object"))
+		return nil
+	}
+	fields := jsonFields(t)
+	out := make(map[string]any, len(m))
+	for _, k := range sortedKeys(m) {
+		ft, ok := fields[k]
+		if !ok {
+			r.Warnings = append(r.Warnings, UnknownField(path.path().Child(k), unknownDetail(k, fields)))
+			continue
+		}
+		path.push(pathStep{kind: stepChild, name: k})
+		c := check(ft, m[k], path, r)
+		path.pop()
+		if c != nil {
+			out[k] = c
+		}
+	}
+	return out
+}
+
+func checkSlice(t reflect.Type, v any, path *walkPath, r *CheckResult) any {
+	l, ok := v.([]any)
+	if !ok {
+		r.Errors = append(r.Errors, wrongType(path, v, "list"))
+		return nil
+	}
+	out := make([]any, 0, len(l))
+	for i, e := range l {
+		path.push(pathStep{kind: stepIndex, index: i})
+		c := check(t.Elem(), e, path, r)
+		path.pop()
+		if c != nil || e == nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func checkMap(t reflect.Type, v any, path *walkPath, r *CheckResult) any {
+	m, ok := v.(map[string]any)
+	if !ok {
+		r.Errors = append(r.Errors, wrongType(path, v, "map"))
+		return nil
+	}
+	out := make(map[string]any, len(m))
+	for _, k := range sortedKeys(m) {
+		path.push(pathStep{kind: stepKey, name: k})
+		c := check(t.Elem(), m[k], path, r)
+		path.pop()
+		if c != nil {
+			out[k] = c
+		}
+	}
+	return out
+}
+
+// scalarMismatch is the JSON type a scalar Go kind wants when v is not of it, ""
+// when v fits (or the kind is not checked).
+func scalarMismatch(k reflect.Kind, v any) string {
+	switch k {
+	case reflect.String:
+		if _, ok := v.(string); !ok {
+			return "string"
+		}
+	case reflect.Bool:
+		if _, ok := v.(bool); !ok {
+			return "boolean"
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		if !isInteger(v) {
+			return "integer"
+		}
+	case reflect.Float32, reflect.Float64:
+		switch v.(type) {
+		case int64, float64, int, json.Number:
+		default:
+			return "number"
+		}
+	}
+	return ""
 }
 
 func isInteger(v any) bool {

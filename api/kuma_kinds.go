@@ -30,17 +30,26 @@ func kuma(kind, plural string, sec Section, summary string) *Kind {
 // where those are wider (MeshTrafficPermission may target a MeshGatewayRoute or a
 // MeshHTTPRoute, the MeshTrafficPermission MADR).
 func KumaKinds() []*Kind {
-	tr := SecTargetRef
 	out := []*Kind{}
 	add := func(k *Kind) *Kind { out = append(out, k); return k }
+	kumaRouteKinds(add)
+	kumaTrafficKinds(add)
+	kumaProxyKinds(add)
+	return out
+}
 
-	mtp := add(kuma("MeshTrafficPermission", "meshtrafficpermissions", tr|SecFrom|SecRules|SecDefault,
+// kumaRouteKinds adds MeshTrafficPermission, MeshTimeout and the two routes, in
+// registry order.
+func kumaRouteKinds(add func(*Kind) *Kind) {
+	tr := SecTargetRef
+	mtp := add(kuma(KindMeshTrafficPermission, "meshtrafficpermissions", tr|SecFrom|SecRules|SecDefault,
 		"who may connect to a proxy's inbounds"))
 	mtp.TopLevel = refs(mesh, subset, svc, svcSub, dp, RefMeshGatewayRoute, route)
 	mtp.From = refs(mesh, subset, svc, svcSub)
 	mtp.NewSpec = func() any { return &MeshTrafficPermissionSpec{} }
+	mtp.Watched = true
 
-	mt := add(kuma("MeshTimeout", "meshtimeouts", tr|SecTo|SecFrom|SecRules, "connection and request timeouts"))
+	mt := add(kuma(KindMeshTimeout, "meshtimeouts", tr|SecTo|SecFrom|SecRules, "connection and request timeouts"))
 	mt.TopLevel = refs(mesh, subset, svc, svcSub, dp, gw, route)
 	mt.SystemOnly = refs(gw, route)
 	mt.To = refs(mesh, svc, mzs, mes, route)
@@ -66,7 +75,11 @@ func KumaKinds() []*Kind {
 	tcp.BackendRefs = refs(svc, svcSub, mzs, mes)
 	tcp.Route = true
 	tcp.NewSpec = func() any { return &MeshTCPRouteSpec{} }
+}
 
+// kumaTrafficKinds adds the outbound and inbound traffic policies, in registry order.
+func kumaTrafficKinds(add func(*Kind) *Kind) {
+	tr := SecTargetRef
 	retry := add(kuma("MeshRetry", "meshretries", tr|SecTo, "retries of outbound requests"))
 	retry.TopLevel = refs(mesh, subset, svc, svcSub, dp, gw, route)
 	retry.SystemOnly = refs(gw, route)
@@ -103,7 +116,12 @@ func KumaKinds() []*Kind {
 	lbs.TopLevel = refs(mesh, subset, svc, svcSub, dp, gw)
 	lbs.To = refs(mesh, svc, mzs, route)
 	lbs.ToGateway = refs(mesh, svc, mzs)
+}
 
+// kumaProxyKinds adds the policies that configure a proxy as a whole (single
+// `default`) and MeshTLS, in registry order.
+func kumaProxyKinds(add func(*Kind) *Kind) {
+	tr := SecTargetRef
 	trace := add(kuma("MeshTrace", "meshtraces", tr|SecDefault, "tracing backends and sampling"))
 	trace.TopLevel = refs(mesh, subset, svc, svcSub, dp, gw)
 	trace.SystemOnly = refs(gw)
@@ -122,7 +140,6 @@ func KumaKinds() []*Kind {
 	tls := add(kuma("MeshTLS", "meshtlses", tr|SecFrom|SecRules, "TLS version, ciphers and mode of inbounds"))
 	tls.TopLevel = refs(mesh, subset, dp)
 	tls.From = refs(mesh)
-	return out
 }
 
 // KnownKumaResources are kuma.io kinds that are not policies meshguard guards but are

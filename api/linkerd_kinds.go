@@ -3,9 +3,11 @@ package api
 // LinkerdGroup is the API group of Linkerd's authorization policies.
 const LinkerdGroup = "policy.linkerd.io"
 
+// linkerd builds a policy.linkerd.io entry. Every Linkerd kind is Watched: the
+// authorization preview reads all of them and the conflict check reads Servers.
 func linkerd(version, kind, plural, summary string, spec func() any) *Kind {
 	return &Kind{Group: LinkerdGroup, Version: version, Kind: kind, Plural: plural,
-		Family: FamilyLinkerd, Summary: summary, NewSpec: spec}
+		Family: FamilyLinkerd, Summary: summary, NewSpec: spec, Watched: true}
 }
 
 // LinkerdKinds returns the registry entries of Linkerd's policy.linkerd.io family,
@@ -22,25 +24,25 @@ func LinkerdKinds() []*Kind {
 	serverV1Beta1 := func() any { return &ServerV1Beta1Spec{} }
 	saSpec := func() any { return &ServerAuthorizationSpec{} }
 	out := []*Kind{
-		linkerd("v1beta3", "Server", "servers", srv, server),
-		linkerd("v1beta2", "Server", "servers", srv, serverV1Beta2),
-		linkerd("v1beta1", "Server", "servers", srv, serverV1Beta1),
-		linkerd("v1alpha1", "Server", "servers", srv, serverV1Beta1),
-		linkerd("v1beta1", "ServerAuthorization", "serverauthorizations", saz, saSpec),
-		linkerd("v1alpha1", "ServerAuthorization", "serverauthorizations", saz, saSpec),
-		linkerd("v1alpha1", "AuthorizationPolicy", "authorizationpolicies",
+		linkerd("v1beta3", KindServer, "servers", srv, server),
+		linkerd("v1beta2", KindServer, "servers", srv, serverV1Beta2),
+		linkerd("v1beta1", KindServer, "servers", srv, serverV1Beta1),
+		linkerd("v1alpha1", KindServer, "servers", srv, serverV1Beta1),
+		linkerd("v1beta1", KindServerAuthorization, "serverauthorizations", saz, saSpec),
+		linkerd("v1alpha1", KindServerAuthorization, "serverauthorizations", saz, saSpec),
+		linkerd("v1alpha1", KindAuthorizationPolicy, "authorizationpolicies",
 			"which authentications a Server, route or namespace requires",
 			func() any { return &AuthorizationPolicySpec{} }),
-		linkerd("v1alpha1", "MeshTLSAuthentication", "meshtlsauthentications",
+		linkerd("v1alpha1", KindMeshTLSAuthentication, "meshtlsauthentications",
 			"a set of mTLS client identities or service accounts",
 			func() any { return &MeshTLSAuthenticationSpec{} }),
-		linkerd("v1alpha1", "NetworkAuthentication", "networkauthentications",
+		linkerd("v1alpha1", KindNetworkAuthentication, "networkauthentications",
 			"a set of client networks (CIDRs with exceptions)",
 			func() any { return &NetworkAuthenticationSpec{} }),
 	}
-	out[2].Deprecated = LinkerdGroup + "/v1beta3 Server"
-	out[3].Deprecated = LinkerdGroup + "/v1beta3 Server"
-	out[5].Deprecated = LinkerdGroup + "/v1beta1 ServerAuthorization"
+	out[2].Deprecated = LinkerdGroup + "/v1beta3 " + KindServer
+	out[3].Deprecated = LinkerdGroup + "/v1beta3 " + KindServer
+	out[5].Deprecated = LinkerdGroup + "/v1beta1 " + KindServerAuthorization
 	return out
 }
 

@@ -83,6 +83,10 @@ type Kind struct {
 	Deprecated string
 	// Summary is one line for `meshguard rules`, the docs and the chart.
 	Summary string
+	// Watched marks kinds whose stored objects the webhook reads from an informer
+	// cache (previews and the Server conflict check); the chart's ClusterRole is
+	// generated from it (see Registry.Watched), so a new cache cannot lack RBAC.
+	Watched bool
 }
 
 // GVK is the kind's group/version/kind.

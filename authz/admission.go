@@ -47,7 +47,7 @@ func AdmissionSummary(obj *unstructured.Unstructured, stored []unstructured.Unst
 		return nil
 	}
 	first := hits[0]
-	if kind != "Server" {
+	if kind != api.KindServer {
 		// Its own grants first, so the warning talks about the object admitted.
 		first.Clients = append([]Client(nil), first.Clients...)
 		sort.SliceStable(first.Clients, func(a, b int) bool {
@@ -73,7 +73,7 @@ func AdmissionSummary(obj *unstructured.Unstructured, stored []unstructured.Unst
 // concerns reports whether preview p is about the object kind/ref: the Server
 // itself, or a Server one of whose grants the object is (or is referenced by).
 func concerns(p Preview, kind, ref string) bool {
-	if kind == "Server" {
+	if kind == api.KindServer {
 		return p.Ref() == ref && p.Policy != "not applied"
 	}
 	want := kind + " " + ref

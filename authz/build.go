@@ -56,26 +56,26 @@ func newIndex(objs []unstructured.Unstructured) *index {
 		gvk := o.GroupVersionKind()
 		key := o.GetNamespace() + "/" + o.GetName()
 		switch {
-		case gvk.Group == api.LinkerdGroup && gvk.Kind == "Server":
+		case gvk.Group == api.LinkerdGroup && gvk.Kind == api.KindServer:
 			s := &server{ns: o.GetNamespace(), name: o.GetName(), version: gvk.Version, labels: o.GetLabels()}
 			decodeSpec(o, &s.spec)
 			ix.servers = append(ix.servers, s)
-		case gvk.Group == api.LinkerdGroup && gvk.Kind == "ServerAuthorization":
+		case gvk.Group == api.LinkerdGroup && gvk.Kind == api.KindServerAuthorization:
 			ix.sazs = append(ix.sazs, o)
-		case gvk.Group == api.LinkerdGroup && gvk.Kind == "AuthorizationPolicy":
+		case gvk.Group == api.LinkerdGroup && gvk.Kind == api.KindAuthorizationPolicy:
 			ix.policies = append(ix.policies, o)
-		case gvk.Group == api.LinkerdGroup && gvk.Kind == "MeshTLSAuthentication":
+		case gvk.Group == api.LinkerdGroup && gvk.Kind == api.KindMeshTLSAuthentication:
 			s := &api.MeshTLSAuthenticationSpec{}
 			decodeSpec(o, s)
 			ix.authn.meshTLS[key] = s
-		case gvk.Group == api.LinkerdGroup && gvk.Kind == "NetworkAuthentication":
+		case gvk.Group == api.LinkerdGroup && gvk.Kind == api.KindNetworkAuthentication:
 			s := &api.NetworkAuthenticationSpec{}
 			decodeSpec(o, s)
 			ix.authn.network[key] = s
-		case (gvk.Group == api.LinkerdGroup || gvk.Group == "gateway.networking.k8s.io") &&
-			(gvk.Kind == "HTTPRoute" || gvk.Kind == "GRPCRoute"):
+		case (gvk.Group == api.LinkerdGroup || gvk.Group == api.GatewayGroup) &&
+			(gvk.Kind == api.KindHTTPRoute || gvk.Kind == api.KindGRPCRoute):
 			ix.routes[o.GetNamespace()+"/"+gvk.Kind+"/"+o.GetName()] = routeParents(o)
-		case gvk.Group == "" && gvk.Kind == "Namespace":
+		case gvk.Group == "" && gvk.Kind == api.KindNamespace:
 			ix.nsModes[o.GetName()] = o.GetAnnotations()[AnnotationDefaultPolicy]
 		default:
 			if w, ok := workloadOf(o); ok {
@@ -98,7 +98,7 @@ func routeParents(o *unstructured.Unstructured) []parent {
 		m, _ := r.(map[string]any)
 		kind, _ := m["kind"].(string)
 		group, hasGroup := m["group"].(string)
-		if kind != "Server" || (hasGroup && group != api.LinkerdGroup) {
+		if kind != api.KindServer || (hasGroup && group != api.LinkerdGroup) {
 			continue
 		}
 		name, _ := m["name"].(string)
@@ -235,7 +235,7 @@ func (ix *index) attachPolicy(ns string, t *api.LinkerdLocalRef, g grant, byServ
 			orphan(ns, "(namespace "+t.Name+")", "every Server of the namespace; none in the linted set", g)
 		}
 	case "httproute", "grpcroute":
-		routeKind := map[string]string{"httproute": "HTTPRoute", "grpcroute": "GRPCRoute"}[kind]
+		routeKind := map[string]string{"httproute": api.KindHTTPRoute, "grpcroute": api.KindGRPCRoute}[kind]
 		route := routeKind + " " + ns + "/" + t.Name
 		parents, ok := ix.routes[ns+"/"+routeKind+"/"+t.Name]
 		attached := false

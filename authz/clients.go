@@ -153,7 +153,7 @@ func policyClients(ns, name string, spec *api.AuthorizationPolicySpec, set authn
 	case mtls != nil:
 		identities(mtls.Identities, add)
 		for _, r := range mtls.IdentityRefs {
-			if strings.EqualFold(r.Kind, "Namespace") {
+			if strings.EqualFold(r.Kind, api.KindNamespace) {
 				add(ClientNamespace, r.Name)
 				continue
 			}

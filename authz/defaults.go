@@ -26,21 +26,8 @@ type port struct {
 	name   string
 }
 
-// templatePaths are where each workload kind keeps its pod template.
-func templatePath(kind string) ([]string, bool) {
-	switch kind {
-	case "Pod":
-		return nil, true
-	case "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "ReplicationController", "Job":
-		return []string{"spec", "template"}, true
-	case "CronJob":
-		return []string{"spec", "jobTemplate", "spec", "template"}, true
-	}
-	return nil, false
-}
-
 func workloadOf(o *unstructured.Unstructured) (workload, bool) {
-	path, ok := templatePath(o.GetKind())
+	path, ok := api.PodTemplatePath(o.GetKind())
 	if !ok {
 		return workload{}, false
 	}

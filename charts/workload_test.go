@@ -9,6 +9,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+
+	"github.com/meshguard/meshguard/api"
 )
 
 func deployment(t *testing.T, m *manifests) *appsv1.Deployment {
@@ -201,13 +203,9 @@ func TestRBACLeastPrivilege(t *testing.T) {
 	}
 	cg, rg := check("ClusterRole", cr.Rules), check("Role", role.Rules)
 
+	// The informer caches: read-only access to exactly the kinds the registry marks
+	// Watched (api.TestWatched pins that list), generated into _rules.tpl.
 	wantCluster := map[string][]string{
-		"kuma.io/meshtrafficpermissions:get": {""}, "kuma.io/meshtrafficpermissions:list": {""}, "kuma.io/meshtrafficpermissions:watch": {""},
-		"policy.linkerd.io/servers:get": {""}, "policy.linkerd.io/servers:list": {""}, "policy.linkerd.io/servers:watch": {""},
-		"policy.linkerd.io/serverauthorizations:get": {""}, "policy.linkerd.io/serverauthorizations:list": {""}, "policy.linkerd.io/serverauthorizations:watch": {""},
-		"policy.linkerd.io/authorizationpolicies:get": {""}, "policy.linkerd.io/authorizationpolicies:list": {""}, "policy.linkerd.io/authorizationpolicies:watch": {""},
-		"policy.linkerd.io/meshtlsauthentications:get": {""}, "policy.linkerd.io/meshtlsauthentications:list": {""}, "policy.linkerd.io/meshtlsauthentications:watch": {""},
-		"policy.linkerd.io/networkauthentications:get": {""}, "policy.linkerd.io/networkauthentications:list": {""}, "policy.linkerd.io/networkauthentications:watch": {""},
 		"admissionregistration.k8s.io/mutatingwebhookconfigurations:get":      {"meshguard-mutating"},
 		"admissionregistration.k8s.io/mutatingwebhookconfigurations:update":   {"meshguard-mutating"},
 		"admissionregistration.k8s.io/mutatingwebhookconfigurations:list":     {""},
@@ -216,6 +214,11 @@ func TestRBACLeastPrivilege(t *testing.T) {
 		"admissionregistration.k8s.io/validatingwebhookconfigurations:update": {"meshguard-validating"},
 		"admissionregistration.k8s.io/validatingwebhookconfigurations:list":   {""},
 		"admissionregistration.k8s.io/validatingwebhookconfigurations:watch":  {""},
+	}
+	for _, k := range api.DefaultRegistry().Watched() {
+		for _, verb := range []string{"get", "list", "watch"} {
+			wantCluster[k.Group+"/"+k.Plural+":"+verb] = []string{""}
+		}
 	}
 	equalGrants(t, "ClusterRole", cg, wantCluster)
 	for k := range cg {

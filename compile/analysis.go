@@ -16,9 +16,6 @@ const (
 	CodeAllowAll = "MG203"
 )
 
-// SeverityWarning is the severity of every compile finding.
-const SeverityWarning = "warning"
-
 // finding builds a warning. Field is the path inside the policy the finding is
 // about and BadValue is that policy's Ref ("ns/name"), so a caller reviewing one
 // object can keep the findings that are about it.

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/meshguard/meshguard/validate"
 )
 
 func codes(t *testing.T, yamlDocs string) []string {
@@ -24,7 +26,7 @@ func codes(t *testing.T, yamlDocs string) []string {
 func TestCatalogueExamples(t *testing.T) {
 	for _, r := range Catalogue() {
 		t.Run(r.Code, func(t *testing.T) {
-			if r.Severity != SeverityWarning || r.Summary == "" || strings.Contains(r.Summary, "\n") {
+			if r.Severity != validate.SeverityWarning || r.Summary == "" || strings.Contains(r.Summary, "\n") {
 				t.Errorf("bad entry %+v", r)
 			}
 			bad := codes(t, r.Bad)

@@ -1,16 +1,6 @@
 package compile
 
-// RuleDoc documents one compile finding for `meshguard rules` and docs/rules.md.
-// It mirrors validate.RuleDoc field for field so the CLI can list both catalogues
-// together; the examples are executable (a test compiles each and expects exactly
-// this verdict).
-type RuleDoc struct {
-	Code     string
-	Severity string
-	Summary  string
-	Bad      string
-	Good     string
-}
+import "github.com/meshguard/meshguard/validate"
 
 const catHead = `apiVersion: kuma.io/v1alpha1
 kind: MeshTrafficPermission
@@ -26,13 +16,19 @@ spec:
   from:
 `
 
-// Catalogue lists the compile findings in code order.
-func Catalogue() []RuleDoc {
-	return []RuleDoc{
-		{
-			Code: CodeDeadItem, Severity: SeverityWarning,
-			Summary: "a from item or allow matcher never decides: a later item (or a deny matcher) covers every client it matches",
-			Bad: catHead + `    - targetRef:
+// Catalogue lists the compile findings in code order, in validate's RuleDoc so
+// every door lists both catalogues as one. The examples are executable: a test
+// compiles each and expects exactly this verdict.
+func Catalogue() []validate.RuleDoc {
+	return []validate.RuleDoc{deadItemRule(), denyAllRule(), allowAllRule()}
+}
+
+// deadItemRule documents MG201: an item or matcher that never decides.
+func deadItemRule() validate.RuleDoc {
+	return validate.RuleDoc{
+		Code: CodeDeadItem, Severity: validate.SeverityWarning,
+		Summary: "a from item or allow matcher never decides: a later item (or a deny matcher) covers every client it matches",
+		Bad: catHead + `    - targetRef:
         kind: MeshService
         name: web
       default:
@@ -42,7 +38,7 @@ func Catalogue() []RuleDoc {
       default:
         action: Allow
 `,
-			Good: catHead + `    - targetRef:
+		Good: catHead + `    - targetRef:
         kind: Mesh
       default:
         action: Allow
@@ -52,16 +48,20 @@ func Catalogue() []RuleDoc {
       default:
         action: Deny
 `,
-		},
-		{
-			Code: CodeDenyAll, Severity: SeverityWarning,
-			Summary: "the merged policies deny every client of a group of proxies (no allow survives later denies)",
-			Bad: catHead + `    - targetRef:
+	}
+}
+
+// denyAllRule documents MG202: policies that deny every client.
+func denyAllRule() validate.RuleDoc {
+	return validate.RuleDoc{
+		Code: CodeDenyAll, Severity: validate.SeverityWarning,
+		Summary: "the merged policies deny every client of a group of proxies (no allow survives later denies)",
+		Bad: catHead + `    - targetRef:
         kind: Mesh
       default:
         action: Deny
 `,
-			Good: catHead + `    - targetRef:
+		Good: catHead + `    - targetRef:
         kind: Mesh
       default:
         action: Deny
@@ -71,11 +71,15 @@ func Catalogue() []RuleDoc {
       default:
         action: Allow
 `,
-		},
-		{
-			Code: CodeAllowAll, Severity: SeverityWarning,
-			Summary: "a mesh-wide policy allows every client of the mesh to reach every proxy",
-			Bad: `apiVersion: kuma.io/v1alpha1
+	}
+}
+
+// allowAllRule documents MG203: policies that allow every client.
+func allowAllRule() validate.RuleDoc {
+	return validate.RuleDoc{
+		Code: CodeAllowAll, Severity: validate.SeverityWarning,
+		Summary: "a mesh-wide policy allows every client of the mesh to reach every proxy",
+		Bad: `apiVersion: kuma.io/v1alpha1
 kind: MeshTrafficPermission
 metadata:
   name: allow-all
@@ -91,7 +95,7 @@ spec:
       default:
         action: Allow
 `,
-			Good: `apiVersion: kuma.io/v1alpha1
+		Good: `apiVersion: kuma.io/v1alpha1
 kind: MeshTrafficPermission
 metadata:
   name: allow-web
@@ -109,6 +113,5 @@ spec:
       default:
         action: Allow
 `,
-		},
 	}
 }

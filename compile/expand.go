@@ -61,6 +61,24 @@ func ExpandRules(localMesh string, items []MergedItem, limit int) (view []ViewRu
 // combinations that some rules admit are returned (all that RBAC needs).
 func expand(cs []cItem, limit int, all bool) (view []ViewRule, n int, ok bool) {
 	words := (len(cs) + 63) / 64
+	dims := buildDims(cs, words)
+	n = 1
+	for _, d := range dims {
+		if n > math.MaxInt/(len(d.vals)+1) {
+			return nil, math.MaxInt, false
+		}
+		n *= len(d.vals) + 1
+	}
+	if n > limit {
+		return nil, n, false
+	}
+	return enumerate(dims, cs, words, n, all), n, true
+}
+
+// buildDims groups the items' atoms by dimension: per dimension its distinct values,
+// which items constrain it (has) and which items each value satisfies (valBits),
+// as bitsets of words words.
+func buildDims(cs []cItem, words int) []*dimInfo {
 	// A first pass counts the atoms of every dimension, a bound on its values, so
 	// that the dimensions, their values and all bitsets are carved from a few
 	// shared arrays instead of being allocated one by one.
@@ -113,16 +131,12 @@ func expand(cs []cItem, limit int, all bool) (view []ViewRule, n int, ok bool) {
 			d.valBits[vi][i/64] |= 1 << (i % 64)
 		}
 	}
-	n = 1
-	for _, d := range dims {
-		if n > math.MaxInt/(len(d.vals)+1) {
-			return nil, math.MaxInt, false
-		}
-		n *= len(d.vals) + 1
-	}
-	if n > limit {
-		return nil, n, false
-	}
+	return dims
+}
+
+// enumerate walks the n combinations of dims depth first and returns the feasible
+// ones (see expand).
+func enumerate(dims []*dimInfo, cs []cItem, words, n int, all bool) []ViewRule {
 	cand := make([][]uint64, len(dims)+1)
 	candSlab := make([]uint64, words*len(cand))
 	for i := range cand {
@@ -132,7 +146,7 @@ func expand(cs []cItem, limit int, all bool) (view []ViewRule, n int, ok bool) {
 		cand[0][i/64] |= 1 << (i % 64)
 	}
 	choice := make([]int, len(dims))
-	view = make([]ViewRule, 0, n)
+	view := make([]ViewRule, 0, n)
 	pos := make([]atom, 0, len(dims)) // leaf's scratch
 	var rec func(d int)
 	rec = func(d int) {
@@ -160,7 +174,7 @@ func expand(cs []cItem, limit int, all bool) (view []ViewRule, n int, ok bool) {
 		}
 	}
 	rec(0)
-	return view, n, true
+	return view
 }
 
 // leaf builds the rule of one combination, or reports it impossible. Negations

@@ -5,6 +5,8 @@ import (
 
 	rbacv3 "github.com/envoyproxy/go-control-plane/envoy/config/rbac/v3"
 	netrbac "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/rbac/v3"
+
+	"github.com/meshguard/meshguard/api"
 )
 
 // Form is how a preview's RBAC is written.
@@ -24,8 +26,8 @@ const (
 
 // Names of the generated RBAC policies and defaults, as the MeshTrafficPermission MADR spells them.
 const (
-	PolicyName         = "MeshTrafficPermission"
-	ShadowPolicyName   = "ShadowMeshTrafficPermission"
+	PolicyName         = api.KindMeshTrafficPermission
+	ShadowPolicyName   = "Shadow" + api.KindMeshTrafficPermission
 	DefaultStatPrefix  = "mesh_traffic_permission."
 	DefaultExpandBound = 4096
 )

@@ -119,17 +119,17 @@ func TestPolicyFromObject(t *testing.T) {
 	}{
 		{"nil object", nil, "no object"},
 		{"wrong kind", map[string]any{"kind": "MeshTimeout", "metadata": map[string]any{"name": "x"}}, "only MeshTrafficPermission"},
-		{"no name", map[string]any{"kind": Kind, "spec": map[string]any{}}, "metadata.name"},
-		{"metadata not a map", map[string]any{"kind": Kind, "metadata": "x", "spec": map[string]any{}}, "metadata.name"},
-		{"spec missing", map[string]any{"kind": Kind, "metadata": map[string]any{"name": "x"}}, "spec is required"},
-		{"spec not a map", map[string]any{"kind": Kind, "metadata": map[string]any{"name": "x"}, "spec": []any{1}}, "must be an object"},
-		{"from not a list", map[string]any{"kind": Kind, "metadata": map[string]any{"name": "x"}, "spec": map[string]any{"from": "Mesh"}}, "spec.from"},
-		{"bad action", map[string]any{"kind": Kind, "metadata": map[string]any{"name": "x"}, "spec": map[string]any{"from": []any{
+		{"no name", map[string]any{"kind": api.KindMeshTrafficPermission, "spec": map[string]any{}}, "metadata.name"},
+		{"metadata not a map", map[string]any{"kind": api.KindMeshTrafficPermission, "metadata": "x", "spec": map[string]any{}}, "metadata.name"},
+		{"spec missing", map[string]any{"kind": api.KindMeshTrafficPermission, "metadata": map[string]any{"name": "x"}}, "spec is required"},
+		{"spec not a map", map[string]any{"kind": api.KindMeshTrafficPermission, "metadata": map[string]any{"name": "x"}, "spec": []any{1}}, "must be an object"},
+		{"from not a list", map[string]any{"kind": api.KindMeshTrafficPermission, "metadata": map[string]any{"name": "x"}, "spec": map[string]any{"from": "Mesh"}}, "spec.from"},
+		{"bad action", map[string]any{"kind": api.KindMeshTrafficPermission, "metadata": map[string]any{"name": "x"}, "spec": map[string]any{"from": []any{
 			map[string]any{"targetRef": map[string]any{"kind": "Mesh"}, "default": map[string]any{"action": "Maybe"}}}}}, `unknown action "Maybe"`},
-		{"missing from targetRef", map[string]any{"kind": Kind, "metadata": map[string]any{"name": "x"}, "spec": map[string]any{"from": []any{
+		{"missing from targetRef", map[string]any{"kind": api.KindMeshTrafficPermission, "metadata": map[string]any{"name": "x"}, "spec": map[string]any{"from": []any{
 			map[string]any{"default": map[string]any{"action": "Allow"}}}}}, "spec.from[0].targetRef.kind is required"},
-		{"bad role", map[string]any{"kind": Kind, "metadata": map[string]any{"name": "x", "labels": map[string]any{api.LabelPolicyRole: "boss"}}, "spec": map[string]any{}}, "unknown policy role"},
-		{"ok", map[string]any{"kind": Kind, "metadata": map[string]any{"name": "x", "namespace": "kuma-system"}, "spec": map[string]any{"from": []any{
+		{"bad role", map[string]any{"kind": api.KindMeshTrafficPermission, "metadata": map[string]any{"name": "x", "labels": map[string]any{api.LabelPolicyRole: "boss"}}, "spec": map[string]any{}}, "unknown policy role"},
+		{"ok", map[string]any{"kind": api.KindMeshTrafficPermission, "metadata": map[string]any{"name": "x", "namespace": "kuma-system"}, "spec": map[string]any{"from": []any{
 			map[string]any{"targetRef": map[string]any{"kind": "Mesh"}, "default": map[string]any{"action": "Allow"}}}}}, ""},
 	}
 	for _, tt := range tests {

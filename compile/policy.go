@@ -17,9 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// Kind is the only resource kind this package compiles.
-const Kind = "MeshTrafficPermission"
-
 // Policy is a MeshTrafficPermission reduced to what ordering, grouping and
 // compilation need. It is built from an object by PolicyFromObject, or directly by
 // tests and tools that already hold typed specs.
@@ -82,8 +79,8 @@ func PolicyFromObject(u *unstructured.Unstructured) (Policy, error) {
 	if u == nil || u.Object == nil {
 		return Policy{}, fmt.Errorf("no object")
 	}
-	if k := u.GetKind(); k != Kind {
-		return Policy{}, fmt.Errorf("kind is %q, only %s can be compiled to RBAC", k, Kind)
+	if k := u.GetKind(); k != api.KindMeshTrafficPermission {
+		return Policy{}, fmt.Errorf("kind is %q, only %s can be compiled to RBAC", k, api.KindMeshTrafficPermission)
 	}
 	labels := u.GetLabels()
 	p := Policy{

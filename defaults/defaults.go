@@ -1,3 +1,6 @@
+// Package defaults computes what the mutating webhook adds to a Kuma policy: the
+// labels Kuma keys its behaviour on and the syntactic-sugar defaults of the policy-on-namespace MADR.
+// It is pure: it takes an object and the deployment settings and changes the object.
 package defaults
 
 import (
@@ -57,7 +60,7 @@ func Apply(obj *unstructured.Unstructured, kind *api.Kind, s api.Settings, req a
 	if ns != "" {
 		labels[api.LabelNamespace] = ns
 	}
-	if r := ComputeRole(ShapeOf(spec), ns, s.SystemNamespace); r.OK() {
+	if r := api.ComputeRole(api.ShapeOf(spec), ns, s.SystemNamespace); r.OK() {
 		labels[api.LabelPolicyRole] = string(r.Role)
 	}
 	switch s.Mode {

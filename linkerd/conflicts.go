@@ -10,10 +10,15 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/meshguard/meshguard/api"
 )
 
 // Group is the API group of Linkerd's Server.
-const Group = "policy.linkerd.io"
+//
+// Deprecated: use api.LinkerdGroup; this alias remains only until webhook/linkerd.go
+// stops using it (issue 14: no duplicate group constants).
+const Group = api.LinkerdGroup
 
 // Server is what conflict detection needs of a policy.linkerd.io Server (any
 // version): where it is, which pods (or external workloads) it selects and its port.
@@ -40,7 +45,7 @@ func (s Server) PortString() string {
 // selector or port cannot be read (the validation rules report those).
 func ServerFromObject(u *unstructured.Unstructured) (Server, bool) {
 	gvk := u.GroupVersionKind()
-	if gvk.Group != Group || gvk.Kind != "Server" {
+	if gvk.Group != api.LinkerdGroup || gvk.Kind != api.KindServer {
 		return Server{}, false
 	}
 	s := Server{Namespace: u.GetNamespace(), Name: u.GetName()}
@@ -81,22 +86,16 @@ type Workload struct {
 	Ports map[string]int64
 }
 
-// templatePaths is where each workload kind keeps its pod template.
-var templatePaths = map[string][]string{
-	"Deployment": {"spec", "template"}, "StatefulSet": {"spec", "template"},
-	"DaemonSet": {"spec", "template"}, "ReplicaSet": {"spec", "template"},
-	"ReplicationController": {"spec", "template"}, "Job": {"spec", "template"},
-	"CronJob": {"spec", "jobTemplate", "spec", "template"},
-}
-
 // WorkloadFromObject reads the pod template of a workload (or a Pod itself); ok is
 // false for other kinds.
 func WorkloadFromObject(u *unstructured.Unstructured) (Workload, bool) {
 	kind := u.GetKind()
 	var tmpl map[string]any
-	if kind == "Pod" && u.GroupVersionKind().Group == "" {
-		tmpl = u.Object
-	} else if path, ok := templatePaths[kind]; ok {
+	if path, ok := api.PodTemplatePath(kind); ok && path == nil {
+		if u.GroupVersionKind().Group == "" { // only the core Pod is its own template
+			tmpl = u.Object
+		}
+	} else if ok {
 		tmpl, _, _ = unstructured.NestedMap(u.Object, path...)
 	}
 	if tmpl == nil {

@@ -24,7 +24,7 @@ type mtpSummary struct {
 }
 
 func (s *rbacStage) Summarize(c Checked) any {
-	if c.Kind == nil || c.Kind.Kind != compile.Kind || c.Denied {
+	if c.Kind == nil || c.Kind.Kind != api.KindMeshTrafficPermission || c.Denied {
 		return nil
 	}
 	p, err := compile.PolicyFromObject(c.Object)
@@ -95,7 +95,7 @@ func (s *serverStage) Summarize(c Checked) any {
 		}
 		return nil
 	}
-	if c.Kind.Group != api.LinkerdGroup || c.Kind.Kind != "Server" || c.Denied {
+	if c.Kind.Group != api.LinkerdGroup || c.Kind.Kind != api.KindServer || c.Denied {
 		return nil
 	}
 	sv, ok := linkerd.ServerFromObject(c.Object)

@@ -10,13 +10,15 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/meshguard/meshguard/validate"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
 // sampleFindings covers every shape a finding takes: with and without a field,
 // both severities, a parse error without object identity, a multi-line message.
-func sampleFindings() ([]Finding, Summary, []RuleInfo) {
+func sampleFindings() ([]Finding, Summary, []validate.RuleDoc) {
 	fs := []Finding{
 		{File: "policies/mtp.yaml", Line: 12, APIVersion: "kuma.io/v1alpha1", Kind: "MeshTrafficPermission", Namespace: "payments", Name: "allow-web",
 			Severity: "error", Code: "MG101", Field: "spec.to[1].targetRef.namespace", Message: "namespace <other> is not allowed here"},
@@ -29,7 +31,7 @@ func sampleFindings() ([]Finding, Summary, []RuleInfo) {
 			RenderedBy: "overlays/prod/kustomization.yaml", RenderedLine: 12},
 	}
 	SortFindings(fs)
-	rules := []RuleInfo{
+	rules := []validate.RuleDoc{
 		{Code: "MG000", Severity: "error", Summary: "the document cannot be read or parsed as YAML/JSON"},
 		{Code: "MG001", Severity: "warning", Summary: "a field the kind does not have"},
 		{Code: "MG101", Severity: "error", Summary: "a targetRef field is not allowed for this kind"},

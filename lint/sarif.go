@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/meshguard/meshguard/validate"
 )
 
 const (
@@ -18,14 +20,6 @@ const (
 	// lower-case code as anchor.
 	RulesDocURI = InformationURI + "/blob/main/docs/rules.md"
 )
-
-// RuleInfo describes one rule for SARIF's rule table, so code-scanning UIs can
-// show a title, a default level and a link to the documentation.
-type RuleInfo struct {
-	Code     string
-	Severity string
-	Summary  string
-}
 
 type sarifLog struct {
 	Schema  string     `json:"$schema"`
@@ -104,14 +98,14 @@ type sarifRegion struct {
 }
 
 // WriteSARIF prints the findings as a SARIF 2.1.0 log with one run, the format
-// GitHub code scanning and other CI dashboards ingest. rules fills the driver's
+// GitHub code scanning and other CI dashboards ingest. rules (normally Rules()) fills the driver's
 // rule table; codes that appear in findings but not in rules get a minimal entry
 // so every result's ruleId resolves. Skipped documents become notifications of
 // the run's invocation, not results.
-func WriteSARIF(w io.Writer, fs []Finding, skipped []Skip, rules []RuleInfo) error {
+func WriteSARIF(w io.Writer, fs []Finding, skipped []Skip, rules []validate.RuleDoc) error {
 	driver := sarifDriver{Name: "meshguard", InformationURI: InformationURI, Rules: []sarifRule{}}
 	index := map[string]int{}
-	addRule := func(r RuleInfo) {
+	addRule := func(r validate.RuleDoc) {
 		if _, ok := index[r.Code]; ok {
 			return
 		}
@@ -128,7 +122,7 @@ func WriteSARIF(w io.Writer, fs []Finding, skipped []Skip, rules []RuleInfo) err
 	}
 	results := make([]sarifResult, 0, len(fs))
 	for _, f := range fs {
-		addRule(RuleInfo{Code: f.Code, Severity: f.Severity, Summary: f.Code})
+		addRule(validate.RuleDoc{Code: f.Code, Severity: f.Severity, Summary: f.Code})
 		text := oneLine(f.Message) + renderedNote(f)
 		if f.Field != "" {
 			text = f.Field + ": " + text

@@ -64,8 +64,10 @@ const (
 	SeverityWarning = "warning"
 )
 
-// RuleDoc documents one code: what it means and a bad and a good example. The
-// examples are executable: a test lints each and expects exactly this verdict.
+// RuleDoc documents one code: what it means and a bad and a good example. It is the
+// one catalogue type: compile's analysis rules use it too, and lint.Rules() merges
+// both for `meshguard rules`, docs/rules.md and SARIF's rule table. The examples are
+// executable: a test lints each and expects exactly this verdict.
 type RuleDoc struct {
 	Code     string
 	Severity string
@@ -100,7 +102,7 @@ func Catalogue() []RuleDoc {
 		{Code: CodeTopKind, Severity: SeverityError, Summary: "the top-level targetRef kind is not supported by this policy", Bad: "apiVersion: kuma.io/v1alpha1\nkind: MeshTrace\nmetadata:\n  name: t\n  namespace: kuma-system\nspec:\n  targetRef:\n    kind: MeshHTTPRoute\n    name: r\n  default:\n    backends: []\n", Good: "apiVersion: kuma.io/v1alpha1\nkind: MeshTrace\nmetadata:\n  name: t\n  namespace: kuma-system\nspec:\n  targetRef:\n    kind: Mesh\n  default:\n    backends: []\n"},
 		{Code: CodeToKind, Severity: SeverityError, Summary: "a to[].targetRef kind is not supported by this policy", Bad: mtHead + "spec:\n  to:\n    - targetRef:\n        kind: MeshSubset\n        tags:\n          app: web\n      default:\n        idleTimeout: 1h\n", Good: mtGood},
 		{Code: CodeFromKind, Severity: SeverityError, Summary: "a from[].targetRef kind is not supported by this policy", Bad: mtpHead + "spec:\n  from:\n    - targetRef:\n        kind: MeshHTTPRoute\n        name: r\n      default:\n        action: Allow\n", Good: mtpGood},
-		{Code: CodeBackendKind, Severity: SeverityError, Summary: "a route backendRef kind is not supported", Bad: routeBackend("Mesh", ""), Good: routeBackend("MeshService", "backend")},
+		{Code: CodeBackendKind, Severity: SeverityError, Summary: "a route backendRef kind is not supported", Bad: routeBackend(string(api.RefMesh), ""), Good: routeBackend(string(api.RefMeshService), "backend")},
 		{Code: CodeRefField, Severity: SeverityError, Summary: "a targetRef field is missing, or set where its kind does not allow it", Bad: mtHead + "spec:\n  targetRef:\n    kind: Mesh\n    name: everything\n  to:\n    - targetRef:\n        kind: Mesh\n      default:\n        idleTimeout: 1h\n", Good: mtGood},
 		{Code: CodeTag, Severity: SeverityError, Summary: "a tag key or value is empty or has characters Kuma does not allow", Bad: mtpHead + "spec:\n  from:\n    - targetRef:\n        kind: MeshSubset\n        tags:\n          version: \"v 1\"\n      default:\n        action: Allow\n", Good: mtpGood},
 		{Code: CodeDeprecated, Severity: SeverityWarning, Summary: "a targetRef kind Kuma deprecates in this place; the message names the replacement", Bad: mtpHead + "spec:\n  targetRef:\n    kind: MeshService\n    name: backend\n  from:\n    - targetRef:\n        kind: Mesh\n      default:\n        action: Allow\n", Good: mtpGood},

@@ -1,9 +1,11 @@
 package validate
 
+import "github.com/meshguard/meshguard/api"
+
 // Example Linkerd objects for the rule catalogue; TestCatalogueExamples lints each.
 
 func lkObj(version, kind, spec string) string {
-	return "apiVersion: policy.linkerd.io/" + version + "\nkind: " + kind + "\nmetadata:\n  name: web\n  namespace: web-ns\nspec:\n" + spec
+	return "apiVersion: " + api.LinkerdGroup + "/" + version + "\nkind: " + kind + "\nmetadata:\n  name: web\n  namespace: web-ns\nspec:\n" + spec
 }
 
 // lkNamed is a v1beta3 Server with its own name, for examples with several Servers.
@@ -11,11 +13,11 @@ func lkNamed(name, spec string) string {
 	return "apiVersion: policy.linkerd.io/v1beta3\nkind: Server\nmetadata:\n  name: " + name + "\n  namespace: web-ns\nspec:\n" + spec
 }
 
-func lkServer(spec string) string { return lkObj("v1beta3", "Server", spec) }
-func lkSAZ(spec string) string    { return lkObj("v1beta1", "ServerAuthorization", spec) }
-func lkAP(spec string) string     { return lkObj("v1alpha1", "AuthorizationPolicy", spec) }
-func lkMTLS(spec string) string   { return lkObj("v1alpha1", "MeshTLSAuthentication", spec) }
-func lkNet(spec string) string    { return lkObj("v1alpha1", "NetworkAuthentication", spec) }
+func lkServer(spec string) string { return lkObj("v1beta3", api.KindServer, spec) }
+func lkSAZ(spec string) string    { return lkObj("v1beta1", api.KindServerAuthorization, spec) }
+func lkAP(spec string) string     { return lkObj("v1alpha1", api.KindAuthorizationPolicy, spec) }
+func lkMTLS(spec string) string   { return lkObj("v1alpha1", api.KindMeshTLSAuthentication, spec) }
+func lkNet(spec string) string    { return lkObj("v1alpha1", api.KindNetworkAuthentication, spec) }
 
 const (
 	lkPods      = "  podSelector:\n    matchLabels:\n      app: web\n"
@@ -60,7 +62,7 @@ func linkerdCatalogue() []RuleDoc {
 		{Code: CodeLinkerdNetworksEmpty, Severity: SeverityError, Summary: "a NetworkAuthentication lists no network",
 			Bad: lkNet("  networks: []\n"), Good: lkNet(lkNetOK)},
 		{Code: CodeLinkerdDeprecated, Severity: SeverityWarning, Summary: "a deprecated policy.linkerd.io version; the message names the replacement",
-			Bad: lkObj("v1beta1", "Server", lkServerOK), Good: lkServer(lkServerOK)},
+			Bad: lkObj("v1beta1", api.KindServer, lkServerOK), Good: lkServer(lkServerOK)},
 		{Code: CodeLinkerdInboundAnnotation, Severity: SeverityError, Summary: "config.linkerd.io/default-inbound-policy on a Namespace or workload is not a known mode",
 			Bad: inboundNS("allow-all"), Good: inboundNS("cluster-authenticated")},
 		{Code: CodeLinkerdServerConflict, Severity: SeverityWarning, Summary: "two Servers in one namespace can select the same pod on the same port (linter across files; webhook from its cache, --linkerd-server-conflicts)",

@@ -8,7 +8,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/meshguard/meshguard/api"
-	"github.com/meshguard/meshguard/defaults"
 )
 
 // meshNameRE is Kuma's mesh name rule; compiled once, never changed.
@@ -53,7 +52,7 @@ func (v *validator) kumaLabels(obj *unstructured.Unstructured) {
 	}
 	if role, ok := l[api.LabelPolicyRole]; ok {
 		spec, _ := obj.Object["spec"].(map[string]any)
-		rr := defaults.ComputeRole(defaults.ShapeOf(spec), v.ns, v.s.SystemNamespace)
+		rr := api.ComputeRole(api.ShapeOf(spec), v.ns, v.s.SystemNamespace)
 		if rr.OK() && role != string(rr.Role) {
 			v.err(field.Invalid(labelPath(api.LabelPolicyRole), role, fmt.Sprintf(
 				"the policy's role is %q (computed from its namespace and 'to' items); remove the label and let the webhook set it", rr.Role)), CodeOwnedLabel)

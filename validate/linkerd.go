@@ -190,13 +190,13 @@ func (v *validator) lkMeshTLSAuthentication(s *api.MeshTLSAuthenticationSpec, p 
 	for i, r := range s.IdentityRefs {
 		rp := p.Child("identityRefs").Index(i)
 		switch {
-		case refIs(r.Group, r.Kind, "", "ServiceAccount"):
-		case refIs(r.Group, r.Kind, "", "Namespace"):
+		case refIs(r.Group, r.Kind, "", api.KindServiceAccount):
+		case refIs(r.Group, r.Kind, "", api.KindNamespace):
 			if r.Namespace != "" {
 				v.err(field.Forbidden(rp.Child("namespace"), "a Namespace is cluster-scoped; drop namespace and name the namespace in name"), CodeLinkerdMeshTLSAuthn)
 			}
 		default:
-			v.err(field.NotSupported(rp.Child("kind"), r.Kind, []string{"ServiceAccount", "Namespace"}), CodeLinkerdMeshTLSAuthn)
+			v.err(field.NotSupported(rp.Child("kind"), r.Kind, []string{api.KindServiceAccount, api.KindNamespace}), CodeLinkerdMeshTLSAuthn)
 		}
 	}
 }

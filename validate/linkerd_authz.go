@@ -13,12 +13,6 @@ import (
 	"github.com/meshguard/meshguard/api"
 )
 
-// Groups an AuthorizationPolicy may name (Linkerd's policy.rs targets_kind).
-const (
-	gatewayGroup = "gateway.networking.k8s.io"
-	linkerdGroup = api.LinkerdGroup
-)
-
 // lkAuthorizationPolicy applies Linkerd's admission rules: the target is a Server, an
 // HTTPRoute, a GRPCRoute or the policy's own Namespace; at most one authentication
 // of each kind, and not a MeshTLSAuthentication with a ServiceAccount.
@@ -28,10 +22,10 @@ func (v *validator) lkAuthorizationPolicy(s *api.AuthorizationPolicySpec, raw ma
 		v.err(field.Required(tp, "set targetRef: a Server, an HTTPRoute, a GRPCRoute or this policy's Namespace"), CodeLinkerdPolicyTarget)
 	} else {
 		switch {
-		case refIs(t.Group, t.Kind, linkerdGroup, "Server"),
-			refIs(t.Group, t.Kind, linkerdGroup, "HTTPRoute"), refIs(t.Group, t.Kind, gatewayGroup, "HTTPRoute"),
-			refIs(t.Group, t.Kind, linkerdGroup, "GRPCRoute"), refIs(t.Group, t.Kind, gatewayGroup, "GRPCRoute"):
-		case refIs(t.Group, t.Kind, "", "Namespace"):
+		case refIs(t.Group, t.Kind, api.LinkerdGroup, api.KindServer),
+			refIs(t.Group, t.Kind, api.LinkerdGroup, api.KindHTTPRoute), refIs(t.Group, t.Kind, api.GatewayGroup, api.KindHTTPRoute),
+			refIs(t.Group, t.Kind, api.LinkerdGroup, api.KindGRPCRoute), refIs(t.Group, t.Kind, api.GatewayGroup, api.KindGRPCRoute):
+		case refIs(t.Group, t.Kind, "", api.KindNamespace):
 			if v.ns != "" && t.Name != v.ns {
 				v.err(field.Invalid(tp.Child("name"), t.Name,
 					fmt.Sprintf("an AuthorizationPolicy may only target its own namespace; use %q or create the policy in %q", v.ns, t.Name)), CodeLinkerdPolicyTarget)
@@ -49,7 +43,7 @@ func (v *validator) lkAuthorizationPolicy(s *api.AuthorizationPolicySpec, raw ma
 	for i, r := range s.RequiredAuthenticationRefs {
 		ip := rp.Index(i)
 		switch {
-		case refIs(r.Group, r.Kind, linkerdGroup, "MeshTLSAuthentication"):
+		case refIs(r.Group, r.Kind, api.LinkerdGroup, api.KindMeshTLSAuthentication):
 			mtls++
 			if mtls > 1 {
 				v.err(field.Duplicate(ip, r.Name), CodeLinkerdAuthnRefs)
@@ -57,7 +51,7 @@ func (v *validator) lkAuthorizationPolicy(s *api.AuthorizationPolicySpec, raw ma
 			} else if sa > 0 {
 				v.err(field.Invalid(ip.Child("kind"), r.Kind, "a MeshTLSAuthentication and a ServiceAccount may not be set together; list the ServiceAccount in the MeshTLSAuthentication's identityRefs"), CodeLinkerdAuthnRefs)
 			}
-		case refIs(r.Group, r.Kind, "", "ServiceAccount"):
+		case refIs(r.Group, r.Kind, "", api.KindServiceAccount):
 			sa++
 			if sa > 1 {
 				v.err(field.Duplicate(ip, r.Name), CodeLinkerdAuthnRefs)
@@ -65,7 +59,7 @@ func (v *validator) lkAuthorizationPolicy(s *api.AuthorizationPolicySpec, raw ma
 			} else if mtls > 0 {
 				v.err(field.Invalid(ip.Child("kind"), r.Kind, "a MeshTLSAuthentication and a ServiceAccount may not be set together; list the ServiceAccount in the MeshTLSAuthentication's identityRefs"), CodeLinkerdAuthnRefs)
 			}
-		case refIs(r.Group, r.Kind, linkerdGroup, "NetworkAuthentication"):
+		case refIs(r.Group, r.Kind, api.LinkerdGroup, api.KindNetworkAuthentication):
 			net++
 			if net > 1 {
 				v.err(field.Duplicate(ip, r.Name), CodeLinkerdAuthnRefs)
@@ -169,25 +163,28 @@ func linkerdIdentityError(id string) string {
 // policy in Linkerd (Linkerd's policy design, "Default behavior").
 const DefaultInboundPolicyAnnotation = "config.linkerd.io/default-inbound-policy"
 
-// annotationPaths are where a kind carries pod annotations: the object itself, and
-// for workloads their pod template (which is what the proxy injector reads).
-var annotationPaths = map[string][][]string{
-	"/v1/Namespace":             {{"metadata"}},
-	"/v1/Pod":                   {{"metadata"}},
-	"/v1/ReplicationController": {{"metadata"}, {"spec", "template", "metadata"}},
-	"apps/v1/Deployment":        {{"metadata"}, {"spec", "template", "metadata"}},
-	"apps/v1/StatefulSet":       {{"metadata"}, {"spec", "template", "metadata"}},
-	"apps/v1/DaemonSet":         {{"metadata"}, {"spec", "template", "metadata"}},
-	"apps/v1/ReplicaSet":        {{"metadata"}, {"spec", "template", "metadata"}},
-	"batch/v1/Job":              {{"metadata"}, {"spec", "template", "metadata"}},
-	"batch/v1/CronJob":          {{"metadata"}, {"spec", "jobTemplate", "spec", "template", "metadata"}},
+// annotationPaths are where an object of gvk carries pod annotations: the object
+// itself, and for workloads their pod template (which is what the proxy injector
+// reads). ok is false for kinds that carry neither a namespace's nor pods' defaults.
+func annotationPaths(gvk schema.GroupVersionKind) (paths [][]string, ok bool) {
+	if gvk == (schema.GroupVersionKind{Version: "v1", Kind: api.KindNamespace}) {
+		return [][]string{{"metadata"}}, true
+	}
+	tmpl, ok := api.PodTemplatePathOf(gvk)
+	switch {
+	case !ok:
+		return nil, false
+	case tmpl == nil:
+		return [][]string{{"metadata"}}, true
+	}
+	return [][]string{{"metadata"}, append(tmpl, "metadata")}, true
 }
 
 // InboundPolicyAnnotationKind reports whether objects of gvk may carry the
 // config.linkerd.io/default-inbound-policy annotation that DefaultInboundPolicy
 // checks (a Namespace, a Pod or a workload with a pod template).
 func InboundPolicyAnnotationKind(gvk schema.GroupVersionKind) bool {
-	_, ok := annotationPaths[gvk.Group+"/"+gvk.Version+"/"+gvk.Kind]
+	_, ok := annotationPaths(gvk)
 	return ok
 }
 
@@ -203,7 +200,7 @@ func DefaultInboundPolicy(obj *unstructured.Unstructured) field.ErrorList {
 		return nil
 	}
 	gvk := obj.GroupVersionKind()
-	paths, ok := annotationPaths[gvk.Group+"/"+gvk.Version+"/"+gvk.Kind]
+	paths, ok := annotationPaths(gvk)
 	if !ok {
 		return nil
 	}

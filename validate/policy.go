@@ -7,12 +7,11 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/meshguard/meshguard/api"
-	"github.com/meshguard/meshguard/defaults"
 )
 
 // roleRules are the policy-on-namespace MADR's validation statements for namespace-scoped policies: no
 // `from` together with `to`, and no producer items mixed with consumer items.
-func (v *validator) roleRules(rr defaults.RoleResult, shape defaults.Shape, p *field.Path) {
+func (v *validator) roleRules(rr api.RoleResult, shape api.Shape, p *field.Path) {
 	if rr.FromAndTo {
 		v.err(field.Forbidden(p.Child("from"), fmt.Sprintf(
 			"a policy in namespace %q cannot have both 'from' and 'to': Kuma cannot give it a role. Split it into one policy with 'from' and one with 'to' (or create it in the system namespace %q)",

@@ -163,7 +163,7 @@ func (v *validator) refFields(r api.TargetRef, rule refRule, p *field.Path, pl p
 			v.err(field.Forbidden(p.Child("sectionName"), "sectionName cannot be combined with labels; reference the service by name"), CodeRefField)
 		}
 	}
-	if r.Mesh != "" && !(pl == placeFrom && v.kind.Kind == "MeshTrafficPermission") {
+	if r.Mesh != "" && !(pl == placeFrom && v.kind.Kind == api.KindMeshTrafficPermission) {
 		v.err(field.Forbidden(p.Child("mesh"), "mesh is only allowed in MeshTrafficPermission 'from' items (cross-mesh permissions)"), CodeRefField)
 	}
 	v.tags(r.Tags, p.Child("tags"), rule.selector)

@@ -12,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/meshguard/meshguard/api"
-	"github.com/meshguard/meshguard/defaults"
 )
 
 // Result holds what validation found. Errors deny the object; Warnings do not.
@@ -129,8 +128,8 @@ func (v *validator) kumaSpec(raw any) {
 	}
 	v.spec = spec
 	clean := v.structure(spec, p)
-	shape := defaults.ShapeOf(spec)
-	rr := defaults.ComputeRole(shape, v.ns, v.s.SystemNamespace)
+	shape := api.ShapeOf(spec)
+	rr := api.ComputeRole(shape, v.ns, v.s.SystemNamespace)
 	v.role = rr.Role
 	if !v.system() {
 		v.roleRules(rr, shape, p)

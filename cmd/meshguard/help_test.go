@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"github.com/meshguard/meshguard/lint"
 )
 
 // TestRootHelpNamesEveryCommand keeps the command list of `meshguard --help` true:
@@ -79,11 +81,11 @@ func TestRulesOrderedByCode(t *testing.T) {
 		for _, m := range codeRE.FindAllStringSubmatch(out, -1) {
 			codes = append(codes, m[1])
 		}
-		if len(codes) != len(allRules()) {
-			t.Errorf("%s: listed %d codes, want %d", format, len(codes), len(allRules()))
+		if len(codes) != len(lint.Rules()) {
+			t.Errorf("%s: listed %d codes, want %d", format, len(codes), len(lint.Rules()))
 		}
 		for i := 1; i < len(codes); i++ {
-			if codeNumber(codes[i-1]) >= codeNumber(codes[i]) {
+			if lint.CodeNumber(codes[i-1]) >= lint.CodeNumber(codes[i]) {
 				t.Errorf("%s: %s listed before %s", format, codes[i-1], codes[i])
 			}
 		}

@@ -3,12 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
 
 	"github.com/meshguard/meshguard/api"
@@ -168,7 +166,7 @@ func (o *lintOptions) write(s streams, fs []lint.Finding, sum lint.Summary, skip
 	case "json":
 		return lint.WriteJSON(s.out, fs, sum, skipped)
 	case "sarif":
-		return lint.WriteSARIF(s.out, fs, skipped, ruleInfos())
+		return lint.WriteSARIF(s.out, fs, skipped, lint.Rules())
 	}
 	return usageErr("--output must be text, json or sarif (got %q)", o.output)
 }
@@ -284,47 +282,25 @@ type defaulted struct {
 	parseErr *lint.Document
 }
 
-// defaultDocument runs the mutating stage on one document and returns it as YAML.
-// Like the webhook, it warns about each label it replaced, then validates the
-// result: an object the validating webhook would deny gets a note naming the codes.
+// defaultDocument defaults one document (lint.Default) and renders it: the YAML to
+// print, and a warning line per replaced label and a note when the object would be
+// denied, as the webhook would say them.
 func defaultDocument(d *lint.Document, eng lint.Options) defaulted {
 	if d.Err != nil {
 		return defaulted{parseErr: &lint.Document{File: d.File, Line: d.Line, ErrLine: d.ErrLine, Err: d.Err}}
 	}
 	var r defaulted
-	kind, replaced := lint.Prepare(d, eng)
-	for _, f := range lint.FindingsFor(d, replaced, validate.SeverityWarning) {
+	res := lint.Default(d, eng)
+	for _, f := range res.Replaced {
 		r.notes = append(r.notes, fmt.Sprintf("%s:%d: %s %s %s: %s", f.File, f.Line, f.Severity, f.Code, f.Field, f.Message))
 	}
-	// The validating webhook's checks, as lint runs them: the kinds meshguard
-	// guards, and the Linkerd annotation of Namespaces and workloads.
-	var errs field.ErrorList
-	if kind != nil {
-		errs = validate.Validate(d.Object, kind, eng.Settings, api.Request{Operation: api.OpCreate}).Errors
-	} else if d.Object != nil {
-		errs = validate.DefaultInboundPolicy(d.Object)
-	}
-	if len(errs) > 0 {
+	if len(res.Denied) > 0 {
 		r.denied = true
-		// At the first finding's place: for a rendered object that is the file that
-		// brought the offending field (an overlay's patch), as lint reports it.
-		at := lint.FindingsFor(d, errs[:1], validate.SeverityError)[0]
-		r.notes = append(r.notes, fmt.Sprintf("%s:%d: note: this object would be denied: %s", at.File, at.Line, strings.Join(codesOf(errs), ", ")))
+		at := res.DeniedAt
+		r.notes = append(r.notes, fmt.Sprintf("%s:%d: note: this object would be denied: %s", at.File, at.Line, strings.Join(res.Denied, ", ")))
 	}
 	r.yaml, r.err = yaml.Marshal(d.Object.Object)
 	return r
-}
-
-// codesOf lists the distinct rule codes of errs in code order.
-func codesOf(errs field.ErrorList) []string {
-	var out []string
-	for _, e := range errs {
-		if !slices.Contains(out, e.Origin) {
-			out = append(out, e.Origin)
-		}
-	}
-	slices.Sort(out)
-	return out
 }
 
 // printParseError reports a document that could not be read, in lint's text format,

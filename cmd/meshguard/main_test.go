@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/lint"
 	"github.com/meshguard/meshguard/validate"
 )
 
@@ -50,7 +51,7 @@ func lintJSON(t *testing.T, stdin string, args ...string) (jsonReport, int) {
 // produce its code, the good one no error at all (and not that code).
 func TestCatalogueExamples(t *testing.T) {
 	webhookOnly := map[string]bool{validate.CodeMeshChanged: true, validate.CodeOwnedLabel: true}
-	for _, r := range allRules() {
+	for _, r := range lint.Rules() {
 		t.Run(r.Code, func(t *testing.T) {
 			flags := strings.Fields(r.Flags)
 			if !webhookOnly[r.Code] {
@@ -235,7 +236,7 @@ func TestRulesDocInSync(t *testing.T) {
 		t.Error("docs/rules.md is stale: run `make docs` (or go test ./cmd/meshguard -update)")
 	}
 	text, _, _ := cli(t, "", "rules")
-	for _, r := range allRules() {
+	for _, r := range lint.Rules() {
 		if !strings.Contains(text, r.Code) {
 			t.Errorf("meshguard rules does not list %s", r.Code)
 		}

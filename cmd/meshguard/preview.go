@@ -8,29 +8,15 @@ import (
 	"strconv"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
 	"github.com/spf13/cobra"
 
-	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/authz"
 	"github.com/meshguard/meshguard/compile"
 	"github.com/meshguard/meshguard/lint"
 	"github.com/meshguard/meshguard/validate"
 )
-
-const mtpKind = "MeshTrafficPermission"
-
-// analysisRules are the RBAC analysis codes of compile, in the validate catalogue's
-// shape so `meshguard rules` and docs/rules.md list both.
-func analysisRules() []validate.RuleDoc {
-	var out []validate.RuleDoc
-	for _, r := range compile.Catalogue() {
-		out = append(out, validate.RuleDoc{Code: r.Code, Severity: r.Severity, Summary: r.Summary, Bad: r.Bad, Good: r.Good})
-	}
-	return out
-}
 
 // previewOptions are the flags of `meshguard preview`.
 type previewOptions struct {
@@ -92,21 +78,22 @@ pods and ports no Server covers: under "linkerd" in JSON and YAML, as a table wi
 			if err := lint.WriteNotes(s.err, loaded.Skipped); err != nil {
 				return err
 			}
-			ps, bad := previewPolicies(docs, eng, s)
-			previews, err := compile.BuildPreviews(ps, compile.Options{Form: form, SystemNamespace: o.settings.SystemNamespace})
+			in := lint.Preview(docs, eng)
+			printNotes(s, in.Notes)
+			previews, err := compile.BuildPreviews(in.Policies, compile.Options{Form: form, SystemNamespace: o.settings.SystemNamespace})
 			if err != nil {
 				return err
 			}
+			printNotes(s, in.LinkerdNotes)
 			var lk []authz.Preview
-			lkObjs := linkerdObjects(docs, eng, s)
-			hasLinkerd := authz.HasLinkerd(lkObjs)
+			hasLinkerd := authz.HasLinkerd(in.Linkerd)
 			if hasLinkerd {
-				lk = authz.Build(lkObjs, authz.Options{DefaultPolicy: o.linkerdDefault})
+				lk = authz.Build(in.Linkerd, authz.Options{DefaultPolicy: o.linkerdDefault})
 			}
 			if err := renderPreviews(s.out, o.output, previews, lk, hasLinkerd); err != nil {
 				return err
 			}
-			if bad {
+			if in.Unreadable {
 				return exitError{exitUsage}
 			}
 			return nil
@@ -118,35 +105,6 @@ pods and ports no Server covers: under "linkerd" in JSON and YAML, as a table wi
 	cmd.Flags().StringVar(&o.linkerdDefault, "linkerd-default-policy", authz.DefaultMode,
 		"Linkerd's cluster default inbound policy (proxy.defaultInboundPolicy), for pods and ports no Server covers")
 	return cmd
-}
-
-// previewPolicies defaults and validates the documents and returns the admissible
-// MeshTrafficPermissions; bad is true when a document could not be parsed.
-func previewPolicies(docs []lint.Document, eng lint.Options, s streams) ([]compile.Policy, bool) {
-	var ps []compile.Policy
-	bad := false
-	for i := range docs {
-		d := &docs[i]
-		if d.Err != nil {
-			bad = true
-			printParseError(s, d)
-			continue
-		}
-		kind, _ := lint.Prepare(d, eng) // replaced labels: lint and default report them
-		if kind == nil || kind.Kind != mtpKind {
-			continue
-		}
-		if !admissible(d, kind, eng, s) {
-			continue
-		}
-		p, err := compile.PolicyFromObject(d.Object)
-		if err != nil {
-			fmt.Fprintf(s.err, "%s:%d: skipped: %v\n", d.File, d.Line, err)
-			continue
-		}
-		ps = append(ps, p)
-	}
-	return ps, bad
 }
 
 // renderPreviews writes the Kuma previews and, when the manifests hold Linkerd
@@ -204,48 +162,9 @@ func renderPreviews(w io.Writer, output string, previews []compile.Preview, lk [
 	return err
 }
 
-// admissible validates a defaulted document as the webhook would; a denied one never
-// reaches a proxy, so previews skip it and say why on standard error.
-func admissible(d *lint.Document, kind *api.Kind, eng lint.Options, s streams) bool {
-	res := validate.Validate(d.Object, kind, eng.Settings, api.Request{Operation: api.OpCreate})
-	if len(res.Errors) == 0 {
-		return true
+// printNotes writes the preview's notes about skipped documents to standard error.
+func printNotes(s streams, notes []lint.Note) {
+	for _, n := range notes {
+		fmt.Fprintf(s.err, "%s:%d: %s\n", n.File, n.Line, n.Text)
 	}
-	e := res.Errors[0]
-	fmt.Fprintf(s.err, "%s:%d: skipped %s/%s: the webhook would deny it (%s %s: %s)\n", d.File, d.Line,
-		d.Object.GetNamespace(), d.Object.GetName(), e.Origin, e.Field, e.Detail)
-	return false
-}
-
-// linkerdObjects are the documents the Linkerd preview reads: policy.linkerd.io
-// objects the webhook would admit (a denied one never reaches the policy controller,
-// so it is skipped with a note, as for Kuma), plus the routes, Namespaces and
-// workloads that give parents and default-policy annotations. Namespaced objects
-// without a namespace get the one they would get on apply.
-func linkerdObjects(docs []lint.Document, eng lint.Options, s streams) []unstructured.Unstructured {
-	var out []unstructured.Unstructured
-	for i := range docs {
-		d := &docs[i]
-		if d.Err != nil || d.Object == nil {
-			continue
-		}
-		gvk := d.Object.GroupVersionKind()
-		if gvk.Group == api.LinkerdGroup {
-			if kind := eng.Registry.Lookup(gvk); kind != nil {
-				if !admissible(d, kind, eng, s) {
-					continue
-				}
-			}
-		} else if !(gvk.Group == "gateway.networking.k8s.io" && (gvk.Kind == "HTTPRoute" || gvk.Kind == "GRPCRoute")) &&
-			!(gvk.Group == "" && (gvk.Kind == "Namespace" || gvk.Kind == "Pod" || gvk.Kind == "ReplicationController")) &&
-			gvk.Group != "apps" && gvk.Group != "batch" {
-			continue
-		}
-		o := d.Object.DeepCopy()
-		if o.GetNamespace() == "" && gvk.Kind != "Namespace" {
-			o.SetNamespace(eng.Namespace)
-		}
-		out = append(out, *o)
-	}
-	return out
 }

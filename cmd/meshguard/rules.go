@@ -1,12 +1,9 @@
 package main
 
 import (
-	"cmp"
 	"fmt"
 	"io"
 	"runtime/debug"
-	"slices"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -15,34 +12,6 @@ import (
 	"github.com/meshguard/meshguard/lint"
 	"github.com/meshguard/meshguard/validate"
 )
-
-// allRules is the full catalogue: the validation rules plus the RBAC analysis,
-// ordered by code number so MG201 (analysis) comes before MG301 (Linkerd).
-func allRules() []validate.RuleDoc {
-	rules := append(validate.Catalogue(), analysisRules()...)
-	slices.SortStableFunc(rules, func(a, b validate.RuleDoc) int {
-		return cmp.Or(cmp.Compare(codeNumber(a.Code), codeNumber(b.Code)), cmp.Compare(a.Code, b.Code))
-	})
-	return rules
-}
-
-// codeNumber is the number of a code such as MG201; -1 when it has none, so a
-// malformed code sorts first where a test sees it.
-func codeNumber(code string) int {
-	n, err := strconv.Atoi(strings.TrimPrefix(code, "MG"))
-	if err != nil {
-		return -1
-	}
-	return n
-}
-
-func ruleInfos() []lint.RuleInfo {
-	var out []lint.RuleInfo
-	for _, r := range allRules() {
-		out = append(out, lint.RuleInfo{Code: r.Code, Severity: r.Severity, Summary: r.Summary})
-	}
-	return out
-}
 
 func newRulesCmd(s streams) *cobra.Command {
 	var output string
@@ -58,12 +27,12 @@ a good example per code.`,
 			case "text":
 				tw := tabwriter.NewWriter(s.out, 0, 4, 2, ' ', 0)
 				fmt.Fprintln(tw, "CODE\tSEVERITY\tDESCRIPTION")
-				for _, r := range allRules() {
+				for _, r := range lint.Rules() {
 					fmt.Fprintf(tw, "%s\t%s\t%s\n", r.Code, r.Severity, r.Summary)
 				}
 				return tw.Flush()
 			case "markdown":
-				return writeRulesMarkdown(s.out, allRules())
+				return writeRulesMarkdown(s.out, lint.Rules())
 			}
 			return usageErr("--output must be text or markdown (got %q)", output)
 		},

@@ -60,38 +60,11 @@ func run(ctx context.Context, o options) error {
 		return errors.New("kubectl not found in PATH: the demo drives the API server with it")
 	}
 
-	d.p.heading("Starting a local control plane and meshguard")
-	d.p.note("kube-apiserver and etcd come from a per-machine cache; the first run builds them from")
-	d.p.note("source through the Go module proxy (7 to 12 minutes on 2 cores), later runs start in seconds.")
-	start := time.Now()
-	bin, err := localcp.EnsureBinaries(d.p.prefixed("  build: "))
+	stopStack, err := d.startStack(ctx)
 	if err != nil {
 		return err
-	}
-	d.p.note("control plane binaries: %s", bin)
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	st, err := localcp.Up(ctx, localcp.StackOptions{
-		Dir:  o.Dir,
-		CRDs: crds.CRDs(api.DefaultRegistry()),
-		Log:  d.p.prefixed("  · "),
-	})
-	if err != nil {
-		return err
-	}
-	d.st = st
-	stopped := false
-	stopStack := func() {
-		if !stopped {
-			stopped = true
-			d.p.heading("Stopping")
-			st.Down()
-			d.p.note("meshguard, kube-apiserver and etcd stopped; logs kept in %s", o.Dir)
-		}
 	}
 	defer stopStack()
-	d.p.note("up in %s", time.Since(start).Round(100*time.Millisecond))
 
 	if err := d.namespaces(ctx); err != nil {
 		return err
@@ -106,19 +79,7 @@ func run(ctx context.Context, o options) error {
 		}
 	}
 
-	d.p.heading("Summary")
-	if len(d.failures) == 0 {
-		d.p.good("every check of the tour passed")
-	} else {
-		for _, f := range d.failures {
-			d.p.bad(f)
-		}
-	}
-	d.p.line("")
-	d.p.line("The cluster is yours to try: kubeconfig %s", st.CP.Kubeconfig)
-	d.p.line("  %s", d.p.cmd(fmt.Sprintf("export KUBECONFIG=%s; kubectl apply -f your-policy.yaml", st.CP.Kubeconfig)))
-	d.p.note("Policies may use any namespace: namespaces are created on first use (not by --dry-run=server).")
-	d.p.note("meshguard log: %s   audit log: %s", st.Meshguard.LogPath, st.CP.AuditLog)
+	d.summary()
 	if !o.NoWait {
 		d.p.line("")
 		d.p.line("Press Ctrl-C to stop meshguard and the control plane.")
@@ -129,6 +90,61 @@ func run(ctx context.Context, o options) error {
 		return fmt.Errorf("%d check(s) of the tour failed", len(d.failures))
 	}
 	return nil
+}
+
+// startStack starts the control plane and meshguard (building the control plane
+// binaries on first use) and returns the function that stops them, which is safe
+// to call more than once.
+func (d *demo) startStack(ctx context.Context) (stop func(), err error) {
+	d.p.heading("Starting a local control plane and meshguard")
+	d.p.note("kube-apiserver and etcd come from a per-machine cache; the first run builds them from")
+	d.p.note("source through the Go module proxy (7 to 12 minutes on 2 cores), later runs start in seconds.")
+	start := time.Now()
+	bin, err := localcp.EnsureBinaries(d.p.prefixed("  build: "))
+	if err != nil {
+		return nil, err
+	}
+	d.p.note("control plane binaries: %s", bin)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	st, err := localcp.Up(ctx, localcp.StackOptions{
+		Dir:  d.Dir,
+		CRDs: crds.CRDs(api.DefaultRegistry()),
+		Log:  d.p.prefixed("  · "),
+	})
+	if err != nil {
+		return nil, err
+	}
+	d.st = st
+	stopped := false
+	stopStack := func() {
+		if !stopped {
+			stopped = true
+			d.p.heading("Stopping")
+			st.Down()
+			d.p.note("meshguard, kube-apiserver and etcd stopped; logs kept in %s", d.Dir)
+		}
+	}
+	d.p.note("up in %s", time.Since(start).Round(100*time.Millisecond))
+	return stopStack, nil
+}
+
+// summary prints the tour's verdict: every failed check, or that all passed.
+func (d *demo) summary() {
+	d.p.heading("Summary")
+	if len(d.failures) == 0 {
+		d.p.good("every check of the tour passed")
+	} else {
+		for _, f := range d.failures {
+			d.p.bad(f)
+		}
+	}
+	d.p.line("")
+	d.p.line("The cluster is yours to try: kubeconfig %s", d.st.CP.Kubeconfig)
+	d.p.line("  %s", d.p.cmd(fmt.Sprintf("export KUBECONFIG=%s; kubectl apply -f your-policy.yaml", d.st.CP.Kubeconfig)))
+	d.p.note("Policies may use any namespace: namespaces are created on first use (not by --dry-run=server).")
+	d.p.note("meshguard log: %s   audit log: %s", d.st.Meshguard.LogPath, d.st.CP.AuditLog)
 }
 
 // kubectl runs kubectl against the stack, printing the command and its combined

@@ -13,12 +13,14 @@ import (
 	"time"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/meshguard/meshguard/api"
 )
 
 // producerExample is the object whose full before/after the tour shows: a producer
 // policy that leaves both the top-level targetRef and the namespace of its
 // MeshService implied (Kuma's policy-on-namespace MADR sugar).
-var producerExample = struct{ kind, namespace, name string }{"MeshTimeout", "backend-ns", "backend-timeouts"}
+var producerExample = struct{ kind, namespace, name string }{api.KindMeshTimeout, "backend-ns", "backend-timeouts"}
 
 // valid applies examples/valid/ and shows what the mutating webhook stored.
 func (d *demo) valid(ctx context.Context) error {

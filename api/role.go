@@ -1,11 +1,4 @@
-// Package defaults computes what the mutating webhook adds to a Kuma policy: the
-// labels Kuma keys its behaviour on and the syntactic-sugar defaults of the policy-on-namespace MADR.
-// It is pure: it takes an object and the deployment settings and changes the object.
-package defaults
-
-import (
-	"github.com/meshguard/meshguard/api"
-)
+package api
 
 // ToRef is the part of a `to` item the policy role depends on.
 type ToRef struct {
@@ -57,8 +50,8 @@ func ShapeOf(spec map[string]any) Shape {
 // namespace left out, which means the same thing). Everything else, including
 // kind Mesh and label selectors, makes the item a consumer item.
 func IsProducerRef(r ToRef, policyNamespace string) bool {
-	switch api.RefKind(r.Kind) {
-	case api.RefMeshService, api.RefMeshHTTPRoute:
+	switch RefKind(r.Kind) {
+	case RefMeshService, RefMeshHTTPRoute:
 		return r.Name != "" && (r.Namespace == "" || r.Namespace == policyNamespace)
 	}
 	return false
@@ -66,7 +59,7 @@ func IsProducerRef(r ToRef, policyNamespace string) bool {
 
 // RoleResult is the computed role, or why there is none.
 type RoleResult struct {
-	Role api.PolicyRole
+	Role PolicyRole
 	// FromAndTo is set when a namespace-scoped policy has both lists.
 	FromAndTo bool
 	// Producers and Consumers are the `to` indexes of each role when they are mixed.
@@ -81,13 +74,13 @@ func (r RoleResult) OK() bool { return r.Role != "" }
 // `to` item is a producer item, consumer when none is, and no role when mixed.
 func ComputeRole(s Shape, namespace, systemNamespace string) RoleResult {
 	if namespace == "" || namespace == systemNamespace {
-		return RoleResult{Role: api.RoleSystem}
+		return RoleResult{Role: RoleSystem}
 	}
 	if s.HasTo && s.HasFrom {
 		return RoleResult{FromAndTo: true}
 	}
 	if !s.HasTo {
-		return RoleResult{Role: api.RoleWorkloadOwner}
+		return RoleResult{Role: RoleWorkloadOwner}
 	}
 	var res RoleResult
 	for i, r := range s.To {
@@ -99,9 +92,9 @@ func ComputeRole(s Shape, namespace, systemNamespace string) RoleResult {
 	}
 	switch {
 	case len(res.Consumers) == 0:
-		res.Role = api.RoleProducer
+		res.Role = RoleProducer
 	case len(res.Producers) == 0:
-		res.Role = api.RoleConsumer
+		res.Role = RoleConsumer
 	}
 	return res
 }

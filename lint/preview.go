@@ -1,0 +1,124 @@
+package lint
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/compile"
+	"github.com/meshguard/meshguard/validate"
+)
+
+// Note is a line about one document that a preview left out: the door prints it as
+// "file:line: text" on standard error, in the order the notes come.
+type Note struct {
+	File string
+	Line int
+	Text string
+}
+
+// PreviewInput is what `meshguard preview` compiles, chosen from the documents the
+// way a cluster would see them: defaulted as the mutating webhook would and without
+// the objects the validating webhook would deny (they never reach a proxy).
+type PreviewInput struct {
+	// Policies are the admissible MeshTrafficPermissions, in document order.
+	Policies []compile.Policy
+	// Linkerd are the objects the Linkerd authorization preview reads.
+	Linkerd []unstructured.Unstructured
+	// Notes say which documents were unreadable or skipped as Kuma policies, in
+	// document order; LinkerdNotes the Linkerd objects skipped.
+	Notes, LinkerdNotes []Note
+	// Unreadable is true when a document could not be parsed.
+	Unreadable bool
+}
+
+// Preview selects the preview's input from docs (which it defaults in place).
+func Preview(docs []Document, o Options) PreviewInput {
+	var in PreviewInput
+	in.kumaPolicies(docs, o)
+	in.linkerdObjects(docs, o)
+	return in
+}
+
+func note(to *[]Note, d *Document, line int, format string, a ...any) {
+	*to = append(*to, Note{File: d.File, Line: line, Text: fmt.Sprintf(format, a...)})
+}
+
+// kumaPolicies defaults and validates the documents and keeps the admissible
+// MeshTrafficPermissions.
+func (in *PreviewInput) kumaPolicies(docs []Document, o Options) {
+	for i := range docs {
+		d := &docs[i]
+		if d.Err != nil {
+			in.Unreadable = true
+			note(&in.Notes, d, max(d.ErrLine, d.Line, 1), "error %s: %v", validate.CodeParse, d.Err)
+			continue
+		}
+		kind, _ := Prepare(d, o) // replaced labels: lint and default report them
+		if kind == nil || kind.Kind != api.KindMeshTrafficPermission || !admissible(d, kind, o, &in.Notes) {
+			continue
+		}
+		p, err := compile.PolicyFromObject(d.Object)
+		if err != nil {
+			note(&in.Notes, d, d.Line, "skipped: %v", err)
+			continue
+		}
+		in.Policies = append(in.Policies, p)
+	}
+}
+
+// admissible validates a defaulted document as the webhook would; a denied one never
+// reaches a proxy, so previews skip it with a note.
+func admissible(d *Document, kind *api.Kind, o Options, notes *[]Note) bool {
+	res := validate.Validate(d.Object, kind, o.Settings, api.Request{Operation: api.OpCreate})
+	if len(res.Errors) == 0 {
+		return true
+	}
+	e := res.Errors[0]
+	note(notes, d, d.Line, "skipped %s/%s: the webhook would deny it (%s %s: %s)",
+		d.Object.GetNamespace(), d.Object.GetName(), e.Origin, e.Field, e.Detail)
+	return false
+}
+
+// linkerdObjects keeps the documents the Linkerd preview reads: policy.linkerd.io
+// objects the webhook would admit (a denied one never reaches the policy controller,
+// so it is skipped with a note, as for Kuma), plus the Gateway API routes,
+// Namespaces and workloads that give parents and default-policy annotations.
+// Namespaced objects without a namespace get the one they would get on apply.
+func (in *PreviewInput) linkerdObjects(docs []Document, o Options) {
+	for i := range docs {
+		d := &docs[i]
+		if d.Err != nil || d.Object == nil {
+			continue
+		}
+		gvk := d.Object.GroupVersionKind()
+		if gvk.Group == api.LinkerdGroup {
+			if kind := o.Registry.Lookup(gvk); kind != nil && !admissible(d, kind, o, &in.LinkerdNotes) {
+				continue
+			}
+		} else if !linkerdContext(gvk.Group, gvk.Kind) {
+			continue
+		}
+		obj := d.Object.DeepCopy()
+		if obj.GetNamespace() == "" && gvk.Kind != api.KindNamespace {
+			obj.SetNamespace(o.Namespace)
+		}
+		in.Linkerd = append(in.Linkerd, *obj)
+	}
+}
+
+// linkerdContext reports whether an object outside policy.linkerd.io matters to the
+// Linkerd preview: Gateway API routes (parents of authorizations), core Namespaces,
+// Pods and ReplicationControllers, and anything of the apps and batch groups.
+func linkerdContext(group, kind string) bool {
+	switch group {
+	case api.GatewayGroup:
+		return kind == api.KindHTTPRoute || kind == api.KindGRPCRoute
+	case "":
+		return kind == api.KindNamespace || kind == api.KindPod || kind == api.KindReplicationController
+	case "apps", "batch":
+		return true
+	}
+	return false
+}
