@@ -53,8 +53,6 @@ type Set struct {
 
 // compiled is one served version of one CRD, ready to check objects.
 type compiled struct {
-	crd        string // the CRD's file, for messages
-	namespaced bool
 	structural *structuralschema.Structural
 	validator  apiservervalidation.SchemaValidator
 	cel        *cel.Validator // nil when the schema has no CEL rules
@@ -66,15 +64,45 @@ type compiled struct {
 func Load(releases ...string) (*Set, error) {
 	s := &Set{kinds: map[schema.GroupVersionKind]*compiled{}}
 	for _, r := range releases {
-		dir, ok := Releases[r]
-		if !ok {
-			return nil, fmt.Errorf("no CRDs for %q; known: %s", r, strings.Join(releaseNames(), ", "))
+		files, crds, err := readRelease(r)
+		if err != nil {
+			return nil, err
 		}
-		if err := s.loadDir(embedded, dir); err != nil {
-			return nil, fmt.Errorf("%s: %w", r, err)
+		for i, crd := range crds {
+			if err := s.add(crd); err != nil {
+				return nil, fmt.Errorf("%s: %s: %w", r, files[i], err)
+			}
 		}
 	}
 	return s, nil
+}
+
+// readRelease parses the embedded CRD files of release r, in file name order.
+func readRelease(r string) (files []string, crds []*apiextensionsv1.CustomResourceDefinition, err error) {
+	dir, ok := Releases[r]
+	if !ok {
+		return nil, nil, fmt.Errorf("no CRDs for %q; known: %s", r, strings.Join(releaseNames(), ", "))
+	}
+	paths, err := fs.Glob(embedded, path.Join(dir, "*.yaml"))
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(paths) == 0 {
+		return nil, nil, fmt.Errorf("%s: no CRD files in %s", r, dir)
+	}
+	for _, p := range paths {
+		data, err := fs.ReadFile(embedded, p)
+		if err != nil {
+			return nil, nil, err
+		}
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		if err := yaml.UnmarshalStrict(data, crd); err != nil {
+			return nil, nil, fmt.Errorf("%s: %s: %w", r, path.Base(p), err)
+		}
+		files = append(files, path.Base(p))
+		crds = append(crds, crd)
+	}
+	return files, crds, nil
 }
 
 func releaseNames() []string {
@@ -86,32 +114,8 @@ func releaseNames() []string {
 	return out
 }
 
-func (s *Set) loadDir(fsys fs.FS, dir string) error {
-	files, err := fs.Glob(fsys, path.Join(dir, "*.yaml"))
-	if err != nil {
-		return err
-	}
-	if len(files) == 0 {
-		return fmt.Errorf("no CRD files in %s", dir)
-	}
-	for _, f := range files {
-		data, err := fs.ReadFile(fsys, f)
-		if err != nil {
-			return err
-		}
-		if err := s.add(path.Base(f), data); err != nil {
-			return fmt.Errorf("%s: %w", path.Base(f), err)
-		}
-	}
-	return nil
-}
-
-// add compiles every served version of the CRD in data.
-func (s *Set) add(file string, data []byte) error {
-	var crd apiextensionsv1.CustomResourceDefinition
-	if err := yaml.UnmarshalStrict(data, &crd); err != nil {
-		return err
-	}
+// add compiles every served version of crd.
+func (s *Set) add(crd *apiextensionsv1.CustomResourceDefinition) error {
 	for _, v := range crd.Spec.Versions {
 		if !v.Served || v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
 			continue
@@ -124,8 +128,6 @@ func (s *Set) add(file string, data []byte) error {
 		if err != nil {
 			return fmt.Errorf("version %s: %w", v.Name, err)
 		}
-		c.crd = file
-		c.namespaced = crd.Spec.Scope == apiextensionsv1.NamespaceScoped
 		if v.Deprecated {
 			c.deprecated = fmt.Sprintf("%s/%s %s is deprecated", crd.Spec.Group, v.Name, crd.Spec.Names.Kind)
 			if v.DeprecationWarning != nil {

@@ -208,3 +208,33 @@ func BenchmarkLoad(b *testing.B) {
 		}
 	}
 }
+
+// TestKumaCRDRefusesMADRSpellings pins two facts the e2e suite found when it ran
+// against Kuma 2.14's real CRDs, which meshguard's own rules do not know yet (issue
+// 15): the CRD lists only Kuma's action spellings, so the MeshTrafficPermission
+// MADR's ALLOW / DENY / ALLOW_WITH_SHADOW_DENY / DENY_WITH_SHADOW_ALLOW are refused;
+// and the SPIFFE-matches MADR's top-level spec.default is not in the CRD (pruned, or
+// refused by kubectl's strict field validation), where Kuma writes spec.rules[].default.
+func TestKumaCRDRefusesMADRSpellings(t *testing.T) {
+	s, err := Load("kuma-2.14")
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := "apiVersion: kuma.io/v1alpha1\nkind: MeshTrafficPermission\nmetadata: {name: p, namespace: kuma-system}\nspec:\n  targetRef: {kind: Mesh}\n"
+	for _, action := range []string{"ALLOW", "DENY", "ALLOW_WITH_SHADOW_DENY", "DENY_WITH_SHADOW_ALLOW"} {
+		obj := readObject(t, writeTemp(t, head+"  from:\n  - targetRef: {kind: Mesh}\n    default: {action: "+action+"}\n"))
+		if res, _ := s.Check(context.Background(), obj); len(res.Errors) == 0 {
+			t.Errorf("action %s: the CRD accepts it", action)
+		}
+	}
+	for _, action := range []string{"Allow", "Deny", "AllowWithShadowDeny"} {
+		obj := readObject(t, writeTemp(t, head+"  from:\n  - targetRef: {kind: Mesh}\n    default: {action: "+action+"}\n"))
+		if res, _ := s.Check(context.Background(), obj); len(res.Errors) > 0 {
+			t.Errorf("action %s: %v", action, res.Errors)
+		}
+	}
+	obj := readObject(t, writeTemp(t, head+"  default:\n    allow: [{spiffeID: {type: Exact, value: \"spiffe://td/ns/a/sa/b\"}}]\n"))
+	if res, _ := s.Check(context.Background(), obj); strings.Join(res.Unknown, ",") != "spec.default" {
+		t.Errorf("spec.default: unknown %v", res.Unknown)
+	}
+}
