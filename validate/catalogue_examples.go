@@ -10,7 +10,7 @@ const (
 	mtpHead = "apiVersion: kuma.io/v1alpha1\nkind: MeshTrafficPermission\nmetadata:\n  name: permissions\n  namespace: kuma-system\n"
 	mtpGood = mtpHead + "spec:\n  targetRef:\n    kind: Mesh\n  from:\n    - targetRef:\n        kind: MeshSubset\n        tags:\n          kuma.io/service: web\n      default:\n        action: Allow\n"
 
-	spiffeGood = mtpHead + "spec:\n  default:\n    deny:\n      - spiffeId:\n          type: Exact\n          value: spiffe://td.mesh/ns/default/sa/frontend\n"
+	spiffeGood = mtpHead + "spec:\n  rules:\n    - default:\n        deny:\n          - spiffeID:\n              type: Exact\n              value: spiffe://td.mesh/ns/default/sa/frontend\n"
 
 	consumerTimeout = "apiVersion: kuma.io/v1alpha1\nkind: MeshTimeout\nmetadata:\n  name: to-backend\n  namespace: frontend-ns\nspec:\n  to:\n    - targetRef:\n        kind: MeshService\n        name: backend\n        namespace: backend-ns\n      default:\n        idleTimeout: 1h\n"
 
@@ -77,7 +77,11 @@ spec:
         kind: MeshService
         name: backend
       rules:
-        - default:
+        - matches:
+            - path:
+                type: PathPrefix
+                value: /
+          default:
             backendRefs:
               - kind: %s%s
 `, kind, n)

@@ -66,7 +66,7 @@ func (v *validator) mtp(s *api.MeshTrafficPermissionSpec, p *field.Path) {
 func (v *validator) crossMesh(mesh string, p *field.Path, top api.RefKind) {
 	if top != api.RefMeshGatewayRoute {
 		v.err(field.Forbidden(p, fmt.Sprintf(
-			"clients of another mesh (%q) can only be allowed on a cross-mesh MeshGatewayRoute; set the top-level targetRef to kind MeshGatewayRoute or remove mesh", mesh)), CodeCrossMesh)
+			"clients of another mesh (%q) can only be allowed on a cross-mesh MeshGatewayRoute, a top-level target Kuma 2.14's MeshTrafficPermission CRD does not accept; remove mesh", mesh)), CodeCrossMesh)
 		return
 	}
 	if !meshNameRE.MatchString(mesh) || len(mesh) > api.MaxMeshNameLength {
