@@ -94,7 +94,11 @@ func setup(m *testing.M) (int, error) {
 	if err != nil {
 		return 1, err
 	}
-	st, err := localcp.Up(ctx, localcp.StackOptions{Dir: dir, CRDs: crds.CRDs(api.DefaultRegistry()), ServeArgs: serveArgs, Log: os.Stderr})
+	installed, err := crds.Installed(api.DefaultRegistry())
+	if err != nil {
+		return 1, err
+	}
+	st, err := localcp.Up(ctx, localcp.StackOptions{Dir: dir, CRDs: installed, ServeArgs: serveArgs, Log: os.Stderr})
 	if err != nil {
 		return 1, fmt.Errorf("%w (files in %s)", err, dir)
 	}

@@ -10,7 +10,8 @@
 # change). Everything built or generated goes to .cache/lint-growth. kubeconform
 # is installed from the Go module proxy (latest version); it has no network for
 # schemas here, so it validates the Kuma and Linkerd policies against JSON schemas
-# converted from the repository's test CRDs (e2e/testdata/crds.yaml, with
+# converted from the CRDs the e2e suite installs (e2e/testdata/crds.yaml: Kuma's
+# own and generated Linkerd ones, with
 # kubeconform's own openapi2jsonschema.py; needs python3 with PyYAML) and skips
 # the Kubernetes kinds it has no schema for (-ignore-missing-schemas).
 # Needs GNU time (/usr/bin/time; apt-get install time).

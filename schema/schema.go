@@ -77,6 +77,21 @@ func Load(releases ...string) (*Set, error) {
 	return s, nil
 }
 
+// CRDs returns the CustomResourceDefinitions of the named releases as the mesh
+// installs them, for a test control plane that should refuse what a cluster running
+// that release refuses.
+func CRDs(releases ...string) ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	var out []*apiextensionsv1.CustomResourceDefinition
+	for _, r := range releases {
+		_, crds, err := readRelease(r)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, crds...)
+	}
+	return out, nil
+}
+
 // readRelease parses the embedded CRD files of release r, in file name order.
 func readRelease(r string) (files []string, crds []*apiextensionsv1.CustomResourceDefinition, err error) {
 	dir, ok := Releases[r]

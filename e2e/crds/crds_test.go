@@ -303,3 +303,35 @@ func walkSchema(s apiextensionsv1.JSONSchemaProps, path string, fn func(string, 
 		walkSchema(*s.AdditionalProperties.Schema, path+"{}", fn)
 	}
 }
+
+// TestInstalledCoversTheRegistry: every registry kind is served by the CRDs the e2e
+// control plane installs, Kuma's from Kuma's own files.
+func TestInstalledCoversTheRegistry(t *testing.T) {
+	reg := api.DefaultRegistry()
+	crds, err := Installed(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := map[string]bool{}
+	names := map[string]bool{}
+	for _, c := range crds {
+		if names[c.Name] {
+			t.Errorf("two CRDs named %s", c.Name)
+		}
+		names[c.Name] = true
+		// Kuma's own CRDs are written by controller-gen; the generated ones are not.
+		if c.Spec.Group == api.KumaGroup && c.Annotations["controller-gen.kubebuilder.io/version"] == "" {
+			t.Errorf("%s: a kuma.io CRD that is not Kuma's own", c.Name)
+		}
+		for _, v := range c.Spec.Versions {
+			if v.Served {
+				served[c.Spec.Group+"/"+v.Name+"/"+c.Spec.Names.Kind] = true
+			}
+		}
+	}
+	for _, k := range reg.Kinds() {
+		if !served[k.Group+"/"+k.Version+"/"+k.Kind] {
+			t.Errorf("%s/%s %s is not served by the installed CRDs", k.Group, k.Version, k.Kind)
+		}
+	}
+}

@@ -108,9 +108,14 @@ func (d *demo) startStack(ctx context.Context) (stop func(), err error) {
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
+	// Kuma's own CRDs, so the API server refuses what a cluster running Kuma refuses.
+	installed, err := crds.Installed(api.DefaultRegistry())
+	if err != nil {
+		return nil, err
+	}
 	st, err := localcp.Up(ctx, localcp.StackOptions{
 		Dir:  d.Dir,
-		CRDs: crds.CRDs(api.DefaultRegistry()),
+		CRDs: installed,
 		Log:  d.p.prefixed("  · "),
 	})
 	if err != nil {
