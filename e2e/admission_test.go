@@ -157,6 +157,26 @@ func deniedBySchema(t *testing.T, file, stderr string, expects []expectation) {
 	if !named {
 		t.Errorf("denied without a meshguard code, and kubectl names none of the expected fields:\n%s", stderr)
 	}
+	lintReports(t, file, expects)
+}
+
+// schemaDenial reports whether kubectl's output has a denial by the API server
+// itself (its CRD schema), not by an admission webhook.
+func schemaDenial(stderr string) bool {
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.Contains(l, "is invalid") && !strings.Contains(l, "admission webhook") {
+			return true
+		}
+	}
+	return false
+}
+
+// lintReports checks that meshguard lint reports every expectation on file.
+func lintReports(t *testing.T, file string, expects []expectation) {
+	t.Helper()
+	if len(expects) == 0 {
+		return
+	}
 	s := api.DefaultSettings()
 	findings, _, _ := lint.Run([]string{file}, nil, lint.LoadOptions{}, lint.Options{Settings: s, Namespace: "default", Registry: api.DefaultRegistry()}, nil)
 	for _, e := range expects {

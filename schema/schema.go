@@ -14,6 +14,7 @@ package schema
 import (
 	"context"
 	"embed"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"path"
@@ -30,8 +31,8 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"sigs.k8s.io/yaml"
@@ -43,7 +44,8 @@ var embedded embed.FS
 // Releases are the CRD sets meshguard embeds, by the name --kuma-version and
 // --linkerd-version take, mapped to their directory under crds/.
 var Releases = map[string]string{
-	"kuma-2.14": "crds/kuma-2.14",
+	"kuma-2.14":           "crds/kuma-2.14",
+	"linkerd-edge-26.8.3": "crds/linkerd-edge-26.8.3",
 }
 
 // Set is the compiled CRDs of one or more mesh releases, by group, version and kind.
@@ -223,7 +225,13 @@ func (s *Set) Check(ctx context.Context, obj *unstructured.Unstructured) (res Re
 	if c == nil {
 		return Result{}, false
 	}
-	u := runtime.DeepCopyJSON(obj.Object)
+	// A copy decoded as the API server decodes a request body: whole numbers as
+	// int64 (CEL rules compare them as ints; YAML decoders give float64).
+	u, err := apiServerCopy(obj.Object)
+	if err != nil {
+		res.Errors = field.ErrorList{field.Invalid(field.NewPath(""), nil, err.Error())}
+		return res, true
+	}
 	res.Unknown = pruning.PruneWithOptions(u, c.structural, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})
 	sort.Strings(res.Unknown)
 	structuraldefaulting.Default(u, c.structural)
@@ -240,4 +248,18 @@ func (s *Set) Check(ctx context.Context, obj *unstructured.Unstructured) (res Re
 		res.Warnings = append(res.Warnings, c.deprecated)
 	}
 	return res, true
+}
+
+// apiServerCopy returns obj re-encoded and decoded the way the API server decodes an
+// object it receives.
+func apiServerCopy(obj map[string]any) (map[string]any, error) {
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return nil, fmt.Errorf("the object cannot be encoded as JSON: %w", err)
+	}
+	var out map[string]any
+	if err := utiljson.Unmarshal(data, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
 }

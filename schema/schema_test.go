@@ -238,3 +238,75 @@ func TestKumaCRDRefusesMADRSpellings(t *testing.T) {
 		t.Errorf("spec.default: unknown %v", res.Unknown)
 	}
 }
+
+// linkerdSuite is Linkerd edge-26.8.3's admission test cases as manifests; each
+// case's crdSchema is what a real kube-apiserver (v1.36.3) said about it with only
+// Linkerd's CRDs installed (see its README).
+const linkerdSuite = "../validate/testdata/conformance/linkerd-admission"
+
+// TestLinkerdCRDsAgreeWithTheAPIServer: for every case, this package refuses exactly
+// what the API server refused, drops the fields it dropped, and names the same field.
+func TestLinkerdCRDsAgreeWithTheAPIServer(t *testing.T) {
+	s, err := Load("linkerd-edge-26.8.3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(linkerdSuite, "cases.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var suite struct {
+		Cases []struct {
+			File      string `json:"file"`
+			CRDSchema string `json:"crdSchema"`
+		} `json:"cases"`
+	}
+	if err := json.Unmarshal(raw, &suite); err != nil {
+		t.Fatal(err)
+	}
+	if len(suite.Cases) < 90 {
+		t.Fatalf("%d cases", len(suite.Cases))
+	}
+	for _, c := range suite.Cases {
+		obj := readObject(t, filepath.Join(linkerdSuite, c.File))
+		res, ok := s.Check(context.Background(), obj)
+		if !ok {
+			t.Errorf("%s: no schema for %s", c.File, obj.GroupVersionKind())
+			continue
+		}
+		apiRefused := strings.HasPrefix(c.CRDSchema, "rejects")
+		switch {
+		case apiRefused && len(res.Errors) == 0:
+			t.Errorf("%s: the API server refused it (%s); the schema accepts it", c.File, c.CRDSchema)
+		case !apiRefused && len(res.Errors) > 0:
+			t.Errorf("%s: the API server accepted it; the schema refuses it: %v", c.File, res.Errors)
+		case apiRefused:
+			// The API server's message names the field; so must ours.
+			if got := res.Errors.ToAggregate().Error(); !strings.Contains(c.CRDSchema, firstField(got)) {
+				t.Errorf("%s: API server %q, schema %q", c.File, c.CRDSchema, got)
+			}
+		}
+		for _, u := range res.Unknown {
+			if !strings.Contains(c.CRDSchema, `unknown field "`+u+`"`) {
+				t.Errorf("%s: drops %s; the API server said %q", c.File, u, c.CRDSchema)
+			}
+		}
+	}
+}
+
+// firstField is the field path an aggregated error message starts with.
+func firstField(msg string) string {
+	msg = strings.TrimPrefix(strings.TrimPrefix(msg, "["), "* ")
+	f, _, _ := strings.Cut(msg, ":")
+	return f
+}
+
+// BenchmarkLoadLinkerd is the cost of compiling Linkerd's CRDs, Gateway API routes
+// and their CEL rules included, once per process.
+func BenchmarkLoadLinkerd(b *testing.B) {
+	for b.Loop() {
+		if _, err := Load("linkerd-edge-26.8.3"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

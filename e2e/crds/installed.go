@@ -7,21 +7,24 @@ import (
 	"github.com/meshguard/meshguard/schema"
 )
 
-// KumaRelease is the Kuma release whose real CRDs the e2e control plane installs.
-const KumaRelease = "kuma-2.14"
+// Releases are the mesh releases whose real CRDs the e2e control plane installs.
+var Releases = []string{"kuma-2.14", "linkerd-edge-26.8.3"}
 
-// Installed returns the CRDs the e2e control plane and the demo install: Kuma's
-// real CRDs of KumaRelease (all of its kinds, with their own schemas, scopes and
-// CEL rules, so the API server refuses what a cluster running Kuma refuses), and
-// CRDs generated from meshguard's types for the registry kinds of other groups
-// (Linkerd's), whose real CRDs are not embedded yet.
+// Installed returns the CRDs the e2e control plane and the demo install: the meshes'
+// real CRDs of Releases (with their own schemas, scopes and CEL rules, so the API
+// server refuses what a cluster running those releases refuses), and CRDs generated
+// from meshguard's types for any registry kind none of them serves.
 func Installed(reg *api.Registry) ([]*apiextensionsv1.CustomResourceDefinition, error) {
-	out, err := schema.CRDs(KumaRelease)
+	out, err := schema.CRDs(Releases...)
 	if err != nil {
 		return nil, err
 	}
+	names := map[string]bool{}
+	for _, c := range out {
+		names[c.Name] = true
+	}
 	for _, c := range CRDs(reg) {
-		if c.Spec.Group != api.KumaGroup {
+		if !names[c.Name] {
 			out = append(out, c)
 		}
 	}
