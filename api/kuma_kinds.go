@@ -152,7 +152,8 @@ func KnownKumaResources() []string {
 		"HostnameGenerator", "MeshOPA", "MeshGlobalRateLimit", "ContainerPatch",
 		"TrafficPermission", "TrafficRoute", "TrafficLog", "TrafficTrace", "HealthCheck",
 		"CircuitBreaker", "FaultInjection", "Retry", "Timeout", "RateLimit", "ProxyTemplate",
-		"VirtualOutbound", "ExternalService", "MeshGatewayRoute", "MeshServiceInsight", "Workload"}
+		"VirtualOutbound", "ExternalService", "MeshGatewayRoute", "MeshServiceInsight", "Workload",
+		"MeshOpenTelemetryBackend", "MeshZoneAddress"}
 }
 
 // DefaultRegistry is the registry the product uses: every guarded kind. The first

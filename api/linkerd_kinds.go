@@ -61,6 +61,5 @@ func (r *Registry) StorageVersion(k *Kind) bool {
 // KnownLinkerdResources are policy.linkerd.io kinds meshguard does not guard (yet)
 // but that are legitimate; the linter does not call them unknown.
 func KnownLinkerdResources() []string {
-	return []string{"HTTPRoute", "GRPCRoute", "EgressNetwork", "HTTPLocalRateLimitPolicy",
-		"HTTPLocalConcurrencyLimitPolicy", "UnmeshedNetwork", "HTTPLoadBalancerPolicy", "HTTPRetryFilter"}
+	return []string{"HTTPRoute", "EgressNetwork", "HTTPLocalRateLimitPolicy"}
 }
