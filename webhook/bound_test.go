@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/meshguard/meshguard/hack/loadgen/loadtest"
 	"github.com/meshguard/meshguard/webhook"
-	"github.com/meshguard/meshguard/webhook/loadtest"
 )
 
 // TestHugePolicyPreviewIsBounded admits a MeshTrafficPermission of 20,000 `from`

@@ -12,7 +12,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"unicode"
 
 	"github.com/go-logr/logr"
@@ -25,7 +24,6 @@ import (
 
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/defaults"
-	"github.com/meshguard/meshguard/internal/fastjson"
 	"github.com/meshguard/meshguard/validate"
 )
 
@@ -61,22 +59,6 @@ type Engine struct {
 	// LinkerdStored lists the cached Linkerd policy objects (Servers and what
 	// authorizes them) for the authorization preview; nil shows none.
 	LinkerdStored func(ctx context.Context) []unstructured.Unstructured
-	// PreviewVersion identifies the stored state Preview reads (Previewer.StoredVersion);
-	// with it, verdicts for MeshTrafficPermissions are cached too. nil: they are not.
-	PreviewVersion func(ctx context.Context) (version [32]byte, ok bool)
-	// DisableVerdictCache turns the caches of both handlers' answers off (for
-	// comparisons; the answers are the same).
-	DisableVerdictCache bool
-	// RecordCache counts verdict cache lookups for metrics; nil records nothing.
-	RecordCache func(hit bool)
-	// RecordMutationCache counts mutation cache lookups; nil records nothing.
-	RecordMutationCache func(hit bool)
-
-	verdictOnce  sync.Once
-	verdictCache *lruCache[verdict]
-
-	mutationOnce  sync.Once
-	mutationCache *lruCache[admission.Response]
 }
 
 // privileged reports whether the request comes from the mesh's own sync (or another
@@ -137,8 +119,8 @@ func toUnstructured(raw []byte) (*unstructured.Unstructured, error) {
 	if len(raw) == 0 {
 		return nil, fmt.Errorf("empty object")
 	}
-	m, err := fastjson.DecodeObject(raw)
-	if err != nil {
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, err
 	}
 	if m == nil {
@@ -149,28 +131,7 @@ func toUnstructured(raw []byte) (*unstructured.Unstructured, error) {
 
 // Mutate is the mutating handler: the labels and syntactic sugar of defaults, as a
 // JSON patch that touches only what changed (none for an already-mutated object).
-// Answers for Kuma kinds are cached by the request's content like the validating
-// handler's verdicts (mutationKey): the API server sends every object to both.
 func (e *Engine) Mutate(ctx context.Context, req admission.Request) admission.Response {
-	key, cacheable := e.mutationKey(req)
-	if cacheable {
-		resp, ok := e.mutations().get(key)
-		if e.RecordMutationCache != nil {
-			e.RecordMutationCache(ok)
-		}
-		if ok {
-			return resp
-		}
-	}
-	resp := e.mutate(req)
-	if cacheable {
-		e.mutations().put(key, resp)
-	}
-	return resp
-}
-
-// mutate computes a mutating answer.
-func (e *Engine) mutate(req admission.Request) admission.Response {
 	d, early := e.decode(req)
 	if early != nil {
 		return *early
@@ -198,56 +159,36 @@ func (e *Engine) mutate(req admission.Request) admission.Response {
 // Validate is the validating handler: all of validate, as a 422 Invalid with one
 // cause per field on errors, admission warnings otherwise, plus the RBAC preview for
 // MeshTrafficPermission. Namespaces, Pods and workloads get only the Linkerd
-// default-inbound-policy annotation check (validateAnnotations). Verdicts of Kuma
-// kinds are cached by the request's content (see verdictKey): an object sent again
-// unchanged, with the stored policies unchanged, gets the same answer without being
-// decoded again.
+// default-inbound-policy annotation check (validateAnnotations).
 func (e *Engine) Validate(ctx context.Context, req admission.Request) admission.Response {
 	if resp, ok := e.validateAnnotations(req); ok {
 		return resp
 	}
-	key, stored, cacheable := e.verdictKey(ctx, req)
-	if cacheable {
-		v, ok := e.verdicts().get(key)
-		if e.RecordCache != nil {
-			e.RecordCache(ok)
-		}
-		if ok {
-			return e.deliver(req, v)
-		}
-	}
-	v := e.decide(ctx, req)
-	if cacheable && v.kind != "" {
-		e.cacheVerdict(ctx, key, stored, v)
-	}
-	return e.deliver(req, v)
-}
-
-// decide computes a validating verdict; it counts and logs nothing (deliver does).
-func (e *Engine) decide(ctx context.Context, req admission.Request) verdict {
 	d, early := e.decode(req)
 	if early != nil {
-		return verdict{resp: *early}
+		return *early
 	}
-	v := verdict{kind: d.kind.Kind, namespace: d.obj.GetNamespace(), name: d.obj.GetName()}
+	kind, name := d.kind.Kind, d.obj.GetName()
 	res := validate.Validate(d.obj, d.kind, e.Settings, api.Request{Operation: d.op, Old: d.old, Privileged: e.privileged(req)})
-	v.errors, v.warnings = res.Errors, res.Warnings
 	warnings := Warnings(res.Warnings)
+	deny := func(errs field.ErrorList) admission.Response {
+		e.record(kind, validate.Result{Errors: errs, Warnings: res.Warnings})
+		e.logDenied(req, kind, d.obj.GetNamespace(), name, errs)
+		return Denied(d.kind, name, errs, warnings)
+	}
 	if len(res.Errors) > 0 {
-		v.denied, v.resp = true, Denied(d.kind, v.name, res.Errors, warnings)
-		return v
+		return deny(res.Errors)
 	}
 	if conflicts := e.serverConflicts(ctx, d); len(conflicts) > 0 {
 		if e.DenyServerConflicts {
-			v.errors = conflicts
-			v.denied, v.resp = true, Denied(d.kind, v.name, conflicts, warnings)
-			return v
+			return deny(conflicts)
 		}
-		v.warnings = append(slices.Clip(v.warnings), conflicts...)
+		res.Warnings = append(slices.Clip(res.Warnings), conflicts...)
 		warnings = appendBounded(warnings, Warnings(conflicts)...)
 	}
+	e.record(kind, res)
 	resp := admission.Allowed("")
-	if e.Preview != nil && d.kind.Kind == "MeshTrafficPermission" {
+	if e.Preview != nil && kind == "MeshTrafficPermission" {
 		lines, ann := e.Preview(ctx, d.obj)
 		warnings = appendBounded(warnings, lines...)
 		if ann != "" {
@@ -258,8 +199,7 @@ func (e *Engine) decide(ctx context.Context, req admission.Request) verdict {
 		warnings = appendBounded(warnings, e.linkerdPreview(ctx, d.obj)...)
 	}
 	resp.Warnings = warnings
-	v.resp = resp
-	return v
+	return resp
 }
 
 // logDenied writes the one log line per denied request: kind, namespace/name, user

@@ -10,9 +10,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/meshguard/meshguard/compile"
+	"github.com/meshguard/meshguard/hack/loadgen/loadtest"
 	"github.com/meshguard/meshguard/internal/warnline"
 	"github.com/meshguard/meshguard/webhook"
-	"github.com/meshguard/meshguard/webhook/loadtest"
 )
 
 // referencePreview is the preview without any cache: every stored policy is read
