@@ -41,7 +41,7 @@ func TestAnnotationBound(t *testing.T) {
 		p := NewPreview(func(context.Context) ([]unstructured.Unstructured, bool) { return stored, true }, opts)
 		in := stored[0].DeepCopy()
 		in.SetName("incoming")
-		lines, ann := p(context.Background(), in)
+		lines, ann := p(context.Background(), in, nil)
 		joined := strings.Join(lines, "\n")
 		if len(ann) == 0 || len(ann) > MaxAnnotationBytes {
 			t.Fatalf("%d policies: annotation of %d bytes, want 1..%d", n, len(ann), MaxAnnotationBytes)

@@ -35,9 +35,11 @@ const (
 )
 
 // PreviewFunc computes the RBAC preview of an admitted MeshTrafficPermission: a few
-// warning lines and the JSON for the `rbac-preview` audit annotation. It must not
+// warning lines and the JSON for the `rbac-preview` audit annotation. spec is obj's
+// spec as validation decoded it (validate.Result.Spec), so that the object is
+// decoded once per request; nil makes the preview decode obj itself. It must not
 // call the API server (it reads an informer cache).
-type PreviewFunc func(ctx context.Context, obj *unstructured.Unstructured) (lines []string, annotation string)
+type PreviewFunc func(ctx context.Context, obj *unstructured.Unstructured, spec *api.MeshTrafficPermissionSpec) (lines []string, annotation string)
 
 // FindingsRecorder counts findings for metrics; nil records nothing.
 type FindingsRecorder func(kind, code, severity string)
@@ -189,7 +191,8 @@ func (e *Engine) Validate(ctx context.Context, req admission.Request) admission.
 	e.record(kind, res)
 	resp := admission.Allowed("")
 	if e.Preview != nil && kind == "MeshTrafficPermission" {
-		lines, ann := e.Preview(ctx, d.obj)
+		spec, _ := res.Spec.(*api.MeshTrafficPermissionSpec)
+		lines, ann := e.Preview(ctx, d.obj, spec)
 		warnings = appendBounded(warnings, lines...)
 		if ann != "" {
 			resp.AuditAnnotations = map[string]string{"rbac-preview": ann}

@@ -6,6 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/compile"
 	"github.com/meshguard/meshguard/internal/warnline"
 )
@@ -40,21 +41,30 @@ func NewPreview(list PolicyLister, opts compile.Options) PreviewFunc {
 }
 
 // answer is the PreviewFunc: the incoming policy merged with the stored set.
-func (p *preview) answer(ctx context.Context, obj *unstructured.Unstructured) ([]string, string) {
+func (p *preview) answer(ctx context.Context, obj *unstructured.Unstructured, spec *api.MeshTrafficPermissionSpec) ([]string, string) {
+	incoming, err := incomingPolicy(obj, spec)
+	if err != nil {
+		return errorLine(err), ""
+	}
 	stored, listed := p.list(ctx)
 	version, versioned := storedSetVersion(stored, obj.GetNamespace(), obj.GetName())
-	return p.compute(obj, stored, listed, version, versioned)
+	return p.compute(incoming, stored, listed, version, versioned)
+}
+
+// incomingPolicy is the policy of the incoming object, from the spec validation
+// decoded when there is one.
+func incomingPolicy(obj *unstructured.Unstructured, spec *api.MeshTrafficPermissionSpec) (compile.Policy, error) {
+	if spec != nil {
+		return compile.PolicyFromSpec(obj, spec)
+	}
+	return compile.PolicyFromObject(obj)
 }
 
 // compute builds the answer from scratch (apart from previewCache's reuse of stored
 // policies).
-func (p *preview) compute(obj *unstructured.Unstructured, stored []unstructured.Unstructured, listed bool, version setVersion, versioned bool) ([]string, string) {
-	incoming, err := compile.PolicyFromObject(obj)
-	if err != nil {
-		return errorLine(err), ""
-	}
+func (p *preview) compute(incoming compile.Policy, stored []unstructured.Unstructured, listed bool, version setVersion, versioned bool) ([]string, string) {
 	// The incoming object replaces its stored version (UPDATE).
-	policies, targets := p.stored.policies(incoming, stored, obj.GetNamespace(), obj.GetName())
+	policies, targets := p.stored.policies(incoming, stored, incoming.Namespace, incoming.Name)
 	previews, err := p.stored.build(policies, targets, version, versioned)
 	if err != nil {
 		return errorLine(err), ""
