@@ -83,6 +83,9 @@ type decoded struct {
 	obj  *unstructured.Unstructured
 	old  *unstructured.Unstructured
 	op   api.Operation
+	// namespaceAdded is set when the object came without metadata.namespace and
+	// decode filled in the request's (the mutating patch then adds it too).
+	namespaceAdded bool
 }
 
 // decode reads the request; ok=false with a response means "answer this now".
@@ -106,6 +109,7 @@ func (e *Engine) decode(req admission.Request) (decoded, *admission.Response) {
 	if obj.GetNamespace() == "" && req.Namespace != "" {
 		if meta, ok := obj.Object["metadata"].(map[string]any); ok {
 			meta["namespace"] = req.Namespace
+			d.namespaceAdded = true
 		}
 	}
 	d.obj = obj
@@ -132,27 +136,21 @@ func toUnstructured(raw []byte) (*unstructured.Unstructured, error) {
 }
 
 // Mutate is the mutating handler: the labels and syntactic sugar of defaults, as a
-// JSON patch that touches only what changed (none for an already-mutated object).
+// JSON patch of exactly the members Apply wrote (none for an already-mutated
+// object). The patch is built from defaults.ApplyChanges, not by diffing the object
+// before and after, so its cost is that of what was written, whatever the size or
+// depth of the rest of the object.
 func (e *Engine) Mutate(ctx context.Context, req admission.Request) admission.Response {
 	d, early := e.decode(req)
 	if early != nil {
 		return *early
 	}
-	original, err := json.Marshal(d.obj.Object)
-	if err != nil {
-		return admission.Errored(http.StatusBadRequest, err)
-	}
-	replaced := defaults.Apply(d.obj, d.kind, e.Settings, api.Request{Operation: d.op, Old: d.old, Privileged: e.privileged(req)})
-	mutated, err := json.Marshal(d.obj.Object)
-	if err != nil {
-		return admission.Errored(http.StatusInternalServerError, err)
-	}
-	// Patch against the raw request, not our re-encoding, so paths match what the API
-	// server holds; when nothing changed the two encodings are compared first.
-	if string(original) == string(mutated) {
+	replaced, changes := defaults.ApplyChanges(d.obj, d.kind, e.Settings, api.Request{Operation: d.op, Old: d.old, Privileged: e.privileged(req)})
+	if len(changes) == 0 {
 		return admission.Allowed("")
 	}
-	resp := admission.PatchResponseFromRaw(req.Object.Raw, mutated)
+	resp := admission.Allowed("")
+	resp.Patches = patchOps(changes, d.namespaceAdded, d.obj.GetNamespace())
 	// A label the user set and Apply replaced (MG016) is said, not reverted silently.
 	resp.Warnings = Warnings(replaced)
 	return resp
@@ -231,30 +229,50 @@ func Denied(kind *api.Kind, name string, errs field.ErrorList, warnings []string
 	return deniedGK(schema.GroupKind{Group: kind.Group, Kind: kind.Kind}, name, errs, warnings)
 }
 
+// MaxCauses bounds the causes of one denial: the first MaxCauses findings, then
+// one cause saying how many more there are (`meshguard lint` lists them all). An
+// object with thousands of errors otherwise makes an answer of megabytes, which
+// the API server copies into its response and kubectl prints.
+const MaxCauses = 100
+
 // deniedGK is Denied for any group and kind (also the core kinds of the annotation check).
+// Building it is linear in the number of findings.
 func deniedGK(gk schema.GroupKind, name string, errs field.ErrorList, warnings []string) admission.Response {
-	coded := make(field.ErrorList, 0, len(errs))
-	for _, e := range errs {
+	shown := errs[:min(len(errs), MaxCauses)]
+	coded := make(field.ErrorList, 0, len(shown)+1)
+	for _, e := range shown {
 		c := *e
 		if c.Origin != "" {
 			c.Detail = strings.TrimSpace(c.Detail + " [" + c.Origin + "]")
 		}
 		coded = append(coded, &c)
 	}
+	if more := len(errs) - len(shown); more > 0 {
+		coded = append(coded, field.Forbidden(field.NewPath("spec"),
+			fmt.Sprintf("and %d more errors; run `meshguard lint` on the object to see them all", more)))
+	}
 	status := apierrors.NewInvalid(gk, name, coded).ErrStatus
 	return admission.Response{AdmissionResponse: admissionv1.AdmissionResponse{Allowed: false, Result: &status, Warnings: warnings}}
 }
 
 // Warnings renders findings as admission warnings: "CODE field: message", one line
-// each, at most MaxWarningLen characters, MaxWarningsTotal in all.
+// each, at most MaxWarningLen characters, MaxWarningsTotal in all. It stops at the
+// first line that does not fit, so its cost does not grow with the findings past
+// the budget.
 func Warnings(ws field.ErrorList) []string {
 	var out []string
+	total := 0
 	for _, w := range ws {
 		line := w.Origin + " " + w.Field + ": " + w.Detail
 		if w.Field == "" {
 			line = w.Origin + " " + w.Detail
 		}
-		out = appendBounded(out, line)
+		line = Shorten(flatten(line), MaxWarningLen)
+		if total+len(line) > MaxWarningsTotal {
+			break
+		}
+		total += len(line)
+		out = append(out, line)
 	}
 	return out
 }
