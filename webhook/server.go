@@ -77,6 +77,11 @@ type Options struct {
 	// LinkerdServerConflicts is what a Server conflict (MG350) does on admission:
 	// ServerConflictsWarn (the default, also for "") or ServerConflictsDeny.
 	LinkerdServerConflicts string
+	// RequestReadTimeout, RequestWriteTimeout and RequestBodyBudget bound how
+	// request bodies are read (BodyLimits; zero: the defaults). Bodies are capped at
+	// MaxRequestBytes.
+	RequestReadTimeout, RequestWriteTimeout time.Duration
+	RequestBodyBudget                       int64
 	// Offline serves without an API server: the certificate in CertDir as is (no
 	// rotation) and no informer caches, so previews show the incoming policy alone
 	// and Linkerd Server conflicts are not checked. For trying the webhook with curl
@@ -107,6 +112,9 @@ func (o Options) Check() error {
 	}
 	if o.CertDir == "" {
 		return fmt.Errorf("--cert-dir must not be empty")
+	}
+	if o.RequestReadTimeout < 0 || o.RequestWriteTimeout < 0 || o.RequestBodyBudget < 0 {
+		return fmt.Errorf("--request-read-timeout, --request-write-timeout and --request-body-budget must not be negative (0: the default)")
 	}
 	if o.PreviewMaxItems < 0 {
 		return fmt.Errorf("--preview-max-items must not be negative (0: no bound)")
@@ -152,13 +160,24 @@ func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) erro
 		return err
 	}
 	server := crwebhook.NewServer(crwebhook.Options{Host: o.Host, Port: o.Port, CertDir: o.CertDir, TLSOpts: tlsOptions(o)})
-	registered := registerWhenReady(ctx, mgr, server, eng, ready, log)
+	limits := NewBodyLimiter(BodyLimits{ReadTimeout: o.RequestReadTimeout, WriteTimeout: o.RequestWriteTimeout, Budget: o.RequestBodyBudget})
+	registered := registerWhenReady(ctx, mgr, server, Handlers(eng, limits), ready, log)
 	if err := addChecks(mgr, server, registered); err != nil {
 		return err
 	}
 	log.Info("starting meshguard", "mode", o.Settings.Mode, "zone", o.Settings.Zone, "systemNamespace", o.Settings.SystemNamespace,
 		"port", o.Port, "certRotation", !o.DisableCertRotation)
 	return mgr.Start(ctx)
+}
+
+// Handlers are the HTTP handlers of both paths as the server registers them:
+// controller-runtime's admission webhook (its codec reads and writes the
+// AdmissionReviews) behind limits, which reads the bodies first.
+func Handlers(eng *Engine, limits *BodyLimiter) map[string]http.Handler {
+	return map[string]http.Handler{
+		MutatePath:   limits.Wrap(&crwebhook.Admission{Handler: admission.HandlerFunc(eng.Mutate)}),
+		ValidatePath: limits.Wrap(&crwebhook.Admission{Handler: admission.HandlerFunc(eng.Validate)}),
+	}
 }
 
 // tlsOptions are TLS 1.2 at least and, unless asked for, HTTP/1.1 only.
@@ -277,7 +296,7 @@ func addCertRotation(mgr manager.Manager, o Options, ready chan struct{}, log lo
 // are ready: before that the API server could not reach us anyway, and readiness
 // tells the truth meanwhile. The manager must not start the server itself, so it
 // is not passed in the manager's options. The result turns true once registered.
-func registerWhenReady(ctx context.Context, mgr manager.Manager, server crwebhook.Server, eng *Engine, ready <-chan struct{}, log logr.Logger) *atomic.Bool {
+func registerWhenReady(ctx context.Context, mgr manager.Manager, server crwebhook.Server, handlers map[string]http.Handler, ready <-chan struct{}, log logr.Logger) *atomic.Bool {
 	var registered atomic.Bool
 	go func() {
 		select {
@@ -285,8 +304,9 @@ func registerWhenReady(ctx context.Context, mgr manager.Manager, server crwebhoo
 		case <-ctx.Done():
 			return
 		}
-		server.Register(MutatePath, &crwebhook.Admission{Handler: admission.HandlerFunc(eng.Mutate)})
-		server.Register(ValidatePath, &crwebhook.Admission{Handler: admission.HandlerFunc(eng.Validate)})
+		for _, path := range []string{MutatePath, ValidatePath} {
+			server.Register(path, handlers[path])
+		}
 		// The server joins the manager only now: it needs the certificate files to
 		// start, and a running manager starts runnables added late right away.
 		if err := mgr.Add(server); err != nil {
