@@ -32,7 +32,17 @@ const (
 	// hold while they are read and answered. Past it, a request waits for budget
 	// until its read timeout, then gets 503: memory stays bounded whatever many
 	// clients send at once.
-	DefaultRequestBodyBudget = 32 << 20
+	DefaultRequestBodyBudget = 16 << 20
+	// DefaultRequestWorkBudget bounds the memory of answering: a request holds
+	// workFactor times its body's bytes (at most the whole budget) while it is
+	// decoded, checked and answered, so a few large or error-laden objects are
+	// answered one after another instead of all at once. On 2 cores more of them
+	// at once would not finish sooner anyway.
+	DefaultRequestWorkBudget = 32 << 20
+	// workFactor estimates the memory of answering per body byte: an object read
+	// into unstructured maps, checked and turned into findings allocates ~70 times
+	// its JSON (a 0.5 MB policy with 8,000 errors: 35 MiB), about half of it live.
+	workFactor = 32
 	// bodyChunk is the unit in which bodies are read and budget is taken: memory
 	// follows the bytes that arrived, never a length a client announced.
 	bodyChunk = 64 << 10
@@ -48,9 +58,13 @@ type BodyLimits struct {
 	// WriteTimeout: the answer must be written by then, counted from the start of
 	// the request (default DefaultRequestWriteTimeout).
 	WriteTimeout time.Duration
-	// Budget: body bytes held by all requests at once (default
+	// Budget: body bytes held by all requests at once while they are read (default
 	// DefaultRequestBodyBudget; at least MaxBytes).
 	Budget int64
+	// WorkBudget: what all requests being answered hold at once, workFactor per
+	// body byte (default DefaultRequestWorkBudget; a request needing more than all
+	// of it runs alone).
+	WorkBudget int64
 }
 
 func (l BodyLimits) withDefaults() BodyLimits {
@@ -67,6 +81,9 @@ func (l BodyLimits) withDefaults() BodyLimits {
 		l.Budget = DefaultRequestBodyBudget
 	}
 	l.Budget = max(l.Budget, l.MaxBytes+bodyChunk)
+	if l.WorkBudget <= 0 {
+		l.WorkBudget = DefaultRequestWorkBudget
+	}
 	return l
 }
 
@@ -75,18 +92,20 @@ func (l BodyLimits) withDefaults() BodyLimits {
 type BodyLimiter struct {
 	limits BodyLimits
 	budget *semaphore.Weighted
+	work   *semaphore.Weighted
 }
 
 // NewBodyLimiter returns a limiter with limits (zero fields take the defaults).
 func NewBodyLimiter(limits BodyLimits) *BodyLimiter {
 	limits = limits.withDefaults()
-	return &BodyLimiter{limits: limits, budget: semaphore.NewWeighted(limits.Budget)}
+	return &BodyLimiter{limits: limits, budget: semaphore.NewWeighted(limits.Budget), work: semaphore.NewWeighted(limits.WorkBudget)}
 }
 
 // Wrap serves next with the body read first, in chunks as it arrives, within the
-// size cap, the read timeout and the shared budget; the budget a request took is
-// returned when next has answered. controller-runtime's admission webhook then
-// reads the body from memory (its own 7 MiB limit never triggers first).
+// size cap, the read timeout and the shared body budget; then it waits for work
+// budget (workFactor per body byte) and holds it while next answers.
+// controller-runtime's admission webhook then reads the body from memory (its own
+// 7 MiB limit never triggers first).
 func (b *BodyLimiter) Wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -98,8 +117,8 @@ func (b *BodyLimiter) Wrap(next http.Handler) http.Handler {
 		ctx, cancel := context.WithDeadline(r.Context(), start.Add(b.limits.ReadTimeout))
 		defer cancel()
 		chunks, held, status, err := b.read(ctx, r.Body)
-		defer b.budget.Release(held)
 		if err != nil {
+			b.budget.Release(held)
 			if status == http.StatusRequestTimeout || status == http.StatusBadRequest {
 				w.Header().Set("Connection", "close")
 			}
@@ -113,6 +132,19 @@ func (b *BodyLimiter) Wrap(next http.Handler) http.Handler {
 			readers[i] = bytes.NewReader(c)
 			n += len(c)
 		}
+		// The body's budget is handed over to the work budget, which counts the
+		// body too. Requests being answered need nothing more, so waiting for
+		// work budget while holding body budget cannot deadlock.
+		work := min(int64(n)*workFactor, b.limits.WorkBudget)
+		workCtx, cancelWork := context.WithDeadline(r.Context(), start.Add(b.limits.WriteTimeout))
+		defer cancelWork()
+		err = b.work.Acquire(workCtx, work)
+		b.budget.Release(held)
+		if err != nil {
+			http.Error(w, "server busy: no memory budget to answer the request", http.StatusServiceUnavailable)
+			return
+		}
+		defer b.work.Release(work)
 		r.Body = io.NopCloser(io.MultiReader(readers...))
 		r.ContentLength = int64(n)
 		next.ServeHTTP(w, r)

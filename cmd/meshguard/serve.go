@@ -132,7 +132,7 @@ Metrics (Prometheus) on --metrics-bind-address, /healthz and /readyz on
 		"Linkerd Servers that can select the same pod and port (MG350, from the informer cache of Servers): warn or deny")
 	f.DurationVar(&o.RequestReadTimeout, "request-read-timeout", webhook.DefaultRequestReadTimeout, "time a client gets to send a whole request body; slower senders get 408 and are disconnected")
 	f.DurationVar(&o.RequestWriteTimeout, "request-write-timeout", webhook.DefaultRequestWriteTimeout, "time from the start of a request to the end of its answer")
-	f.Int64Var(&o.RequestBodyBudget, "request-body-budget", webhook.DefaultRequestBodyBudget, "bytes of request bodies all requests together may hold while read and answered (bodies are capped at 7 MiB each); past it requests wait, then get 503")
+	f.Int64Var(&o.RequestBodyBudget, "request-body-budget", webhook.DefaultRequestBodyBudget, "bytes of request bodies all requests together may hold while they are read (bodies are capped at 7 MiB each); past it requests wait, then get 503")
 	f.BoolVar(&o.Offline, "offline", false, "serve without an API server (implies --disable-cert-rotation): the certificate in --cert-dir, no informer caches, previews of the incoming policy alone; for trying the webhook with curl")
 	f.Float64Var(&o.memoryLimitRatio, "memory-limit-ratio", 0.9, "set the Go runtime's soft memory limit to this share of the container's cgroup memory limit, so that the collector works harder near it rather than the pod being OOM-killed; 0 leaves the default, and GOMEMLIMIT overrides it")
 	f.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
