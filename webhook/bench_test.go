@@ -20,7 +20,7 @@ const cycle = 4096
 // test's MeshTrafficPermission (RBAC preview merged with 20 stored policies),
 // without HTTP, TLS or AdmissionReview decoding.
 func benchValidate(b *testing.B, reqs []admission.Request) {
-	eng := loadtest.NewEngine(loadtest.StoredPolicies())
+	eng := loadtest.NewHandlers(loadtest.StoredPolicies())
 	ctx := context.Background()
 	if resp := eng.Validate(ctx, reqs[0]); !resp.Allowed || resp.AuditAnnotations["rbac-preview"] == "" {
 		b.Fatalf("want an allowed response with a preview, got %+v", resp.AdmissionResponse)
@@ -83,7 +83,7 @@ func BenchmarkReview(b *testing.B) {
 	for i := range bodies {
 		bodies[i] = r.Body(fmt.Sprintf("00000000-0000-4000-8000-%012d", i))
 	}
-	eng := loadtest.NewEngine(loadtest.StoredPolicies())
+	eng := loadtest.NewHandlers(loadtest.StoredPolicies())
 	for _, h := range []struct {
 		name string
 		fn   admission.HandlerFunc

@@ -21,7 +21,7 @@ import (
 func limitedServer(t *testing.T, l BodyLimits) (*httptest.Server, *BodyLimiter) {
 	t.Helper()
 	limiter := NewBodyLimiter(l)
-	srv := httptest.NewServer(Handlers(testEngine(), limiter)[ValidatePath])
+	srv := httptest.NewServer(Routes(testEngine(), limiter)[ValidatePath])
 	t.Cleanup(srv.Close)
 	return srv, limiter
 }

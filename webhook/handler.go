@@ -44,9 +44,11 @@ type PreviewFunc func(ctx context.Context, obj *unstructured.Unstructured, spec 
 // FindingsRecorder counts findings for metrics; nil records nothing.
 type FindingsRecorder func(kind, code, severity string)
 
-// Engine is the shared state of both handlers: the registry and settings (the same
-// ones the linter uses) and who is trusted.
-type Engine struct {
+// Handlers are the mutating and validating admission handlers (Mutate, Validate)
+// with what they share: the registry and settings (the same ones the linter uses),
+// who is trusted, and the informer-backed listers of stored objects. They hold no
+// policy logic; that is the engine's (defaults, validate, compile).
+type Handlers struct {
 	Registry         *api.Registry
 	Settings         api.Settings
 	PrivilegedUsers  map[string]bool
@@ -65,7 +67,7 @@ type Engine struct {
 
 // privileged reports whether the request comes from the mesh's own sync (or another
 // configured trusted writer), whose objects are stored as sent.
-func (e *Engine) privileged(req admission.Request) bool {
+func (e *Handlers) privileged(req admission.Request) bool {
 	if e.PrivilegedUsers[req.UserInfo.Username] {
 		return true
 	}
@@ -89,7 +91,7 @@ type decoded struct {
 }
 
 // decode reads the request; ok=false with a response means "answer this now".
-func (e *Engine) decode(req admission.Request) (decoded, *admission.Response) {
+func (e *Handlers) decode(req admission.Request) (decoded, *admission.Response) {
 	var d decoded
 	d.op = api.Operation(req.Operation)
 	if req.Operation == admissionv1.Delete || req.Operation == admissionv1.Connect {
@@ -140,7 +142,7 @@ func toUnstructured(raw []byte) (*unstructured.Unstructured, error) {
 // object). The patch is built from defaults.ApplyChanges, not by diffing the object
 // before and after, so its cost is that of what was written, whatever the size or
 // depth of the rest of the object.
-func (e *Engine) Mutate(ctx context.Context, req admission.Request) admission.Response {
+func (e *Handlers) Mutate(ctx context.Context, req admission.Request) admission.Response {
 	d, early := e.decode(req)
 	if early != nil {
 		return *early
@@ -160,7 +162,7 @@ func (e *Engine) Mutate(ctx context.Context, req admission.Request) admission.Re
 // cause per field on errors, admission warnings otherwise, plus the RBAC preview for
 // MeshTrafficPermission. Namespaces, Pods and workloads get only the Linkerd
 // default-inbound-policy annotation check (validateAnnotations).
-func (e *Engine) Validate(ctx context.Context, req admission.Request) admission.Response {
+func (e *Handlers) Validate(ctx context.Context, req admission.Request) admission.Response {
 	if resp, ok := e.validateAnnotations(req); ok {
 		return resp
 	}
@@ -205,12 +207,12 @@ func (e *Engine) Validate(ctx context.Context, req admission.Request) admission.
 
 // logDenied writes the one log line per denied request: kind, namespace/name, user
 // and the rule codes.
-func (e *Engine) logDenied(req admission.Request, kind, namespace, name string, errs field.ErrorList) {
+func (e *Handlers) logDenied(req admission.Request, kind, namespace, name string, errs field.ErrorList) {
 	e.Log.Info("denied", "kind", kind, "namespace", namespace, "name", name,
 		"user", req.UserInfo.Username, "operation", req.Operation, "codes", codes(errs), "dryRun", req.DryRun != nil && *req.DryRun)
 }
 
-func (e *Engine) record(kind string, res validate.Result) {
+func (e *Handlers) record(kind string, res validate.Result) {
 	if e.Record == nil {
 		return
 	}

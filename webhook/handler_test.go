@@ -26,11 +26,11 @@ import (
 	"github.com/meshguard/meshguard/validate"
 )
 
-func testEngine(stored ...unstructured.Unstructured) *Engine {
+func testEngine(stored ...unstructured.Unstructured) *Handlers {
 	s := api.DefaultSettings()
 	pv := NewPreview(func(context.Context) ([]unstructured.Unstructured, bool) { return stored, true },
 		compile.Options{Form: compile.FormExpanded, MaxExpandedRules: 64, SystemNamespace: s.SystemNamespace})
-	return &Engine{
+	return &Handlers{
 		Registry: api.DefaultRegistry(), Settings: s, Log: logr.Discard(),
 		PrivilegedUsers: map[string]bool{"system:serviceaccount:kuma-system:kuma-control-plane": true},
 		Preview:         pv,

@@ -18,7 +18,7 @@ import (
 
 // mutateAndPatch runs the mutating handler on obj and returns obj's JSON with the
 // answer's patch applied, as the API server stores it, and the number of ops.
-func mutateAndPatch(t *testing.T, e *Engine, obj *unstructured.Unstructured, namespace string) (map[string]any, int) {
+func mutateAndPatch(t *testing.T, e *Handlers, obj *unstructured.Unstructured, namespace string) (map[string]any, int) {
 	t.Helper()
 	req := admissionRequest(t, "u", admissionv1.Create, obj, nil, "alice")
 	req.Namespace = namespace

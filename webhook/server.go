@@ -151,7 +151,7 @@ func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) erro
 	if err != nil {
 		return err
 	}
-	eng, err := newEngine(mgr, o, log)
+	eng, err := newHandlers(mgr, o, log)
 	if err != nil {
 		return err
 	}
@@ -161,7 +161,7 @@ func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) erro
 	}
 	server := crwebhook.NewServer(crwebhook.Options{Host: o.Host, Port: o.Port, CertDir: o.CertDir, TLSOpts: tlsOptions(o)})
 	limits := NewBodyLimiter(BodyLimits{ReadTimeout: o.RequestReadTimeout, WriteTimeout: o.RequestWriteTimeout, Budget: o.RequestBodyBudget})
-	registered := registerWhenReady(ctx, mgr, server, Handlers(eng, limits), ready, log)
+	registered := registerWhenReady(ctx, mgr, server, Routes(eng, limits), ready, log)
 	if err := addChecks(mgr, server, registered); err != nil {
 		return err
 	}
@@ -170,10 +170,10 @@ func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) erro
 	return mgr.Start(ctx)
 }
 
-// Handlers are the HTTP handlers of both paths as the server registers them:
+// Routes are the HTTP handlers of both paths as the server registers them:
 // controller-runtime's admission webhook (its codec reads and writes the
 // AdmissionReviews) behind limits, which reads the bodies first.
-func Handlers(eng *Engine, limits *BodyLimiter) map[string]http.Handler {
+func Routes(eng *Handlers, limits *BodyLimiter) map[string]http.Handler {
 	return map[string]http.Handler{
 		MutatePath:   limits.Wrap(&crwebhook.Admission{Handler: admission.HandlerFunc(eng.Mutate)}),
 		ValidatePath: limits.Wrap(&crwebhook.Admission{Handler: admission.HandlerFunc(eng.Validate)}),
@@ -211,8 +211,8 @@ func newManager(cfg *rest.Config, o Options, log logr.Logger) (manager.Manager, 
 	return mgr, nil
 }
 
-// newEngine builds the handlers with their metrics and the informer caches they read.
-func newEngine(mgr manager.Manager, o Options, log logr.Logger) (*Engine, error) {
+// newHandlers builds the handlers with their metrics and the informer caches they read.
+func newHandlers(mgr manager.Manager, o Options, log logr.Logger) (*Handlers, error) {
 	findings, err := registerCounterVec(prometheus.CounterOpts{
 		Name: "meshguard_admission_findings_total",
 		Help: "Findings reported by the validating webhook, by kind, rule code and severity.",
@@ -239,7 +239,7 @@ func newEngine(mgr manager.Manager, o Options, log logr.Logger) (*Engine, error)
 		}
 		authzCaches = append(authzCaches, c)
 	}
-	return &Engine{
+	return &Handlers{
 		Registry: api.DefaultRegistry(), Settings: o.Settings,
 		PrivilegedUsers: set(o.PrivilegedUsers), PrivilegedGroups: set(o.PrivilegedGroups),
 		Record: func(kind, code, sev string) { findings.WithLabelValues(kind, code, sev).Inc() },

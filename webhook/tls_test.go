@@ -68,7 +68,7 @@ func freePort(t testing.TB) int {
 
 // tlsServer runs the engine's handlers on a real controller-runtime webhook server
 // over TLS, with the product's TLS settings, and returns a client and the base URL.
-func tlsServer(t *testing.T, eng *Engine) (*http.Client, string) {
+func tlsServer(t *testing.T, eng *Handlers) (*http.Client, string) {
 	t.Helper()
 	dir := t.TempDir()
 	pool := writeServingCert(t, dir)

@@ -10,6 +10,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/go-logr/zapr"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"k8s.io/client-go/rest"
@@ -102,7 +103,12 @@ Metrics (Prometheus) on --metrics-bind-address, /healthz and /readyz on
 			return nil
 		},
 	}
-	f := cmd.Flags()
+	serveFlags(cmd.Flags(), o)
+	return cmd
+}
+
+// serveFlags defines the flags of `meshguard serve` on o.
+func serveFlags(f *pflag.FlagSet, o *serveOptions) {
 	settingsFlags(f, &o.Settings)
 	f.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig for running outside a cluster (default: in-cluster config, then $KUBECONFIG)")
 	f.StringVar(&o.Host, "host", "", "address to serve the webhook on (default all)")
@@ -137,7 +143,6 @@ Metrics (Prometheus) on --metrics-bind-address, /healthz and /readyz on
 	f.Float64Var(&o.memoryLimitRatio, "memory-limit-ratio", 0.9, "set the Go runtime's soft memory limit to this share of the container's cgroup memory limit, so that the collector works harder near it rather than the pod being OOM-killed; 0 leaves the default, and GOMEMLIMIT overrides it")
 	f.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	f.StringVar(&o.logFormat, "log-format", "json", "log format: json or console")
-	return cmd
 }
 
 // newLogger builds the zap logger behind logr, JSON by default.

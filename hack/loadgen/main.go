@@ -114,7 +114,7 @@ func run(f flags) error {
 	if err != nil {
 		return err
 	}
-	eng := loadtest.NewEngine(loadtest.StoredPolicies())
+	eng := loadtest.NewHandlers(loadtest.StoredPolicies())
 	mgURL, err := loadtest.Serve(ctx, dir, webhook.ValidatePath, loadtest.ControllerRuntime(eng.Validate))
 	if err != nil {
 		return err
@@ -143,14 +143,37 @@ func run(f flags) error {
 		}
 	}
 
+	rep, err := measure(ctx, f, load, targets)
+	if err != nil {
+		return err
+	}
+	sent := unique.Sent()
+	note := fmt.Sprintf("unique-object target: %d requests (warm-up included) over %d distinct objects", sent, len(reviews))
+	if sent <= uint64(len(reviews)) {
+		note += " — no object was sent twice"
+	}
+	rep.Notes = append(rep.Notes, note)
+	if f.jsonOut {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	fmt.Printf("%s\n\n", rep.Machine)
+	rep.Markdown(os.Stdout)
+	return nil
+}
+
+// measure runs the closed-loop and then the open-loop phase of every target,
+// interleaved, with the profiles asked for, and judges the meshguard targets.
+func measure(ctx context.Context, f flags, load *loadtest.Load, targets []loadtest.Target) (*loadtest.Report, error) {
 	if f.cpuprofile != "" {
 		pf, err := os.Create(f.cpuprofile)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		defer pf.Close()
 		if err := pprof.StartCPUProfile(pf); err != nil {
-			return err
+			return nil, err
 		}
 		defer pprof.StopCPUProfile()
 	}
@@ -174,26 +197,12 @@ func run(f flags) error {
 	}
 	if f.memprofile != "" {
 		if err := writeHeapProfile(f.memprofile); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	rep.Judge(loadtest.Pair{Target: mgUnchanged, Baseline: noopUpdate},
 		loadtest.Pair{Target: mgUnique, Baseline: noopCreate})
-	sent := unique.Sent()
-	note := fmt.Sprintf("unique-object target: %d requests (warm-up included) over %d distinct objects", sent, len(reviews))
-	if sent <= uint64(len(reviews)) {
-		note += " — no object was sent twice"
-	}
-	rep.Notes = append(rep.Notes, note)
-
-	if f.jsonOut {
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
-	}
-	fmt.Printf("%s\n\n", rep.Machine)
-	rep.Markdown(os.Stdout)
-	return nil
+	return rep, nil
 }
 
 // machine describes where the numbers come from.

@@ -41,7 +41,7 @@ func TestSendChecksAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng := NewEngine(StoredPolicies())
+	eng := NewHandlers(StoredPolicies())
 	good := map[string]string{"meshguard": serve("/validate", ControllerRuntime(eng.Validate)), "no-op": serve("/noop", ControllerRuntime(Noop))}
 	bad := map[string]string{
 		"denied": serve("/deny", ControllerRuntime(func(context.Context, admission.Request) admission.Response { return admission.Denied("no") })),

@@ -20,17 +20,17 @@ import (
 	"github.com/meshguard/meshguard/webhook"
 )
 
-// NewEngine returns meshguard's admission engine configured like `meshguard serve`
+// NewHandlers returns meshguard's admission handlers configured like `meshguard serve`
 // with its default flags (standalone mode, expanded preview form, the mesh's sync
 // account privileged), with the RBAC preview reading stored instead of an informer
 // cache. Like the server's cache List (client.UnsafeDisableDeepCopy), the lister
 // hands out the stored objects themselves.
-func NewEngine(stored []unstructured.Unstructured) *webhook.Engine {
+func NewHandlers(stored []unstructured.Unstructured) *webhook.Handlers {
 	settings := api.DefaultSettings()
 	lister := func(context.Context) ([]unstructured.Unstructured, bool) { return stored, true }
 	preview := webhook.NewPreview(lister, compile.Options{Form: compile.FormExpanded, MaxExpandedRules: 64,
 		SystemNamespace: settings.SystemNamespace, MaxGroupItems: webhook.DefaultPreviewMaxItems})
-	return &webhook.Engine{
+	return &webhook.Handlers{
 		Registry:        api.DefaultRegistry(),
 		Settings:        settings,
 		PrivilegedUsers: map[string]bool{"system:serviceaccount:kuma-system:kuma-control-plane": true},
