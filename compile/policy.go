@@ -76,6 +76,42 @@ func (p Policy) TopRef() api.TargetRef {
 // is returned as one error naming the field, so a caller can show it next to the
 // object instead of compiling something the API server would not store.
 func PolicyFromObject(u *unstructured.Unstructured) (Policy, error) {
+	p, err := policyMeta(u)
+	if err != nil {
+		return Policy{}, err
+	}
+	spec, ok := u.Object["spec"]
+	if !ok || spec == nil {
+		return Policy{}, fmt.Errorf("%s: spec is required", p.Ref())
+	}
+	res := api.Check(reflect.TypeOf(api.MeshTrafficPermissionSpec{}), spec, field.NewPath("spec"))
+	if len(res.Errors) > 0 {
+		return Policy{}, fmt.Errorf("%s: %s", p.Ref(), res.Errors.ToAggregate().Error())
+	}
+	if err := api.Decode(res.Clean, &p.Spec); err != nil {
+		return Policy{}, fmt.Errorf("%s: spec: %v", p.Ref(), err)
+	}
+	return p.finish()
+}
+
+// PolicyFromSpec is PolicyFromObject for a spec already decoded (and checked) by
+// the caller, such as the one validate.Result.Spec holds: the object's metadata is
+// read from u and spec is used as is instead of decoding u's spec again. spec is
+// shared, not copied; compilation only reads it.
+func PolicyFromSpec(u *unstructured.Unstructured, spec *api.MeshTrafficPermissionSpec) (Policy, error) {
+	p, err := policyMeta(u)
+	if err != nil {
+		return Policy{}, err
+	}
+	if spec == nil {
+		return Policy{}, fmt.Errorf("%s: spec is required", p.Ref())
+	}
+	p.Spec = *spec
+	return p.finish()
+}
+
+// policyMeta reads the kind, name, namespace and labels of a MeshTrafficPermission.
+func policyMeta(u *unstructured.Unstructured) (Policy, error) {
 	if u == nil || u.Object == nil {
 		return Policy{}, fmt.Errorf("no object")
 	}
@@ -102,17 +138,11 @@ func PolicyFromObject(u *unstructured.Unstructured) (Policy, error) {
 	default:
 		return Policy{}, fmt.Errorf("metadata.labels[%s]: unknown policy role %q", api.LabelPolicyRole, p.Role)
 	}
-	spec, ok := u.Object["spec"]
-	if !ok || spec == nil {
-		return Policy{}, fmt.Errorf("%s: spec is required", p.Ref())
-	}
-	res := api.Check(reflect.TypeOf(api.MeshTrafficPermissionSpec{}), spec, field.NewPath("spec"))
-	if len(res.Errors) > 0 {
-		return Policy{}, fmt.Errorf("%s: %s", p.Ref(), res.Errors.ToAggregate().Error())
-	}
-	if err := api.Decode(res.Clean, &p.Spec); err != nil {
-		return Policy{}, fmt.Errorf("%s: spec: %v", p.Ref(), err)
-	}
+	return p, nil
+}
+
+// finish checks a policy whose spec is decoded.
+func (p Policy) finish() (Policy, error) {
 	if err := p.check(); err != nil {
 		return Policy{}, fmt.Errorf("%s: %v", p.Ref(), err)
 	}

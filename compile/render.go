@@ -3,8 +3,12 @@ package compile
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
+	"reflect"
 
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
 	"sigs.k8s.io/yaml"
 )
 
@@ -28,17 +32,95 @@ func MarshalJSON(previews []Preview) ([]byte, error) {
 
 // MarshalJSONCompact is MarshalJSON without indentation: the same document (it
 // decodes to the same value), about half the bytes, for machine readers such as
-// the admission webhook's `rbac-preview` audit annotation. It runs on every
-// admission request, so it is written by hand (previewEncoder) instead of going
-// through encoding/json, with byte-identical output.
+// the admission webhook's `rbac-preview` audit annotation. Each Envoy config is
+// checked with its Validate() (the constraints Envoy enforces on load) and written by
+// protojson from the go-control-plane message itself.
 func MarshalJSONCompact(previews []Preview) ([]byte, error) {
-	// A preview of a few policies is 1-2 KB of JSON (Kuma's MeshTrafficPermission MADR's are ~2 KB); the
-	// guess saves most regrowth of the buffer protojson appends to.
-	e := previewEncoder{b: make([]byte, 0, 512+2048*len(previews))}
-	if err := e.appendPreviews(previews); err != nil {
+	doc, err := newJSONDoc(previews)
+	if err != nil {
 		return nil, err
 	}
-	return e.b, nil
+	return json.Marshal(doc)
+}
+
+// jsonPreview fixes the key order of one preview in the JSON document.
+type jsonPreview struct {
+	Target   Target          `json:"target"`
+	Scope    string          `json:"scope"`
+	Policies []string        `json:"policies"`
+	Items    []PreviewItem   `json:"items"`
+	Form     Form            `json:"form"`
+	RBAC     json.RawMessage `json:"rbac"`
+	HTTPRBAC json.RawMessage `json:"httpRbac,omitempty"`
+	Warnings []string        `json:"warnings,omitempty"`
+	Findings []jsonFinding   `json:"findings,omitempty"`
+}
+
+// jsonFinding is one MG2xx finding of a preview.
+type jsonFinding struct {
+	Code    string `json:"code"`
+	Policy  string `json:"policy"`
+	Field   string `json:"field"`
+	Message string `json:"message"`
+}
+
+// jsonDoc is the whole JSON document of MarshalJSON and MarshalJSONCompact.
+type jsonDoc struct {
+	Previews []jsonPreview `json:"previews"`
+}
+
+// newJSONDoc converts previews to the JSON document's types.
+func newJSONDoc(previews []Preview) (jsonDoc, error) {
+	doc := jsonDoc{Previews: make([]jsonPreview, 0, len(previews))}
+	for _, p := range previews {
+		jp := jsonPreview{Target: p.Target, Scope: p.Scope, Policies: p.Policies, Items: p.Items, Form: p.Form, Warnings: p.Warnings}
+		if jp.Policies == nil {
+			jp.Policies = []string{}
+		}
+		if jp.Items == nil {
+			jp.Items = []PreviewItem{}
+		}
+		var err error
+		if jp.RBAC, err = envoyJSON(p.RBAC); err != nil {
+			return jsonDoc{}, fmt.Errorf("%s: rbac: %w", p.Scope, err)
+		}
+		if p.HTTPRBAC != nil {
+			if jp.HTTPRBAC, err = envoyJSON(p.HTTPRBAC); err != nil {
+				return jsonDoc{}, fmt.Errorf("%s: httpRbac: %w", p.Scope, err)
+			}
+		}
+		for _, f := range p.Findings {
+			jp.Findings = append(jp.Findings, jsonFinding{Code: f.Origin, Policy: fmt.Sprint(f.BadValue), Field: f.Field, Message: f.Detail})
+		}
+		doc.Previews = append(doc.Previews, jp)
+	}
+	return doc, nil
+}
+
+// envoyConfig is a go-control-plane message with its generated validation.
+type envoyConfig interface {
+	proto.Message
+	Validate() error
+}
+
+// envoyJSON is m validated and written by protojson, compacted (protojson varies
+// its whitespace on purpose); a nil config is null.
+func envoyJSON[M envoyConfig](m M) (json.RawMessage, error) {
+	if reflect.ValueOf(m).IsNil() {
+		return json.RawMessage("null"), nil
+	}
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	b, err := protojson.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, b); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // RenderJSON writes previews as one JSON object (`meshguard preview -o json`).

@@ -11,10 +11,10 @@ import (
 	"testing"
 
 	rbacv3 "github.com/envoyproxy/go-control-plane/envoy/config/rbac/v3"
+	netrbac "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/rbac/v3"
 	"github.com/google/go-cmp/cmp"
 	"github.com/meshguard/meshguard/api"
 	"google.golang.org/protobuf/encoding/protojson"
-	"google.golang.org/protobuf/proto"
 	"sigs.k8s.io/yaml"
 )
 
@@ -217,9 +217,9 @@ func sortStrings(in []string) []string {
 }
 
 // protoBytes is the stable, indented protojson of m, for golden files.
-func protoBytes(t *testing.T, m proto.Message) []byte {
+func protoBytes(t *testing.T, m *netrbac.RBAC) []byte {
 	t.Helper()
-	raw, err := refProtoJSON(m)
+	raw, err := envoyJSON(m)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ package defaults
 
 import (
 	"maps"
+	"strconv"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -36,19 +37,28 @@ func IsOtherSide(labels map[string]string, s api.Settings) bool {
 // It returns a CodeLabelReplaced warning for each label the user set that it
 // replaced (see replaced), so no door reverts a user's value silently.
 func Apply(obj *unstructured.Unstructured, kind *api.Kind, s api.Settings, req api.Request) field.ErrorList {
+	replaced, _ := ApplyChanges(obj, kind, s, req)
+	return replaced
+}
+
+// ApplyChanges is Apply that also returns what it wrote, in a fixed order: each
+// label it set or changed, and each sugar value. The mutating webhook turns these
+// into JSON-patch operations, so that a patch costs what was written, not a diff of
+// the whole object.
+func ApplyChanges(obj *unstructured.Unstructured, kind *api.Kind, s api.Settings, req api.Request) (field.ErrorList, []Change) {
 	if kind == nil || kind.Family != api.FamilyKuma || req.Privileged || req.Operation == api.OpDelete {
-		return nil
+		return nil, nil
 	}
 	meta, ok := obj.Object["metadata"].(map[string]any)
 	if !ok {
-		return nil // validate reports a missing or malformed metadata
+		return nil, nil // validate reports a missing or malformed metadata
 	}
 	labels, ok := stringMap(meta["labels"])
 	if !ok {
-		return nil // labels of the wrong type: validate reports them, we do not guess
+		return nil, nil // labels of the wrong type: validate reports them, we do not guess
 	}
 	if IsOtherSide(labels, s) {
-		return nil
+		return nil, nil
 	}
 	set := maps.Clone(labels)
 	ns, _ := meta["namespace"].(string)
@@ -77,12 +87,14 @@ func Apply(obj *unstructured.Unstructured, kind *api.Kind, s api.Settings, req a
 	for k, v := range labels {
 		out[k] = v
 	}
+	rec := &recorder{}
+	rec.labels(meta["labels"] == nil, set, labels, out)
 	meta["labels"] = out
 
 	if s.Sugar == api.SugarExpand && spec != nil {
-		expandSugar(spec, kind, ns, ns == "" || ns == s.SystemNamespace)
+		expandSugar(spec, kind, ns, ns == "" || ns == s.SystemNamespace, rec)
 	}
-	return replaced(set, labels, req)
+	return replaced(set, labels, req), rec.changes
 }
 
 func setIfAbsent(m map[string]string, k, v string) {
@@ -116,44 +128,46 @@ func stringMap(v any) (map[string]string, bool) {
 // in that namespace. The namespace is only filled outside the system namespace,
 // where a missing namespace means "the policy's namespace"; in the system
 // namespace it keeps its legacy kuma.io/service meaning.
-func expandSugar(spec map[string]any, kind *api.Kind, ns string, system bool) {
+func expandSugar(spec map[string]any, kind *api.Kind, ns string, system bool, rec *recorder) {
 	if kind.Sections.Has(api.SecTargetRef) && isAbsentRef(spec["targetRef"]) {
 		spec["targetRef"] = map[string]any{"kind": string(api.RefMesh)}
+		rec.add(spec["targetRef"], "spec", "targetRef")
 	}
 	if kind.Sections.Has(api.SecFrom) {
-		for _, it := range listOfMaps(spec["from"]) {
+		eachMap(spec["from"], func(i string, it map[string]any) {
 			if isAbsentRef(it["targetRef"]) {
 				it["targetRef"] = map[string]any{"kind": string(api.RefMesh)}
+				rec.add(it["targetRef"], "spec", "from", i, "targetRef")
 			}
-		}
+		})
 	}
 	if system || !kind.Sections.Has(api.SecTo) {
 		return
 	}
-	for _, it := range listOfMaps(spec["to"]) {
+	eachMap(spec["to"], func(i string, it map[string]any) {
 		if tr, ok := it["targetRef"].(map[string]any); ok {
-			fillNamespace(tr, ns)
+			fillNamespace(tr, ns, rec, "spec", "to", i, "targetRef")
 		}
 		if !kind.Route {
-			continue
+			return
 		}
-		for _, rule := range listOfMaps(it["rules"]) {
+		eachMap(it["rules"], func(j string, rule map[string]any) {
 			def, ok := rule["default"].(map[string]any)
 			if !ok {
-				continue
+				return
 			}
-			for _, br := range listOfMaps(def["backendRefs"]) {
-				fillNamespace(br, ns)
-			}
-			for _, f := range listOfMaps(def["filters"]) {
+			eachMap(def["backendRefs"], func(k string, br map[string]any) {
+				fillNamespace(br, ns, rec, "spec", "to", i, "rules", j, "default", "backendRefs", k)
+			})
+			eachMap(def["filters"], func(k string, f map[string]any) {
 				if rm, ok := f["requestMirror"].(map[string]any); ok {
 					if br, ok := rm["backendRef"].(map[string]any); ok {
-						fillNamespace(br, ns)
+						fillNamespace(br, ns, rec, "spec", "to", i, "rules", j, "default", "filters", k, "requestMirror", "backendRef")
 					}
 				}
-			}
-		}
-	}
+			})
+		})
+	})
 }
 
 // isAbsentRef is true for a missing targetRef, null, or `{}` (Kuma's SPIFFE-matches MADR writes
@@ -168,7 +182,7 @@ func isAbsentRef(v any) bool {
 
 // fillNamespace sets the namespace of a name reference to a namespaced MeshService
 // or MeshHTTPRoute, the kinds Kuma resolves in the policy's namespace.
-func fillNamespace(ref map[string]any, ns string) {
+func fillNamespace(ref map[string]any, ns string, rec *recorder, path ...string) {
 	kind, _ := ref["kind"].(string)
 	name, _ := ref["name"].(string)
 	if name == "" {
@@ -183,18 +197,15 @@ func fillNamespace(ref map[string]any, ns string) {
 		return
 	}
 	ref["namespace"] = ns
+	rec.add(ns, append(path, "namespace")...)
 }
 
-func listOfMaps(v any) []map[string]any {
-	l, ok := v.([]any)
-	if !ok {
-		return nil
-	}
-	out := make([]map[string]any, 0, len(l))
-	for _, e := range l {
+// eachMap calls fn with the index (as a path element) of each object in the list v.
+func eachMap(v any, fn func(i string, m map[string]any)) {
+	l, _ := v.([]any)
+	for i, e := range l {
 		if m, ok := e.(map[string]any); ok {
-			out = append(out, m)
+			fn(strconv.Itoa(i), m)
 		}
 	}
-	return out
 }

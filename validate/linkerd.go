@@ -48,6 +48,7 @@ func (v *validator) linkerdSpec(raw any) {
 	if api.Decode(cr.Clean, typed) != nil {
 		return
 	}
+	v.res.Spec = typed
 	switch s := typed.(type) {
 	case *api.ServerSpec:
 		v.lkServer(s.PodSelector, s.ExternalWorkloadSelector, true, s.Port, s.ProxyProtocol, s.AccessPolicy, p)

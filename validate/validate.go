@@ -18,6 +18,11 @@ import (
 type Result struct {
 	Errors   field.ErrorList
 	Warnings field.ErrorList
+	// Spec is the typed spec the rules read (for a Kuma kind, e.g.
+	// *api.MeshTrafficPermissionSpec), decoded once from the structurally checked
+	// spec, so that a caller compiling the object (the webhook's RBAC preview) need
+	// not decode it again; nil when the spec did not decode. Callers only read it.
+	Spec any
 }
 
 // Append adds another result, keeping order.
@@ -137,18 +142,22 @@ func (v *validator) kumaSpec(raw any) {
 	switch typed := v.kind.NewSpec().(type) {
 	case *api.MeshTrafficPermissionSpec:
 		if api.Decode(clean, typed) == nil {
+			v.res.Spec = typed
 			v.mtp(typed, p)
 		}
 	case *api.MeshHTTPRouteSpec:
 		if api.Decode(clean, typed) == nil {
+			v.res.Spec = typed
 			v.httpRoute(typed, p)
 		}
 	case *api.MeshTCPRouteSpec:
 		if api.Decode(clean, typed) == nil {
+			v.res.Spec = typed
 			v.tcpRoute(typed, p)
 		}
 	case *api.PolicySpec:
 		if api.Decode(clean, typed) == nil {
+			v.res.Spec = typed
 			v.policy(typed, p)
 		}
 	}

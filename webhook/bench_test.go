@@ -9,20 +9,18 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	"github.com/meshguard/meshguard/webhook"
-	"github.com/meshguard/meshguard/webhook/loadtest"
+	"github.com/meshguard/meshguard/hack/loadgen/loadtest"
 )
 
-// cycle is more requests than any of meshguard's caches keeps answers for, so a
-// benchmark cycling through that many distinct requests gets no hit from a cache
-// that would key on what differs between them.
-const cycle = 2 * max(webhook.MaxPreviewResults, webhook.MaxVerdicts)
+// cycle is how many distinct requests the benchmarks of distinct objects cycle
+// through.
+const cycle = 4096
 
 // benchValidate measures the validating handler over reqs, round-robin, for the load
 // test's MeshTrafficPermission (RBAC preview merged with 20 stored policies),
 // without HTTP, TLS or AdmissionReview decoding.
 func benchValidate(b *testing.B, reqs []admission.Request) {
-	eng := loadtest.NewEngine(loadtest.StoredPolicies())
+	eng := loadtest.NewHandlers(loadtest.StoredPolicies())
 	ctx := context.Background()
 	if resp := eng.Validate(ctx, reqs[0]); !resp.Allowed || resp.AuditAnnotations["rbac-preview"] == "" {
 		b.Fatalf("want an allowed response with a preview, got %+v", resp.AdmissionResponse)
@@ -53,24 +51,13 @@ func requests(b testing.TB, n int, reviews ...*loadtest.Review) []admission.Requ
 }
 
 // BenchmarkValidateMTPUnchanged is an UPDATE that changes nothing, sent again and
-// again (GitOps reconciles, re-applies): answered by the verdict cache.
+// again (GitOps reconciles, re-applies): both objects are decoded every time.
 func BenchmarkValidateMTPUnchanged(b *testing.B) {
 	r, err := loadtest.NewUnchangedUpdate()
 	if err != nil {
 		b.Fatal(err)
 	}
 	benchValidate(b, requests(b, 1, r))
-}
-
-// BenchmarkValidateMTPKnownSpec is a CREATE of the same policy with a fresh uid in
-// every request, as the API server assigns one to every new object (a dry run and
-// then the create): answered by the verdict cache, whose key leaves the uid out.
-func BenchmarkValidateMTPKnownSpec(b *testing.B) {
-	r, err := loadtest.NewReview()
-	if err != nil {
-		b.Fatal(err)
-	}
-	benchValidate(b, requests(b, cycle, r))
 }
 
 // BenchmarkValidateMTPUnique is a CREATE of a distinct policy in every request
@@ -84,12 +71,10 @@ func BenchmarkValidateMTPUnique(b *testing.B) {
 	benchValidate(b, requests(b, 1, reviews...))
 }
 
-// BenchmarkReviewCodec is the HTTP adapter alone (no TLS): one CREATE of the load
+// BenchmarkReview is the whole request path without TLS: one CREATE of the load
 // test's policy with a fresh uid, read and answered by controller-runtime's
-// admission webhook and by webhook.Admission, for the no-op handler and for
-// meshguard's validating handler (a verdict-cache hit, whose answer carries the
-// 7 KB preview) and mutating handler (a mutation-cache hit: the labels' patch).
-func BenchmarkReviewCodec(b *testing.B) {
+// admission webhook, for the no-op handler and meshguard's two handlers.
+func BenchmarkReview(b *testing.B) {
 	r, err := loadtest.NewReview()
 	if err != nil {
 		b.Fatal(err)
@@ -98,30 +83,26 @@ func BenchmarkReviewCodec(b *testing.B) {
 	for i := range bodies {
 		bodies[i] = r.Body(fmt.Sprintf("00000000-0000-4000-8000-%012d", i))
 	}
-	eng := loadtest.NewEngine(loadtest.StoredPolicies())
+	eng := loadtest.NewHandlers(loadtest.StoredPolicies())
 	for _, h := range []struct {
 		name string
 		fn   admission.HandlerFunc
 	}{{"noop", loadtest.Noop}, {"validate", eng.Validate}, {"mutate", eng.Mutate}} {
-		for _, c := range []struct {
-			name  string
-			serve http.Handler
-		}{{"controller-runtime", loadtest.ControllerRuntime(h.fn)}, {"meshguard", loadtest.Meshguard(h.fn)}} {
-			b.Run(h.name+"/"+c.name, func(b *testing.B) {
-				b.ReportAllocs()
-				w := &discardWriter{h: http.Header{}}
-				i := 0
-				for b.Loop() {
-					req, _ := http.NewRequest(http.MethodPost, "/validate", bytes.NewReader(bodies[i%len(bodies)]))
-					req.Header.Set("Content-Type", "application/json")
-					c.serve.ServeHTTP(w, req)
-					i++
-				}
-				if w.n == 0 {
-					b.Fatal("no answer written")
-				}
-			})
-		}
+		serve := loadtest.ControllerRuntime(h.fn)
+		b.Run(h.name, func(b *testing.B) {
+			b.ReportAllocs()
+			w := &discardWriter{h: http.Header{}}
+			i := 0
+			for b.Loop() {
+				req, _ := http.NewRequest(http.MethodPost, "/validate", bytes.NewReader(bodies[i%len(bodies)]))
+				req.Header.Set("Content-Type", "application/json")
+				serve.ServeHTTP(w, req)
+				i++
+			}
+			if w.n == 0 {
+				b.Fatal("no answer written")
+			}
+		})
 	}
 }
 

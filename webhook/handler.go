@@ -12,7 +12,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"unicode"
 
 	"github.com/go-logr/logr"
@@ -25,7 +24,6 @@ import (
 
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/defaults"
-	"github.com/meshguard/meshguard/internal/fastjson"
 	"github.com/meshguard/meshguard/validate"
 )
 
@@ -37,16 +35,20 @@ const (
 )
 
 // PreviewFunc computes the RBAC preview of an admitted MeshTrafficPermission: a few
-// warning lines and the JSON for the `rbac-preview` audit annotation. It must not
+// warning lines and the JSON for the `rbac-preview` audit annotation. spec is obj's
+// spec as validation decoded it (validate.Result.Spec), so that the object is
+// decoded once per request; nil makes the preview decode obj itself. It must not
 // call the API server (it reads an informer cache).
-type PreviewFunc func(ctx context.Context, obj *unstructured.Unstructured) (lines []string, annotation string)
+type PreviewFunc func(ctx context.Context, obj *unstructured.Unstructured, spec *api.MeshTrafficPermissionSpec) (lines []string, annotation string)
 
 // FindingsRecorder counts findings for metrics; nil records nothing.
 type FindingsRecorder func(kind, code, severity string)
 
-// Engine is the shared state of both handlers: the registry and settings (the same
-// ones the linter uses) and who is trusted.
-type Engine struct {
+// Handlers are the mutating and validating admission handlers (Mutate, Validate)
+// with what they share: the registry and settings (the same ones the linter uses),
+// who is trusted, and the informer-backed listers of stored objects. They hold no
+// policy logic; that is the engine's (defaults, validate, compile).
+type Handlers struct {
 	Registry         *api.Registry
 	Settings         api.Settings
 	PrivilegedUsers  map[string]bool
@@ -61,27 +63,11 @@ type Engine struct {
 	// LinkerdStored lists the cached Linkerd policy objects (Servers and what
 	// authorizes them) for the authorization preview; nil shows none.
 	LinkerdStored func(ctx context.Context) []unstructured.Unstructured
-	// PreviewVersion identifies the stored state Preview reads (Previewer.StoredVersion);
-	// with it, verdicts for MeshTrafficPermissions are cached too. nil: they are not.
-	PreviewVersion func(ctx context.Context) (version [32]byte, ok bool)
-	// DisableVerdictCache turns the caches of both handlers' answers off (for
-	// comparisons; the answers are the same).
-	DisableVerdictCache bool
-	// RecordCache counts verdict cache lookups for metrics; nil records nothing.
-	RecordCache func(hit bool)
-	// RecordMutationCache counts mutation cache lookups; nil records nothing.
-	RecordMutationCache func(hit bool)
-
-	verdictOnce  sync.Once
-	verdictCache *lruCache[verdict]
-
-	mutationOnce  sync.Once
-	mutationCache *lruCache[admission.Response]
 }
 
 // privileged reports whether the request comes from the mesh's own sync (or another
 // configured trusted writer), whose objects are stored as sent.
-func (e *Engine) privileged(req admission.Request) bool {
+func (e *Handlers) privileged(req admission.Request) bool {
 	if e.PrivilegedUsers[req.UserInfo.Username] {
 		return true
 	}
@@ -99,10 +85,13 @@ type decoded struct {
 	obj  *unstructured.Unstructured
 	old  *unstructured.Unstructured
 	op   api.Operation
+	// namespaceAdded is set when the object came without metadata.namespace and
+	// decode filled in the request's (the mutating patch then adds it too).
+	namespaceAdded bool
 }
 
 // decode reads the request; ok=false with a response means "answer this now".
-func (e *Engine) decode(req admission.Request) (decoded, *admission.Response) {
+func (e *Handlers) decode(req admission.Request) (decoded, *admission.Response) {
 	var d decoded
 	d.op = api.Operation(req.Operation)
 	if req.Operation == admissionv1.Delete || req.Operation == admissionv1.Connect {
@@ -122,6 +111,7 @@ func (e *Engine) decode(req admission.Request) (decoded, *admission.Response) {
 	if obj.GetNamespace() == "" && req.Namespace != "" {
 		if meta, ok := obj.Object["metadata"].(map[string]any); ok {
 			meta["namespace"] = req.Namespace
+			d.namespaceAdded = true
 		}
 	}
 	d.obj = obj
@@ -137,8 +127,8 @@ func toUnstructured(raw []byte) (*unstructured.Unstructured, error) {
 	if len(raw) == 0 {
 		return nil, fmt.Errorf("empty object")
 	}
-	m, err := fastjson.DecodeObject(raw)
-	if err != nil {
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, err
 	}
 	if m == nil {
@@ -148,48 +138,21 @@ func toUnstructured(raw []byte) (*unstructured.Unstructured, error) {
 }
 
 // Mutate is the mutating handler: the labels and syntactic sugar of defaults, as a
-// JSON patch that touches only what changed (none for an already-mutated object).
-// Answers for Kuma kinds are cached by the request's content like the validating
-// handler's verdicts (mutationKey): the API server sends every object to both.
-func (e *Engine) Mutate(ctx context.Context, req admission.Request) admission.Response {
-	key, cacheable := e.mutationKey(req)
-	if cacheable {
-		resp, ok := e.mutations().get(key)
-		if e.RecordMutationCache != nil {
-			e.RecordMutationCache(ok)
-		}
-		if ok {
-			return resp
-		}
-	}
-	resp := e.mutate(req)
-	if cacheable {
-		e.mutations().put(key, resp)
-	}
-	return resp
-}
-
-// mutate computes a mutating answer.
-func (e *Engine) mutate(req admission.Request) admission.Response {
+// JSON patch of exactly the members Apply wrote (none for an already-mutated
+// object). The patch is built from defaults.ApplyChanges, not by diffing the object
+// before and after, so its cost is that of what was written, whatever the size or
+// depth of the rest of the object.
+func (e *Handlers) Mutate(ctx context.Context, req admission.Request) admission.Response {
 	d, early := e.decode(req)
 	if early != nil {
 		return *early
 	}
-	original, err := json.Marshal(d.obj.Object)
-	if err != nil {
-		return admission.Errored(http.StatusBadRequest, err)
-	}
-	replaced := defaults.Apply(d.obj, d.kind, e.Settings, api.Request{Operation: d.op, Old: d.old, Privileged: e.privileged(req)})
-	mutated, err := json.Marshal(d.obj.Object)
-	if err != nil {
-		return admission.Errored(http.StatusInternalServerError, err)
-	}
-	// Patch against the raw request, not our re-encoding, so paths match what the API
-	// server holds; when nothing changed the two encodings are compared first.
-	if string(original) == string(mutated) {
+	replaced, changes := defaults.ApplyChanges(d.obj, d.kind, e.Settings, api.Request{Operation: d.op, Old: d.old, Privileged: e.privileged(req)})
+	if len(changes) == 0 {
 		return admission.Allowed("")
 	}
-	resp := admission.PatchResponseFromRaw(req.Object.Raw, mutated)
+	resp := admission.Allowed("")
+	resp.Patches = patchOps(changes, d.namespaceAdded, d.obj.GetNamespace())
 	// A label the user set and Apply replaced (MG016) is said, not reverted silently.
 	resp.Warnings = Warnings(replaced)
 	return resp
@@ -198,57 +161,38 @@ func (e *Engine) mutate(req admission.Request) admission.Response {
 // Validate is the validating handler: all of validate, as a 422 Invalid with one
 // cause per field on errors, admission warnings otherwise, plus the RBAC preview for
 // MeshTrafficPermission. Namespaces, Pods and workloads get only the Linkerd
-// default-inbound-policy annotation check (validateAnnotations). Verdicts of Kuma
-// kinds are cached by the request's content (see verdictKey): an object sent again
-// unchanged, with the stored policies unchanged, gets the same answer without being
-// decoded again.
-func (e *Engine) Validate(ctx context.Context, req admission.Request) admission.Response {
+// default-inbound-policy annotation check (validateAnnotations).
+func (e *Handlers) Validate(ctx context.Context, req admission.Request) admission.Response {
 	if resp, ok := e.validateAnnotations(req); ok {
 		return resp
 	}
-	key, stored, cacheable := e.verdictKey(ctx, req)
-	if cacheable {
-		v, ok := e.verdicts().get(key)
-		if e.RecordCache != nil {
-			e.RecordCache(ok)
-		}
-		if ok {
-			return e.deliver(req, v)
-		}
-	}
-	v := e.decide(ctx, req)
-	if cacheable && v.kind != "" {
-		e.cacheVerdict(ctx, key, stored, v)
-	}
-	return e.deliver(req, v)
-}
-
-// decide computes a validating verdict; it counts and logs nothing (deliver does).
-func (e *Engine) decide(ctx context.Context, req admission.Request) verdict {
 	d, early := e.decode(req)
 	if early != nil {
-		return verdict{resp: *early}
+		return *early
 	}
-	v := verdict{kind: d.kind.Kind, namespace: d.obj.GetNamespace(), name: d.obj.GetName()}
+	kind, name := d.kind.Kind, d.obj.GetName()
 	res := validate.Validate(d.obj, d.kind, e.Settings, api.Request{Operation: d.op, Old: d.old, Privileged: e.privileged(req)})
-	v.errors, v.warnings = res.Errors, res.Warnings
 	warnings := Warnings(res.Warnings)
+	deny := func(errs field.ErrorList) admission.Response {
+		e.record(kind, validate.Result{Errors: errs, Warnings: res.Warnings})
+		e.logDenied(req, kind, d.obj.GetNamespace(), name, errs)
+		return Denied(d.kind, name, errs, warnings)
+	}
 	if len(res.Errors) > 0 {
-		v.denied, v.resp = true, Denied(d.kind, v.name, res.Errors, warnings)
-		return v
+		return deny(res.Errors)
 	}
 	if conflicts := e.serverConflicts(ctx, d); len(conflicts) > 0 {
 		if e.DenyServerConflicts {
-			v.errors = conflicts
-			v.denied, v.resp = true, Denied(d.kind, v.name, conflicts, warnings)
-			return v
+			return deny(conflicts)
 		}
-		v.warnings = append(slices.Clip(v.warnings), conflicts...)
+		res.Warnings = append(slices.Clip(res.Warnings), conflicts...)
 		warnings = appendBounded(warnings, Warnings(conflicts)...)
 	}
+	e.record(kind, res)
 	resp := admission.Allowed("")
-	if e.Preview != nil && d.kind.Kind == "MeshTrafficPermission" {
-		lines, ann := e.Preview(ctx, d.obj)
+	if e.Preview != nil && kind == "MeshTrafficPermission" {
+		spec, _ := res.Spec.(*api.MeshTrafficPermissionSpec)
+		lines, ann := e.Preview(ctx, d.obj, spec)
 		warnings = appendBounded(warnings, lines...)
 		if ann != "" {
 			resp.AuditAnnotations = map[string]string{"rbac-preview": ann}
@@ -258,18 +202,17 @@ func (e *Engine) decide(ctx context.Context, req admission.Request) verdict {
 		warnings = appendBounded(warnings, e.linkerdPreview(ctx, d.obj)...)
 	}
 	resp.Warnings = warnings
-	v.resp = resp
-	return v
+	return resp
 }
 
 // logDenied writes the one log line per denied request: kind, namespace/name, user
 // and the rule codes.
-func (e *Engine) logDenied(req admission.Request, kind, namespace, name string, errs field.ErrorList) {
+func (e *Handlers) logDenied(req admission.Request, kind, namespace, name string, errs field.ErrorList) {
 	e.Log.Info("denied", "kind", kind, "namespace", namespace, "name", name,
 		"user", req.UserInfo.Username, "operation", req.Operation, "codes", codes(errs), "dryRun", req.DryRun != nil && *req.DryRun)
 }
 
-func (e *Engine) record(kind string, res validate.Result) {
+func (e *Handlers) record(kind string, res validate.Result) {
 	if e.Record == nil {
 		return
 	}
@@ -288,30 +231,50 @@ func Denied(kind *api.Kind, name string, errs field.ErrorList, warnings []string
 	return deniedGK(schema.GroupKind{Group: kind.Group, Kind: kind.Kind}, name, errs, warnings)
 }
 
+// MaxCauses bounds the causes of one denial: the first MaxCauses findings, then
+// one cause saying how many more there are (`meshguard lint` lists them all). An
+// object with thousands of errors otherwise makes an answer of megabytes, which
+// the API server copies into its response and kubectl prints.
+const MaxCauses = 100
+
 // deniedGK is Denied for any group and kind (also the core kinds of the annotation check).
+// Building it is linear in the number of findings.
 func deniedGK(gk schema.GroupKind, name string, errs field.ErrorList, warnings []string) admission.Response {
-	coded := make(field.ErrorList, 0, len(errs))
-	for _, e := range errs {
+	shown := errs[:min(len(errs), MaxCauses)]
+	coded := make(field.ErrorList, 0, len(shown)+1)
+	for _, e := range shown {
 		c := *e
 		if c.Origin != "" {
 			c.Detail = strings.TrimSpace(c.Detail + " [" + c.Origin + "]")
 		}
 		coded = append(coded, &c)
 	}
+	if more := len(errs) - len(shown); more > 0 {
+		coded = append(coded, field.Forbidden(field.NewPath("spec"),
+			fmt.Sprintf("and %d more errors; run `meshguard lint` on the object to see them all", more)))
+	}
 	status := apierrors.NewInvalid(gk, name, coded).ErrStatus
 	return admission.Response{AdmissionResponse: admissionv1.AdmissionResponse{Allowed: false, Result: &status, Warnings: warnings}}
 }
 
 // Warnings renders findings as admission warnings: "CODE field: message", one line
-// each, at most MaxWarningLen characters, MaxWarningsTotal in all.
+// each, at most MaxWarningLen characters, MaxWarningsTotal in all. It stops at the
+// first line that does not fit, so its cost does not grow with the findings past
+// the budget.
 func Warnings(ws field.ErrorList) []string {
 	var out []string
+	total := 0
 	for _, w := range ws {
 		line := w.Origin + " " + w.Field + ": " + w.Detail
 		if w.Field == "" {
 			line = w.Origin + " " + w.Detail
 		}
-		out = appendBounded(out, line)
+		line = Shorten(flatten(line), MaxWarningLen)
+		if total+len(line) > MaxWarningsTotal {
+			break
+		}
+		total += len(line)
+		out = append(out, line)
 	}
 	return out
 }

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/compile"
@@ -25,15 +26,33 @@ import (
 	"github.com/meshguard/meshguard/validate"
 )
 
-func testEngine(stored ...unstructured.Unstructured) *Engine {
+func testEngine(stored ...unstructured.Unstructured) *Handlers {
 	s := api.DefaultSettings()
-	pv := NewPreviewer(func(context.Context) ([]unstructured.Unstructured, bool) { return stored, true },
+	pv := NewPreview(func(context.Context) ([]unstructured.Unstructured, bool) { return stored, true },
 		compile.Options{Form: compile.FormExpanded, MaxExpandedRules: 64, SystemNamespace: s.SystemNamespace})
-	return &Engine{
+	return &Handlers{
 		Registry: api.DefaultRegistry(), Settings: s, Log: logr.Discard(),
 		PrivilegedUsers: map[string]bool{"system:serviceaccount:kuma-system:kuma-control-plane": true},
-		Preview:         pv.Answer, PreviewVersion: pv.StoredVersion,
+		Preview:         pv,
 	}
+}
+
+// admissionRequest builds a decoded request the way controller-runtime hands it
+// to the handlers.
+func admissionRequest(t testing.TB, uid string, op admissionv1.Operation, obj, old *unstructured.Unstructured, user string) admission.Request {
+	t.Helper()
+	gvk := obj.GroupVersionKind()
+	r := admissionv1.AdmissionRequest{
+		UID: types.UID(uid), Operation: op,
+		Kind: metav1.GroupVersionKind{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind},
+		Name: obj.GetName(), Namespace: obj.GetNamespace(),
+		UserInfo: authnv1.UserInfo{Username: user},
+		Object:   runtime.RawExtension{Raw: mustJSON(t, obj.Object)},
+	}
+	if old != nil {
+		r.OldObject = runtime.RawExtension{Raw: mustJSON(t, old.Object)}
+	}
+	return admission.Request{AdmissionRequest: r}
 }
 
 // review builds an AdmissionReview the way the API server sends it.

@@ -31,7 +31,7 @@ type ServerLister func(ctx context.Context) (servers []unstructured.Unstructured
 // its namespace (MG350). The webhook caches no workloads, so a numeric port and a
 // named port are never reported here; equal numbers and equal names are. The errors
 // are returned as field errors on the selector, with the rule code as origin.
-func (e *Engine) serverConflicts(ctx context.Context, d decoded) field.ErrorList {
+func (e *Handlers) serverConflicts(ctx context.Context, d decoded) field.ErrorList {
 	if e.Servers == nil || d.kind.Group != linkerd.Group || d.kind.Kind != "Server" {
 		return nil
 	}
@@ -78,7 +78,7 @@ func LinkerdAuthzGVKs() []schema.GroupVersionKind {
 
 // linkerdPreview gives the admission warnings of a Linkerd object: who may reach the
 // Servers it affects once it is stored, from the cached Linkerd objects.
-func (e *Engine) linkerdPreview(ctx context.Context, obj *unstructured.Unstructured) []string {
+func (e *Handlers) linkerdPreview(ctx context.Context, obj *unstructured.Unstructured) []string {
 	if e.LinkerdStored == nil {
 		return nil
 	}

@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"slices"
 	"strings"
 	"sync"
@@ -93,12 +94,16 @@ func storedSetVersion(stored []unstructured.Unstructured, namespace, name string
 		}
 		return strings.Compare(a.rv, b.rv)
 	})
-	k := newKeyHasher()
+	h := sha256.New()
+	var n [binary.MaxVarintLen64]byte
 	for _, p := range pairs {
-		k.str(p.uid)
-		k.str(p.rv)
+		for _, s := range []string{p.uid, p.rv} {
+			h.Write(n[:binary.PutUvarint(n[:], uint64(len(s)))])
+			h.Write([]byte(s))
+		}
 	}
-	return sha256.Sum256(k.buf), true
+	h.Sum(v[:0])
+	return v, true
 }
 
 // metaString is metadata[field] when it is a string, "" otherwise.

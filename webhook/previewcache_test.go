@@ -9,16 +9,17 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/compile"
+	"github.com/meshguard/meshguard/hack/loadgen/loadtest"
 	"github.com/meshguard/meshguard/internal/warnline"
 	"github.com/meshguard/meshguard/webhook"
-	"github.com/meshguard/meshguard/webhook/loadtest"
 )
 
 // referencePreview is the preview without any cache: every stored policy is read
 // and every group compiled on each call.
 func referencePreview(list webhook.PolicyLister, opts compile.Options) webhook.PreviewFunc {
-	return func(ctx context.Context, obj *unstructured.Unstructured) ([]string, string) {
+	return func(ctx context.Context, obj *unstructured.Unstructured, _ *api.MeshTrafficPermissionSpec) ([]string, string) {
 		incoming, err := compile.PolicyFromObject(obj)
 		if err != nil {
 			return []string{warnline.Text("rbac-preview: "+err.Error(), webhook.MaxWarningLen, "(see `meshguard preview`)")}, ""
@@ -116,11 +117,11 @@ func TestPreviewCacheMatchesReference(t *testing.T) {
 		state = st
 		mu.Unlock()
 		for _, in := range previewCases(*st) {
-			wantLines, wantAnn := ref(context.Background(), in)
+			wantLines, wantAnn := ref(context.Background(), in, nil)
 			var wg sync.WaitGroup
 			for range 4 {
 				wg.Go(func() {
-					gotLines, gotAnn := cached(context.Background(), in.DeepCopy())
+					gotLines, gotAnn := cached(context.Background(), in.DeepCopy(), nil)
 					if gotAnn != wantAnn || !reflect.DeepEqual(gotLines, wantLines) {
 						t.Errorf("round %d, %s/%s: preview differs from the uncached one\ngot  %q\nwant %q",
 							round, in.GetNamespace(), in.GetName(), gotLines, wantLines)

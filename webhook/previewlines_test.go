@@ -9,10 +9,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/lint"
+	"github.com/meshguard/meshguard/validate"
 )
 
 // shape is one generated admission: stored objects, the incoming one and every
@@ -213,7 +216,16 @@ func TestPreviewLinesKeepNames(t *testing.T) {
 	for i := range shapes {
 		s := g.kumaShape(i)
 		eng := testEngine(s.stored...)
-		lines, _ := eng.Preview(context.Background(), s.incoming)
+		lines, ann := eng.Preview(context.Background(), s.incoming, nil)
+		// The handler hands the preview the spec validation decoded; the answer
+		// must be the one of decoding the object again.
+		res := validate.Validate(s.incoming, eng.Registry.Lookup(s.incoming.GroupVersionKind()), eng.Settings, api.Request{Operation: api.OpCreate})
+		if spec, ok := res.Spec.(*api.MeshTrafficPermissionSpec); ok {
+			l2, a2 := eng.Preview(context.Background(), s.incoming, spec)
+			if diff := cmp.Diff([]any{lines, ann}, []any{l2, a2}); diff != "" {
+				t.Errorf("%s: preview from validation's spec differs from decoding the object (-decoded +shared):\n%s", s.desc, diff)
+			}
+		}
 		if len(lines) == 0 || len(lines) > maxPreviewLines {
 			t.Errorf("%s: %d preview lines", s.desc, len(lines))
 		}

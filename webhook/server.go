@@ -19,7 +19,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
-	toolscache "k8s.io/client-go/tools/cache"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -78,15 +77,11 @@ type Options struct {
 	// LinkerdServerConflicts is what a Server conflict (MG350) does on admission:
 	// ServerConflictsWarn (the default, also for "") or ServerConflictsDeny.
 	LinkerdServerConflicts string
-	// DisableVerdictCache answers every admission request afresh instead of from the
-	// verdict and mutation caches (see Engine.Validate, Engine.Mutate); the answers
-	// are the same.
-	DisableVerdictCache bool
-	// ControllerRuntimeCodec serves the handlers through controller-runtime's
-	// admission.Webhook alone instead of Admission; the answers are the same. An
-	// escape hatch, should the API server ever send a form meshguard's codec reads
-	// differently.
-	ControllerRuntimeCodec bool
+	// RequestReadTimeout, RequestWriteTimeout and RequestBodyBudget bound how
+	// request bodies are read (BodyLimits; zero: the defaults). Bodies are capped at
+	// MaxRequestBytes.
+	RequestReadTimeout, RequestWriteTimeout time.Duration
+	RequestBodyBudget                       int64
 	// Offline serves without an API server: the certificate in CertDir as is (no
 	// rotation) and no informer caches, so previews show the incoming policy alone
 	// and Linkerd Server conflicts are not checked. For trying the webhook with curl
@@ -117,6 +112,9 @@ func (o Options) Check() error {
 	}
 	if o.CertDir == "" {
 		return fmt.Errorf("--cert-dir must not be empty")
+	}
+	if o.RequestReadTimeout < 0 || o.RequestWriteTimeout < 0 || o.RequestBodyBudget < 0 {
+		return fmt.Errorf("--request-read-timeout, --request-write-timeout and --request-body-budget must not be negative (0: the default)")
 	}
 	if o.PreviewMaxItems < 0 {
 		return fmt.Errorf("--preview-max-items must not be negative (0: no bound)")
@@ -149,16 +147,56 @@ func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) erro
 		c := offlineConfig
 		cfg, o.DisableCertRotation = &c, true
 	}
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+	mgr, err := newManager(cfg, o, log)
+	if err != nil {
 		return err
 	}
+	eng, err := newHandlers(mgr, o, log)
+	if err != nil {
+		return err
+	}
+	ready := make(chan struct{})
+	if err := addCertRotation(mgr, o, ready, log); err != nil {
+		return err
+	}
+	server := crwebhook.NewServer(crwebhook.Options{Host: o.Host, Port: o.Port, CertDir: o.CertDir, TLSOpts: tlsOptions(o)})
+	limits := NewBodyLimiter(BodyLimits{ReadTimeout: o.RequestReadTimeout, WriteTimeout: o.RequestWriteTimeout, Budget: o.RequestBodyBudget})
+	registered := registerWhenReady(ctx, mgr, server, Routes(eng, limits), ready, log)
+	if err := addChecks(mgr, server, registered); err != nil {
+		return err
+	}
+	log.Info("starting meshguard", "mode", o.Settings.Mode, "zone", o.Settings.Zone, "systemNamespace", o.Settings.SystemNamespace,
+		"port", o.Port, "certRotation", !o.DisableCertRotation)
+	return mgr.Start(ctx)
+}
+
+// Routes are the HTTP handlers of both paths as the server registers them:
+// controller-runtime's admission webhook (its codec reads and writes the
+// AdmissionReviews) behind limits, which reads the bodies first.
+func Routes(eng *Handlers, limits *BodyLimiter) map[string]http.Handler {
+	return map[string]http.Handler{
+		MutatePath:   limits.Wrap(&crwebhook.Admission{Handler: admission.HandlerFunc(eng.Mutate)}),
+		ValidatePath: limits.Wrap(&crwebhook.Admission{Handler: admission.HandlerFunc(eng.Validate)}),
+	}
+}
+
+// tlsOptions are TLS 1.2 at least and, unless asked for, HTTP/1.1 only.
+func tlsOptions(o Options) []func(*tls.Config) {
 	tlsOpts := []func(*tls.Config){func(c *tls.Config) { c.MinVersion = tls.VersionTLS12 }}
 	if !o.EnableHTTP2 {
 		// HTTP/2 stays off unless asked for (CVE-2023-44487, rapid reset).
 		tlsOpts = append(tlsOpts, func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} })
 	}
-	var server crwebhook.Server = crwebhook.NewServer(crwebhook.Options{Host: o.Host, Port: o.Port, CertDir: o.CertDir, TLSOpts: tlsOpts})
+	return tlsOpts
+}
+
+// newManager is the controller-runtime manager: metrics, probes, graceful shutdown.
+// The webhook server is not in its options; registerWhenReady adds it.
+func newManager(cfg *rest.Config, o Options, log logr.Logger) (manager.Manager, error) {
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
 	timeout := o.ShutdownTimeout
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  scheme,
@@ -168,64 +206,28 @@ func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) erro
 		GracefulShutdownTimeout: &timeout,
 	})
 	if err != nil {
-		return fmt.Errorf("creating manager: %w", err)
+		return nil, fmt.Errorf("creating manager: %w", err)
 	}
+	return mgr, nil
+}
 
+// newHandlers builds the handlers with their metrics and the informer caches they read.
+func newHandlers(mgr manager.Manager, o Options, log logr.Logger) (*Handlers, error) {
 	findings, err := registerCounterVec(prometheus.CounterOpts{
 		Name: "meshguard_admission_findings_total",
 		Help: "Findings reported by the validating webhook, by kind, rule code and severity.",
 	}, "kind", "code", "severity")
 	if err != nil {
-		return err
+		return nil, err
 	}
-
-	cacheLookups, err := registerCounterVec(prometheus.CounterOpts{
-		Name: "meshguard_verdict_cache_lookups_total",
-		Help: "Validating requests looked up in the verdict cache, by result (hit or miss); requests that are never cached are not counted.",
-	}, "result")
-	if err != nil {
-		return err
-	}
-	mutationLookups, err := registerCounterVec(prometheus.CounterOpts{
-		Name: "meshguard_mutation_cache_lookups_total",
-		Help: "Mutating requests looked up in the mutation cache, by result (hit or miss); requests that are never cached are not counted.",
-	}, "result")
-	if err != nil {
-		return err
-	}
-	// countBool counts the true reports in yes and the false ones in no.
-	countBool := func(yes, no prometheus.Counter) func(bool) {
-		return func(ok bool) {
-			if ok {
-				yes.Inc()
-			} else {
-				no.Inc()
-			}
-		}
-	}
-	countLookups := func(c *prometheus.CounterVec) func(bool) {
-		return countBool(c.WithLabelValues("hit"), c.WithLabelValues("miss"))
-	}
-
-	reviews, err := registerCounterVec(prometheus.CounterOpts{
-		Name: "meshguard_admission_reviews_total",
-		Help: "AdmissionReviews received, by webhook path and by the codec that read them: meshguard's, or controller-runtime's for any review not in the form the API server writes.",
-	}, "webhook", "codec")
-	if err != nil {
-		return err
-	}
-	countReviews := func(path string) func(bool) {
-		return countBool(reviews.WithLabelValues(path, "meshguard"), reviews.WithLabelValues(path, "controller-runtime"))
-	}
-
 	policies := &policyCache{log: log.WithName("mtp-cache")}
 	if err := startCache(mgr, o, policies); err != nil {
-		return err
+		return nil, err
 	}
 	servers := &policyCache{log: log.WithName("server-cache"), gvk: ServerGVK,
 		what: "Linkerd Servers for conflict checks", fallback: "Server conflicts are not checked meanwhile"}
 	if err := startCache(mgr, o, servers); err != nil {
-		return err
+		return nil, err
 	}
 	// The authorization preview reads every Linkerd policy kind from caches too.
 	authzCaches := []*policyCache{servers}
@@ -233,22 +235,17 @@ func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) erro
 		c := &policyCache{log: log.WithName(strings.ToLower(gvk.Kind) + "-cache"), gvk: gvk,
 			what: "Linkerd " + gvk.Kind + "s for the authorization preview", fallback: "the preview leaves them out meanwhile"}
 		if err := startCache(mgr, o, c); err != nil {
-			return err
+			return nil, err
 		}
 		authzCaches = append(authzCaches, c)
 	}
-	preview := NewPreviewer(policies.list, compile.Options{Form: o.PreviewForm, MaxExpandedRules: 64,
-		SystemNamespace: o.Settings.SystemNamespace, MaxGroupItems: o.PreviewMaxItems}).WithGeneration(policies.generation)
-	eng := &Engine{
+	return &Handlers{
 		Registry: api.DefaultRegistry(), Settings: o.Settings,
 		PrivilegedUsers: set(o.PrivilegedUsers), PrivilegedGroups: set(o.PrivilegedGroups),
-		DisableVerdictCache: o.DisableVerdictCache,
-		Record:              func(kind, code, sev string) { findings.WithLabelValues(kind, code, sev).Inc() },
-		RecordCache:         countLookups(cacheLookups),
-		RecordMutationCache: countLookups(mutationLookups),
-		Log:                 log.WithName("admission"),
-		Preview:             preview.Answer,
-		PreviewVersion:      preview.StoredVersion,
+		Record: func(kind, code, sev string) { findings.WithLabelValues(kind, code, sev).Inc() },
+		Log:    log.WithName("admission"),
+		Preview: NewPreview(policies.list, compile.Options{Form: o.PreviewForm, MaxExpandedRules: 64,
+			SystemNamespace: o.Settings.SystemNamespace, MaxGroupItems: o.PreviewMaxItems}),
 		Servers:             servers.list,
 		DenyServerConflicts: o.LinkerdServerConflicts == ServerConflictsDeny,
 		LinkerdStored: func(ctx context.Context) []unstructured.Unstructured {
@@ -259,43 +256,47 @@ func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) erro
 			}
 			return all
 		},
-	}
+	}, nil
+}
 
-	ready := make(chan struct{})
+// addCertRotation has cert-controller generate and rotate the serving certificate
+// and close ready once it is in CertDir; without rotation ready is closed now.
+func addCertRotation(mgr manager.Manager, o Options, ready chan struct{}, log logr.Logger) error {
 	if o.DisableCertRotation {
 		close(ready)
-	} else {
-		err := rotator.AddRotator(mgr, &rotator.CertRotator{
-			SecretKey:      types.NamespacedName{Namespace: o.SecretNamespace, Name: o.SecretName},
-			CertDir:        o.CertDir,
-			CAName:         "meshguard-ca",
-			CAOrganization: "meshguard",
-			DNSName:        fmt.Sprintf("%s.%s.svc", o.ServiceName, o.SecretNamespace),
-			ExtraDNSNames:  o.CertDNSNames,
-			IsReady:        ready,
-			Webhooks: []rotator.WebhookInfo{
-				{Name: o.ValidatingWebhookName, Type: rotator.Validating},
-				{Name: o.MutatingWebhookName, Type: rotator.Mutating},
-			},
-			ServerCertDuration:     o.CertValidity,
-			RotationCheckFrequency: o.RotationCheck,
-			LookaheadInterval:      o.RotationLookahead,
-			EnableReadinessCheck:   true,
-		})
-		if err != nil {
-			return fmt.Errorf("setting up cert rotation: %w", err)
-		}
-		if o.SyncCertDir {
-			if err := mgr.Add(&secretSync{reader: mgr.GetAPIReader(), key: types.NamespacedName{Namespace: o.SecretNamespace, Name: o.SecretName}, dir: o.CertDir, log: log.WithName("cert-sync")}); err != nil {
-				return err
-			}
-		}
+		return nil
 	}
+	err := rotator.AddRotator(mgr, &rotator.CertRotator{
+		SecretKey:      types.NamespacedName{Namespace: o.SecretNamespace, Name: o.SecretName},
+		CertDir:        o.CertDir,
+		CAName:         "meshguard-ca",
+		CAOrganization: "meshguard",
+		DNSName:        fmt.Sprintf("%s.%s.svc", o.ServiceName, o.SecretNamespace),
+		ExtraDNSNames:  o.CertDNSNames,
+		IsReady:        ready,
+		Webhooks: []rotator.WebhookInfo{
+			{Name: o.ValidatingWebhookName, Type: rotator.Validating},
+			{Name: o.MutatingWebhookName, Type: rotator.Mutating},
+		},
+		ServerCertDuration:     o.CertValidity,
+		RotationCheckFrequency: o.RotationCheck,
+		LookaheadInterval:      o.RotationLookahead,
+		EnableReadinessCheck:   true,
+	})
+	if err != nil {
+		return fmt.Errorf("setting up cert rotation: %w", err)
+	}
+	if o.SyncCertDir {
+		return mgr.Add(&secretSync{reader: mgr.GetAPIReader(), key: types.NamespacedName{Namespace: o.SecretNamespace, Name: o.SecretName}, dir: o.CertDir, log: log.WithName("cert-sync")})
+	}
+	return nil
+}
 
-	// Handlers are registered and the server started only once certificates are
-	// ready: before that the API server could not reach us anyway, and readiness
-	// tells the truth meanwhile. The manager must not start the server itself, so it
-	// is not passed in the manager's options.
+// registerWhenReady registers the handlers and starts the server once certificates
+// are ready: before that the API server could not reach us anyway, and readiness
+// tells the truth meanwhile. The manager must not start the server itself, so it
+// is not passed in the manager's options. The result turns true once registered.
+func registerWhenReady(ctx context.Context, mgr manager.Manager, server crwebhook.Server, handlers map[string]http.Handler, ready <-chan struct{}, log logr.Logger) *atomic.Bool {
 	var registered atomic.Bool
 	go func() {
 		select {
@@ -303,17 +304,9 @@ func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) erro
 		case <-ctx.Done():
 			return
 		}
-		register := func(path string, h admission.HandlerFunc) {
-			count := countReviews(path)
-			if o.ControllerRuntimeCodec {
-				wh := &crwebhook.Admission{Handler: h}
-				server.Register(path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { count(false); wh.ServeHTTP(w, r) }))
-				return
-			}
-			server.Register(path, Admission(h, count))
+		for _, path := range []string{MutatePath, ValidatePath} {
+			server.Register(path, handlers[path])
 		}
-		register(MutatePath, eng.Mutate)
-		register(ValidatePath, eng.Validate)
 		// The server joins the manager only now: it needs the certificate files to
 		// start, and a running manager starts runnables added late right away.
 		if err := mgr.Add(server); err != nil {
@@ -323,21 +316,21 @@ func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) erro
 		registered.Store(true)
 		log.Info("webhooks registered", "mutate", MutatePath, "validate", ValidatePath)
 	}()
+	return &registered
+}
+
+// addChecks adds /healthz and a /readyz that waits for the webhooks.
+func addChecks(mgr manager.Manager, server crwebhook.Server, registered *atomic.Bool) error {
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
 		return err
 	}
 	started := server.StartedChecker()
-	if err := mgr.AddReadyzCheck("webhook", func(req *http.Request) error {
+	return mgr.AddReadyzCheck("webhook", func(req *http.Request) error {
 		if !registered.Load() {
 			return errors.New("certificates not ready; webhooks not registered yet")
 		}
 		return started(req)
-	}); err != nil {
-		return err
-	}
-	log.Info("starting meshguard", "mode", o.Settings.Mode, "zone", o.Settings.Zone, "systemNamespace", o.Settings.SystemNamespace,
-		"port", o.Port, "certRotation", !o.DisableCertRotation)
-	return mgr.Start(ctx)
+	})
 }
 
 // policyCache is the informer cache of MeshTrafficPermissions the preview reads (or,
@@ -351,10 +344,6 @@ type policyCache struct {
 	what, fallback string
 	cache          atomic.Pointer[cache.Cache]
 	synced         atomic.Pointer[func() bool]
-	// gen counts the informer's add, update and delete events: any write of a cached
-	// object changes it, so it versions the cached set in O(1).
-	gen     atomic.Uint64
-	counted atomic.Bool
 }
 
 // kind is the cached kind and the words the logs use.
@@ -372,15 +361,6 @@ func (p *policyCache) start(ctx context.Context, c cache.Cache) {
 	for {
 		inf, err := c.GetInformer(ctx, u, cache.BlockUntilSynced(false))
 		if err == nil {
-			// Counted from before the cache is handed out, so no listed change is missed.
-			bump := func() { p.gen.Add(1) }
-			if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
-				AddFunc: func(any) { bump() }, UpdateFunc: func(any, any) { bump() }, DeleteFunc: func(any) { bump() },
-			}); err != nil {
-				p.log.Error(err, "counting "+what+" changes; previews are not cached meanwhile")
-			} else {
-				p.counted.Store(true)
-			}
 			p.cache.Store(&c)
 			hs := inf.HasSynced
 			p.synced.Store(&hs)
@@ -394,16 +374,6 @@ func (p *policyCache) start(ctx context.Context, c cache.Cache) {
 		case <-time.After(30 * time.Second):
 		}
 	}
-}
-
-// generation versions what list returns: the informer's event count and whether
-// the cache is usable. ok=false when events are not counted.
-func (p *policyCache) generation() (gen uint64, listed, ok bool) {
-	if !p.counted.Load() {
-		return 0, false, false
-	}
-	c, synced := p.cache.Load(), p.synced.Load()
-	return p.gen.Load(), c != nil && synced != nil && (*synced)(), true
 }
 
 // list returns the cached policies; ok=false when the cache is not usable yet.

@@ -22,7 +22,6 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
-	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 )
 
 // writeServingCert writes a self-signed certificate for 127.0.0.1 into dir and
@@ -68,15 +67,16 @@ func freePort(t testing.TB) int {
 
 // tlsServer runs the engine's handlers on a real controller-runtime webhook server
 // over TLS, with the product's TLS settings, and returns a client and the base URL.
-func tlsServer(t *testing.T, eng *Engine) (*http.Client, string) {
+func tlsServer(t *testing.T, eng *Handlers) (*http.Client, string) {
 	t.Helper()
 	dir := t.TempDir()
 	pool := writeServingCert(t, dir)
 	port := freePort(t)
 	srv := crwebhook.NewServer(crwebhook.Options{Host: "127.0.0.1", Port: port, CertDir: dir,
 		TLSOpts: []func(*tls.Config){func(c *tls.Config) { c.MinVersion = tls.VersionTLS12; c.NextProtos = []string{"http/1.1"} }}})
-	srv.Register(MutatePath, &crwebhook.Admission{Handler: admission.HandlerFunc(eng.Mutate)})
-	srv.Register(ValidatePath, &crwebhook.Admission{Handler: admission.HandlerFunc(eng.Validate)})
+	for path, h := range Routes(eng, NewBodyLimiter(BodyLimits{})) {
+		srv.Register(path, h)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- srv.Start(ctx) }()

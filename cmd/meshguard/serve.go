@@ -10,6 +10,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/go-logr/zapr"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"k8s.io/client-go/rest"
@@ -54,14 +55,9 @@ handlers are registered once certificates are ready, and /readyz reports it. Wit
 for cert-manager or other issuers. Outside a cluster add --sync-cert-dir so the generated
 Secret is written to --cert-dir, as kubelet would.
 
-Answers are cached by content: a CREATE or UPDATE whose object was seen before, apart
-from what the API server stamps on every write (uid, creationTimestamp, generation,
-resourceVersion, managedFields), gets the cached verdict while the stored
-MeshTrafficPermissions are unchanged, and the cached patch — a dry run and then the
-create, Argo CD's server-side diff, GitOps re-applies of unchanged manifests. An object whose policy was
-seen before gets the cached RBAC preview. Metrics, logs and answers are the same either
-way (--disable-verdict-cache turns off the verdict and mutation caches). See
-docs/webhook.md.
+Every request is answered afresh: AdmissionReviews are read and written by
+controller-runtime's codec, request bodies are read with a size cap and a read
+timeout, and the causes of a denial are capped. See docs/webhook.md.
 
 Metrics (Prometheus) on --metrics-bind-address, /healthz and /readyz on
 --health-probe-bind-address. SIGTERM finishes in-flight requests before exiting.`,
@@ -107,7 +103,12 @@ Metrics (Prometheus) on --metrics-bind-address, /healthz and /readyz on
 			return nil
 		},
 	}
-	f := cmd.Flags()
+	serveFlags(cmd.Flags(), o)
+	return cmd
+}
+
+// serveFlags defines the flags of `meshguard serve` on o.
+func serveFlags(f *pflag.FlagSet, o *serveOptions) {
 	settingsFlags(f, &o.Settings)
 	f.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig for running outside a cluster (default: in-cluster config, then $KUBECONFIG)")
 	f.StringVar(&o.Host, "host", "", "address to serve the webhook on (default all)")
@@ -135,13 +136,13 @@ Metrics (Prometheus) on --metrics-bind-address, /healthz and /readyz on
 	f.IntVar(&o.PreviewMaxItems, "preview-max-items", webhook.DefaultPreviewMaxItems, "merged items (of one tag; fewer when items carry more tags) past which a group's RBAC preview is not compiled at admission: it compares items pairwise and the API server waits only timeoutSeconds; 0: no bound. meshguard preview has none")
 	f.StringVar(&o.LinkerdServerConflicts, "linkerd-server-conflicts", webhook.ServerConflictsWarn,
 		"Linkerd Servers that can select the same pod and port (MG350, from the informer cache of Servers): warn or deny")
+	f.DurationVar(&o.RequestReadTimeout, "request-read-timeout", webhook.DefaultRequestReadTimeout, "time a client gets to send a whole request body; slower senders get 408 and are disconnected")
+	f.DurationVar(&o.RequestWriteTimeout, "request-write-timeout", webhook.DefaultRequestWriteTimeout, "time from the start of a request to the end of its answer")
+	f.Int64Var(&o.RequestBodyBudget, "request-body-budget", webhook.DefaultRequestBodyBudget, "bytes of request bodies all requests together may hold while they are read (bodies are capped at 7 MiB each); past it requests wait, then get 503")
 	f.BoolVar(&o.Offline, "offline", false, "serve without an API server (implies --disable-cert-rotation): the certificate in --cert-dir, no informer caches, previews of the incoming policy alone; for trying the webhook with curl")
-	f.BoolVar(&o.ControllerRuntimeCodec, "controller-runtime-codec", false, "read and write AdmissionReviews with controller-runtime's codec alone; by default meshguard's codec reads the form the API server sends (same answers, byte for byte, at a fraction of the CPU) and hands anything else to controller-runtime's")
-	f.BoolVar(&o.DisableVerdictCache, "disable-verdict-cache", false, "answer every admission request afresh; by default a CREATE or UPDATE of an object seen before (apart from the uid, timestamps and managedFields the API server sets) gets the cached answer: validating ones while the stored policies are unchanged, mutating ones always")
 	f.Float64Var(&o.memoryLimitRatio, "memory-limit-ratio", 0.9, "set the Go runtime's soft memory limit to this share of the container's cgroup memory limit, so that the collector works harder near it rather than the pod being OOM-killed; 0 leaves the default, and GOMEMLIMIT overrides it")
 	f.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	f.StringVar(&o.logFormat, "log-format", "json", "log format: json or console")
-	return cmd
 }
 
 // newLogger builds the zap logger behind logr, JSON by default.

@@ -22,8 +22,8 @@ import (
 
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/defaults"
+	"github.com/meshguard/meshguard/hack/loadgen/loadtest"
 	"github.com/meshguard/meshguard/lint"
-	"github.com/meshguard/meshguard/webhook/loadtest"
 )
 
 // TestMain lets the test binary act as the meshguard binary (MESHGUARD_AS_CLI=1),
@@ -126,10 +126,8 @@ func TestServeOffline(t *testing.T) {
 	}
 	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots}}}
 	curl, _ := exec.LookPath("curl")
-	// The default server reads and writes AdmissionReviews with meshguard's codec;
-	// with --controller-runtime-codec, with controller-runtime's. Both must give
-	// every client the same bytes.
-	codecs := map[string]string{"meshguard codec": serveOffline(t, dir), "controller-runtime codec": serveOffline(t, dir, "--controller-runtime-codec")}
+	// Every client gets the same bytes.
+	codecs := map[string]string{"server": serveOffline(t, dir)}
 	for _, ex := range admissionExamples {
 		body, err := os.ReadFile(filepath.Join("../../examples/admission", ex.file))
 		if err != nil {
@@ -164,7 +162,7 @@ func TestServeOffline(t *testing.T) {
 			if first == nil {
 				first = answer
 			} else if !bytes.Equal(first, answer) {
-				t.Errorf("%s: the answers differ between clients or codecs:\n%s\n%s", ex.file, first, answer)
+				t.Errorf("%s: the answers differ between clients:\n%s\n%s", ex.file, first, answer)
 			}
 			var rev admissionv1.AdmissionReview
 			if err := json.Unmarshal(answer, &rev); err != nil || rev.Response == nil {

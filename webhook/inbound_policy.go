@@ -16,7 +16,7 @@ import (
 // server's matchConditions send only those). They get this one check (MG341) and
 // nothing else: no defaults, no other rules, no previews. ok=false means the request
 // is not for a kind of this check (registry kinds and unknown kinds go on as before).
-func (e *Engine) validateAnnotations(req admission.Request) (resp admission.Response, ok bool) {
+func (e *Handlers) validateAnnotations(req admission.Request) (resp admission.Response, ok bool) {
 	gvk := schema.GroupVersionKind(req.Kind)
 	if !validate.InboundPolicyAnnotationKind(gvk) || e.Registry.Lookup(gvk) != nil {
 		return admission.Response{}, false

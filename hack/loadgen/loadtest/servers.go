@@ -20,25 +20,21 @@ import (
 	"github.com/meshguard/meshguard/webhook"
 )
 
-// NewEngine returns meshguard's admission engine configured like `meshguard serve`
+// NewHandlers returns meshguard's admission handlers configured like `meshguard serve`
 // with its default flags (standalone mode, expanded preview form, the mesh's sync
 // account privileged), with the RBAC preview reading stored instead of an informer
-// cache (and a fixed generation for the unchanging list, where the server counts
-// its informer's events). Like the server's cache List (client.UnsafeDisableDeepCopy), the lister
+// cache. Like the server's cache List (client.UnsafeDisableDeepCopy), the lister
 // hands out the stored objects themselves.
-func NewEngine(stored []unstructured.Unstructured) *webhook.Engine {
+func NewHandlers(stored []unstructured.Unstructured) *webhook.Handlers {
 	settings := api.DefaultSettings()
 	lister := func(context.Context) ([]unstructured.Unstructured, bool) { return stored, true }
-	// The stored list never changes, so its generation (the server counts its
-	// informer's events) does not either.
-	preview := webhook.NewPreviewer(lister, compile.Options{Form: compile.FormExpanded, MaxExpandedRules: 64,
-		SystemNamespace: settings.SystemNamespace, MaxGroupItems: webhook.DefaultPreviewMaxItems}).WithGeneration(func() (uint64, bool, bool) { return 1, true, true })
-	return &webhook.Engine{
+	preview := webhook.NewPreview(lister, compile.Options{Form: compile.FormExpanded, MaxExpandedRules: 64,
+		SystemNamespace: settings.SystemNamespace, MaxGroupItems: webhook.DefaultPreviewMaxItems})
+	return &webhook.Handlers{
 		Registry:        api.DefaultRegistry(),
 		Settings:        settings,
 		PrivilegedUsers: map[string]bool{"system:serviceaccount:kuma-system:kuma-control-plane": true},
-		Preview:         preview.Answer,
-		PreviewVersion:  preview.StoredVersion,
+		Preview:         preview,
 		Log:             logr.Discard(),
 	}
 }
@@ -56,12 +52,8 @@ func TLSOpts() []func(*tls.Config) {
 	}
 }
 
-// Meshguard serves h as `meshguard serve` registers its handlers: behind
-// meshguard's AdmissionReview codec (webhook.Admission).
-func Meshguard(h admission.HandlerFunc) http.Handler { return webhook.Admission(h, nil) }
-
-// ControllerRuntime serves h as any webhook built on controller-runtime does:
-// behind its admission.Webhook and codec. The no-op baseline is served so.
+// ControllerRuntime serves h as `meshguard serve` and any webhook built on
+// controller-runtime do: behind its admission.Webhook and codec.
 func ControllerRuntime(h admission.HandlerFunc) http.Handler { return &crwebhook.Admission{Handler: h} }
 
 // Serve starts a controller-runtime webhook server on a free loopback port with

@@ -41,10 +41,10 @@ func TestSendChecksAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng := NewEngine(StoredPolicies())
-	good := map[string]string{"meshguard": serve("/validate", Meshguard(eng.Validate)), "no-op": serve("/noop", ControllerRuntime(Noop))}
+	eng := NewHandlers(StoredPolicies())
+	good := map[string]string{"meshguard": serve("/validate", ControllerRuntime(eng.Validate)), "no-op": serve("/noop", ControllerRuntime(Noop))}
 	bad := map[string]string{
-		"denied": serve("/deny", Meshguard(func(context.Context, admission.Request) admission.Response { return admission.Denied("no") })),
+		"denied": serve("/deny", ControllerRuntime(func(context.Context, admission.Request) admission.Response { return admission.Denied("no") })),
 	}
 	// controller-runtime always answers with the request's uid; a server that does
 	// not (or answers with broken JSON) is a plain HTTPS server.

@@ -38,10 +38,10 @@ func TestAnnotationBound(t *testing.T) {
 	opts := compile.Options{Form: compile.FormExpanded, MaxExpandedRules: 64}
 	for _, n := range []int{3, 600} {
 		stored := mk(n)
-		p := newPreview(func(context.Context) ([]unstructured.Unstructured, bool) { return stored, true }, opts)
+		p := NewPreview(func(context.Context) ([]unstructured.Unstructured, bool) { return stored, true }, opts)
 		in := stored[0].DeepCopy()
 		in.SetName("incoming")
-		lines, ann := p.answer(context.Background(), in)
+		lines, ann := p(context.Background(), in, nil)
 		joined := strings.Join(lines, "\n")
 		if len(ann) == 0 || len(ann) > MaxAnnotationBytes {
 			t.Fatalf("%d policies: annotation of %d bytes, want 1..%d", n, len(ann), MaxAnnotationBytes)

@@ -1,0 +1,317 @@
+// Command memload measures meshguard's peak memory under hostile concurrent
+// requests (issue 14): it builds and starts `meshguard serve --offline` on
+// loopback TLS with the Go memory limit the chart sets (GOMEMLIMIT = 0.9 of the
+// 256Mi container limit), then at once
+//
+//   - opens -stalled uploads that announce a 7 MiB AdmissionReview, send all but
+//     its last KiB and stall;
+//   - sends -errors validating reviews of a MeshTrafficPermission with -findings
+//     errors each (a `from` item with an unknown action per error);
+//   - sends -deep mutating reviews of a policy holding a value nested 9,990 deep;
+//
+// waits for every answer (the stalled uploads are cut off at the server's read
+// timeout) and reports the server's peak RSS (VmHWM) with what each request got.
+//
+//	go run ./hack/memload [-stalled 40] [-errors 8] [-findings 8000] [-deep 5] [-json]
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/meshguard/meshguard/hack/loadgen/loadtest"
+)
+
+// chartMemLimit is the GOMEMLIMIT the chart's defaults give the server:
+// --memory-limit-ratio 0.9 of resources.limits.memory 256Mi.
+const chartMemLimit = 256 << 20 * 9 / 10
+
+type flags struct {
+	stalled, errors, findings, deep int
+	binary                          string
+	jsonOut                         bool
+}
+
+// report is the outcome of a run.
+type report struct {
+	Machine     string         `json:"machine"`
+	GoMemLimit  int64          `json:"goMemLimitBytes"`
+	PeakRSSMiB  float64        `json:"peakRssMiB"`
+	Statuses    map[string]int `json:"statuses"`
+	Seconds     float64        `json:"seconds"`
+	ServerFlags []string       `json:"serverFlags"`
+}
+
+func main() {
+	var f flags
+	flag.IntVar(&f.stalled, "stalled", 40, "stalled uploads announcing 7 MiB")
+	flag.IntVar(&f.errors, "errors", 8, "validating reviews with -findings errors each")
+	flag.IntVar(&f.findings, "findings", 8000, "errors per policy of -errors")
+	flag.IntVar(&f.deep, "deep", 5, "mutating reviews of a deeply nested policy")
+	flag.StringVar(&f.binary, "meshguard", "", "meshguard binary (default: go build ./cmd/meshguard)")
+	flag.BoolVar(&f.jsonOut, "json", false, "print JSON instead of markdown")
+	flag.Parse()
+	if err := run(f); err != nil {
+		fmt.Fprintln(os.Stderr, "memload:", err)
+		os.Exit(1)
+	}
+}
+
+func run(f flags) error {
+	dir, err := os.MkdirTemp("", "meshguard-memload-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	if f.binary == "" {
+		f.binary = filepath.Join(dir, "meshguard")
+		if out, err := exec.Command("go", "build", "-o", f.binary, "./cmd/meshguard").CombinedOutput(); err != nil {
+			return fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	}
+	roots, err := loadtest.WriteCerts(dir)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	srv, err := startServer(ctx, f.binary, dir)
+	if err != nil {
+		return err
+	}
+	defer srv.stop()
+
+	bodies, err := newBodies(f)
+	if err != nil {
+		return err
+	}
+	rep := &report{Machine: fmt.Sprintf("%s %s/%s, NumCPU %d", runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU()),
+		GoMemLimit: chartMemLimit, Statuses: map[string]int{}, ServerFlags: srv.flags}
+	start := time.Now()
+	var mu sync.Mutex
+	count := func(what string) {
+		mu.Lock()
+		rep.Statuses[what]++
+		mu.Unlock()
+	}
+	tlsConf := &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12, NextProtos: []string{"http/1.1"}}
+	var wg sync.WaitGroup
+	for range f.stalled {
+		wg.Go(func() { count("stalled upload: " + stalledUpload(srv.addr, tlsConf)) })
+	}
+	time.Sleep(time.Second) // the uploads are under way
+	client := &http.Client{Timeout: time.Minute, Transport: &http.Transport{TLSClientConfig: tlsConf, MaxConnsPerHost: 64}}
+	for i := range f.errors {
+		wg.Go(func() { count("8,000 errors: " + post(client, "https://"+srv.addr+"/validate", bodies.errors[i])) })
+	}
+	for i := range f.deep {
+		wg.Go(func() { count("deep mutation: " + post(client, "https://"+srv.addr+"/mutate", bodies.deep[i])) })
+	}
+	wg.Wait()
+	rep.Seconds = time.Since(start).Seconds()
+	hwm, err := srv.peakRSS()
+	if err != nil {
+		return err
+	}
+	rep.PeakRSSMiB = float64(hwm) / (1 << 20)
+	if f.jsonOut {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	fmt.Printf("%s; GOMEMLIMIT %d MiB; server %s\n\n", rep.Machine, rep.GoMemLimit>>20, strings.Join(rep.ServerFlags, " "))
+	fmt.Printf("| peak RSS | requests (answers) | seconds |\n|---:|---|---:|\n")
+	var lines []string
+	for k, v := range rep.Statuses {
+		lines = append(lines, fmt.Sprintf("%d × %s", v, k))
+	}
+	sort.Strings(lines)
+	fmt.Printf("| %.1f MiB | %s | %.1f |\n", rep.PeakRSSMiB, strings.Join(lines, "; "), rep.Seconds)
+	return nil
+}
+
+// bodies are the AdmissionReviews of the error and deep requests, encoded before
+// the server is loaded.
+type bodies struct{ errors, deep [][]byte }
+
+func newBodies(f flags) (*bodies, error) {
+	b := &bodies{}
+	for i := range f.errors {
+		obj := loadtest.IncomingPolicy()
+		from := make([]any, f.findings)
+		for j := range from {
+			from[j] = map[string]any{"targetRef": map[string]any{"kind": "Mesh"}, "default": map[string]any{"action": "Bogus" + strconv.Itoa(j)}}
+		}
+		obj["spec"].(map[string]any)["from"] = from
+		obj["metadata"].(map[string]any)["name"] = "errors-" + strconv.Itoa(i)
+		r, err := loadtest.NewReviewOf(obj)
+		if err != nil {
+			return nil, err
+		}
+		b.errors = append(b.errors, r.Body(fmt.Sprintf("errors-%d", i)))
+	}
+	deep := json.RawMessage(strings.Repeat(`{"a":`, 9990) + `1` + strings.Repeat(`}`, 9990))
+	for i := range f.deep {
+		obj := loadtest.IncomingPolicy()
+		obj["spec"].(map[string]any)["deep"] = deep
+		obj["metadata"].(map[string]any)["name"] = "deep-" + strconv.Itoa(i)
+		r, err := loadtest.NewReviewOf(obj)
+		if err != nil {
+			return nil, err
+		}
+		b.deep = append(b.deep, r.Body(fmt.Sprintf("deep-%d", i)))
+	}
+	return b, nil
+}
+
+// stalledUpload announces a 7 MiB body, sends all but its last KiB, and waits for
+// the answer (the server's read timeout); it returns the status line's code.
+func stalledUpload(addr string, conf *tls.Config) string {
+	const size = 7 << 20
+	c, err := tls.Dial("tcp", addr, conf)
+	if err != nil {
+		return "dial error"
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "POST /validate HTTP/1.1\r\nHost: meshguard\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", size)
+	chunk := bytes.Repeat([]byte(" "), 64<<10)
+	for sent := 0; sent < size-(1<<10); sent += len(chunk) {
+		if _, err := c.Write(chunk[:min(len(chunk), size-(1<<10)-sent)]); err != nil {
+			return "cut off while sending"
+		}
+	}
+	_ = c.SetReadDeadline(time.Now().Add(time.Minute))
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		return "no answer"
+	}
+	resp.Body.Close()
+	return strconv.Itoa(resp.StatusCode)
+}
+
+func post(client *http.Client, url string, body []byte) string {
+	resp, err := client.Post(url, "application/json", bytes.NewReader(body))
+	if err != nil {
+		return "error"
+	}
+	defer resp.Body.Close()
+	var rev struct {
+		Response *struct {
+			Allowed bool `json:"allowed"`
+			Status  *struct {
+				Code    int `json:"code"`
+				Details *struct {
+					Causes []json.RawMessage `json:"causes"`
+				} `json:"details"`
+			} `json:"status"`
+			Patch []byte `json:"patch"`
+		} `json:"response"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&rev); err != nil || rev.Response == nil {
+		return strconv.Itoa(resp.StatusCode) + " without a review"
+	}
+	r := rev.Response
+	switch {
+	case r.Allowed && len(r.Patch) > 0:
+		return "allowed with a patch"
+	case r.Allowed:
+		return "allowed"
+	case r.Status != nil && r.Status.Details != nil:
+		return fmt.Sprintf("denied %d with %d causes", r.Status.Code, len(r.Status.Details.Causes))
+	default:
+		return "denied"
+	}
+}
+
+// server is the meshguard process under test.
+type server struct {
+	cmd   *exec.Cmd
+	addr  string
+	flags []string
+}
+
+func startServer(ctx context.Context, binary, dir string) (*server, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	probes, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	args := []string{"serve", "--offline", "--cert-dir", dir, "--host", "127.0.0.1", "--port", strconv.Itoa(port),
+		"--metrics-bind-address", "0", "--health-probe-bind-address", fmt.Sprintf("127.0.0.1:%d", probes), "--log-level", "error"}
+	cmd := exec.CommandContext(ctx, binary, args...)
+	cmd.Env = append(os.Environ(), "GOMEMLIMIT="+strconv.Itoa(chartMemLimit))
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	s := &server{cmd: cmd, addr: fmt.Sprintf("127.0.0.1:%d", port), flags: args}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/readyz", probes))
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return s, nil
+			}
+		}
+		if time.Now().After(deadline) {
+			s.stop()
+			return nil, fmt.Errorf("meshguard serve not ready after 30 s")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func (s *server) stop() {
+	_ = s.cmd.Process.Signal(os.Interrupt)
+	done := make(chan struct{})
+	go func() { _ = s.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		_ = s.cmd.Process.Kill()
+	}
+}
+
+// peakRSS is the process's VmHWM in bytes.
+func (s *server) peakRSS() (int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kb << 10, err
+		}
+	}
+	return 0, fmt.Errorf("no VmHWM in /proc/%d/status", s.cmd.Process.Pid)
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
