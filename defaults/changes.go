@@ -1,6 +1,9 @@
 package defaults
 
-import "slices"
+import (
+	"maps"
+	"slices"
+)
 
 // Change is one value ApplyChanges wrote into the object: Path is the member's
 // location from the object's root (object keys and list indexes, unescaped) and
@@ -28,7 +31,7 @@ func (r *recorder) labels(absent bool, before, after map[string]string, written 
 		}
 		return
 	}
-	for _, k := range sortedKeys(after) {
+	for _, k := range slices.Sorted(maps.Keys(after)) {
 		if old, ok := before[k]; !ok || old != after[k] {
 			r.add(after[k], "metadata", "labels", k)
 		}

@@ -14,12 +14,6 @@ import (
 	"github.com/meshguard/meshguard/api"
 )
 
-// Group is the API group of Linkerd's Server.
-//
-// Deprecated: use api.LinkerdGroup; this alias remains only until webhook/linkerd.go
-// stops using it (issue 14: no duplicate group constants).
-const Group = api.LinkerdGroup
-
 // Server is what conflict detection needs of a policy.linkerd.io Server (any
 // version): where it is, which pods (or external workloads) it selects and its port.
 type Server struct {

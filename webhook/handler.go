@@ -190,7 +190,7 @@ func (e *Handlers) Validate(ctx context.Context, req admission.Request) admissio
 	}
 	e.record(kind, res)
 	resp := admission.Allowed("")
-	if e.Preview != nil && kind == "MeshTrafficPermission" {
+	if e.Preview != nil && kind == api.KindMeshTrafficPermission {
 		spec, _ := res.Spec.(*api.MeshTrafficPermissionSpec)
 		lines, ann := e.Preview(ctx, d.obj, spec)
 		warnings = appendBounded(warnings, lines...)

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/linkerd"
 	"github.com/meshguard/meshguard/validate"
 )
@@ -21,7 +22,7 @@ const (
 
 // ServerGVK is the kind the Server cache watches: the storage version. Every served
 // version maps to the one servers.policy.linkerd.io resource, so this sees them all.
-var ServerGVK = schema.GroupVersionKind{Group: linkerd.Group, Version: "v1beta3", Kind: "Server"}
+var ServerGVK = api.DefaultRegistry().LinkerdServer().GVK()
 
 // ServerLister returns the cached Linkerd Servers; ok=false when the cache is not
 // usable yet (no CRD, not synced). It must not call the API server.
@@ -32,7 +33,7 @@ type ServerLister func(ctx context.Context) (servers []unstructured.Unstructured
 // named port are never reported here; equal numbers and equal names are. The errors
 // are returned as field errors on the selector, with the rule code as origin.
 func (e *Handlers) serverConflicts(ctx context.Context, d decoded) field.ErrorList {
-	if e.Servers == nil || d.kind.Group != linkerd.Group || d.kind.Kind != "Server" {
+	if e.Servers == nil || d.kind.Group != api.LinkerdGroup || d.kind.Kind != api.KindServer {
 		return nil
 	}
 	self, ok := linkerd.ServerFromObject(d.obj)
@@ -68,12 +69,13 @@ func (e *Handlers) serverConflicts(ctx context.Context, d decoded) field.ErrorLi
 // LinkerdAuthzGVKs are the kinds, besides Servers, the authorization preview reads
 // from informer caches: their storage versions.
 func LinkerdAuthzGVKs() []schema.GroupVersionKind {
-	return []schema.GroupVersionKind{
-		{Group: linkerd.Group, Version: "v1beta1", Kind: "ServerAuthorization"},
-		{Group: linkerd.Group, Version: "v1alpha1", Kind: "AuthorizationPolicy"},
-		{Group: linkerd.Group, Version: "v1alpha1", Kind: "MeshTLSAuthentication"},
-		{Group: linkerd.Group, Version: "v1alpha1", Kind: "NetworkAuthentication"},
+	var out []schema.GroupVersionKind
+	for _, k := range api.DefaultRegistry().WatchedIn(api.LinkerdGroup) {
+		if k.Kind != api.KindServer {
+			out = append(out, k.GVK())
+		}
 	}
+	return out
 }
 
 // linkerdPreview gives the admission warnings of a Linkerd object: who may reach the

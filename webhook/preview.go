@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/compile"
@@ -12,7 +11,7 @@ import (
 )
 
 // MTPGVK is the kind the preview keeps in its informer cache.
-var MTPGVK = schema.GroupVersionKind{Group: "kuma.io", Version: "v1alpha1", Kind: "MeshTrafficPermission"}
+var MTPGVK = api.DefaultRegistry().MeshTrafficPermission().GVK()
 
 // PolicyLister lists the MeshTrafficPermissions the cluster already has. The server
 // backs it with a controller-runtime informer cache, so the request path never calls

@@ -36,6 +36,8 @@ import (
 	"time"
 
 	"github.com/meshguard/meshguard/hack/loadgen/loadtest"
+
+	"github.com/meshguard/meshguard/api"
 )
 
 // chartMemLimit is the GOMEMLIMIT the chart's defaults give the server:
@@ -156,7 +158,7 @@ func newBodies(f flags) (*bodies, error) {
 		obj := loadtest.IncomingPolicy()
 		from := make([]any, f.findings)
 		for j := range from {
-			from[j] = map[string]any{"targetRef": map[string]any{"kind": "Mesh"}, "default": map[string]any{"action": "Bogus" + strconv.Itoa(j)}}
+			from[j] = map[string]any{"targetRef": map[string]any{"kind": string(api.RefMesh)}, "default": map[string]any{"action": "Bogus" + strconv.Itoa(j)}}
 		}
 		obj["spec"].(map[string]any)["from"] = from
 		obj["metadata"].(map[string]any)["name"] = "errors-" + strconv.Itoa(i)

@@ -17,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/meshguard/meshguard/api"
 )
 
 // Names of the incoming policy of every request.
@@ -34,7 +36,7 @@ func appNamespaces() []string {
 
 func subset(service string, action string) map[string]any {
 	return map[string]any{
-		"targetRef": map[string]any{"kind": "MeshSubset", "tags": map[string]any{"kuma.io/service": service}},
+		"targetRef": map[string]any{"kind": string(api.RefMeshSubset), "tags": map[string]any{"kuma.io/service": service}},
 		"default":   map[string]any{"action": action},
 	}
 }
@@ -48,7 +50,7 @@ func mtp(ns, name, role string, rv int, target map[string]any, from ...map[strin
 	}
 	return unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "kuma.io/v1alpha1",
-		"kind":       "MeshTrafficPermission",
+		"kind":       api.KindMeshTrafficPermission,
 		"metadata": map[string]any{
 			"name":              name,
 			"namespace":         ns,
@@ -72,7 +74,7 @@ func mtp(ns, name, role string, rv int, target map[string]any, from ...map[strin
 // of them select the incoming policy's proxies (app=backend), so the preview
 // merges and orders policies of several roles and namespaces.
 func StoredPolicies() []unstructured.Unstructured {
-	mesh := map[string]any{"kind": "Mesh"}
+	mesh := map[string]any{"kind": string(api.RefMesh)}
 	out := []unstructured.Unstructured{
 		mtp("kuma-system", "mesh-deny-default", "system", 1, mesh,
 			subset("prometheus_observability_svc_9090", "Allow"),
@@ -92,11 +94,11 @@ func StoredPolicies() []unstructured.Unstructured {
 		}
 		out = append(out,
 			mtp(ns, name, "workload-owner", 10+2*i,
-				map[string]any{"kind": "Dataplane", "labels": map[string]any{"app": app}},
+				map[string]any{"kind": string(api.RefDataplane), "labels": map[string]any{"app": app}},
 				subset(fmt.Sprintf("%s_%s-ns_svc_8080", caller, caller), "Allow"),
 				subset(fmt.Sprintf("%s_%s-ns_svc_8080", other, other), "Deny")),
 			mtp(ns, app+"-canary", "workload-owner", 11+2*i,
-				map[string]any{"kind": "Dataplane", "labels": map[string]any{"app": app, "version": "v2"}},
+				map[string]any{"kind": string(api.RefDataplane), "labels": map[string]any{"app": app, "version": "v2"}},
 				subset(fmt.Sprintf("%s_%s-ns_svc_8080", caller, caller), "AllowWithShadowDeny")))
 	}
 	return out
@@ -106,7 +108,7 @@ func StoredPolicies() []unstructured.Unstructured {
 // frontend in and shadow-denying legacy, as the mutating webhook left it.
 func IncomingPolicy() map[string]any {
 	u := mtp(IncomingNamespace, IncomingName, "workload-owner", 999,
-		map[string]any{"kind": "Dataplane", "labels": map[string]any{"app": "backend"}},
+		map[string]any{"kind": string(api.RefDataplane), "labels": map[string]any{"app": "backend"}},
 		subset("frontend_frontend-ns_svc_8080", "Allow"),
 		subset("legacy_legacy-ns_svc_8080", "AllowWithShadowDeny"))
 	meta := u.Object["metadata"].(map[string]any)
@@ -201,8 +203,9 @@ func newReview(op admissionv1.Operation, obj, old map[string]any) (*Review, erro
 	}
 	name, _, _ := unstructured.NestedString(obj, "metadata", "name")
 	dryRun := false
-	gvk := metav1.GroupVersionKind{Group: "kuma.io", Version: "v1alpha1", Kind: "MeshTrafficPermission"}
-	gvr := metav1.GroupVersionResource{Group: "kuma.io", Version: "v1alpha1", Resource: "meshtrafficpermissions"}
+	mtp := api.DefaultRegistry().MeshTrafficPermission()
+	gvk := metav1.GroupVersionKind{Group: mtp.Group, Version: mtp.Version, Kind: mtp.Kind}
+	gvr := metav1.GroupVersionResource{Group: mtp.Group, Version: mtp.Version, Resource: mtp.Plural}
 	options := `{"kind":"CreateOptions","apiVersion":"meta.k8s.io/v1","fieldManager":"kubectl-client-side-apply","fieldValidation":"Strict"}`
 	if op == admissionv1.Update {
 		options = `{"kind":"UpdateOptions","apiVersion":"meta.k8s.io/v1","fieldManager":"kubectl-client-side-apply","fieldValidation":"Strict"}`
