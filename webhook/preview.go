@@ -46,8 +46,7 @@ func (p *preview) answer(ctx context.Context, obj *unstructured.Unstructured, sp
 		return errorLine(err), ""
 	}
 	stored, listed := p.list(ctx)
-	version, versioned := storedSetVersion(stored, obj.GetNamespace(), obj.GetName())
-	return p.compute(incoming, stored, listed, version, versioned)
+	return p.compute(incoming, stored, listed)
 }
 
 // incomingPolicy is the policy of the incoming object, from the spec validation
@@ -61,10 +60,10 @@ func incomingPolicy(obj *unstructured.Unstructured, spec *api.MeshTrafficPermiss
 
 // compute builds the answer from scratch (apart from previewCache's reuse of stored
 // policies).
-func (p *preview) compute(incoming compile.Policy, stored []unstructured.Unstructured, listed bool, version setVersion, versioned bool) ([]string, string) {
+func (p *preview) compute(incoming compile.Policy, stored []unstructured.Unstructured, listed bool) ([]string, string) {
 	// The incoming object replaces its stored version (UPDATE).
 	policies, targets := p.stored.policies(incoming, stored, incoming.Namespace, incoming.Name)
-	previews, err := p.stored.build(policies, targets, version, versioned)
+	previews, err := p.stored.build(policies, targets)
 	if err != nil {
 		return errorLine(err), ""
 	}

@@ -1,10 +1,6 @@
 package webhook
 
 import (
-	"crypto/sha256"
-	"encoding/binary"
-	"slices"
-	"strings"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -13,26 +9,23 @@ import (
 	"github.com/meshguard/meshguard/compile"
 )
 
-// Bounds of the preview cache; past them it forgets what the current list does not
-// hold.
-const (
-	maxParsedSlack   = 256
-	maxStoredResults = 64
-)
+// maxParsedSlack bounds the preview cache: past it, it forgets the parsed objects
+// the current list does not hold.
+const maxParsedSlack = 256
 
 // previewCache makes the preview's cost depend on the incoming policy and the few
 // stored ones that share its proxies, not on every MeshTrafficPermission of the
-// cluster, while returning exactly what compiling everything would:
+// cluster:
 //
 //   - stored objects are read (compile.PolicyFromObject) once per uid and
 //     resourceVersion, which change with every write of an object;
-//   - whether the stored policies alone compile (every group BuildPreviews forms from
-//     them) is remembered per set of uids and resourceVersions. When they do, the
-//     groups that do not contain the incoming policy compile as well (they are the
-//     same groups, with the same members), so only the policies that share a group
-//     with the incoming one need compiling; the groups containing it come out
-//     identical. Whenever anything fails, the whole set is compiled as before, so
-//     errors read the same.
+//   - only the groups that contain the incoming policy are compiled: groups are
+//     formed per distinct target and hold every policy that applies to it, so
+//     compiling the incoming policy with the stored ones that share a group with it
+//     forms those groups again, with the same members, and they come out as they
+//     would from compiling everything. A stored group the incoming policy is not in
+//     is not this request's business: its errors, if any, do not fail the answer,
+//     and it costs nothing, however many policies the cluster stores.
 //
 // Objects without uid or resourceVersion (not from an API server) are not cached.
 type previewCache struct {
@@ -40,7 +33,6 @@ type previewCache struct {
 	sysNS  string
 	mu     sync.Mutex
 	parsed map[parsedKey]parsedPolicy
-	stored map[setVersion]bool
 }
 
 // parsedKey identifies a stored object's content: its uid and resourceVersion.
@@ -58,52 +50,7 @@ func newPreviewCache(opts compile.Options) *previewCache {
 	if sysNS == "" {
 		sysNS = api.DefaultSystemNS // what compile defaults to
 	}
-	return &previewCache{opts: opts, sysNS: sysNS, parsed: map[parsedKey]parsedPolicy{}, stored: map[setVersion]bool{}}
-}
-
-// setVersion identifies a set of stored policies; see storedSetVersion.
-type setVersion [sha256.Size]byte
-
-// storedSetVersion is the version of the stored-policy set a preview of
-// namespace/name merges with: a hash of the sorted uid/resourceVersion pairs of
-// every stored object but that one. A resourceVersion changes with every write of an
-// object and a uid with every re-creation, so creating, updating or deleting any
-// other stored MeshTrafficPermission gives a new version; the list order (which an
-// informer cache does not keep) does not matter, as policies are grouped and sorted
-// by name. ok=false when some object has no uid or resourceVersion (not from an API
-// server): such a set has no version and nothing computed from it is cached.
-func storedSetVersion(stored []unstructured.Unstructured, namespace, name string) (v setVersion, ok bool) {
-	type pair struct{ uid, rv string }
-	pairs := make([]pair, 0, len(stored))
-	for i := range stored {
-		// Read like GetNamespace, GetName, GetUID and GetResourceVersion, without
-		// their allocations.
-		meta, _ := stored[i].Object["metadata"].(map[string]any)
-		if metaString(meta, "namespace") == namespace && metaString(meta, "name") == name {
-			continue
-		}
-		p := pair{metaString(meta, "uid"), metaString(meta, "resourceVersion")}
-		if p.uid == "" || p.rv == "" {
-			return setVersion{}, false
-		}
-		pairs = append(pairs, p)
-	}
-	slices.SortFunc(pairs, func(a, b pair) int {
-		if c := strings.Compare(a.uid, b.uid); c != 0 {
-			return c
-		}
-		return strings.Compare(a.rv, b.rv)
-	})
-	h := sha256.New()
-	var n [binary.MaxVarintLen64]byte
-	for _, p := range pairs {
-		for _, s := range []string{p.uid, p.rv} {
-			h.Write(n[:binary.PutUvarint(n[:], uint64(len(s)))])
-			h.Write([]byte(s))
-		}
-	}
-	h.Sum(v[:0])
-	return v, true
+	return &previewCache{opts: opts, sysNS: sysNS, parsed: map[parsedKey]parsedPolicy{}}
 }
 
 // metaString is metadata[field] when it is a string, "" otherwise.
@@ -166,38 +113,9 @@ func (c *previewCache) policies(first compile.Policy, stored []unstructured.Unst
 }
 
 // build compiles the previews of policies (the incoming one first, then the stored
-// ones of the set with the given version, see storedSetVersion, whose targets are
-// storedTargets); the groups that contain the incoming policy are the same as those
-// of compile.BuildPreviews(policies, opts), and so is any error.
-func (c *previewCache) build(policies []compile.Policy, storedTargets []compile.Target, version setVersion, versioned bool) ([]compile.Preview, error) {
-	if !versioned || !c.storedCompile(policies[1:], version) {
-		return compile.BuildPreviews(policies, c.opts)
-	}
-	previews, err := compile.BuildPreviews(c.related(policies, storedTargets), c.opts)
-	if err != nil {
-		return compile.BuildPreviews(policies, c.opts)
-	}
-	return previews, nil
-}
-
-// storedCompile reports whether every group of the stored policies compiles;
-// fingerprint is their set's version.
-func (c *previewCache) storedCompile(stored []compile.Policy, fingerprint setVersion) bool {
-	c.mu.Lock()
-	ok, hit := c.stored[fingerprint]
-	c.mu.Unlock()
-	if hit {
-		return ok
-	}
-	_, err := compile.BuildPreviews(stored, c.opts)
-	ok = err == nil
-	c.mu.Lock()
-	if len(c.stored) >= maxStoredResults {
-		clear(c.stored)
-	}
-	c.stored[fingerprint] = ok
-	c.mu.Unlock()
-	return ok
+// ones, whose targets are storedTargets) that contain the incoming policy.
+func (c *previewCache) build(policies []compile.Policy, storedTargets []compile.Target) ([]compile.Preview, error) {
+	return compile.BuildPreviews(c.related(policies, storedTargets), c.opts)
 }
 
 // related returns policies[0] and the policies that are members of a group it is

@@ -1,0 +1,59 @@
+package webhook_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/meshguard/meshguard/hack/loadgen/loadtest"
+)
+
+// manyStored adds n stored workload-owner policies, each on its own app in one
+// namespace, to the fixture cluster: the shape hack/apilatency measures through the
+// real API server, where each new policy joins no stored group.
+func manyStored(n int) []unstructured.Unstructured {
+	out := loadtest.StoredPolicies()
+	for i := range n {
+		out = append(out, unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "kuma.io/v1alpha1",
+			"kind":       "MeshTrafficPermission",
+			"metadata": map[string]any{
+				"name": fmt.Sprintf("lat-%d", i), "namespace": "latency-ns",
+				"uid":             fmt.Sprintf("7f1c2a4e-0000-4000-8000-%012d", i),
+				"resourceVersion": fmt.Sprint(200000 + i),
+				"labels":          map[string]any{"kuma.io/mesh": "default", "kuma.io/policy-role": "workload-owner", "k8s.kuma.io/namespace": "latency-ns"},
+			},
+			"spec": map[string]any{
+				"targetRef": map[string]any{"kind": "Dataplane", "labels": map[string]any{"app": fmt.Sprintf("app-%d", i)}},
+				"from": []any{map[string]any{
+					"targetRef": map[string]any{"kind": "MeshSubset", "tags": map[string]any{"kuma.io/service": fmt.Sprintf("client-%d", i)}},
+					"default":   map[string]any{"action": "Allow"},
+				}},
+			},
+		}})
+	}
+	return out
+}
+
+// BenchmarkValidateMTPManyStored is BenchmarkValidateMTPUnique with 200 more
+// stored policies that the new ones do not join: what the preview costs per stored
+// policy it does not need.
+func BenchmarkValidateMTPManyStored(b *testing.B) {
+	reviews, err := loadtest.NewReviews(cycle)
+	if err != nil {
+		b.Fatal(err)
+	}
+	reqs := requests(b, 1, reviews...)
+	eng := loadtest.NewHandlers(manyStored(200))
+	ctx := context.Background()
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if resp := eng.Validate(ctx, reqs[i%len(reqs)]); !resp.Allowed {
+			b.Fatal("denied")
+		}
+		i++
+	}
+}
