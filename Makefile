@@ -23,7 +23,7 @@ deps: ## Download the Go modules (quiet; first run only)
 
 .PHONY: lint
 lint: deps ## go vet and a gofmt check
-	@$(STEP) "go vet ./..." "first run compiles every dependency: about 5 minutes on 2 cores; then seconds" $(GO) vet $(PKGS)
+	@$(STEP) "go vet ./..." "first run compiles every dependency: 3 to 5 minutes on 2 cores; then seconds" $(GO) vet $(PKGS)
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
@@ -34,18 +34,18 @@ test: test-intro lint test-unit test-e2e ## Vet, format check, unit tests and th
 test-intro:
 	@echo "make test: go vet and gofmt, the unit tests, then the e2e suite against a real"
 	@echo "kube-apiserver and etcd on loopback. On a fresh 2-core machine the first run takes"
-	@echo "about 20 minutes (modules, compiling, and building kube-apiserver and etcd once"
-	@echo "into ~/.cache/meshguard); later runs take about 2 minutes."
+	@echo "about 9 minutes, up to 20 on a busy one (modules, compiling, and building"
+	@echo "kube-apiserver and etcd once into ~/.cache/meshguard); later runs take about 2 minutes."
 
 .PHONY: test-unit
 test-unit: deps ## Unit, golden, conformance, chart and fuzz-corpus tests
-	@$(STEP) "unit tests" "first run about 1.5 minutes; then about 30 seconds" $(GO) test -count=1 $(PKGS)
+	@$(STEP) "unit tests" "first run 1 to 1.5 minutes; then about 30 seconds" $(GO) test -count=1 $(PKGS)
 
 .PHONY: test-e2e
-test-e2e: ## e2e suite against a local kube-apiserver + etcd (built from source once per machine, 7-12 min)
+test-e2e: ## e2e suite against a local kube-apiserver + etcd (built from source once per machine, 4-12 min)
 	@# Build (or find cached) kube-apiserver and etcd first, outside the test timeout:
 	@# on a fresh machine this takes minutes; afterwards it returns at once.
-	@$(STEP) "kube-apiserver and etcd for the e2e suite" "built once per machine, 7 to 12 minutes on 2 cores; then cached" bash hack/build-control-plane.sh >/dev/null
+	@$(STEP) "kube-apiserver and etcd for the e2e suite" "built once per machine, 4 to 12 minutes on 2 cores; then cached" bash hack/build-control-plane.sh >/dev/null
 	@$(STEP) "e2e suite on a local control plane" "about 1.5 minutes" $(GO) test -tags e2e -count=1 -p 1 -timeout 30m ./e2e/... ./hack/demo/
 
 .PHONY: fuzz
@@ -64,10 +64,10 @@ docs: build ## Regenerate docs/rules.md from the rule catalogue
 	$(BIN) rules -o markdown > docs/rules.md
 
 .PHONY: demo
-demo: ## Local control plane + meshguard; apply examples/ with kubectl (first run builds kube-apiserver/etcd, 7-12 min)
+demo: ## Local control plane + meshguard; apply examples/ with kubectl (first run builds kube-apiserver/etcd, 4-12 min)
 	@# Built, then run (not `go run`): go run exits 1 after Ctrl-C even when the demo
 	@# stopped everything cleanly. DEMO_FLAGS e.g. -no-wait, -dir /tmp/demo.
-	@$(STEP) "building the demo" "first run compiles every dependency: about 5 minutes on 2 cores; then seconds" $(GO) build -o bin/demo ./hack/demo
+	@$(STEP) "building the demo" "first run compiles every dependency: 3 to 5 minutes on 2 cores; then seconds" $(GO) build -o bin/demo ./hack/demo
 	bin/demo $(DEMO_FLAGS)
 
 # helm for chart-lint: built once from the module proxy into a per-machine cache,

@@ -35,8 +35,8 @@ stage() {
 }
 
 if [ ! -x "$OUT/kube-apiserver" ]; then
-  # Measured on a 2-core VM with empty Go caches: ~15 s download, 6-11 min compile.
-  log "kube-apiserver v${KUBE_VERSION} is not cached: building it once for this machine (6 to 11 minutes on 2 cores)"
+  # Measured on a 2-core VM with empty Go caches: ~15 s download, 3.5-11 min compile.
+  log "kube-apiserver v${KUBE_VERSION} is not cached: building it once for this machine (3 to 11 minutes on 2 cores)"
   work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
   staging="0.${KUBE_VERSION#1.}"
   resolve() ( cd "$work" && go mod download -json "k8s.io/kubernetes@v${KUBE_VERSION}" >"$work/kube.json" )

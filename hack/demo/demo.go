@@ -98,7 +98,7 @@ func run(ctx context.Context, o options) error {
 func (d *demo) startStack(ctx context.Context) (stop func(), err error) {
 	d.p.heading("Starting a local control plane and meshguard")
 	d.p.note("kube-apiserver and etcd come from a per-machine cache; the first run builds them from")
-	d.p.note("source through the Go module proxy (7 to 12 minutes on 2 cores), later runs start in seconds.")
+	d.p.note("source through the Go module proxy (4 to 12 minutes on 2 cores), later runs start in seconds.")
 	start := time.Now()
 	bin, err := localcp.EnsureBinaries(d.p.prefixed("  build: "))
 	if err != nil {

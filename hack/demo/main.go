@@ -4,7 +4,7 @@
 //	go run ./hack/demo            # or: make demo
 //
 // It starts a local control plane (kube-apiserver and etcd built from source into a
-// per-machine cache the first time, 7 to 12 minutes on 2 cores, then reused; see
+// per-machine cache the first time, 4 to 12 minutes on 2 cores, then reused; see
 // docs/e2e.md), installs the chart in url mode with the real `meshguard serve` beside
 // it, and then:
 //
