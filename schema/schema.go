@@ -8,7 +8,7 @@
 //
 // The CRDs are data, embedded per mesh release under crds/<mesh>-<version>/ and
 // compiled once per Set. Adding a release is adding its files and naming it in
-// Releases.
+// releaseDirs.
 package schema
 
 import (
@@ -41,11 +41,13 @@ import (
 //go:embed crds
 var embedded embed.FS
 
-// Releases are the CRD sets meshguard embeds, by the name --kuma-version and
-// --linkerd-version take, mapped to their directory under crds/.
-var Releases = map[string]string{
-	"kuma-2.14":           "crds/kuma-2.14",
-	"linkerd-edge-26.8.3": "crds/linkerd-edge-26.8.3",
+// releaseDirs maps the CRD sets meshguard embeds, by the name they are loaded with,
+// to their directory under crds/.
+func releaseDirs() map[string]string {
+	return map[string]string{
+		"kuma-2.14":           "crds/kuma-2.14",
+		"linkerd-edge-26.8.3": "crds/linkerd-edge-26.8.3",
+	}
 }
 
 // Set is the compiled CRDs of one or more mesh releases, by group, version and kind.
@@ -61,7 +63,7 @@ type compiled struct {
 	deprecated string         // deprecation warning of a deprecated version
 }
 
-// Load compiles the CRDs of the named releases (keys of Releases). It fails on an
+// Load compiles the CRDs of the named releases ("kuma-2.14", "linkerd-edge-26.8.3"). It fails on an
 // unknown release or a CRD the API server itself would refuse to serve.
 func Load(releases ...string) (*Set, error) {
 	s := &Set{kinds: map[schema.GroupVersionKind]*compiled{}}
@@ -96,7 +98,7 @@ func CRDs(releases ...string) ([]*apiextensionsv1.CustomResourceDefinition, erro
 
 // readRelease parses the embedded CRD files of release r, in file name order.
 func readRelease(r string) (files []string, crds []*apiextensionsv1.CustomResourceDefinition, err error) {
-	dir, ok := Releases[r]
+	dir, ok := releaseDirs()[r]
 	if !ok {
 		return nil, nil, fmt.Errorf("no CRDs for %q; known: %s", r, strings.Join(releaseNames(), ", "))
 	}
@@ -124,7 +126,7 @@ func readRelease(r string) (files []string, crds []*apiextensionsv1.CustomResour
 
 func releaseNames() []string {
 	var out []string
-	for k := range Releases {
+	for k := range releaseDirs() {
 		out = append(out, k)
 	}
 	sort.Strings(out)
