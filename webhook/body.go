@@ -38,7 +38,7 @@ const (
 	// decoded, checked and answered, so a few large or error-laden objects are
 	// answered one after another instead of all at once. On 2 cores more of them
 	// at once would not finish sooner anyway.
-	DefaultRequestWorkBudget = 32 << 20
+	DefaultRequestWorkBudget = 16 << 20
 	// workFactor estimates the memory of answering per body byte: an object read
 	// into unstructured maps, checked and turned into findings allocates ~70 times
 	// its JSON (a 0.5 MB policy with 8,000 errors: 35 MiB), about half of it live.
