@@ -23,7 +23,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -249,11 +248,11 @@ type server struct {
 }
 
 func startServer(ctx context.Context, binary, dir string) (*server, error) {
-	port, err := freePort()
+	port, err := loadtest.FreePort()
 	if err != nil {
 		return nil, err
 	}
-	probes, err := freePort()
+	probes, err := loadtest.FreePort()
 	if err != nil {
 		return nil, err
 	}
@@ -307,13 +306,4 @@ func (s *server) peakRSS() (int64, error) {
 		}
 	}
 	return 0, fmt.Errorf("no VmHWM in /proc/%d/status", s.cmd.Process.Pid)
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }

@@ -60,7 +60,7 @@ func ControllerRuntime(h admission.HandlerFunc) http.Handler { return &crwebhook
 // the certificates in certDir, serving handler on path, and returns its URL once
 // it accepts TLS connections. The server stops when ctx ends.
 func Serve(ctx context.Context, certDir, path string, handler http.Handler) (string, error) {
-	port, err := freePort()
+	port, err := FreePort()
 	if err != nil {
 		return "", err
 	}
@@ -85,7 +85,9 @@ func Serve(ctx context.Context, certDir, path string, handler http.Handler) (str
 	}
 }
 
-func freePort() (int, error) {
+// FreePort returns a loopback TCP port that was free a moment ago, for the servers
+// the load tools start.
+func FreePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err
