@@ -87,7 +87,7 @@ func Lint(docs []Document, o Options) ([]Finding, Summary) {
 // findings between them would be false; documents read as they are form one
 // group, as before rendering existed.
 type stageSets struct {
-	make func() []Stage
+	newStages func() []Stage
 	// proto only summarizes: Summarize reads no added state, so one set serves
 	// every group, concurrently.
 	proto   []Stage
@@ -99,7 +99,7 @@ func (o Options) newStageSets() *stageSets {
 	if o.Stages == nil {
 		return &stageSets{}
 	}
-	return &stageSets{make: o.Stages, proto: o.Stages(), byGroup: map[string][]Stage{}}
+	return &stageSets{newStages: o.Stages, proto: o.Stages(), byGroup: map[string][]Stage{}}
 }
 
 func (s *stageSets) summarizers() []Stage { return s.proto }
@@ -108,7 +108,7 @@ func (s *stageSets) summarizers() []Stage { return s.proto }
 func (s *stageSets) of(key string) []Stage {
 	stages, ok := s.byGroup[key]
 	if !ok {
-		stages = s.make()
+		stages = s.newStages()
 		s.byGroup[key] = stages
 		s.order = append(s.order, key)
 	}
