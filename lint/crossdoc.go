@@ -27,7 +27,15 @@ func (s *rbacStage) Summarize(c Checked) any {
 	if c.Kind == nil || c.Kind.Kind != api.KindMeshTrafficPermission || c.Denied {
 		return nil
 	}
-	p, err := compile.PolicyFromObject(c.Object)
+	// The spec validation built, as the webhook's preview uses it; decoded again
+	// only when there is none.
+	var p compile.Policy
+	var err error
+	if spec, ok := c.Spec.(*api.MeshTrafficPermissionSpec); ok && spec != nil {
+		p, err = compile.PolicyFromSpec(c.Object, spec)
+	} else {
+		p, err = compile.PolicyFromObject(c.Object)
+	}
 	if err != nil {
 		return nil
 	}

@@ -40,6 +40,9 @@ type Checked struct {
 	// Denied is true when validation found errors: the webhook would refuse the
 	// object, so cross-document checks leave it out (it never exists in a cluster).
 	Denied bool
+	// Spec is the typed spec validation built (validate.Result.Spec), so a stage
+	// reads it instead of decoding the object again; nil when there is none.
+	Spec any
 }
 
 // Prepare gives a document the namespace it would get on apply and runs the mutating
@@ -135,7 +138,7 @@ type docResult struct {
 // checkDoc lints one document and lets the stages summarize it while its tree is
 // there.
 func checkDoc(d *Document, o Options, stages []Stage) docResult {
-	fs, kind := lintDoc(d, o)
+	fs, kind, spec := lintDoc(d, o)
 	r := docResult{findings: fs, group: renderKey(d)}
 	if len(stages) == 0 || (kind == nil && (d.Err != nil || d.Object == nil)) {
 		return r
@@ -144,7 +147,7 @@ func checkDoc(d *Document, o Options, stages []Stage) docResult {
 	for _, f := range fs {
 		denied = denied || f.Severity == validate.SeverityError
 	}
-	c := Checked{Doc: d, Object: d.Object, Kind: kind, Denied: denied}
+	c := Checked{Doc: d, Object: d.Object, Kind: kind, Denied: denied, Spec: spec}
 	for i, s := range stages {
 		if v := s.Summarize(c); v != nil {
 			if r.summaries == nil {
@@ -190,29 +193,30 @@ func finish(out []Finding, sets *stageSets, docs int) ([]Finding, Summary) {
 }
 
 // lintDoc checks one document; it returns the registry kind when the document was
-// a guarded object that went through the pipeline.
-func lintDoc(d *Document, o Options) ([]Finding, *api.Kind) {
+// a guarded object that went through the pipeline, and the typed spec validation
+// built for it.
+func lintDoc(d *Document, o Options) ([]Finding, *api.Kind, any) {
 	if d.Err != nil {
 		line := d.ErrLine
 		if line == 0 {
 			line = d.Line
 		}
 		return []Finding{{File: d.File, Line: max(line, 1), Severity: validate.SeverityError,
-			Code: validate.CodeParse, Message: d.Err.Error()}}, nil
+			Code: validate.CodeParse, Message: d.Err.Error()}}, nil, nil
 	}
 	kind, replaced := Prepare(d, o)
 	if kind == nil {
 		if f, ok := unknownKind(d, o.Registry); ok {
-			return []Finding{f}, nil
+			return []Finding{f}, nil, nil
 		}
 		// Namespaces and workloads are not registry kinds, but their Linkerd
 		// annotation is checked (the same check the validating webhook runs).
-		return FindingsFor(d, validate.DefaultInboundPolicy(d.Object), validate.SeverityError), nil
+		return FindingsFor(d, validate.DefaultInboundPolicy(d.Object), validate.SeverityError), nil, nil
 	}
 	res := validate.Validate(d.Object, kind, o.Settings, api.Request{Operation: api.OpCreate})
 	out := FindingsFor(d, res.Errors, validate.SeverityError)
 	out = append(out, FindingsFor(d, replaced, validate.SeverityWarning)...)
-	return append(out, FindingsFor(d, res.Warnings, validate.SeverityWarning)...), kind
+	return append(out, FindingsFor(d, res.Warnings, validate.SeverityWarning)...), kind, res.Spec
 }
 
 // parallel runs fn(0..n-1) on GOMAXPROCS workers and waits for all of them.
