@@ -259,12 +259,20 @@ func UnknownField(p *field.Path, detail string) *field.Error {
 }
 
 func unknownDetail(k string, fields map[string]reflect.Type) string {
-	names := knownNames(fields)
+	return UnknownFieldDetail(k, knownNames(fields))
+}
+
+// UnknownFieldDetail is the MG001 message for key k where names are the fields the
+// schema has there: a suggestion when one is close, else the list.
+func UnknownFieldDetail(k string, names []string) string {
 	switch s := Suggest(k, names); {
 	case s != "" && strings.EqualFold(s, k):
 		return fmt.Sprintf("unknown field %q; did you mean %q? Keys are case-sensitive; the API server drops this one", k, s)
 	case s != "":
 		return fmt.Sprintf("unknown field %q; did you mean %q? The API server drops it", k, s)
+	}
+	if len(names) == 0 {
+		return fmt.Sprintf("unknown field %q; the API server drops it", k)
 	}
 	return fmt.Sprintf("unknown field %q; the API server drops it. Known fields: %s", k, strings.Join(names, ", "))
 }

@@ -2,8 +2,11 @@ package api
 
 import (
 	"fmt"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/meshguard/meshguard/schema"
 )
 
 // Mode is how the Kuma control plane beside meshguard is deployed.
@@ -34,11 +37,31 @@ type Settings struct {
 	SystemNamespace string
 	DefaultMesh     string
 	Sugar           Sugar
+	// KumaVersion is the Kuma release whose CRDs the cluster serves ("2.14"): its
+	// schemas are the first layer of validation, as the API server applies them.
+	KumaVersion string
+	// Schemas are the compiled CRDs of KumaVersion (see LoadSchemas). Every door
+	// loads them; nil skips the schema layer, which only engine unit tests of the
+	// later layers do.
+	Schemas *schema.Set
 }
 
 // DefaultSettings are the flag defaults: a standalone zone with Kuma's namespace.
+// Schemas stay nil until LoadSchemas: compiling CRDs costs tens of milliseconds.
 func DefaultSettings() Settings {
-	return Settings{Mode: ModeStandalone, SystemNamespace: DefaultSystemNS, DefaultMesh: DefaultMeshName, Sugar: SugarExpand}
+	return Settings{Mode: ModeStandalone, SystemNamespace: DefaultSystemNS, DefaultMesh: DefaultMeshName,
+		Sugar: SugarExpand, KumaVersion: schema.DefaultKumaVersion}
+}
+
+// LoadSchemas compiles the CRDs of KumaVersion into Schemas, once per process: the
+// doors call it after Check.
+func (s *Settings) LoadSchemas() error {
+	set, err := schema.Load(schema.KumaRelease(s.KumaVersion))
+	if err != nil {
+		return err
+	}
+	s.Schemas = set
+	return nil
 }
 
 // Check reports settings that cannot work together, so both doors fail at start-up
@@ -66,6 +89,9 @@ func (s Settings) Check() error {
 	}
 	if s.DefaultMesh == "" {
 		return fmt.Errorf("--default-mesh must not be empty")
+	}
+	if !schema.KnowsKuma(s.KumaVersion) {
+		return fmt.Errorf("--kuma-version must be one of %s (got %q)", strings.Join(schema.KumaVersions(), ", "), s.KumaVersion)
 	}
 	return nil
 }

@@ -50,6 +50,32 @@ func releaseDirs() map[string]string {
 	}
 }
 
+// DefaultKumaVersion is the Kuma release whose CRDs meshguard checks against unless
+// told otherwise (--kuma-version).
+const DefaultKumaVersion = "2.14"
+
+// KumaRelease names the embedded CRD set of a Kuma version ("2.14" → "kuma-2.14").
+func KumaRelease(version string) string { return "kuma-" + version }
+
+// KumaVersions lists the Kuma versions whose CRDs are embedded, sorted, for flag help
+// and errors.
+func KumaVersions() []string {
+	var out []string
+	for name := range releaseDirs() {
+		if v, ok := strings.CutPrefix(name, "kuma-"); ok {
+			out = append(out, v)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// KnowsKuma reports whether the CRDs of Kuma version are embedded.
+func KnowsKuma(version string) bool {
+	_, ok := releaseDirs()[KumaRelease(version)]
+	return ok
+}
+
 // Set is the compiled CRDs of one or more mesh releases, by group, version and kind.
 type Set struct {
 	kinds map[schema.GroupVersionKind]*compiled
@@ -264,4 +290,73 @@ func apiServerCopy(obj map[string]any) (map[string]any, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// FieldsAt lists the fields the schema of gvk allows in the object at path (a field
+// path as pruning reports it, "spec.to[0].default"), sorted; nil when the path leaves
+// the schema. It lets a door suggest the field a user meant when the API server would
+// drop a key.
+func (s *Set) FieldsAt(gvk schema.GroupVersionKind, path string) []string {
+	c := s.kinds[gvk]
+	if c == nil {
+		return nil
+	}
+	st := c.structural
+	for _, step := range pathSteps(path) {
+		switch {
+		case st == nil:
+			return nil
+		case step == "[]" && st.Items != nil:
+			st = st.Items
+		case step == "[]" || st.Properties == nil:
+			if st.AdditionalProperties == nil {
+				return nil
+			}
+			st = st.AdditionalProperties.Structural
+		default:
+			p, ok := st.Properties[step]
+			if !ok {
+				return nil
+			}
+			st = &p
+		}
+	}
+	if st == nil || len(st.Properties) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(st.Properties))
+	for k := range st.Properties {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// pathSteps splits "spec.to[0].default" into "spec", "to", "[]", "default"; a map
+// key ("tags[kuma.io/service]") is a "[]" step too.
+func pathSteps(p string) []string {
+	var out []string
+	for p != "" {
+		i := strings.IndexAny(p, ".[")
+		switch {
+		case i < 0:
+			return append(out, p)
+		case p[i] == '.':
+			if i > 0 {
+				out = append(out, p[:i])
+			}
+			p = p[i+1:]
+		default:
+			if i > 0 {
+				out = append(out, p[:i])
+			}
+			end := strings.IndexByte(p[i:], ']')
+			if end < 0 {
+				return append(out, "[]")
+			}
+			out = append(out, "[]")
+			p = strings.TrimPrefix(p[i+end+1:], ".")
+		}
+	}
+	return out
 }

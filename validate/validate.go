@@ -60,6 +60,7 @@ func Validate(obj *unstructured.Unstructured, kind *api.Kind, s api.Settings, re
 	v.labelMap = labels
 	switch kind.Family {
 	case api.FamilyKuma:
+		v.schemaAnswered = v.schemaLayer(obj)
 		v.kumaLabels(obj)
 		v.kumaSpec(obj.Object["spec"])
 	case api.FamilyLinkerd:
@@ -80,6 +81,9 @@ type validator struct {
 	role api.PolicyRole
 	// spec is the raw spec, to tell "absent" from "present but unusable".
 	spec map[string]any
+	// schemaAnswered is set when the kind's CRD checked the object (layer 1), whose
+	// findings then replace the hand-written structural check's.
+	schemaAnswered bool
 }
 
 func (v *validator) err(e *field.Error, code string) {
@@ -170,6 +174,9 @@ func (v *validator) structure(spec map[string]any, p *field.Path) map[string]any
 	filtered := make(map[string]any, len(spec))
 	for k, val := range spec {
 		if sec, known := sectionOf(k); known && !v.kind.Sections.Has(sec) {
+			if v.schemaAnswered {
+				continue
+			}
 			v.warn(field.Forbidden(p.Child(k), fmt.Sprintf("%s has no %q section; the API server drops it. %s",
 				v.kind.Kind, k, sectionHint(v.kind))), api.CodeUnknownField)
 			continue
@@ -177,8 +184,7 @@ func (v *validator) structure(spec map[string]any, p *field.Path) map[string]any
 		filtered[k] = val
 	}
 	cr := api.Check(t, filtered, p)
-	v.res.Errors = append(v.res.Errors, cr.Errors...)
-	v.res.Warnings = append(v.res.Warnings, cr.Warnings...)
+	v.structural(cr)
 	clean, _ := cr.Clean.(map[string]any)
 	if v.kind.Conf != nil && clean != nil {
 		for _, sec := range []string{"to", "from", "rules"} {
@@ -189,13 +195,22 @@ func (v *validator) structure(spec map[string]any, p *field.Path) map[string]any
 					continue
 				}
 				c := api.Check(v.kind.Conf, m["default"], p.Child(sec).Index(i).Child("default"))
-				v.res.Errors = append(v.res.Errors, c.Errors...)
-				v.res.Warnings = append(v.res.Warnings, c.Warnings...)
+				v.structural(c)
 				m["default"] = c.Clean
 			}
 		}
 	}
 	return clean
+}
+
+// structural reports the hand-written check's findings unless the CRD schema already
+// answered for the object.
+func (v *validator) structural(cr api.CheckResult) {
+	if v.schemaAnswered {
+		return
+	}
+	v.res.Errors = append(v.res.Errors, cr.Errors...)
+	v.res.Warnings = append(v.res.Warnings, cr.Warnings...)
 }
 
 func sectionOf(k string) (api.Section, bool) {

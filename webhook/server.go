@@ -142,6 +142,11 @@ func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) erro
 	if err := o.Check(); err != nil {
 		return err
 	}
+	if o.Settings.Schemas == nil {
+		if err := o.Settings.LoadSchemas(); err != nil {
+			return err
+		}
+	}
 	ctrl.SetLogger(log)
 	if o.Offline {
 		c := offlineConfig

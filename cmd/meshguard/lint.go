@@ -59,6 +59,9 @@ func (o *lintOptions) engine() (lint.Options, error) {
 	if o.namespace == "" {
 		return lint.Options{}, usageErr("--namespace must not be empty")
 	}
+	if err := o.settings.LoadSchemas(); err != nil {
+		return lint.Options{}, err
+	}
 	return lint.Options{Settings: o.settings, Namespace: o.namespace, Registry: api.DefaultRegistry(),
 		Stages: lint.CrossDocument(o.settings, o.namespace)}, nil
 }

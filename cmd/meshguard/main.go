@@ -9,11 +9,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/schema"
 )
 
 // Exit codes shared by every subcommand.
@@ -96,6 +98,7 @@ func settingsFlags(fs *pflag.FlagSet, st *api.Settings) {
 	fs.StringVar(&st.SystemNamespace, "system-namespace", st.SystemNamespace, "the mesh's system namespace; policies there have role system")
 	fs.StringVar(&st.DefaultMesh, "default-mesh", st.DefaultMesh, "mesh for objects without a kuma.io/mesh label")
 	fs.StringVar((*string)(&st.Sugar), "sugar", string(st.Sugar), "expand: write implied spec defaults (targetRef Mesh, namespaces); keep: add labels only")
+	fs.StringVar(&st.KumaVersion, "kuma-version", st.KumaVersion, "the Kuma release the cluster runs ("+strings.Join(schema.KumaVersions(), ", ")+"); objects are checked against its CRDs as the API server checks them")
 }
 
 func usageErr(format string, a ...any) error {

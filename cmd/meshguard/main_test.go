@@ -253,7 +253,7 @@ spec:
   targetRef: {kind: Mesh}
   from:
     - targetRef: {kind: Mesh}
-      default: {action: DENY}
+      default: {action: Deny}
 ---
 apiVersion: kuma.io/v1alpha1
 kind: MeshTrafficPermission
@@ -262,7 +262,7 @@ spec:
   targetRef: {kind: MeshService, name: backend}
   from:
     - targetRef: {kind: MeshSubset, tags: {env: dev}}
-      default: {action: ALLOW}
+      default: {action: Allow}
 ---
 apiVersion: kuma.io/v1alpha1
 kind: MeshTrafficPermission

@@ -20,7 +20,7 @@ spec:
   targetRef: {kind: Mesh}
   from:
     - targetRef: {kind: Mesh}
-      default: {action: DENY}
+      default: {action: Deny}
 ---
 apiVersion: v1
 kind: Namespace

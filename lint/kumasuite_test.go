@@ -1,0 +1,234 @@
+package lint
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/meshguard/meshguard/api"
+)
+
+// kumaSuite is Kuma 2.14.3's own validator test tables as manifests (see its README).
+const kumaSuite = "../validate/testdata/conformance/kuma-validators-2.14"
+
+// conformanceDoc lists, between the markers below, every case of the suite where
+// meshguard's answer differs from Kuma's, with the reason.
+const conformanceDoc = "../docs/conformance.md"
+
+var suiteKind = flag.String("suite-kind", "", "TestKumaValidatorSuite: print only the differences of this kind")
+
+// suiteCase is one entry of cases.json.
+type suiteCase struct {
+	File        string   `json:"file"`
+	Kind        string   `json:"kind"`
+	Description string   `json:"description"`
+	Expect      string   `json:"expect"`
+	Fields      []string `json:"fields"`
+}
+
+// TestKumaValidatorSuite lints every manifest of Kuma's validator suite on its own, as
+// the suite's README says, and holds the differences against the list in
+// docs/conformance.md: a difference that is not listed, or a listed one that no longer
+// happens, fails the test. It also prints the two figures the README defines.
+func TestKumaValidatorSuite(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join(kumaSuite, "cases.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var suite struct {
+		Cases []suiteCase `json:"cases"`
+	}
+	if err := json.Unmarshal(raw, &suite); err != nil {
+		t.Fatal(err)
+	}
+	s := api.DefaultSettings()
+	s.SystemNamespace = "kuma-system"
+	if err := s.LoadSchemas(); err != nil {
+		t.Fatal(err)
+	}
+	o := Options{Settings: s, Namespace: "default", Registry: api.DefaultRegistry()}
+	got := map[string]string{} // "NNN: difference" → case description
+	agree, fieldsFound, fieldsAll := 0, 0, 0
+	for _, c := range suite.Cases {
+		fs, _, _ := Run([]string{filepath.Join(kumaSuite, c.File)}, nil, LoadOptions{}, o, nil)
+		diffs, found, all := compareSuiteCase(c, fs)
+		fieldsFound += found
+		fieldsAll += all
+		if !strings.HasPrefix(strings.Join(diffs, ""), "verdict") {
+			agree++
+		}
+		for _, d := range diffs {
+			got[c.File[:3]+": "+d] = c.Kind + ": " + c.Description
+		}
+	}
+	t.Logf("%d/%d Kuma validator verdicts agree; %d/%d Kuma violation fields found", agree, len(suite.Cases), fieldsFound, fieldsAll)
+	listed := listedSuiteDiffs(t)
+	var missing, stale []string
+	for d, desc := range got {
+		if _, ok := listed[d]; !ok && (*suiteKind == "" || strings.HasPrefix(desc, *suiteKind+":")) {
+			missing = append(missing, fmt.Sprintf("| %s | %s | %s |", strings.Replace(d, ": ", " | ", 1), desc, "(reason)"))
+		}
+	}
+	for d := range listed {
+		if _, ok := got[d]; !ok {
+			stale = append(stale, d)
+		}
+	}
+	sort.Strings(missing)
+	sort.Strings(stale)
+	if len(missing) > 0 {
+		t.Errorf("%d differences from Kuma's validators are not listed in docs/conformance.md (add a row with the reason, or fix meshguard):\n%s", len(missing), strings.Join(missing, "\n"))
+	}
+	if len(stale) > 0 {
+		t.Errorf("docs/conformance.md lists differences that no longer happen (remove the rows):\n%s", strings.Join(stale, "\n"))
+	}
+}
+
+// compareSuiteCase returns the differences of one case ("verdict: Kuma valid, meshguard
+// invalid (CODE field)", "missed spec.x.y"), and the Kuma fields found and counted.
+func compareSuiteCase(c suiteCase, fs []Finding) (diffs []string, found, all int) {
+	var errs []Finding
+	for _, f := range fs {
+		if f.Code == "MG000" {
+			return []string{"verdict: meshguard could not read the file"}, 0, distinctCount(c.Fields)
+		}
+		if f.Severity == "error" {
+			errs = append(errs, f)
+		}
+	}
+	invalid := len(errs) > 0
+	switch {
+	case c.Expect == "valid" && invalid:
+		diffs = append(diffs, fmt.Sprintf("verdict: Kuma valid, meshguard invalid (%s %s)", errs[0].Code, errs[0].Field))
+	case c.Expect == "invalid" && !invalid:
+		diffs = append(diffs, "verdict: Kuma invalid, meshguard valid")
+	}
+	if c.Expect != "invalid" {
+		return diffs, 0, 0
+	}
+	seen := map[string]bool{}
+	for _, kf := range c.Fields {
+		if seen[kf] {
+			continue
+		}
+		seen[kf] = true
+		all++
+		want := splitPath(rewriteKumaPath(c.Kind, kf))
+		ok := false
+		for _, e := range errs {
+			if pathsAgree(want, splitPath(e.Field)) {
+				ok = true
+				break
+			}
+		}
+		if ok {
+			found++
+		} else if invalid {
+			diffs = append(diffs, "missed "+kf)
+		}
+	}
+	return diffs, found, all
+}
+
+func distinctCount(fields []string) int {
+	seen := map[string]bool{}
+	for _, f := range fields {
+		seen[f] = true
+	}
+	return len(seen)
+}
+
+// rewriteKumaPath applies the suite README's rewrites.
+func rewriteKumaPath(kind, p string) string {
+	switch kind {
+	case "MeshTrafficPermission":
+		return regexp.MustCompile(`^(spec\.rules\[\d+\])\.(allow|deny|allowWithShadowDeny)`).ReplaceAllString(p, "$1.default.$2")
+	case "MeshMetric":
+		p = strings.Replace(p, "spec.default.backends.backend[", "spec.default.backends[", 1)
+		return strings.Replace(p, "spec.default.applications.application[", "spec.default.applications[", 1)
+	case "MeshRetry":
+		return regexp.MustCompile(`^(spec\.to\[\d+\]\.default)\.conf`).ReplaceAllString(p, "$1")
+	case "MeshFaultInjection":
+		return regexp.MustCompile(`default\.http\.(abort|delay|responseBandwidth)(\[\d+\])`).ReplaceAllString(p, "default.http$2.$1")
+	}
+	return p
+}
+
+// splitPath splits a field path into segments; a map key is the same segment quoted
+// or not.
+func splitPath(p string) []string {
+	var out []string
+	for _, part := range strings.Split(p, ".") {
+		// a dot inside brackets (tags["kuma.io/service"]) was split too: rejoin.
+		if n := len(out); n > 0 && strings.Count(out[n-1], "[") > strings.Count(out[n-1], "]") {
+			out[n-1] += "." + part
+			continue
+		}
+		out = append(out, part)
+	}
+	var segs []string
+	for _, part := range out {
+		name, rest, _ := strings.Cut(part, "[")
+		if name != "" {
+			segs = append(segs, name)
+		}
+		for rest != "" {
+			key, after, _ := strings.Cut(rest, "]")
+			segs = append(segs, "["+strings.Trim(key, `"`)+"]")
+			rest = strings.TrimPrefix(after, "[")
+		}
+	}
+	return segs
+}
+
+// pathsAgree is the suite README's rule: equal; or Kuma's is the bare spec and
+// meshguard's is spec or spec.<section>; or one is an ancestor of the other and the
+// shorter has at least two segments.
+func pathsAgree(kuma, ours []string) bool {
+	if len(kuma) == 1 && kuma[0] == "spec" {
+		return len(ours) >= 1 && len(ours) <= 2 && ours[0] == "spec"
+	}
+	short, long := kuma, ours
+	if len(long) < len(short) {
+		short, long = long, short
+	}
+	if len(short) < 2 && len(short) != len(long) {
+		return false
+	}
+	for i := range short {
+		if short[i] != long[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// listedSuiteDiffs reads the table between the suite markers of docs/conformance.md:
+// rows "| NNN | difference | case | reason |".
+func listedSuiteDiffs(t *testing.T) map[string]string {
+	raw, err := os.ReadFile(conformanceDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(raw), "<!-- kuma-validator-suite:begin -->")
+	body, _, ok2 := strings.Cut(rest, "<!-- kuma-validator-suite:end -->")
+	if !ok || !ok2 {
+		t.Fatal("docs/conformance.md has no kuma-validator-suite markers")
+	}
+	out := map[string]string{}
+	for _, line := range strings.Split(body, "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) < 5 || !regexp.MustCompile(`^\s*\d{3}\s*$`).MatchString(cells[1]) {
+			continue
+		}
+		key := strings.TrimSpace(cells[1]) + ": " + strings.Trim(strings.TrimSpace(cells[2]), "`")
+		out[key] = strings.TrimSpace(cells[4])
+	}
+	return out
+}

@@ -1,0 +1,100 @@
+package validate
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/meshguard/meshguard/api"
+)
+
+// schemaLayer is validation's first layer: the object against its kind's CRD, as the
+// API server checks it before any webhook sees the object (pruning, types, enums,
+// patterns, required fields, CEL rules). Schema errors are MG002 errors, fields the
+// API server would drop MG001 warnings. It reports whether the schema answered, in
+// which case the hand-written structural check stays silent (it still cleans the spec
+// so that the later layers can read what is well-typed).
+func (v *validator) schemaLayer(obj *unstructured.Unstructured) bool {
+	set := v.s.Schemas
+	if set == nil {
+		return false
+	}
+	res, ok := set.Check(context.Background(), obj)
+	if !ok {
+		return false
+	}
+	gvk := obj.GroupVersionKind()
+	for _, u := range res.Unknown {
+		parent, key := splitLast(u)
+		p := pathOf(u)
+		v.warn(api.UnknownField(p, api.UnknownFieldDetail(key, set.FieldsAt(gvk, parent))), api.CodeUnknownField)
+	}
+	for _, e := range res.Errors {
+		if e.Detail == "" {
+			e.Detail = fmt.Sprintf("Kuma %s's CRD refuses it", v.s.KumaVersion)
+		}
+		v.err(e, api.CodeWrongType)
+	}
+	for _, w := range res.Warnings {
+		v.warn(field.Invalid(field.NewPath("apiVersion"), obj.GetAPIVersion(), w), CodeDeprecated)
+	}
+	return true
+}
+
+// splitLast splits "spec.to[0].default.x" into "spec.to[0].default" and "x".
+func splitLast(p string) (parent, key string) {
+	i := strings.LastIndexAny(p, ".[")
+	if i < 0 {
+		return "", p
+	}
+	if p[i] == '[' {
+		return p[:i], strings.Trim(p[i:], "[]")
+	}
+	return p[:i], p[i+1:]
+}
+
+// pathOf turns a path string of the API server's library back into a field.Path, so
+// findings of every layer print the same way.
+func pathOf(p string) *field.Path {
+	var out *field.Path
+	for p != "" {
+		i := strings.IndexAny(p, ".[")
+		name := p
+		if i >= 0 {
+			name = p[:i]
+		}
+		if name != "" {
+			if out == nil {
+				out = field.NewPath(name)
+			} else {
+				out = out.Child(name)
+			}
+		}
+		if i < 0 {
+			break
+		}
+		if p[i] == '.' {
+			p = p[i+1:]
+			continue
+		}
+		end := strings.IndexByte(p[i:], ']')
+		if end < 0 {
+			break
+		}
+		key := p[i+1 : i+end]
+		if idx, err := strconv.Atoi(key); err == nil && idx >= 0 {
+			out = out.Index(idx)
+		} else {
+			out = out.Key(key)
+		}
+		p = strings.TrimPrefix(p[i+end+1:], ".")
+	}
+	if out == nil {
+		return field.NewPath("")
+	}
+	return out
+}
