@@ -5,27 +5,67 @@ package api
 // fields: a wrong "unknown field" warning would be worse than none.
 type Free = any
 
-// PolicySpec is the union of the top-level sections of a Kuma targetRef policy. Which
-// sections a kind really has is in its registry entry (Kind.Sections); a section the
-// kind lacks is reported as an unknown field, the way the API server prunes it.
-type PolicySpec struct {
-	TargetRef *TargetRef `json:"targetRef,omitempty"`
-	To        []Item     `json:"to,omitempty"`
-	From      []Item     `json:"from,omitempty"`
-	Rules     []Rule     `json:"rules,omitempty"`
-	Default   Free       `json:"default,omitempty"`
+// Policy is the shape every Kuma targetRef policy shares; C is the kind's conf, the
+// type of the `default` of its to/from/rules items (or of its single `default`).
+// Which sections a kind really has is in its registry entry (Kind.Sections); the CRD
+// schema prunes the others. A kind's typed spec is Policy of its conf
+// (`type MeshTimeoutSpec = Policy[MeshTimeoutConf]`), so the rules every policy
+// shares and the kind's own rules read the same decoded value.
+type Policy[C any] struct {
+	TargetRef *TargetRef  `json:"targetRef,omitempty"`
+	To        []ItemOf[C] `json:"to,omitempty"`
+	From      []ItemOf[C] `json:"from,omitempty"`
+	Rules     []RuleOf[C] `json:"rules,omitempty"`
+	Default   *C          `json:"default,omitempty"`
 }
 
-// Item is one element of a `to` or `from` list.
-type Item struct {
+// ItemOf is one element of a `to` or `from` list; Default is nil when absent.
+type ItemOf[C any] struct {
 	TargetRef *TargetRef `json:"targetRef,omitempty"`
-	Default   Free       `json:"default,omitempty"`
+	Default   *C         `json:"default,omitempty"`
 }
 
-// Rule is one element of an inbound `rules` list (Kuma 2.10+).
-type Rule struct {
+// RuleOf is one element of an inbound `rules` list (Kuma 2.10+).
+type RuleOf[C any] struct {
 	Matches Free `json:"matches,omitempty"`
-	Default Free `json:"default,omitempty"`
+	Default *C   `json:"default,omitempty"`
+}
+
+// PolicySpec is the spec of a kind whose conf is not modelled field by field.
+type PolicySpec = Policy[Free]
+
+// Targeted is what the rules every policy shares read, whatever the kind's conf.
+type Targeted interface {
+	// Top is the top-level targetRef, nil when absent.
+	Top() *TargetRef
+	// ToRefs and FromRefs are the targetRefs of the to and from items, nil where an
+	// item has none.
+	ToRefs() []*TargetRef
+	FromRefs() []*TargetRef
+	// HasConf reports whether the spec configures anything: items, rules or a default.
+	HasConf() bool
+}
+
+// Top implements Targeted.
+func (p *Policy[C]) Top() *TargetRef { return p.TargetRef }
+
+// ToRefs implements Targeted.
+func (p *Policy[C]) ToRefs() []*TargetRef { return itemRefs(p.To) }
+
+// FromRefs implements Targeted.
+func (p *Policy[C]) FromRefs() []*TargetRef { return itemRefs(p.From) }
+
+// HasConf implements Targeted.
+func (p *Policy[C]) HasConf() bool {
+	return len(p.To) > 0 || len(p.From) > 0 || len(p.Rules) > 0 || p.Default != nil
+}
+
+func itemRefs[C any](items []ItemOf[C]) []*TargetRef {
+	out := make([]*TargetRef, len(items))
+	for i := range items {
+		out[i] = items[i].TargetRef
+	}
+	return out
 }
 
 // MeshTrafficPermissionSpec covers both generations of MeshTrafficPermission: the

@@ -105,28 +105,28 @@ func without(all, drop []api.RefKind) []api.RefKind {
 	return out
 }
 
-// policy runs the generic rules of a PolicySpec kind.
-func (v *validator) policy(s *api.PolicySpec, p *field.Path) {
-	v.top(s.TargetRef, p)
-	tk := topKind(s.TargetRef)
-	for i, it := range s.To {
+// policy runs the rules every targetRef policy shares on a kind's typed spec.
+func (v *validator) policy(s api.Targeted, p *field.Path) {
+	v.top(s.Top(), p)
+	tk := topKind(s.Top())
+	for i, r := range s.ToRefs() {
 		ip := p.Child("to").Index(i).Child("targetRef")
-		if it.TargetRef == nil {
+		if r == nil {
 			v.err(field.Required(ip, "each 'to' item needs a targetRef naming the destination"), CodeRefField)
 			continue
 		}
-		v.ref(*it.TargetRef, ip, placeTo, v.kind.ToKinds(tk), CodeToKind)
+		v.ref(*r, ip, placeTo, v.kind.ToKinds(tk), CodeToKind)
 	}
-	for i, it := range s.From {
-		if it.TargetRef == nil {
+	for i, r := range s.FromRefs() {
+		if r == nil {
 			continue // implied Mesh (Kuma's policy-on-namespace MADR sugar)
 		}
 		ip := p.Child("from").Index(i).Child("targetRef")
-		if v.ref(*it.TargetRef, ip, placeFrom, v.kind.From, CodeFromKind) {
-			v.deprecatedRef(*it.TargetRef, ip, placeFrom)
+		if v.ref(*r, ip, placeFrom, v.kind.From, CodeFromKind) {
+			v.deprecatedRef(*r, ip, placeFrom)
 		}
 	}
-	v.requireSomething(len(s.To) > 0 || len(s.From) > 0 || len(s.Rules) > 0 || s.Default != nil, p)
+	v.requireSomething(s.HasConf(), p)
 }
 
 // requireSomething reports a policy that configures nothing at all.

@@ -143,27 +143,27 @@ func (v *validator) kumaSpec(raw any) {
 	if !v.system() {
 		v.roleRules(rr, shape, p)
 	}
-	switch typed := v.kind.NewSpec().(type) {
+	typed := v.kind.NewSpec()
+	if api.Decode(clean, typed) != nil {
+		return
+	}
+	v.res.Spec = typed
+	v.kumaRules(typed, p)
+}
+
+// kumaRules runs the rules of a Kuma kind on its typed spec: the rules every policy
+// shares, then the kind's own (one file per kind). A kind with a typed spec of its own
+// adds one case here, before the generic one.
+func (v *validator) kumaRules(spec any, p *field.Path) {
+	switch s := spec.(type) {
 	case *api.MeshTrafficPermissionSpec:
-		if api.Decode(clean, typed) == nil {
-			v.res.Spec = typed
-			v.mtp(typed, p)
-		}
+		v.mtp(s, p)
 	case *api.MeshHTTPRouteSpec:
-		if api.Decode(clean, typed) == nil {
-			v.res.Spec = typed
-			v.httpRoute(typed, p)
-		}
+		v.httpRoute(s, p)
 	case *api.MeshTCPRouteSpec:
-		if api.Decode(clean, typed) == nil {
-			v.res.Spec = typed
-			v.tcpRoute(typed, p)
-		}
-	case *api.PolicySpec:
-		if api.Decode(clean, typed) == nil {
-			v.res.Spec = typed
-			v.policy(typed, p)
-		}
+		v.tcpRoute(s, p)
+	case api.Targeted:
+		v.policy(s, p)
 	}
 }
 
