@@ -159,5 +159,5 @@ func KnownKumaResources() []string {
 // DefaultRegistry is the registry the product uses: every guarded kind. The first
 // entry of a kind is its storage version (see Registry.StorageVersion).
 func DefaultRegistry() *Registry {
-	return NewRegistry(append(KumaKinds(), LinkerdKinds()...)...)
+	return NewRegistry(append(append(KumaKinds(), KumaResourceKinds()...), LinkerdKinds()...)...)
 }

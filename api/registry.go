@@ -83,6 +83,16 @@ type Kind struct {
 	Deprecated string
 	// Summary is one line for `meshguard rules`, the docs and the chart.
 	Summary string
+	// Resource marks a Kuma resource that is not a targetRef policy (Mesh,
+	// MeshService, ...): no sections, role or sugar.
+	Resource bool
+	// MeshScoped marks resources that belong to a mesh (the kuma.io/mesh label);
+	// ZoneProvided those a zone creates, which get the zone origin labels there.
+	MeshScoped   bool
+	ZoneProvided bool
+	// ClusterScoped marks kinds whose objects have no namespace (Mesh, MeshGateway):
+	// the linter gives them none, as `kubectl apply -n` does not.
+	ClusterScoped bool
 	// Watched marks kinds whose stored objects the webhook reads from an informer
 	// cache (previews and the Server conflict check); the chart's ClusterRole is
 	// generated from it (see Registry.Watched), so a new cache cannot lack RBAC.

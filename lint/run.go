@@ -57,7 +57,7 @@ func Prepare(d *Document, o Options) (*api.Kind, field.ErrorList) {
 	if kind == nil {
 		return nil, nil
 	}
-	if d.Object.GetNamespace() == "" {
+	if d.Object.GetNamespace() == "" && !kind.ClusterScoped {
 		if meta, ok := d.Object.Object["metadata"].(map[string]any); ok {
 			meta["namespace"] = o.Namespace
 		}

@@ -40,7 +40,7 @@ func (v *validator) kumaLabels(obj *unstructured.Unstructured) {
 	if v.req.Privileged {
 		return
 	}
-	if v.s.Mode == api.ModeGlobal && v.ns != "" && v.ns != v.s.SystemNamespace {
+	if v.s.Mode == api.ModeGlobal && v.ns != "" && v.ns != v.s.SystemNamespace && !v.kind.Resource {
 		v.err(field.Forbidden(field.NewPath("metadata", "namespace"), fmt.Sprintf(
 			"on a global control plane policies can only be created in the system namespace %q; move the policy to %q or apply it on a zone",
 			v.s.SystemNamespace, v.s.SystemNamespace)), CodeGlobalNamespace)
@@ -50,7 +50,7 @@ func (v *validator) kumaLabels(obj *unstructured.Unstructured) {
 		v.err(field.Invalid(labelPath(api.LabelNamespace), nsLabel, fmt.Sprintf(
 			"must be the policy's namespace %q; remove the label and let the webhook set it", v.ns)), CodeOwnedLabel)
 	}
-	if role, ok := l[api.LabelPolicyRole]; ok {
+	if role, ok := l[api.LabelPolicyRole]; ok && !v.kind.Resource {
 		spec, _ := obj.Object["spec"].(map[string]any)
 		rr := api.ComputeRole(api.ShapeOf(spec), v.ns, v.s.SystemNamespace)
 		if rr.OK() && role != string(rr.Role) {

@@ -62,7 +62,11 @@ func Validate(obj *unstructured.Unstructured, kind *api.Kind, s api.Settings, re
 	case api.FamilyKuma:
 		v.schemaAnswered = v.schemaLayer(obj)
 		v.kumaLabels(obj)
-		v.kumaSpec(obj.Object["spec"])
+		if kind.Resource {
+			v.kumaResource(obj.Object["spec"])
+		} else {
+			v.kumaSpec(obj.Object["spec"])
+		}
 	case api.FamilyLinkerd:
 		v.linkerdSpec(obj.Object["spec"])
 	}
