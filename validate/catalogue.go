@@ -11,6 +11,7 @@ const (
 	CodeParse           = "MG000"
 	CodeMetadata        = "MG003"
 	CodeUnknownKind     = "MG004"
+	CodeUnservedKind    = "MG005"
 	CodeMeshName        = "MG010"
 	CodeMeshChanged     = "MG011"
 	CodeOwnedLabel      = "MG012"
@@ -85,7 +86,8 @@ func Catalogue() []RuleDoc {
 		{Code: api.CodeUnknownField, Severity: SeverityWarning, Summary: "a field the kind's CRD does not have; the API server drops it (and `kubectl apply`, which validates fields strictly, refuses the object)", Bad: mtHead + "spec:\n  targetRef:\n    kind: Mesh\n  to:\n    - targetRef:\n        kind: Mesh\n      default:\n        connectTimeout: 5s\n", Good: mtGood},
 		{Code: api.CodeWrongType, Severity: SeverityError, Summary: "the kind's CRD refuses the object, as the API server would before any webhook: a wrong type, a value outside an enum, pattern or bounds, a missing required field, a CEL rule (Kuma's CRDs of --kuma-version)", Bad: mtHead + "spec:\n  to: Mesh\n", Good: mtGood},
 		{Code: CodeMetadata, Severity: SeverityError, Summary: "metadata or metadata.name is missing", Bad: "apiVersion: kuma.io/v1alpha1\nkind: MeshTimeout\nmetadata:\n  namespace: kuma-system\nspec:\n  to:\n    - targetRef:\n        kind: Mesh\n      default:\n        idleTimeout: 1h\n", Good: mtGood},
-		{Code: CodeUnknownKind, Severity: SeverityWarning, Summary: "a kuma.io or policy.linkerd.io kind meshguard does not know (a typo?); it is not checked", Bad: "apiVersion: kuma.io/v1alpha1\nkind: MeshTimout\nmetadata:\n  name: t\n  namespace: kuma-system\nspec: {}\n", Good: mtGood},
+		{Code: CodeUnknownKind, Severity: SeverityWarning, Summary: "a policy.linkerd.io kind meshguard does not know (a typo?); it is not checked", Bad: "apiVersion: policy.linkerd.io/v1beta3\nkind: Sever\nmetadata:\n  name: web\n  namespace: web-ns\nspec: {}\n", Good: lkServer(lkServerOK)},
+		{Code: CodeUnservedKind, Severity: SeverityError, Summary: "a kuma.io kind or version that Kuma's CRDs (--kuma-version) do not serve (a typo?): the API server refuses it", Bad: "apiVersion: kuma.io/v1alpha1\nkind: MeshTimout\nmetadata:\n  name: t\n  namespace: kuma-system\nspec: {}\n", Good: mtGood},
 		{Code: CodeMeshName, Severity: SeverityError, Summary: "kuma.io/mesh is not a valid mesh name", Bad: labelled("kuma.io/mesh: Prod_Mesh!"), Good: labelled("kuma.io/mesh: prod")},
 		{Code: CodeMeshChanged, Severity: SeverityError, Summary: "kuma.io/mesh changed on UPDATE (webhook only)", Bad: labelled("kuma.io/mesh: other"), Good: mtGood},
 		{Code: CodeOwnedLabel, Severity: SeverityError, Summary: "k8s.kuma.io/namespace or kuma.io/policy-role differs from the computed value (webhook only, when mutation was skipped; the linter recomputes them and reports MG016)", Bad: labelled("kuma.io/policy-role: producer"), Good: mtGood},
