@@ -43,7 +43,7 @@ func (c confRules) timeoutConf(p *field.Path, conf *api.MeshTimeoutConf, top api
 		return
 	}
 	if top == api.RefMeshHTTPRoute {
-		why := "a MeshTimeout that targets a MeshHTTPRoute configures the route's requests; connection timeouts belong in a policy that targets the proxies (Mesh, Dataplane)"
+		why := "a MeshTimeout that targets a MeshHTTPRoute configures the route's requests; connection and stream limits belong in a policy that targets the proxies (Mesh, Dataplane)"
 		c.notWith(p, why, fieldSet("connectionTimeout", conf.ConnectionTimeout), fieldSet("idleTimeout", conf.IdleTimeout))
 		if h := conf.HTTP; h != nil {
 			c.notWith(p.Child("http"), why, fieldSet("maxStreamDuration", h.MaxStreamDuration), fieldSet("maxConnectionDuration", h.MaxConnectionDuration))
@@ -66,10 +66,10 @@ func (c confRules) timeoutConf(p *field.Path, conf *api.MeshTimeoutConf, top api
 	c.nonNegativeDuration(hp.Child("requestHeadersTimeout"), h.RequestHeadersTimeout)
 }
 
-// sourceConditionedTimeouts reports the timeouts Envoy sets per connection or before
-// the client is known, which a rule matching a SPIFFE ID cannot condition.
+// sourceConditionedTimeouts reports the timeouts Envoy sets for a whole listener or
+// connection, which a rule matching a SPIFFE ID cannot condition on the client.
 func (c confRules) sourceConditionedTimeouts(p *field.Path, conf *api.MeshTimeoutConf) {
-	why := "this timeout applies before the client's identity is known, so a rule whose matches contain spiffeID cannot set it; move it to a rule without spiffeID matches"
+	why := "Envoy applies this timeout to the whole listener or connection, so it cannot depend on the client's identity: a rule whose matches contain spiffeID cannot set it; move it to a rule without spiffeID matches"
 	c.notWith(p, why, fieldSet("connectionTimeout", conf.ConnectionTimeout), fieldSet("idleTimeout", conf.IdleTimeout))
 	if h := conf.HTTP; h != nil {
 		c.notWith(p.Child("http"), why, fieldSet("requestHeadersTimeout", h.RequestHeadersTimeout),
