@@ -136,3 +136,28 @@ func TestRegistryIsConsistent(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckIntOrString: int-or-string fields accept a string or a 32-bit integer,
+// and what they accept decodes.
+func TestCheckIntOrString(t *testing.T) {
+	for _, tc := range []struct {
+		in   any
+		good bool
+	}{
+		{"50.5", true}, {int64(60), true}, {float64(3), true}, {int64(1) << 31, false},
+		{1.5, false}, {true, false}, {map[string]any{}, false},
+	} {
+		v := map[string]any{"outlierDetection": map[string]any{"healthyPanicThreshold": tc.in}}
+		r := Check(reflect.TypeOf(MeshCircuitBreakerConf{}), v, field.NewPath("default"))
+		if (len(r.Errors) == 0) != tc.good {
+			t.Errorf("%#v: errors %v, want good=%v", tc.in, r.Errors, tc.good)
+		}
+		var conf MeshCircuitBreakerConf
+		if err := Decode(r.Clean, &conf); err != nil {
+			t.Errorf("%#v: clean value does not decode: %v", tc.in, err)
+		}
+		if tc.good && (conf.OutlierDetection == nil || conf.OutlierDetection.HealthyPanicThreshold == nil) {
+			t.Errorf("%#v: decoded %+v", tc.in, conf.OutlierDetection)
+		}
+	}
+}

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"reflect"
 	"sort"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -76,9 +75,6 @@ type Kind struct {
 	Route bool
 	// NewSpec returns a pointer to the typed spec the kind decodes into.
 	NewSpec func() any
-	// Conf is the Go type of the `default` conf of to/from/rules items (or of the
-	// single `default`); nil means the conf is not modelled field by field.
-	Conf reflect.Type
 	// Deprecated, when set, names the replacement of a deprecated version.
 	Deprecated string
 	// Summary is one line for `meshguard rules`, the docs and the chart.
