@@ -40,10 +40,13 @@ func (v *validator) kumaLabels(obj *unstructured.Unstructured) {
 	if v.req.Privileged {
 		return
 	}
-	if v.s.Mode == api.ModeGlobal && v.ns != "" && v.ns != v.s.SystemNamespace && !v.kind.Resource {
+	if v.s.Mode == api.ModeGlobal && v.ns != "" && v.ns != v.s.SystemNamespace {
 		v.err(field.Forbidden(field.NewPath("metadata", "namespace"), fmt.Sprintf(
-			"on a global control plane policies can only be created in the system namespace %q; move the policy to %q or apply it on a zone",
-			v.s.SystemNamespace, v.s.SystemNamespace)), CodeGlobalNamespace)
+			"on a global control plane %s objects can only be created in the system namespace %q; move the object to %q or apply it on a zone",
+			v.kind.Kind, v.s.SystemNamespace, v.s.SystemNamespace)), CodeGlobalNamespace)
+	}
+	if v.kind.Resource {
+		v.resourceAdmission()
 	}
 	v.origin(l)
 	if nsLabel, ok := l[api.LabelNamespace]; ok && v.ns != "" && nsLabel != v.ns {

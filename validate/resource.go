@@ -1,6 +1,10 @@
 package validate
 
 import (
+	"fmt"
+	"net"
+	"strings"
+
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/meshguard/meshguard/api"
@@ -16,10 +20,18 @@ func (v *validator) kumaResource(raw any) {
 		if raw != nil && !v.schemaAnswered {
 			v.err(field.TypeInvalid(p, api.TypeName(raw), "spec must be an object"), api.CodeWrongType)
 		}
-		return
+		if raw == nil {
+			spec = map[string]any{} // Kuma validates an absent spec as an empty one
+		} else {
+			return
+		}
 	}
 	typed := v.kind.NewSpec()
-	if api.Decode(spec, typed) != nil {
+	if err := api.Decode(spec, typed); err != nil {
+		if _, free := typed.(*api.MeshSpec); free {
+			// The Mesh CRD has no schema for spec: no earlier layer saw the types.
+			v.err(field.Invalid(p, "", fmt.Sprintf("Kuma cannot decode this Mesh spec (%v); fix the field's type", err)), CodeMesh)
+		}
 		return // the schema layer reported the types that do not decode
 	}
 	v.res.Spec = typed
@@ -29,6 +41,55 @@ func (v *validator) kumaResource(raw any) {
 // resourceRules runs the rules of a Kuma resource kind on its typed spec. A kind adds
 // one case here and its rules in validate/kuma_<kind>.go.
 func (v *validator) resourceRules(spec any, p *field.Path) {
-	switch spec.(type) {
+	switch s := spec.(type) {
+	case *api.MeshSpec:
+		v.mesh(s, p)
+	case *api.MeshServiceSpec:
+		v.meshService(s, p)
+	case *api.MeshExternalServiceSpec:
+		v.meshExternalService(s, p)
+	case *api.MeshMultiZoneServiceSpec:
+		v.meshMultiZoneService(s, p)
+	case *api.HostnameGeneratorSpec:
+		v.hostnameGenerator(s, p)
+	case *api.MeshOpenTelemetryBackendSpec:
+		v.meshOpenTelemetryBackend(s, p)
+	case *api.WorkloadSpec:
+		v.workload(s, p)
 	}
 }
+
+// nameLength reports a name longer than Kuma's validator allows for the kind (a
+// resource's display name: on Kubernetes, metadata.name).
+func (v *validator) nameLength(maxLen int, code string) {
+	if len(v.name) > maxLen {
+		v.err(field.TooLong(field.NewPath("metadata", "name"), "", maxLen), code)
+	}
+}
+
+// isIP is an address Go's net package parses as IPv4 or IPv6.
+func isIP(s string) bool { return net.ParseIP(s) != nil }
+
+// isDNSName is Kuma's notion of a host name (the govalidator rule its validators call):
+// not an IP; labels of 1-63 letters, digits, '_' or '-' not starting with '-',
+// separated by dots, an optional final dot; at most 255 characters besides the dots.
+func isDNSName(s string) bool {
+	if s == "" || len(strings.ReplaceAll(s, ".", "")) > 255 || isIP(s) {
+		return false
+	}
+	s = strings.TrimSuffix(s, ".")
+	for _, label := range strings.Split(s, ".") {
+		if len(label) == 0 || len(label) > 63 || label[0] == '-' {
+			return false
+		}
+		for _, c := range label {
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// validPort is a TCP/UDP port number, 1-65535.
+func validPort(p int64) bool { return p >= 1 && p <= 65535 }

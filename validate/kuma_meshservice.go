@@ -1,0 +1,84 @@
+package validate
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/meshguard/meshguard/api"
+)
+
+// maxServiceNameLength bounds the names of MeshService and MeshExternalService: Kuma
+// uses them as DNS labels.
+const maxServiceNameLength = 63
+
+// meshService mirrors Kuma's MeshService validator: a name of at most 63 characters
+// and at most one kind of selector. Kuma's deprecation warnings (a name that is no
+// DNS-1035 label, port names unusable in an SNI) come as warnings.
+func (v *validator) meshService(s *api.MeshServiceSpec, p *field.Path) {
+	v.nameLength(maxServiceNameLength, CodeMeshService)
+	sel := s.Selector
+	set := 0
+	for _, present := range []bool{sel.DataplaneTags != nil, sel.DataplaneRef != nil, sel.DataplaneLabels != nil} {
+		if present {
+			set++
+		}
+	}
+	if set > 1 {
+		v.err(field.Invalid(p.Child("selector"), "", "set only one of dataplaneTags, dataplaneRef or dataplaneLabels; Kuma refuses a MeshService that selects its proxies in two ways"), CodeMeshService)
+	}
+	v.dnsNameDeprecation(CodeMeshService)
+	for i, port := range s.Ports {
+		v.sniPortDeprecation(portName(port.Name, port.Port), p.Child("ports").Index(i), CodeMeshService)
+	}
+}
+
+// portName is the name Kuma gives a port: its name, else its number.
+func portName(name *string, port int32) string {
+	if name != nil {
+		return *name
+	}
+	return strconv.Itoa(int(port))
+}
+
+// dnsNameDeprecation warns, as Kuma does, when a service's name is no DNS-1035 label.
+func (v *validator) dnsNameDeprecation(code string) {
+	if v.name == "" {
+		return
+	}
+	if errs := validation.IsDNS1035Label(v.name); len(errs) > 0 {
+		v.warn(field.Invalid(field.NewPath("metadata", "name"), v.name, fmt.Sprintf(
+			"Kuma deprecates %s names that are not DNS-1035 labels (%s); rename it", v.kind.Kind, strings.Join(errs, "; "))), code)
+	}
+}
+
+// sniPortDeprecation warns, as Kuma does, when a service's SNI for a port would be
+// malformed: Kuma builds it from the mesh, the name, the zone and namespace labels and
+// the port name, each of which must be a DNS-1123 label (no dots, at most 63).
+func (v *validator) sniPortDeprecation(port string, p *field.Path, code string) {
+	mesh := v.labelMap[api.LabelMesh]
+	if mesh == "" {
+		mesh = v.s.DefaultMesh
+	}
+	parts := [][2]string{{"mesh", mesh}, {"name", v.name}}
+	if z := v.labelMap[api.LabelZone]; z != "" {
+		parts = append(parts, [2]string{"zone", z})
+		if ns := v.labelMap[api.LabelNamespace]; ns != "" {
+			parts = append(parts, [2]string{"namespace", ns})
+		}
+	}
+	parts = append(parts, [2]string{"port name", port})
+	var problems []string
+	for _, part := range parts {
+		if msgs := validation.IsDNS1123Label(part[1]); len(msgs) > 0 {
+			problems = append(problems, fmt.Sprintf("%s %q: %s", part[0], part[1], strings.Join(msgs, "; ")))
+		}
+	}
+	if len(problems) > 0 {
+		v.warn(field.Invalid(p, port, fmt.Sprintf("Kuma deprecates an SNI built from these parts (%s); traffic to this port may break in a later Kuma",
+			strings.Join(problems, "; "))), code)
+	}
+}
