@@ -45,8 +45,10 @@ func portName(name *string, port int32) string {
 }
 
 // dnsNameDeprecation warns, as Kuma does, when a service's name is no DNS-1035 label.
+// Kuma computes deprecations only for objects it accepts, so an object with errors
+// gets none.
 func (v *validator) dnsNameDeprecation(code string) {
-	if v.name == "" {
+	if v.name == "" || len(v.res.Errors) > 0 {
 		return
 	}
 	if errs := validation.IsDNS1035Label(v.name); len(errs) > 0 {
@@ -59,6 +61,9 @@ func (v *validator) dnsNameDeprecation(code string) {
 // malformed: Kuma builds it from the mesh, the name, the zone and namespace labels and
 // the port name, each of which must be a DNS-1123 label (no dots, at most 63).
 func (v *validator) sniPortDeprecation(port string, p *field.Path, code string) {
+	if len(v.res.Errors) > 0 {
+		return
+	}
 	mesh := v.labelMap[api.LabelMesh]
 	if mesh == "" {
 		mesh = v.s.DefaultMesh

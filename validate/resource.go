@@ -35,7 +35,31 @@ func (v *validator) kumaResource(raw any) {
 		return // the schema layer reported the types that do not decode
 	}
 	v.res.Spec = typed
+	before := len(v.res.Errors)
 	v.resourceRules(typed, p)
+	v.dropSchemaRepeats(before)
+}
+
+// dropSchemaRepeats removes the kind's rule errors (those from index from on) at a
+// field the schema layer already refused: Kuma's validators re-check some of what its
+// CRDs say (enums, port ranges), and one finding per mistake is enough.
+func (v *validator) dropSchemaRepeats(from int) {
+	refused := map[string]bool{}
+	for _, e := range v.res.Errors[:from] {
+		if e.Origin == api.CodeWrongType {
+			refused[e.Field] = true
+		}
+	}
+	if len(refused) == 0 {
+		return
+	}
+	kept := v.res.Errors[:from]
+	for _, e := range v.res.Errors[from:] {
+		if !refused[e.Field] {
+			kept = append(kept, e)
+		}
+	}
+	v.res.Errors = kept
 }
 
 // resourceRules runs the rules of a Kuma resource kind on its typed spec. A kind adds
@@ -63,7 +87,8 @@ func (v *validator) resourceRules(spec any, p *field.Path) {
 // resource's display name: on Kubernetes, metadata.name).
 func (v *validator) nameLength(maxLen int, code string) {
 	if len(v.name) > maxLen {
-		v.err(field.TooLong(field.NewPath("metadata", "name"), "", maxLen), code)
+		v.err(field.Invalid(field.NewPath("metadata", "name"), v.name, fmt.Sprintf(
+			"Kuma accepts %s names of at most %d characters (this one has %d); shorten it", v.kind.Kind, maxLen, len(v.name))), code)
 	}
 }
 
