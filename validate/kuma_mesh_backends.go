@@ -152,15 +152,23 @@ func (v *validator) meshMetrics(m *api.MeshMetrics, p *field.Path) {
 // providedTLS), filterRegex must compile, aggregate names must be unique.
 func (v *validator) prometheus(raw any, p *field.Path) {
 	var conf struct {
-		SkipMTLS *bool `json:"skipMTLS,omitempty"`
+		Port     *uint32           `json:"port,omitempty"`
+		Path     string            `json:"path,omitempty"`
+		Tags     map[string]string `json:"tags,omitempty"`
+		SkipMTLS *bool             `json:"skipMTLS,omitempty"`
 		TLS      *struct {
 			Mode any `json:"mode,omitempty"`
 		} `json:"tls,omitempty"`
 		Envoy *struct {
 			FilterRegex string `json:"filterRegex,omitempty"`
+			UsedOnly    *bool  `json:"usedOnly,omitempty"`
 		} `json:"envoy,omitempty"`
 		Aggregate []struct {
-			Name string `json:"name,omitempty"`
+			Name    string  `json:"name,omitempty"`
+			Port    *uint32 `json:"port,omitempty"`
+			Path    string  `json:"path,omitempty"`
+			Enabled *bool   `json:"enabled,omitempty"`
+			Address string  `json:"address,omitempty"`
 		} `json:"aggregate,omitempty"`
 	}
 	if !v.meshConf(raw, &conf, p) {
