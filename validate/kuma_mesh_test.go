@@ -49,6 +49,8 @@ func TestMeshRules(t *testing.T) {
 		{"meshServices mode", m("  meshServices:\n    mode: Sometimes\n"), "", []got{e(CodeMesh, "spec.meshServices.mode")}},
 		{"meshServices mode by number", m("  meshServices:\n    mode: 3\n"), "", nil},
 		{"wrong type", m("  mtls: yes\n"), "", []got{e(CodeMesh, "spec")}},
+		{"unknown fields are ignored by Kuma", m("  mtls:\n    enabledbackend: ca-1\n    backends:\n      - name: ca-1\n        type: builtin\n        rotation: {}\n  routing:\n    zoneEgres: true\n"), "",
+			[]got{w(api.CodeUnknownField, "spec.mtls.backends[0].rotation"), w(api.CodeUnknownField, "spec.mtls.enabledbackend"), w(api.CodeUnknownField, "spec.routing.zoneEgres")}},
 		{"name too long", res("Mesh", strings.Repeat("m", 64), "", "  {}\n"), "", []got{e(CodeMesh, "metadata.name")}},
 		{"read-only on a zone", m("  {}\n"), api.ModeZone, []got{e(CodeResourceAdmission, "kind")}},
 	})

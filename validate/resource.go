@@ -3,6 +3,7 @@ package validate
 import (
 	"fmt"
 	"net"
+	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -35,6 +36,11 @@ func (v *validator) kumaResource(raw any) {
 		return // the schema layer reported the types that do not decode
 	}
 	v.res.Spec = typed
+	if _, mesh := typed.(*api.MeshSpec); mesh {
+		for _, f := range api.MeshUnknownFields(spec) {
+			v.warn(field.Invalid(jsonPath(p, f), "", "Kuma does not know this field of a Mesh and ignores it (the Mesh CRD keeps it): check its spelling"), api.CodeUnknownField)
+		}
+	}
 	before := len(v.res.Errors)
 	v.resourceRules(typed, p)
 	v.dropSchemaRepeats(before)
@@ -81,6 +87,26 @@ func (v *validator) resourceRules(spec any, p *field.Path) {
 	case *api.WorkloadSpec:
 		v.workload(s, p)
 	}
+}
+
+// jsonPath extends p by a dotted path with list indexes ("backends[0].name").
+func jsonPath(p *field.Path, dotted string) *field.Path {
+	for _, seg := range strings.Split(dotted, ".") {
+		name, rest, _ := strings.Cut(seg, "[")
+		if name != "" {
+			p = p.Child(name)
+		}
+		for rest != "" {
+			idx, after, _ := strings.Cut(rest, "]")
+			if i, err := strconv.Atoi(idx); err == nil {
+				p = p.Index(i)
+			} else {
+				p = p.Key(idx)
+			}
+			rest = strings.TrimPrefix(after, "[")
+		}
+	}
+	return p
 }
 
 // nameLength reports a name longer than Kuma's validator allows for the kind (a
