@@ -80,6 +80,9 @@ func ApplyChanges(obj *unstructured.Unstructured, kind *api.Kind, s api.Settings
 	if s.Sugar == api.SugarExpand && spec != nil && !kind.Resource {
 		expandSugar(spec, kind, ns, ns == "" || ns == s.SystemNamespace, rec)
 	}
+	if s.Sugar == api.SugarExpand && spec != nil && kind.Kind == string(api.RefMesh) && kind.Group == api.KumaGroup {
+		meshDefaults(spec, rec)
+	}
 	return replaced(set, labels, req), rec.changes
 }
 

@@ -1,6 +1,7 @@
 package defaults
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -219,5 +220,51 @@ spec:
 		if diff := cmp.Diff(before.Object, u.Object); diff != "" {
 			t.Errorf("%s: object changed:\n%s", name, diff)
 		}
+	}
+}
+
+// TestMeshDefaults: with --sugar expand the mutating stage writes the prometheus
+// defaults Kuma's defaulting webhook writes into a Mesh, and only what is absent.
+func TestMeshDefaults(t *testing.T) {
+	in := obj(t, `apiVersion: kuma.io/v1alpha1
+kind: Mesh
+metadata: {name: default}
+spec:
+  metrics:
+    enabledBackend: prom
+    backends:
+      - name: prom
+        type: prometheus
+      - name: prom-2
+        type: prometheus
+        conf: {port: 1234, skipMTLS: true, tags: {team: a}}`)
+	s := api.DefaultSettings()
+	ApplyChanges(in, kindOf(t, in), s, api.Request{Operation: api.OpCreate})
+	want := obj(t, `apiVersion: kuma.io/v1alpha1
+kind: Mesh
+metadata: {name: default, labels: {}}
+spec:
+  metrics:
+    enabledBackend: prom
+    backends:
+      - name: prom
+        type: prometheus
+        conf: {port: 5670, path: /metrics, tags: {kuma.io/service: dataplane-metrics}, tls: {mode: activeMTLSBackend}}
+      - name: prom-2
+        type: prometheus
+        conf: {port: 1234, path: /metrics, skipMTLS: true, tags: {team: a}, tls: {mode: disabled}}`)
+	// numbers: YAML gives float64, the mutating stage int64, as unstructured objects do
+	if w, g := fmt.Sprint(want.Object), fmt.Sprint(in.Object); w != g {
+		t.Errorf("want\n%s\ngot\n%s", w, g)
+	}
+	keep := obj(t, `apiVersion: kuma.io/v1alpha1
+kind: Mesh
+metadata: {name: default}
+spec:
+  metrics:
+    backends: [{name: prom, type: prometheus}]`)
+	s.Sugar = api.SugarKeep
+	if _, changes := ApplyChanges(keep, kindOf(t, keep), s, api.Request{Operation: api.OpCreate}); len(changes) > 1 {
+		t.Errorf("--sugar keep writes no spec values, got %v", changes)
 	}
 }
