@@ -116,7 +116,10 @@ func resourceLabels(labels map[string]string, kind *api.Kind, ns string, s api.S
 	if s.Mode == api.ModeZone && kind.ZoneProvided {
 		zoneOrigin(labels, s)
 	}
-	if ns != "" && labels[api.LabelOrigin] != api.OriginGlobal {
+	// Kuma labels the namespace of locally originated objects: on global every object
+	// that reaches here (zone-originated ones were left alone), on a zone those not
+	// synced from global.
+	if ns != "" && (s.Mode == api.ModeGlobal || labels[api.LabelOrigin] != api.OriginGlobal) {
 		setIfAbsent(labels, api.LabelNamespace, ns)
 	}
 }

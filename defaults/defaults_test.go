@@ -268,3 +268,38 @@ spec:
 		t.Errorf("--sugar keep writes no spec values, got %v", changes)
 	}
 }
+
+// TestResourceLabels checks the labels Kuma's defaulting webhook computes for
+// resources (pkg/core/resources/labels Compute): the mesh of mesh-scoped kinds, the
+// zone origin of kinds a zone provides (MeshGateway too), and the namespace of
+// locally originated objects, which on global includes those marked global.
+func TestResourceLabels(t *testing.T) {
+	cases := []struct {
+		name string
+		s    api.Settings
+		doc  string
+		want map[string]string
+	}{
+		{"MeshService on a zone", zoneSettings(), "kind: MeshService\nmetadata: {name: a, namespace: ns}",
+			map[string]string{"kuma.io/mesh": "default", "kuma.io/origin": "zone", "kuma.io/zone": "zone-1", "kuma.io/env": "kubernetes", "k8s.kuma.io/namespace": "ns"}},
+		{"MeshGateway on a zone", zoneSettings(), "kind: MeshGateway\nmetadata: {name: a}",
+			map[string]string{"kuma.io/mesh": "default", "kuma.io/origin": "zone", "kuma.io/zone": "zone-1", "kuma.io/env": "kubernetes"}},
+		{"MeshMultiZoneService on a zone", zoneSettings(), "kind: MeshMultiZoneService\nmetadata: {name: a, namespace: kuma-system}",
+			map[string]string{"kuma.io/mesh": "default", "k8s.kuma.io/namespace": "kuma-system"}},
+		{"HostnameGenerator marked global, on global", func() api.Settings { s := api.DefaultSettings(); s.Mode = api.ModeGlobal; return s }(),
+			"kind: HostnameGenerator\nmetadata: {name: a, namespace: kuma-system, labels: {kuma.io/origin: global}}",
+			map[string]string{"kuma.io/origin": "global", "k8s.kuma.io/namespace": "kuma-system"}},
+		{"HostnameGenerator marked global, on a standalone zone", api.DefaultSettings(),
+			"kind: HostnameGenerator\nmetadata: {name: a, namespace: kuma-system, labels: {kuma.io/origin: global}}",
+			map[string]string{"kuma.io/origin": "global"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			o := obj(t, "apiVersion: kuma.io/v1alpha1\n"+c.doc+"\nspec: {}")
+			Apply(o, kindOf(t, o), c.s, api.Request{Operation: api.OpCreate})
+			if diff := cmp.Diff(c.want, o.GetLabels()); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
