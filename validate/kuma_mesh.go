@@ -19,7 +19,7 @@ const maxMeshNameLength = 63
 // mesh mirrors what Kuma checks of a Mesh on Kubernetes: the Mesh validator (mTLS,
 // logging, tracing, metrics, constraints, zone egress), the Mesh webhook (name length,
 // installed CA plugins and their confs, no CA change while mTLS is on), and the enum
-// values Kuma's decoder refuses.
+// values Kuma's decoder refuses; and Kuma's warning for a name that is no DNS-1035 label.
 func (v *validator) mesh(s *api.MeshSpec, p *field.Path) {
 	if v.req.Operation != api.OpUpdate && len(v.name) > maxMeshNameLength {
 		v.err(field.TooLong(field.NewPath("metadata", "name"), "", maxMeshNameLength), CodeMesh)
@@ -50,6 +50,7 @@ func (v *validator) mesh(s *api.MeshSpec, p *field.Path) {
 	if s.MeshServices != nil {
 		v.meshEnum(s.MeshServices.Mode, p.Child("meshServices", "mode"), "Disabled", "Everywhere", "ReachableBackends", "Exclusive")
 	}
+	v.dnsNameDeprecation(CodeMesh)
 }
 
 // meshMTLS checks the CA backends: at most one, unique names, an installed plugin

@@ -52,6 +52,7 @@ func TestMeshRules(t *testing.T) {
 		{"unknown fields are ignored by Kuma", m("  mtls:\n    enabledbackend: ca-1\n    backends:\n      - name: ca-1\n        type: builtin\n        rotation: {}\n  routing:\n    zoneEgres: true\n"), "",
 			[]got{w(api.CodeUnknownField, "spec.mtls.backends[0].rotation"), w(api.CodeUnknownField, "spec.mtls.enabledbackend"), w(api.CodeUnknownField, "spec.routing.zoneEgres")}},
 		{"name too long", res("Mesh", strings.Repeat("m", 64), "", "  {}\n"), "", []got{e(CodeMesh, "metadata.name")}},
+		{"dotted name warns", res("Mesh", "prod.eu", "", "  {}\n"), "", []got{w(CodeMesh, "metadata.name")}},
 		{"read-only on a zone", m("  {}\n"), api.ModeZone, []got{e(CodeResourceAdmission, "kind")}},
 	})
 }

@@ -78,7 +78,8 @@ func (v *validator) mesTLS(t *api.MESTLS, p *field.Path) {
 	}
 	if ver.SubjectAltNames != nil {
 		for i, san := range *ver.SubjectAltNames {
-			if !slices.Contains(mesSANMatchTypes(), san.Type) {
+			// an absent type is the CRD's default, Exact
+			if san.Type != "" && !slices.Contains(mesSANMatchTypes(), san.Type) {
 				v.err(field.NotSupported(vp.Child("subjectAltNames").Index(i).Child("type"), san.Type, mesSANMatchTypes()), CodeMeshExternalService)
 			}
 		}

@@ -93,6 +93,7 @@ func TestMeshExternalServiceRules(t *testing.T) {
 		{"verification", mes("  match:\n    port: 443\n  tls:\n    verification:\n      serverName: \"a b\"\n      mode: Never\n      subjectAltNames: [{type: Regex, value: x}]\n      clientKey: {secret: k}\n"), "",
 			[]got{e(CodeMeshExternalService, "spec.tls.verification.clientCert"), e(CodeMeshExternalService, "spec.tls.verification.mode"),
 				e(CodeMeshExternalService, "spec.tls.verification.serverName"), e(CodeMeshExternalService, "spec.tls.verification.subjectAltNames[0].type")}},
+		{"SAN type defaults to Exact", mes("  match:\n    port: 443\n  tls:\n    verification:\n      subjectAltNames: [{value: x.org}]\n"), "", nil},
 		{"cert without key", mes("  match:\n    port: 443\n  tls:\n    verification:\n      clientCert: {secret: c}\n"), "", []got{e(CodeMeshExternalService, "spec.tls.verification.clientKey")}},
 		{"system namespace only", strings.Replace(mes(mesGood), ks, "payments", 1), "", []got{e(CodeResourceAdmission, "metadata.namespace")}},
 		{"zone label with a dot warns", res("MeshExternalService", "httpbin", ks, mesGood, "kuma.io/zone: east.1"), "", []got{w(CodeMeshExternalService, "spec.match.port")}},
