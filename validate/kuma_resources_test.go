@@ -128,6 +128,7 @@ func TestHostnameGeneratorRules(t *testing.T) {
 		{"two selectors", hg("  selector:\n    meshService: {}\n    meshExternalService: {}\n  template: \"{{ .Name }}.mesh\"\n"), "", []got{e(CodeHostnameGenerator, "spec.selector")}},
 		{"does not parse", hg("  selector:\n    meshService: {}\n  template: \"{{ .Name\"\n"), "", []got{e(CodeHostnameGenerator, "spec.template")}},
 		{"unknown field", hg("  selector:\n    meshService: {}\n  template: \"{{ .Port }}.mesh\"\n"), "", []got{e(CodeHostnameGenerator, "spec.template")}},
+		{"endless output", hg("  selector:\n    meshService: {}\n  template: \"{{ range 100000000 }}abcdefgh{{ end }}\"\n"), "", []got{e(CodeHostnameGenerator, "spec.template")}},
 		{"upper case", hg("  selector:\n    meshService: {}\n  template: \"{{ .Name }}.MESH\"\n"), "", []got{e(CodeHostnameGenerator, "spec.template")}},
 		{"empty", hg("  selector:\n    meshService: {}\n  template: \"\"\n"), "", []got{e(CodeHostnameGenerator, "spec.template")}},
 		{"extension without type", hg("  selector:\n    meshService: {}\n  template: \"{{ .Name }}.mesh\"\n  extension: {config: {}}\n"), "", []got{e(CodeHostnameGenerator, "spec.extension.type")}},
