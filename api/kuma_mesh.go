@@ -61,10 +61,10 @@ type MeshTracing struct {
 
 // MeshTracingBackend is one tracing backend: zipkin or datadog.
 type MeshTracingBackend struct {
-	Name     string   `json:"name,omitempty"`
+	Name     string       `json:"name,omitempty"`
 	Sampling *ProtoNumber `json:"sampling,omitempty"`
-	Type     string   `json:"type,omitempty"`
-	Conf     Free     `json:"conf,omitempty"`
+	Type     string       `json:"type,omitempty"`
+	Conf     Free         `json:"conf,omitempty"`
 }
 
 // MeshLogging lists the mesh's access-log backends (legacy: MeshAccessLog replaces
