@@ -71,6 +71,8 @@ func TestMeshServiceRules(t *testing.T) {
 		{"name of 63", ms(strings.Repeat("r", 63), "  {}\n"), "", nil},
 		{"dotted port name warns", ms("redis", "  ports:\n    - name: bad.port\n      port: 80\n"), "", []got{w(CodeMeshService, "spec.ports[0]")}},
 		{"dotted name warns twice", ms("re.dis", "  ports:\n    - port: 80\n"), "", []got{w(CodeMeshService, "metadata.name"), w(CodeMeshService, "spec.ports[0]")}},
+		{"SNI too long warns", res("MeshService", strings.Repeat("s", 63), strings.Repeat("n", 63), "  ports:\n    - name: "+strings.Repeat("p", 63)+"\n      port: 80\n", "kuma.io/zone: "+strings.Repeat("z", 63)),
+			"", []got{w(CodeMeshService, "spec.ports[0]")}},
 		{"read-only on global", ms("redis", msGood), api.ModeGlobal, []got{e(CodeResourceAdmission, "kind")}},
 		{"created on a zone", strings.Replace(ms("redis", msGood), ks, "payments", 1), api.ModeZone, nil},
 	})
