@@ -14,6 +14,28 @@ func kumaResource(kind, plural string, meshScoped, zoneProvided bool, summary st
 		NewSpec: func() any { return new(Free) }}
 }
 
+// typedResource gives a resource kind its typed spec (api/kuma_<kind>.go), which the
+// kind's rules in validate/ read.
+func typedResource(k *Kind, newSpec func() any) *Kind {
+	k.NewSpec = newSpec
+	return k
+}
+
+// readOnlyOn marks a kind Kuma's admission refuses from users on the control plane of
+// mode m, because the other side provides it (Kuma's KDS flags: a MeshService is the
+// zone's, so the global control plane only receives it; a Mesh is global's).
+func readOnlyOn(m Mode, k *Kind) *Kind {
+	k.ReadOnlyOn = m
+	return k
+}
+
+// systemNamespaceOnly marks a kind Kuma accepts only in the system namespace
+// (AllowedOnSystemNamespaceOnly in its descriptor).
+func systemNamespaceOnly(k *Kind) *Kind {
+	k.SystemNamespaceOnly = true
+	return k
+}
+
 // clusterScoped marks a kind whose objects have no namespace.
 func clusterScoped(k *Kind) *Kind {
 	k.ClusterScoped = true
@@ -24,20 +46,20 @@ func clusterScoped(k *Kind) *Kind {
 // with each kind's scope and origin as Kuma 2.14's resource descriptors give them.
 func KumaResourceKinds() []*Kind {
 	return []*Kind{
-		clusterScoped(kumaResource("Mesh", "meshes", false, false, "a mesh: mTLS backends, networking, routing defaults")),
-		kumaResource("MeshService", "meshservices", true, true, "a service of one zone: selector, ports, identities"),
-		kumaResource("MeshExternalService", "meshexternalservices", true, true, "a destination outside the mesh: match, endpoints, TLS"),
-		kumaResource("MeshMultiZoneService", "meshmultizoneservices", true, false, "a service spanning zones: which MeshServices it groups"),
-		clusterScoped(kumaResource("MeshGateway", "meshgateways", true, false, "a builtin gateway: listeners and selectors")),
-		clusterScoped(kumaResource("MeshGatewayRoute", "meshgatewayroutes", true, false, "a route of a builtin gateway (deprecated: use MeshHTTPRoute or MeshTCPRoute)")),
+		readOnlyOn(ModeZone, typedResource(clusterScoped(kumaResource("Mesh", "meshes", false, false, "a mesh: mTLS backends, networking, routing defaults")), func() any { return &MeshSpec{} })),
+		readOnlyOn(ModeGlobal, typedResource(kumaResource("MeshService", "meshservices", true, true, "a service of one zone: selector, ports, identities"), func() any { return &MeshServiceSpec{} })),
+		systemNamespaceOnly(typedResource(kumaResource("MeshExternalService", "meshexternalservices", true, true, "a destination outside the mesh: match, endpoints, TLS"), func() any { return &MeshExternalServiceSpec{} })),
+		readOnlyOn(ModeZone, typedResource(kumaResource("MeshMultiZoneService", "meshmultizoneservices", true, false, "a service spanning zones: which MeshServices it groups"), func() any { return &MeshMultiZoneServiceSpec{} })),
+		clusterScoped(kumaResource("MeshGateway", "meshgateways", true, true, "a builtin gateway: listeners and selectors")),
+		readOnlyOn(ModeZone, clusterScoped(kumaResource("MeshGatewayRoute", "meshgatewayroutes", true, false, "a route of a builtin gateway (deprecated: use MeshHTTPRoute or MeshTCPRoute)"))),
 		kumaResource("MeshGatewayInstance", "meshgatewayinstances", false, false, "the Kubernetes deployment of a builtin gateway"),
 		clusterScoped(kumaResource("MeshGatewayConfig", "meshgatewayconfigs", false, false, "defaults for builtin gateway deployments")),
-		kumaResource("MeshIdentity", "meshidentities", true, true, "how workloads of a mesh get their identity"),
-		kumaResource("MeshTrust", "meshtrusts", true, true, "trust domains and their CA bundles"),
-		kumaResource("HostnameGenerator", "hostnamegenerators", false, true, "templates for the hostnames of services"),
-		kumaResource("MeshOpenTelemetryBackend", "meshopentelemetrybackends", true, true, "an OpenTelemetry collector policies can refer to"),
-		kumaResource("MeshZoneAddress", "meshzoneaddresses", true, true, "the address other zones reach this zone at"),
-		kumaResource("Workload", "workloads", true, true, "a workload identity for proxies"),
-		kumaResource("Dataplane", "dataplanes", true, true, "a data plane proxy (Kuma writes these on Kubernetes)"),
+		systemNamespaceOnly(kumaResource("MeshIdentity", "meshidentities", true, true, "how workloads of a mesh get their identity")),
+		systemNamespaceOnly(kumaResource("MeshTrust", "meshtrusts", true, true, "trust domains and their CA bundles")),
+		systemNamespaceOnly(typedResource(kumaResource("HostnameGenerator", "hostnamegenerators", false, true, "templates for the hostnames of services"), func() any { return &HostnameGeneratorSpec{} })),
+		systemNamespaceOnly(typedResource(kumaResource("MeshOpenTelemetryBackend", "meshopentelemetrybackends", true, true, "an OpenTelemetry collector policies can refer to"), func() any { return &MeshOpenTelemetryBackendSpec{} })),
+		readOnlyOn(ModeGlobal, typedResource(kumaResource("MeshZoneAddress", "meshzoneaddresses", true, true, "the address other zones reach this zone at"), func() any { return &MeshZoneAddressSpec{} })),
+		readOnlyOn(ModeGlobal, typedResource(kumaResource("Workload", "workloads", true, true, "a workload identity for proxies"), func() any { return &WorkloadSpec{} })),
+		readOnlyOn(ModeGlobal, kumaResource("Dataplane", "dataplanes", true, true, "a data plane proxy (Kuma writes these on Kubernetes)")),
 	}
 }

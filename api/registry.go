@@ -89,6 +89,11 @@ type Kind struct {
 	// ClusterScoped marks kinds whose objects have no namespace (Mesh, MeshGateway):
 	// the linter gives them none, as `kubectl apply -n` does not.
 	ClusterScoped bool
+	// ReadOnlyOn is the control-plane mode on which Kuma refuses users' writes of
+	// this kind, because only the other side provides it (empty: none).
+	ReadOnlyOn Mode
+	// SystemNamespaceOnly marks kinds Kuma accepts only in the system namespace.
+	SystemNamespaceOnly bool
 	// Watched marks kinds whose stored objects the webhook reads from an informer
 	// cache (previews and the Server conflict check); the chart's ClusterRole is
 	// generated from it (see Registry.Watched), so a new cache cannot lack RBAC.

@@ -80,6 +80,9 @@ func ApplyChanges(obj *unstructured.Unstructured, kind *api.Kind, s api.Settings
 	if s.Sugar == api.SugarExpand && spec != nil && !kind.Resource {
 		expandSugar(spec, kind, ns, ns == "" || ns == s.SystemNamespace, rec)
 	}
+	if s.Sugar == api.SugarExpand && spec != nil && kind.Kind == string(api.RefMesh) && kind.Group == api.KumaGroup {
+		meshDefaults(spec, rec)
+	}
 	return replaced(set, labels, req), rec.changes
 }
 
@@ -113,7 +116,10 @@ func resourceLabels(labels map[string]string, kind *api.Kind, ns string, s api.S
 	if s.Mode == api.ModeZone && kind.ZoneProvided {
 		zoneOrigin(labels, s)
 	}
-	if ns != "" && labels[api.LabelOrigin] != api.OriginGlobal {
+	// Kuma labels the namespace of locally originated objects: on global every object
+	// that reaches here (zone-originated ones were left alone), on a zone those not
+	// synced from global.
+	if ns != "" && (s.Mode == api.ModeGlobal || labels[api.LabelOrigin] != api.OriginGlobal) {
 		setIfAbsent(labels, api.LabelNamespace, ns)
 	}
 }
