@@ -55,7 +55,6 @@ func runResourceCases(t *testing.T, cases []resourceCase) {
 	}
 }
 
-
 const ks = "kuma-system"
 
 func TestMeshServiceRules(t *testing.T) {
