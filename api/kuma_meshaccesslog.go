@@ -4,6 +4,9 @@ package api
 // access logs of their outbound (to), inbound (from) or rule-matched traffic.
 type MeshAccessLogSpec = Policy[MeshAccessLogConf]
 
+// KindMeshAccessLog names the kind for code outside api (examples, messages).
+const KindMeshAccessLog = "MeshAccessLog"
+
 // MeshAccessLogConf is the conf of MeshAccessLog's to/from/rules items. Backends is
 // a pointer because Kuma tells an absent list (refused: "must be defined") from an
 // empty one (accepted: it turns access logs off).

@@ -5,6 +5,9 @@ package api
 // has only `default`; Kuma reads an absent default as an empty conf, which it accepts.
 type MeshMetricSpec = Policy[MeshMetricConf]
 
+// KindMeshMetric names the kind for code outside api (examples, messages).
+const KindMeshMetric = "MeshMetric"
+
 // MeshMetricConf is MeshMetric's `default`.
 type MeshMetricConf struct {
 	Sidecar      *MetricSidecar       `json:"sidecar,omitempty"`

@@ -7,6 +7,9 @@ import "k8s.io/apimachinery/pkg/util/intstr"
 // (which it refuses: backends must be defined).
 type MeshTraceSpec = Policy[MeshTraceConf]
 
+// KindMeshTrace names the kind for code outside api (examples, messages).
+const KindMeshTrace = "MeshTrace"
+
 // MeshTraceConf is MeshTrace's `default`. Backends is a pointer because Kuma refuses
 // an absent list but accepts an empty one (tracing off).
 type MeshTraceConf struct {

@@ -1,6 +1,10 @@
 package validate
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/meshguard/meshguard/api"
+)
 
 // Codes of Kuma's validator rules for the observability policies (issue 15): one per
 // kind for its conf, one for the OpenTelemetry backend the three kinds share (and that
@@ -40,18 +44,18 @@ func observabilityCatalogue() []RuleDoc {
 	return []RuleDoc{
 		{Code: CodeAccessLogConf, Severity: SeverityError,
 			Summary: "a MeshAccessLog conf Kuma's validator refuses: backends not listed, a backend without its section, a relative file path, a TCP address that is not host:port, an empty or unusable plain/json format, an OpenTelemetry attribute key that is not a static lowercase name",
-			Bad:     obsDoc("MeshAccessLog", fill(alSpec, "logs/access.log")), Good: obsDoc("MeshAccessLog", fill(alSpec, "/var/log/access.log"))},
+			Bad:     obsDoc(api.KindMeshAccessLog, fill(alSpec, "logs/access.log")), Good: obsDoc(api.KindMeshAccessLog, fill(alSpec, "/var/log/access.log"))},
 		{Code: CodeTraceConf, Severity: SeverityError,
 			Summary: "a MeshTrace conf Kuma's validator refuses: no backends list (also when default is absent), a backend without its section, a Zipkin URL that is not a URL, a Datadog URL that is not http://host:port, a sampling value that is not a percentage, a tag without a name or with not exactly one of literal and header",
-			Bad:     obsDoc("MeshTrace", fill(trSpec, "https://datadog-agent:8126/v1")), Good: obsDoc("MeshTrace", fill(trSpec, "http://datadog-agent:8126"))},
+			Bad:     obsDoc(api.KindMeshTrace, fill(trSpec, "https://datadog-agent:8126/v1")), Good: obsDoc(api.KindMeshTrace, fill(trSpec, "http://datadog-agent:8126"))},
 		{Code: CodeMetricConf, Severity: SeverityError,
 			Summary: "a MeshMetric conf Kuma's validator refuses: a Regex selector that does not compile, an application or Prometheus port outside 1-65535, a backend without its section, a refreshInterval that is not a duration",
-			Bad:     obsDoc("MeshMetric", fill(mmSpec, "'envoy_(cluster'")), Good: obsDoc("MeshMetric", fill(mmSpec, "'envoy_cluster_.*'"))},
+			Bad:     obsDoc(api.KindMeshMetric, fill(mmSpec, "'envoy_(cluster'")), Good: obsDoc(api.KindMeshMetric, fill(mmSpec, "'envoy_cluster_.*'"))},
 		{Code: CodeOtelBackend, Severity: SeverityError,
 			Summary: "an OpenTelemetry backend (MeshAccessLog, MeshTrace, MeshMetric) sets both or neither of endpoint and backendRef, an endpoint that is a URL rather than host:port, or a backendRef without labels to select its MeshOpenTelemetryBackend",
-			Bad:     obsDoc("MeshTrace", fill(otSpec, otelRef+otelEndpoint)), Good: obsDoc("MeshTrace", fill(otSpec, otelRef))},
+			Bad:     obsDoc(api.KindMeshTrace, fill(otSpec, otelRef+otelEndpoint)), Good: obsDoc(api.KindMeshTrace, fill(otSpec, otelRef))},
 		{Code: CodeOtelEndpoint, Severity: SeverityWarning,
 			Summary: "an OpenTelemetry backend names its collector with the inline endpoint, which Kuma 2.14 deprecates; create a MeshOpenTelemetryBackend and refer to it with backendRef",
-			Bad:     obsDoc("MeshTrace", fill(otSpec, otelEndpoint)), Good: obsDoc("MeshTrace", fill(otSpec, otelRef))},
+			Bad:     obsDoc(api.KindMeshTrace, fill(otSpec, otelEndpoint)), Good: obsDoc(api.KindMeshTrace, fill(otSpec, otelRef))},
 	}
 }
