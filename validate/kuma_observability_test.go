@@ -156,3 +156,31 @@ func TestMeshMetricConf(t *testing.T) {
 			[]got{c("spec.default.backends[0].openTelemetry.refreshInterval")}},
 	})
 }
+
+// TestObservabilityWithSchema: with the CRD layer on, a field the CRD already
+// requires or types gives the schema's finding alone, and the conf rules still run
+// on what the CRD accepts.
+func TestObservabilityWithSchema(t *testing.T) {
+	s := api.DefaultSettings()
+	if err := s.LoadSchemas(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, kind, spec string
+		want             []got
+	}{
+		{"file path absent", api.KindMeshAccessLog, alFrom("[{type: File, file: {}}]"),
+			[]got{obsErr(api.CodeWrongType, alB0+".file.path")}},
+		{"backends of the wrong type", api.KindMeshTrace, mtDefault("{backends: oops}"),
+			[]got{obsErr(api.CodeWrongType, "spec.default.backends")}},
+		{"sampling string the CRD accepts", api.KindMeshTrace, mtDefault("{backends: [], sampling: {overall: abc}}"),
+			[]got{obsErr(CodeTraceConf, "spec.default.sampling.overall")}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := "apiVersion: kuma.io/v1alpha1\nkind: " + tc.kind + "\nmetadata: {name: x, namespace: kuma-system}\nspec:\n" + tc.spec
+			if diff := cmp.Diff(tc.want, errorsOnly(lintOne(t, doc, s, api.Request{}))); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
