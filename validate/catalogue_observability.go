@@ -27,35 +27,35 @@ func obsDoc(kind, spec string) string {
 // Example specs of the observability catalogue; %s marks the part a bad example
 // replaces.
 const (
-	alSpec = "  targetRef:\n    kind: Mesh\n  from:\n    - targetRef:\n        kind: Mesh\n      default:\n        backends:\n          - type: File\n            file:\n              path: %s\n"
-	trSpec = "  targetRef:\n    kind: Mesh\n  default:\n    backends:\n      - type: Datadog\n        datadog:\n          url: %s\n"
-	mmSpec = "  targetRef:\n    kind: Mesh\n  default:\n    sidecar:\n      profiles:\n        exclude:\n          - type: Regex\n            match: %s\n"
-	otSpec = "  targetRef:\n    kind: Mesh\n  default:\n    backends:\n      - type: OpenTelemetry\n        openTelemetry:\n%s"
+	obsALSpec   = "  targetRef:\n    kind: Mesh\n  from:\n    - targetRef:\n        kind: Mesh\n      default:\n        backends:\n          - type: File\n            file:\n              path: %s\n"
+	obsMTSpec   = "  targetRef:\n    kind: Mesh\n  default:\n    backends:\n      - type: Datadog\n        datadog:\n          url: %s\n"
+	obsMMSpec   = "  targetRef:\n    kind: Mesh\n  default:\n    sidecar:\n      profiles:\n        exclude:\n          - type: Regex\n            match: %s\n"
+	obsOtelSpec = "  targetRef:\n    kind: Mesh\n  default:\n    backends:\n      - type: OpenTelemetry\n        openTelemetry:\n%s"
 )
 
-func fill(format, s string) string { return strings.Replace(format, "%s", s, 1) }
+func obsFill(format, s string) string { return strings.Replace(format, "%s", s, 1) }
 
 const (
-	otelRef      = "          backendRef:\n            kind: MeshOpenTelemetryBackend\n            labels:\n              kuma.io/otel: main\n"
-	otelEndpoint = "          endpoint: otel-collector.observability:4317\n"
+	obsOtelRef      = "          backendRef:\n            kind: MeshOpenTelemetryBackend\n            labels:\n              kuma.io/otel: main\n"
+	obsOtelEndpoint = "          endpoint: otel-collector.observability:4317\n"
 )
 
 func observabilityCatalogue() []RuleDoc {
 	return []RuleDoc{
 		{Code: CodeAccessLogConf, Severity: SeverityError,
 			Summary: "a MeshAccessLog conf Kuma's validator refuses: backends not listed, a backend without its section, a relative file path, a TCP address that is not host:port, an empty or unusable plain/json format, an OpenTelemetry attribute key that is not a static lowercase name",
-			Bad:     obsDoc(api.KindMeshAccessLog, fill(alSpec, "logs/access.log")), Good: obsDoc(api.KindMeshAccessLog, fill(alSpec, "/var/log/access.log"))},
+			Bad:     obsDoc(api.KindMeshAccessLog, obsFill(obsALSpec, "logs/access.log")), Good: obsDoc(api.KindMeshAccessLog, obsFill(obsALSpec, "/var/log/access.log"))},
 		{Code: CodeTraceConf, Severity: SeverityError,
 			Summary: "a MeshTrace conf Kuma's validator refuses: no backends list (also when default is absent), a backend without its section, a Zipkin URL that is not a URL, a Datadog URL that is not http://host:port, a sampling value that is not a percentage, a tag without a name or with not exactly one of literal and header",
-			Bad:     obsDoc(api.KindMeshTrace, fill(trSpec, "https://datadog-agent:8126/v1")), Good: obsDoc(api.KindMeshTrace, fill(trSpec, "http://datadog-agent:8126"))},
+			Bad:     obsDoc(api.KindMeshTrace, obsFill(obsMTSpec, "https://datadog-agent:8126/v1")), Good: obsDoc(api.KindMeshTrace, obsFill(obsMTSpec, "http://datadog-agent:8126"))},
 		{Code: CodeMetricConf, Severity: SeverityError,
 			Summary: "a MeshMetric conf Kuma's validator refuses: a Regex selector that does not compile, an application or Prometheus port outside 1-65535, a backend without its section, a refreshInterval that is not a duration",
-			Bad:     obsDoc(api.KindMeshMetric, fill(mmSpec, "'envoy_(cluster'")), Good: obsDoc(api.KindMeshMetric, fill(mmSpec, "'envoy_cluster_.*'"))},
+			Bad:     obsDoc(api.KindMeshMetric, obsFill(obsMMSpec, "'envoy_(cluster'")), Good: obsDoc(api.KindMeshMetric, obsFill(obsMMSpec, "'envoy_cluster_.*'"))},
 		{Code: CodeOtelBackend, Severity: SeverityError,
 			Summary: "an OpenTelemetry backend (MeshAccessLog, MeshTrace, MeshMetric) sets both or neither of endpoint and backendRef, an endpoint that is a URL rather than host:port, or a backendRef without labels to select its MeshOpenTelemetryBackend",
-			Bad:     obsDoc(api.KindMeshTrace, fill(otSpec, otelRef+otelEndpoint)), Good: obsDoc(api.KindMeshTrace, fill(otSpec, otelRef))},
+			Bad:     obsDoc(api.KindMeshTrace, obsFill(obsOtelSpec, obsOtelRef+obsOtelEndpoint)), Good: obsDoc(api.KindMeshTrace, obsFill(obsOtelSpec, obsOtelRef))},
 		{Code: CodeOtelEndpoint, Severity: SeverityWarning,
 			Summary: "an OpenTelemetry backend names its collector with the inline endpoint, which Kuma 2.14 deprecates; create a MeshOpenTelemetryBackend and refer to it with backendRef",
-			Bad:     obsDoc(api.KindMeshTrace, fill(otSpec, otelEndpoint)), Good: obsDoc(api.KindMeshTrace, fill(otSpec, otelRef))},
+			Bad:     obsDoc(api.KindMeshTrace, obsFill(obsOtelSpec, obsOtelEndpoint)), Good: obsDoc(api.KindMeshTrace, obsFill(obsOtelSpec, obsOtelRef))},
 	}
 }
