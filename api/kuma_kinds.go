@@ -117,7 +117,8 @@ func kumaTrafficKinds(add func(*Kind) *Kind) {
 	al.To = refs(mesh, svc, mzs, mes, route)
 	al.ToGateway = refs(mesh)
 	al.From = refs(mesh)
-	al.Shared = KumaRules{ListenerTags: true, RulesExclude: SecTo | SecFrom, Require: SecTo | SecFrom | SecRules, ItemDefault: true}
+	// ItemDefault: the CRD itself requires default in MeshAccessLog items.
+	al.Shared = KumaRules{ListenerTags: true, RulesExclude: SecTo | SecFrom, Require: SecTo | SecFrom | SecRules}
 
 	hc := add(kuma("MeshHealthCheck", "meshhealthchecks", tr|SecTo, "active health checks"))
 	hc.TopLevel = refs(mesh, subset, svc, svcSub, dp, gw)

@@ -127,6 +127,9 @@ func (v *validator) policy(s api.Targeted, p *field.Path) {
 		switch it.Section {
 		case "to":
 			if it.Ref == nil {
+				if v.schemaAnswered {
+					break // the CRD requires it and has said so
+				}
 				v.err(field.Required(ip.Child("targetRef"), "each 'to' item needs a targetRef naming the destination"), CodeRefField)
 				break
 			}
