@@ -57,6 +57,9 @@ func TestTCPRouteContents(t *testing.T) {
 	}
 	runShared(t, []sharedCase{
 		{"valid", "MeshTCPRoute", spec("backendRefs: [{kind: MeshService, name: backend, port: 80}]"), nil},
+		{"backend port by sectionName", "MeshTCPRoute", spec("backendRefs: [{kind: MeshService, name: backend, sectionName: db}]"), nil},
+		{"sectionName on a MeshServiceSubset backend", "MeshTCPRoute", spec("backendRefs: [{kind: MeshServiceSubset, name: backend, sectionName: db}]"),
+			[]got{e(CodeRefField, "spec.to[0].rules[0].default.backendRefs[0].sectionName")}},
 		{"no backends", "MeshTCPRoute", spec(""), []got{e(CodeTCPRoute, "spec.to[0].rules[0].default.backendRefs")}},
 		{"port out of range", "MeshTCPRoute", spec("backendRefs: [{kind: MeshService, name: backend, port: 70000}]"),
 			[]got{w(CodeNoEffect, "spec.to[0].rules[0].default.backendRefs[0].port")}},
