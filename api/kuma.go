@@ -174,6 +174,28 @@ type StringMatch struct {
 	Value string `json:"value,omitempty"`
 }
 
+// MeshTCPRouteSpec is a MeshTCPRoute.
+type MeshTCPRouteSpec struct {
+	TargetRef *TargetRef   `json:"targetRef,omitempty"`
+	To        []TCPRouteTo `json:"to,omitempty"`
+}
+
+// TCPRouteTo is one destination of a MeshTCPRoute.
+type TCPRouteTo struct {
+	TargetRef *TargetRef     `json:"targetRef,omitempty"`
+	Rules     []TCPRouteRule `json:"rules,omitempty"`
+}
+
+// TCPRouteRule holds the backends of a MeshTCPRoute destination.
+type TCPRouteRule struct {
+	Default TCPRouteConf `json:"default"`
+}
+
+// TCPRouteConf lists the backends of a MeshTCPRoute rule.
+type TCPRouteConf struct {
+	BackendRefs []BackendRef `json:"backendRefs,omitempty"`
+}
+
 // MeshTimeoutConf is the conf of MeshTimeout's to/from/rules items.
 type MeshTimeoutConf struct {
 	ConnectionTimeout string           `json:"connectionTimeout,omitempty"`
