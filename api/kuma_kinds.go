@@ -34,6 +34,9 @@ func KumaKinds() []*Kind {
 	kumaRouteKinds(add)
 	kumaTrafficKinds(add)
 	kumaProxyKinds(add)
+	for _, k := range out {
+		k.Shared = kumaShared(k.Kind)
+	}
 	return out
 }
 
@@ -45,7 +48,6 @@ func kumaRouteKinds(add func(*Kind) *Kind) {
 		"who may connect to a proxy's inbounds"))
 	mtp.TopLevel = refs(mesh, subset, svc, svcSub, dp, RefMeshGatewayRoute) // MeshGatewayRoute: the cross-mesh seed; the CRD refuses it
 	mtp.From = refs(mesh, subset, svc, svcSub)
-	mtp.Shared = KumaRules{RulesExclude: SecFrom, Require: SecFrom | SecRules, ItemDefault: true}
 	mtp.NewSpec = func() any { return &MeshTrafficPermissionSpec{} }
 	mtp.Watched = true
 
@@ -55,8 +57,6 @@ func kumaRouteKinds(add func(*Kind) *Kind) {
 	mt.To = refs(mesh, svc, mzs, mes, route)
 	mt.ToGateway = refs(mesh, mes)
 	mt.From = refs(mesh)
-	mt.Shared = KumaRules{ListenerTags: true, RulesExclude: SecTo | SecFrom, Require: SecTo | SecFrom | SecRules,
-		ItemDefault: true, Matches: MatchStrict, FromForbidden: ScopeGatewayOrRoute}
 	mt.Conf = reflect.TypeOf(MeshTimeoutConf{})
 
 	hr := add(kuma("MeshHTTPRoute", "meshhttproutes", tr|SecTo, "HTTP routing: matches, filters and backends"))
@@ -67,7 +67,6 @@ func kumaRouteKinds(add func(*Kind) *Kind) {
 	hr.BackendRefs = refs(svc, svcSub, mzs, mes)
 	hr.MirrorRefs = refs(svc, svcSub)
 	hr.Route = true
-	hr.Shared = KumaRules{ListenerTags: true}
 	hr.NewSpec = func() any { return &MeshHTTPRouteSpec{} }
 
 	tcp := add(kuma("MeshTCPRoute", "meshtcproutes", tr|SecTo, "TCP routing: backends"))
@@ -77,7 +76,6 @@ func kumaRouteKinds(add func(*Kind) *Kind) {
 	tcp.ToGateway = refs(mesh)
 	tcp.BackendRefs = refs(svc, svcSub, mzs, mes)
 	tcp.Route = true
-	tcp.Shared = KumaRules{ListenerTags: true}
 	tcp.NewSpec = func() any { return &MeshTCPRouteSpec{} }
 }
 
@@ -89,47 +87,38 @@ func kumaTrafficKinds(add func(*Kind) *Kind) {
 	retry.SystemOnly = refs(gw, route)
 	retry.To = refs(mesh, svc, mzs, mes, route)
 	retry.ToGateway = refs(mesh, mes)
-	retry.Shared = KumaRules{ListenerTags: true, ItemDefault: true}
 
 	cb := add(kuma("MeshCircuitBreaker", "meshcircuitbreakers", tr|SecTo|SecFrom|SecRules, "connection limits and outlier detection"))
 	cb.TopLevel = refs(mesh, subset, svc, svcSub, dp, gw)
 	cb.To = refs(mesh, svc, mzs, mes)
 	cb.From = refs(mesh)
-	cb.Shared = KumaRules{ListenerTags: true, RulesExclude: SecTo | SecFrom, Require: SecTo | SecFrom | SecRules, ItemDefault: true}
 
 	rl := add(kuma("MeshRateLimit", "meshratelimits", tr|SecTo|SecFrom|SecRules, "local rate limits"))
 	rl.TopLevel = refs(mesh, subset, svc, svcSub, dp, gw, route)
 	rl.SystemOnly = refs(gw, route)
 	rl.To = refs(mesh)
 	rl.From = refs(mesh)
-	rl.Shared = KumaRules{ListenerTags: true, RulesExclude: SecTo | SecFrom, ItemDefault: true, Matches: MatchStrict,
-		FromForbidden: ScopeGateways, ToForbidden: ScopeSidecarsOnly, RulesForbidden: ScopeGateways}
 
 	fi := add(kuma("MeshFaultInjection", "meshfaultinjections", tr|SecTo|SecFrom|SecRules, "injected delays and aborts"))
 	fi.TopLevel = refs(mesh, subset, svc, svcSub, dp, gw)
 	fi.SystemOnly = refs(gw)
 	fi.To = refs(mesh)
 	fi.From = refs(mesh, subset, svc, svcSub)
-	fi.Shared = KumaRules{ListenerTags: true, RulesExclude: SecFrom, FromForbidden: ScopeGateways, ToForbidden: ScopeSidecarsOnly}
 
 	al := add(kuma("MeshAccessLog", "meshaccesslogs", tr|SecTo|SecFrom|SecRules, "access log backends"))
 	al.TopLevel = refs(mesh, subset, svc, svcSub, dp, gw)
 	al.To = refs(mesh, svc, mzs, mes, route)
 	al.ToGateway = refs(mesh)
 	al.From = refs(mesh)
-	// ItemDefault: the CRD itself requires default in MeshAccessLog items.
-	al.Shared = KumaRules{ListenerTags: true, RulesExclude: SecTo | SecFrom, Require: SecTo | SecFrom | SecRules}
 
 	hc := add(kuma("MeshHealthCheck", "meshhealthchecks", tr|SecTo, "active health checks"))
 	hc.TopLevel = refs(mesh, subset, svc, svcSub, dp, gw)
 	hc.To = refs(mesh, svc, mzs, mes)
-	hc.Shared = KumaRules{ListenerTags: true, ItemDefault: true}
 
 	lbs := add(kuma("MeshLoadBalancingStrategy", "meshloadbalancingstrategies", tr|SecTo, "load balancing and locality awareness"))
 	lbs.TopLevel = refs(mesh, subset, svc, svcSub, dp, gw)
 	lbs.To = refs(mesh, svc, mzs, route)
 	lbs.ToGateway = refs(mesh, svc, mzs)
-	lbs.Shared = KumaRules{ListenerTags: true}
 }
 
 // kumaProxyKinds adds the policies that configure a proxy as a whole (single
@@ -139,7 +128,6 @@ func kumaProxyKinds(add func(*Kind) *Kind) {
 	trace := add(kuma("MeshTrace", "meshtraces", tr|SecDefault, "tracing backends and sampling"))
 	trace.TopLevel = refs(mesh, subset, svc, svcSub, dp, gw)
 	trace.SystemOnly = refs(gw)
-	trace.Shared = KumaRules{Default: true}
 
 	pp := add(kuma("MeshProxyPatch", "meshproxypatches", tr|SecDefault, "raw Envoy configuration patches"))
 	pp.TopLevel = refs(mesh, subset, svc, svcSub, dp, gw)
@@ -148,7 +136,6 @@ func kumaProxyKinds(add func(*Kind) *Kind) {
 	metric := add(kuma("MeshMetric", "meshmetrics", tr|SecDefault, "metrics scraping and backends"))
 	metric.TopLevel = refs(mesh, subset, svc, svcSub, dp, gw)
 	metric.SystemOnly = refs(gw)
-	metric.Shared = KumaRules{ListenerTags: true}
 
 	pt := add(kuma("MeshPassthrough", "meshpassthroughs", tr|SecDefault, "passthrough to destinations outside the mesh"))
 	pt.TopLevel = refs(mesh, subset, dp)
@@ -156,7 +143,6 @@ func kumaProxyKinds(add func(*Kind) *Kind) {
 	tls := add(kuma("MeshTLS", "meshtlses", tr|SecFrom|SecRules, "TLS version, ciphers and mode of inbounds"))
 	tls.TopLevel = refs(mesh, subset, dp)
 	tls.From = refs(mesh)
-	tls.Shared = KumaRules{RulesExclude: SecFrom}
 }
 
 // KnownKumaResources are kuma.io kinds that are not policies meshguard guards but are

@@ -88,3 +88,35 @@ func IncludesGateways(top *TargetRef) bool {
 	}
 	return false
 }
+
+// kumaShared returns the KumaRules of a Kuma policy kind (zero for a kind without
+// options), read off each policy's validator.go in Kuma 2.14.3.
+func kumaShared(kind string) KumaRules {
+	const toFrom, all = SecTo | SecFrom, SecTo | SecFrom | SecRules
+	switch kind {
+	case KindMeshTrafficPermission:
+		return KumaRules{RulesExclude: SecFrom, Require: SecFrom | SecRules, ItemDefault: true}
+	case KindMeshTimeout:
+		return KumaRules{ListenerTags: true, RulesExclude: toFrom, Require: all, ItemDefault: true,
+			Matches: MatchStrict, FromForbidden: ScopeGatewayOrRoute}
+	case "MeshRateLimit":
+		return KumaRules{ListenerTags: true, RulesExclude: toFrom, ItemDefault: true, Matches: MatchStrict,
+			FromForbidden: ScopeGateways, ToForbidden: ScopeSidecarsOnly, RulesForbidden: ScopeGateways}
+	case "MeshFaultInjection":
+		return KumaRules{ListenerTags: true, RulesExclude: SecFrom, FromForbidden: ScopeGateways, ToForbidden: ScopeSidecarsOnly}
+	case "MeshCircuitBreaker":
+		return KumaRules{ListenerTags: true, RulesExclude: toFrom, Require: all, ItemDefault: true}
+	case "MeshAccessLog":
+		// No ItemDefault: the CRD itself requires default in MeshAccessLog items.
+		return KumaRules{ListenerTags: true, RulesExclude: toFrom, Require: all}
+	case "MeshRetry", "MeshHealthCheck":
+		return KumaRules{ListenerTags: true, ItemDefault: true}
+	case "MeshHTTPRoute", "MeshTCPRoute", "MeshLoadBalancingStrategy", "MeshMetric":
+		return KumaRules{ListenerTags: true}
+	case "MeshTrace":
+		return KumaRules{Default: true}
+	case "MeshTLS":
+		return KumaRules{RulesExclude: SecFrom}
+	}
+	return KumaRules{} // MeshProxyPatch (the CRD requires default), MeshPassthrough
+}
