@@ -113,10 +113,10 @@ func kumaShared(kind string) KumaRules {
 		return KumaRules{ListenerTags: true, ItemDefault: true}
 	case "MeshHTTPRoute", "MeshTCPRoute", "MeshLoadBalancingStrategy", "MeshMetric":
 		return KumaRules{ListenerTags: true}
-	case "MeshTrace":
+	case "MeshTrace", "MeshProxyPatch":
 		return KumaRules{Default: true}
 	case "MeshTLS":
 		return KumaRules{RulesExclude: SecFrom}
 	}
-	return KumaRules{} // MeshProxyPatch (the CRD requires default), MeshPassthrough
+	return KumaRules{} // MeshPassthrough
 }
