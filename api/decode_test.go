@@ -35,6 +35,8 @@ rules: [{matches: [1, 2], default: {}, extra: true}]
 	sort := cmpopts.SortSlices(func(a, b fe) bool { return a.Field < b.Field })
 	if diff := cmp.Diff([]fe{
 		{CodeWrongType, "spec.from"},
+		{CodeWrongType, "spec.rules[0].matches[0]"},
+		{CodeWrongType, "spec.rules[0].matches[1]"},
 		{CodeWrongType, "spec.to[0].targetRef.kind"},
 		{CodeWrongType, "spec.to[1].targetRef"},
 	}, errs, sort); diff != "" {

@@ -27,8 +27,16 @@ type ItemOf[C any] struct {
 
 // RuleOf is one element of an inbound `rules` list (Kuma 2.10+).
 type RuleOf[C any] struct {
-	Matches Free `json:"matches,omitempty"`
-	Default *C   `json:"default,omitempty"`
+	Matches []RuleMatch `json:"matches,omitempty"`
+	Default *C          `json:"default,omitempty"`
+}
+
+// RuleMatch is one condition of a `rules[].matches` list: the client's SPIFFE ID or
+// the SNI of its TLS connection (Kuma's common Match). Kuma requires at least one
+// of the two in some kinds; which is the shared rules' business.
+type RuleMatch struct {
+	SpiffeID *StringMatch `json:"spiffeID,omitempty"`
+	SNI      *StringMatch `json:"sni,omitempty"`
 }
 
 // PolicySpec is the spec of a kind whose conf is not modelled field by field.
@@ -44,6 +52,25 @@ type Targeted interface {
 	FromRefs() []*TargetRef
 	// HasConf reports whether the spec configures anything: items, rules or a default.
 	HasConf() bool
+	// Items lists the to, from and rules items in that order, each with what the
+	// shared rules check: its targetRef, whether it has a default, its matches.
+	Items() []PolicyItem
+	// HasDefault reports whether the spec's single `default` is present.
+	HasDefault() bool
+}
+
+// PolicyItem is one element of a policy's to, from or rules list as the shared
+// rules see it, whatever the kind's conf.
+type PolicyItem struct {
+	// Section is "to", "from" or "rules"; Index is the item's place in it.
+	Section string
+	Index   int
+	// Ref is the item's targetRef (nil when absent, and always for rules).
+	Ref *TargetRef
+	// HasDefault reports whether the item's `default` is present.
+	HasDefault bool
+	// Matches are a rules item's matches (nil for to and from).
+	Matches []RuleMatch
 }
 
 // Top implements Targeted.
@@ -59,6 +86,24 @@ func (p *Policy[C]) FromRefs() []*TargetRef { return itemRefs(p.From) }
 func (p *Policy[C]) HasConf() bool {
 	return len(p.To) > 0 || len(p.From) > 0 || len(p.Rules) > 0 || p.Default != nil
 }
+
+// Items implements Targeted.
+func (p *Policy[C]) Items() []PolicyItem {
+	out := make([]PolicyItem, 0, len(p.To)+len(p.From)+len(p.Rules))
+	for i, it := range p.To {
+		out = append(out, PolicyItem{Section: "to", Index: i, Ref: it.TargetRef, HasDefault: it.Default != nil})
+	}
+	for i, it := range p.From {
+		out = append(out, PolicyItem{Section: "from", Index: i, Ref: it.TargetRef, HasDefault: it.Default != nil})
+	}
+	for i, r := range p.Rules {
+		out = append(out, PolicyItem{Section: "rules", Index: i, HasDefault: r.Default != nil, Matches: r.Matches})
+	}
+	return out
+}
+
+// HasDefault implements Targeted.
+func (p *Policy[C]) HasDefault() bool { return p.Default != nil }
 
 func itemRefs[C any](items []ItemOf[C]) []*TargetRef {
 	out := make([]*TargetRef, len(items))
@@ -127,56 +172,6 @@ func (m SpiffeMatch) Spiffe() (*StringMatch, string) {
 type StringMatch struct {
 	Type  string `json:"type,omitempty"`
 	Value string `json:"value,omitempty"`
-}
-
-// MeshHTTPRouteSpec is a MeshHTTPRoute: routes for the proxies of targetRef towards
-// the services of to[].targetRef.
-type MeshHTTPRouteSpec struct {
-	TargetRef *TargetRef    `json:"targetRef,omitempty"`
-	To        []HTTPRouteTo `json:"to,omitempty"`
-}
-
-// HTTPRouteTo is one destination of a MeshHTTPRoute with its rules.
-type HTTPRouteTo struct {
-	TargetRef *TargetRef      `json:"targetRef,omitempty"`
-	Hostnames []string        `json:"hostnames,omitempty"`
-	Rules     []HTTPRouteRule `json:"rules,omitempty"`
-}
-
-// HTTPRouteRule is one match/default pair of a MeshHTTPRoute.
-type HTTPRouteRule struct {
-	Matches []HTTPMatch   `json:"matches,omitempty"`
-	Default HTTPRouteConf `json:"default"`
-}
-
-// HTTPMatch is a request match of a MeshHTTPRoute.
-type HTTPMatch struct {
-	Path        *StringMatch `json:"path,omitempty"`
-	Method      string       `json:"method,omitempty"`
-	QueryParams Free         `json:"queryParams,omitempty"`
-	Headers     Free         `json:"headers,omitempty"`
-}
-
-// HTTPRouteConf is what a matching request gets: filters and backends.
-type HTTPRouteConf struct {
-	Filters     []HTTPFilter  `json:"filters,omitempty"`
-	BackendRefs *[]BackendRef `json:"backendRefs,omitempty"`
-}
-
-// HTTPFilter is a MeshHTTPRoute filter; only requestMirror carries a reference.
-type HTTPFilter struct {
-	Type                   string         `json:"type,omitempty"`
-	RequestHeaderModifier  Free           `json:"requestHeaderModifier,omitempty"`
-	ResponseHeaderModifier Free           `json:"responseHeaderModifier,omitempty"`
-	RequestRedirect        Free           `json:"requestRedirect,omitempty"`
-	URLRewrite             Free           `json:"urlRewrite,omitempty"`
-	RequestMirror          *RequestMirror `json:"requestMirror,omitempty"`
-}
-
-// RequestMirror mirrors requests to a backend.
-type RequestMirror struct {
-	BackendRef BackendRef `json:"backendRef"`
-	Percentage Free       `json:"percentage,omitempty"`
 }
 
 // MeshTCPRouteSpec is a MeshTCPRoute.

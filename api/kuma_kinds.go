@@ -24,15 +24,17 @@ func kuma(kind, plural string, sec Section, summary string) *Kind {
 }
 
 // KumaKinds returns the registry entries of Kuma's targetRef policy family. The kind
-// lists follow Kuma 2.x's validators (docs/research/kuma-validation.md) and the seeds
-// where those are wider (MeshTrafficPermission may target a MeshGatewayRoute or a
-// MeshHTTPRoute, the MeshTrafficPermission MADR).
+// lists and the Shared options follow Kuma 2.14.3's validators of each policy
+// (pkg/plugins/policies/<policy>/api/v1alpha1/validator.go).
 func KumaKinds() []*Kind {
 	out := []*Kind{}
 	add := func(k *Kind) *Kind { out = append(out, k); return k }
 	kumaRouteKinds(add)
 	kumaTrafficKinds(add)
 	kumaProxyKinds(add)
+	for _, k := range out {
+		k.Shared = kumaShared(k.Kind)
+	}
 	return out
 }
 
@@ -42,7 +44,7 @@ func kumaRouteKinds(add func(*Kind) *Kind) {
 	tr := SecTargetRef
 	mtp := add(kuma(KindMeshTrafficPermission, "meshtrafficpermissions", tr|SecFrom|SecRules|SecDefault,
 		"who may connect to a proxy's inbounds"))
-	mtp.TopLevel = refs(mesh, subset, svc, svcSub, dp, RefMeshGatewayRoute, route)
+	mtp.TopLevel = refs(mesh, subset, svc, svcSub, dp, RefMeshGatewayRoute) // MeshGatewayRoute: the cross-mesh seed; the CRD refuses it
 	mtp.From = refs(mesh, subset, svc, svcSub)
 	mtp.NewSpec = func() any { return &MeshTrafficPermissionSpec{} }
 	mtp.Watched = true
@@ -61,7 +63,7 @@ func kumaRouteKinds(add func(*Kind) *Kind) {
 	hr.To = refs(svc, mzs, mes)
 	hr.ToGateway = refs(mesh)
 	hr.BackendRefs = refs(svc, svcSub, mzs, mes)
-	hr.MirrorRefs = refs(svc, svcSub, mzs, mes)
+	hr.MirrorRefs = refs(svc, svcSub)
 	hr.Route = true
 	hr.NewSpec = func() any { return &MeshHTTPRouteSpec{} }
 
@@ -106,13 +108,14 @@ func kumaTrafficKinds(add func(*Kind) *Kind) {
 
 	al := add(kuma("MeshAccessLog", "meshaccesslogs", tr|SecTo|SecFrom|SecRules, "access log backends"))
 	al.TopLevel = refs(mesh, subset, svc, svcSub, dp, gw)
-	al.To = refs(mesh, svc, mzs, mes)
+	al.To = refs(mesh, svc, mzs, mes, route)
+	al.ToGateway = refs(mesh)
 	al.From = refs(mesh)
 	al.NewSpec = func() any { return &MeshAccessLogSpec{} }
 
 	hc := add(kuma("MeshHealthCheck", "meshhealthchecks", tr|SecTo, "active health checks"))
 	hc.TopLevel = refs(mesh, subset, svc, svcSub, dp, gw)
-	hc.To = refs(mesh, svc, mzs)
+	hc.To = refs(mesh, svc, mzs, mes)
 	hc.NewSpec = func() any { return &MeshHealthCheckSpec{} }
 
 	lbs := add(kuma("MeshLoadBalancingStrategy", "meshloadbalancingstrategies", tr|SecTo, "load balancing and locality awareness"))

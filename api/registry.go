@@ -73,6 +73,9 @@ type Kind struct {
 	// Route marks MeshHTTPRoute and MeshTCPRoute, which Kuma only lets target a
 	// MeshGateway from the system namespace.
 	Route bool
+	// Shared are the per-kind options of the rules every Kuma targetRef policy
+	// shares (see KumaRules); zero for other families.
+	Shared KumaRules
 	// NewSpec returns a pointer to the typed spec the kind decodes into.
 	NewSpec func() any
 	// Deprecated, when set, names the replacement of a deprecated version.

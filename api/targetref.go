@@ -54,13 +54,18 @@ type BackendRef struct {
 	Labels    map[string]string `json:"labels,omitempty"`
 	Tags      map[string]string `json:"tags,omitempty"`
 	Mesh      string            `json:"mesh,omitempty"`
-	Port      *int64            `json:"port,omitempty"`
-	Weight    *int64            `json:"weight,omitempty"`
+	// ProxyTypes and SectionName are the targetRef fields Kuma's BackendRef embeds
+	// too; the field rules decide where they are allowed.
+	ProxyTypes  []string `json:"proxyTypes,omitempty"`
+	SectionName string   `json:"sectionName,omitempty"`
+	Port        *int64   `json:"port,omitempty"`
+	Weight      *int64   `json:"weight,omitempty"`
 }
 
 // AsTargetRef lets backendRefs go through the same per-kind field rules as targetRefs.
 func (b BackendRef) AsTargetRef() TargetRef {
-	return TargetRef{Kind: b.Kind, Name: b.Name, Namespace: b.Namespace, Labels: b.Labels, Tags: b.Tags, Mesh: b.Mesh}
+	return TargetRef{Kind: b.Kind, Name: b.Name, Namespace: b.Namespace, Labels: b.Labels, Tags: b.Tags, Mesh: b.Mesh,
+		ProxyTypes: b.ProxyTypes, SectionName: b.SectionName}
 }
 
 // Tags returns the tag view of a targetRef used by the MeshTrafficPermission MADR's rule view:

@@ -18,13 +18,15 @@ type confCase struct {
 }
 
 // resilienceFindings lints a system-namespace policy and keeps the findings of this
-// file's codes, so that the shared rules' findings do not blur the cases.
+// file's codes and of the shared rules that check sections, defaults and matches
+// (where one of those already reports a field, the kind's rule stays silent).
 func resilienceFindings(t *testing.T, kind, spec string) []got {
 	t.Helper()
 	doc := "apiVersion: kuma.io/v1alpha1\nkind: " + kind + "\nmetadata: {name: x, namespace: kuma-system}\nspec:\n" + spec
 	var out []got
 	for _, g := range reduce(lintOne(t, doc, api.DefaultSettings(), api.Request{})) {
-		if g.Code >= CodeCircuitBreakerConf && g.Code <= CodeResilienceDeprecated {
+		if g.Code >= CodeCircuitBreakerConf && g.Code <= CodeResilienceDeprecated ||
+			g.Code == CodeSpecShape || g.Code == CodeSections || g.Code == CodeMatch {
 			out = append(out, g)
 		}
 	}
@@ -58,7 +60,7 @@ func TestMeshTimeoutConf(t *testing.T) {
 	runConfCases(t, []confCase{
 		mt("valid", toMesh("{connectionTimeout: 5s, idleTimeout: 0s, http: {requestTimeout: 0s, requestHeadersTimeout: 1s}}")),
 		mt("no timeout", toMesh("{}"), c(d0)),
-		mt("default absent", "  to:\n    - targetRef: {kind: Mesh}\n", c(d0)),
+		mt("default absent", "  to:\n    - targetRef: {kind: Mesh}\n", e(CodeSpecShape, d0)),
 		mt("connectionTimeout 0s", toMesh("{connectionTimeout: 0s}"), c(d0+".connectionTimeout")),
 		mt("negative idleTimeout", toMesh("{idleTimeout: -1s}"), c(d0+".idleTimeout")),
 		mt("not a duration", toMesh("{idleTimeout: banana}"), c(d0+".idleTimeout")),
@@ -71,12 +73,12 @@ func TestMeshTimeoutConf(t *testing.T) {
 		mt("route target: connection timeouts", "  targetRef: {kind: MeshHTTPRoute, name: r}\n  to:\n    - targetRef: {kind: Mesh}\n      default: {connectionTimeout: 1s, idleTimeout: 1s, http: {requestTimeout: 1s, maxStreamDuration: 1s, maxConnectionDuration: 1s}}\n",
 			c(d0+".connectionTimeout"), c(d0+".http.maxConnectionDuration"), c(d0+".http.maxStreamDuration"), c(d0+".idleTimeout")),
 		mt("gateway target: connection timeouts fine", "  targetRef: {kind: MeshGateway, name: edge}\n  to:\n    - targetRef: {kind: Mesh}\n      default: {connectionTimeout: 1s}\n"),
-		mt("gateway target with from", "  targetRef: {kind: MeshGateway, name: edge}\n  from:\n    - targetRef: {kind: Mesh}\n      default: {idleTimeout: -1s}\n", c("spec.from")),
-		mt("route target with from", "  targetRef: {kind: MeshHTTPRoute, name: r}\n  from:\n    - targetRef: {kind: Mesh}\n      default: {idleTimeout: 1s}\n", c("spec.from")),
+		mt("gateway target with from", "  targetRef: {kind: MeshGateway, name: edge}\n  from:\n    - targetRef: {kind: Mesh}\n      default: {idleTimeout: -1s}\n", e(CodeSections, "spec.from")),
+		mt("route target with from", "  targetRef: {kind: MeshHTTPRoute, name: r}\n  from:\n    - targetRef: {kind: Mesh}\n      default: {idleTimeout: 1s}\n", e(CodeSections, "spec.from")),
 		mt("rules default checked", "  targetRef: {kind: Dataplane}\n  rules:\n    - default: {}\n", c("spec.rules[0].default")),
-		mt("empty match", "  targetRef: {kind: Dataplane}\n  rules:\n    - matches: [{}]\n      default: {idleTimeout: 1s}\n", c("spec.rules[0].matches[0]")),
+		mt("empty match", "  targetRef: {kind: Dataplane}\n  rules:\n    - matches: [{}]\n      default: {idleTimeout: 1s}\n", e(CodeMatch, "spec.rules[0].matches[0]")),
 		mt("sni match keeps connection timeouts", "  targetRef: {kind: Dataplane}\n  rules:\n    - matches: [{sni: {type: Exact, value: web.svc}}]\n      default: {connectionTimeout: 1s, idleTimeout: 1s}\n"),
-		mt("spiffeID match with request timeouts", "  targetRef: {kind: Dataplane}\n  rules:\n    - matches: [{spiffeID: {type: Prefix, value: 'spiffe://td/'}}]\n      default: {http: {requestTimeout: 1s, streamIdleTimeout: 1s}}\n"),
+		mt("spiffeID match with request timeouts", "  targetRef: {kind: Dataplane}\n  rules:\n    - matches: [{spiffeID: {type: Prefix, value: 'spiffe://td/ns/default'}}]\n      default: {http: {requestTimeout: 1s, streamIdleTimeout: 1s}}\n"),
 		mt("spiffeID match with connection timeouts", "  targetRef: {kind: Dataplane}\n  rules:\n    - matches: [{spiffeID: {type: Exact, value: 'spiffe://td/a'}}]\n      default: {connectionTimeout: 1s, idleTimeout: 1s, http: {requestTimeout: 1s, requestHeadersTimeout: 1s, maxStreamDuration: 1s, maxConnectionDuration: 1s}}\n",
 			c("spec.rules[0].default.connectionTimeout"), c("spec.rules[0].default.http.maxConnectionDuration"), c("spec.rules[0].default.http.maxStreamDuration"), c("spec.rules[0].default.http.requestHeadersTimeout"), c("spec.rules[0].default.idleTimeout")),
 	})
@@ -123,7 +125,7 @@ func TestMeshHealthCheckConf(t *testing.T) {
 		hc("valid", "{interval: 10s, timeout: 2s, unhealthyThreshold: 3, healthyThreshold: 1, intervalJitterPercent: 100, eventLogPath: /tmp/hc.log, http: {path: /health, expectedStatuses: [100, 599]}}"),
 		hc("windows log path", "{eventLogPath: 'C:\\logs\\hc.log', grpc: {}}"),
 		hc("no protocol", "{interval: 10s}", c("")),
-		hc("default absent", "", c("")),
+		hc("default absent", "", e(CodeSpecShape, d0)),
 		hc("zero thresholds", "{unhealthyThreshold: 0, healthyThreshold: -1, tcp: {}}", c(".healthyThreshold"), c(".unhealthyThreshold")),
 		hc("zero durations", "{interval: 0s, timeout: 0s, initialJitter: 0s, intervalJitter: -1s, noTrafficInterval: 0s, tcp: {}}",
 			c(".initialJitter"), c(".interval"), c(".intervalJitter"), c(".noTrafficInterval"), c(".timeout")),
@@ -175,13 +177,13 @@ func TestMeshRateLimitConf(t *testing.T) {
 		rl("to on a gateway", gwTo("{kind: MeshGateway, name: edge}", http)),
 		rl("to on a route", gwTo("{kind: MeshHTTPRoute, name: r}", http)),
 		rl("to on Mesh (may include gateways)", gwTo("{kind: Mesh}", http)),
-		rl("to on sidecars only", gwTo("{kind: Mesh, proxyTypes: [Sidecar]}", http), c("spec.to")),
-		rl("to on a Dataplane", gwTo("{kind: Dataplane}", http), c("spec.to")),
-		rl("from on Mesh", "  targetRef: {kind: Mesh}\n  from:\n    - targetRef: {kind: Mesh}\n      default: {}\n", c("spec.from")),
-		rl("from without targetRef", "  from:\n    - targetRef: {kind: Mesh}\n      default: "+http+"\n", c("spec.from")),
-		rl("from on a gateway", "  targetRef: {kind: MeshGateway, name: edge}\n  from:\n    - targetRef: {kind: Mesh}\n      default: "+http+"\n", c("spec.from")),
-		rl("rules on a route", "  targetRef: {kind: MeshHTTPRoute, name: r}\n  rules:\n    - default: "+http+"\n", c("spec.rules")),
-		rl("rules on Mesh with gateways", "  targetRef: {kind: Mesh, proxyTypes: [Gateway, Sidecar]}\n  rules:\n    - default: "+http+"\n", c("spec.rules")),
+		rl("to on sidecars only", gwTo("{kind: Mesh, proxyTypes: [Sidecar]}", http), e(CodeSections, "spec.to")),
+		rl("to on a Dataplane", gwTo("{kind: Dataplane}", http), e(CodeSections, "spec.to")),
+		rl("from on Mesh", "  targetRef: {kind: Mesh}\n  from:\n    - targetRef: {kind: Mesh}\n      default: {}\n", e(CodeSections, "spec.from")),
+		rl("from without targetRef", "  from:\n    - targetRef: {kind: Mesh}\n      default: "+http+"\n", e(CodeSections, "spec.from")),
+		rl("from on a gateway", "  targetRef: {kind: MeshGateway, name: edge}\n  from:\n    - targetRef: {kind: Mesh}\n      default: "+http+"\n", e(CodeSections, "spec.from")),
+		rl("rules on a route", "  targetRef: {kind: MeshHTTPRoute, name: r}\n  rules:\n    - default: "+http+"\n", e(CodeSections, "spec.rules")),
+		rl("rules on Mesh with gateways", "  targetRef: {kind: Mesh, proxyTypes: [Gateway, Sidecar]}\n  rules:\n    - default: "+http+"\n", e(CodeSections, "spec.rules")),
 		rl("no local", from("{}"), c(f0)),
 		rl("empty local", from("{local: {}}"), c(f0)),
 		rl("empty http and tcp", from("{local: {http: {}, tcp: {}}}"), c(f0+".http"), c(f0+".tcp")),
@@ -191,7 +193,7 @@ func TestMeshRateLimitConf(t *testing.T) {
 		rl("status below 400 warns", from("{local: {http: {onRateLimit: {status: 200}}}}"), w(CodeResilienceDeprecated, f0+".http.onRateLimit.status")),
 		rl("spiffeID rule with tcp", rules("matches: [{spiffeID: {type: Exact, value: 'spiffe://td/a'}}]\n      ", "{local: {tcp: {connectionRate: {num: 1, interval: 1s}}}}"), c("spec.rules[0].default.local.tcp")),
 		rl("sni rule with tcp", rules("matches: [{sni: {type: Exact, value: web}}]\n      ", "{local: {tcp: {connectionRate: {num: 1, interval: 1s}}}}")),
-		rl("empty match", rules("matches: [{}]\n      ", http), c("spec.rules[0].matches[0]")),
+		rl("empty match", rules("matches: [{}]\n      ", http), e(CodeMatch, "spec.rules[0].matches[0]")),
 	})
 }
 

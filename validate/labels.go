@@ -98,10 +98,8 @@ func (v *validator) origin(l map[string]string) {
 			v.err(field.Invalid(labelPath(api.LabelZone), z, fmt.Sprintf(
 				"must be this zone's name %q; remove the label and let the webhook set it", v.s.Zone)), CodeZoneLabel)
 		}
-		if e, ok := l[api.LabelEnv]; ok && e != api.EnvKubernetes {
-			v.err(field.Invalid(labelPath(api.LabelEnv), e, fmt.Sprintf(
-				"must be %q on a Kubernetes zone; remove the label and let the webhook set it", api.EnvKubernetes)), CodeZoneLabel)
-		}
+		// kuma.io/env is not checked: Kuma sets it only when absent and keeps the
+		// value a user wrote (labels.Compute's setIfNotExist), "universal" included.
 	case api.ModeGlobal:
 		if has && origin != api.OriginGlobal {
 			v.err(field.Invalid(p, origin, fmt.Sprintf(

@@ -105,46 +105,137 @@ func without(all, drop []api.RefKind) []api.RefKind {
 	return out
 }
 
-// policy runs the rules every targetRef policy shares on a kind's typed spec.
+// policy runs the rules every targetRef policy shares on a kind's typed spec: the
+// top-level targetRef, which sections may be combined or appear with that target,
+// each item's targetRef, default and matches, and that the spec configures something.
+// The per-kind options are the kind's api.KumaRules (Kuma's validator of each policy).
 func (v *validator) policy(s api.Targeted, p *field.Path) {
-	v.top(s.Top(), p)
-	tk := topKind(s.Top())
-	for i, r := range s.ToRefs() {
-		ip := p.Child("to").Index(i).Child("targetRef")
-		if r == nil {
-			v.err(field.Required(ip, "each 'to' item needs a targetRef naming the destination"), CodeRefField)
+	top := s.Top()
+	v.top(top, p)
+	tk := topKind(top)
+	items := s.Items()
+	n := map[string]int{}
+	for _, it := range items {
+		n[it.Section]++
+	}
+	skip := v.sectionRules(top, n, p)
+	for _, it := range items {
+		if skip[it.Section] {
 			continue
 		}
-		v.ref(*r, ip, placeTo, v.kind.ToKinds(tk), CodeToKind)
-	}
-	for i, r := range s.FromRefs() {
-		if r == nil {
-			continue // implied Mesh (Kuma's policy-on-namespace MADR sugar)
+		ip := p.Child(it.Section).Index(it.Index)
+		switch it.Section {
+		case "to":
+			if it.Ref == nil {
+				if v.schemaAnswered {
+					break // the CRD requires it and has said so
+				}
+				v.err(field.Required(ip.Child("targetRef"), "each 'to' item needs a targetRef naming the destination"), CodeRefField)
+				break
+			}
+			v.ref(*it.Ref, ip.Child("targetRef"), placeTo, v.kind.ToKinds(tk), CodeToKind)
+		case "from":
+			if it.Ref != nil && v.ref(*it.Ref, ip.Child("targetRef"), placeFrom, v.kind.From, CodeFromKind) {
+				v.deprecatedRef(*it.Ref, ip.Child("targetRef"), placeFrom)
+			}
+		case "rules":
+			v.ruleMatches(it.Matches, ip.Child("matches"))
 		}
-		ip := p.Child("from").Index(i).Child("targetRef")
-		if v.ref(*r, ip, placeFrom, v.kind.From, CodeFromKind) {
-			v.deprecatedRef(*r, ip, placeFrom)
+		if v.kind.Shared.ItemDefault && !it.HasDefault {
+			v.err(field.Required(ip.Child("default"), fmt.Sprintf(
+				"each '%s' item needs a 'default' with the %s configuration; Kuma refuses an item without one", it.Section, v.kind.Kind)), CodeSpecShape)
 		}
 	}
-	v.requireSomething(s.HasConf(), p)
+	v.requireSections(s, n, p)
 }
 
-// requireSomething reports a policy that configures nothing at all.
-func (v *validator) requireSomething(has bool, p *field.Path) {
-	names := v.kind.Sections.Names()
-	for _, n := range names {
-		if _, present := v.spec[n]; present && n != "targetRef" {
-			has = true // present but malformed: its own error says what is wrong
+// sectionRules applies Kuma's rules on whole sections: `rules` replaces to/from
+// (the kinds say which), and some sections are refused with some top-level
+// targets. It returns the sections whose items Kuma then does not look at.
+func (v *validator) sectionRules(top *api.TargetRef, n map[string]int, p *field.Path) map[string]bool {
+	sh := v.kind.Shared
+	if n["rules"] > 0 {
+		for _, sec := range []struct {
+			s api.Section
+			k string
+		}{{api.SecTo, "to"}, {api.SecFrom, "from"}} {
+			if sh.RulesExclude.Has(sec.s) && n[sec.k] > 0 {
+				v.err(field.Forbidden(p.Child(sec.k), fmt.Sprintf(
+					"'rules' replaces '%s' in %s: a policy with rules must leave '%s' empty. Move this configuration into rules, or split it into two policies",
+					sec.k, v.kind.Kind, sec.k)), CodeSections)
+			}
 		}
 	}
+	skip := map[string]bool{}
+	for _, sec := range []struct {
+		k    string
+		when api.Scope
+	}{{"from", sh.FromForbidden}, {"to", sh.ToForbidden}, {"rules", sh.RulesForbidden}} {
+		if n[sec.k] == 0 || !sec.when.Holds(top) {
+			continue
+		}
+		skip[sec.k] = true
+		v.err(field.Forbidden(p.Child(sec.k), scopeMessage(v.kind.Kind, sec.k, sec.when)), CodeSections)
+	}
+	return skip
+}
+
+func scopeMessage(kind, section string, when api.Scope) string {
+	switch when {
+	case api.ScopeGatewayOrRoute:
+		return fmt.Sprintf("%s cannot have '%s' when the top-level targetRef is a MeshGateway or MeshHTTPRoute; remove '%s' or target the proxies instead", kind, section, section)
+	case api.ScopeGateways:
+		return fmt.Sprintf("%s cannot have '%s' when the policy may apply to gateways (MeshGateway, MeshHTTPRoute, or Mesh/MeshSubset without proxyTypes [Sidecar]); add proxyTypes: [Sidecar] to the top-level targetRef, or configure gateways with 'to'", kind, section)
+	}
+	return fmt.Sprintf("%s can only have '%s' when the policy applies to gateways: target a MeshGateway, or Mesh/MeshSubset with proxyTypes [Gateway]; for sidecars use 'from' or 'rules'", kind, section)
+}
+
+// requireSections reports a policy that configures nothing: an error where Kuma
+// refuses it, a warning where Kuma accepts a policy that has no effect.
+func (v *validator) requireSections(s api.Targeted, n map[string]int, p *field.Path) {
+	sh := v.kind.Shared
+	if v.kind.Sections&(api.SecTo|api.SecFrom|api.SecRules) == 0 {
+		if s.HasDefault() {
+			return
+		}
+		e := field.Required(p.Child("default"), fmt.Sprintf("%s configures nothing; add 'default'", v.kind.Kind))
+		if sh.Default {
+			v.err(e, CodeSpecShape)
+		} else {
+			v.warn(e, CodeNoEffect)
+		}
+		return
+	}
+	if n["to"]+n["from"]+n["rules"] > 0 {
+		return
+	}
+	var want []string
+	for _, name := range v.kind.Sections.Names() {
+		if name != "targetRef" && name != "default" {
+			want = append(want, "'"+name+"'")
+		}
+	}
+	msg := fmt.Sprintf("%s configures nothing; add %s (an empty list counts as none)", v.kind.Kind, strings.Join(want, " or "))
+	if sh.Require != 0 {
+		v.err(field.Required(p, msg), CodeSpecShape)
+		return
+	}
+	v.warn(field.Required(p, msg+"; Kuma accepts it, but it has no effect"), CodeNoEffect)
+}
+
+// requireSomething reports a policy that configures nothing at all (the kinds with
+// a spec of their own: MeshTrafficPermission and the routes). Empty lists count as
+// nothing, as in Kuma.
+func (v *validator) requireSomething(has bool, p *field.Path) {
 	if has {
 		return
 	}
+	names := v.kind.Sections.Names()
 	var want []string
 	for _, n := range names {
 		if n != "targetRef" {
 			want = append(want, "'"+n+"'")
 		}
 	}
-	v.err(field.Required(p, fmt.Sprintf("%s configures nothing; add %s", v.kind.Kind, strings.Join(want, " or "))), CodeSpecShape)
+	v.err(field.Required(p, fmt.Sprintf("%s configures nothing; add %s (an empty list counts as none)", v.kind.Kind, strings.Join(want, " or "))), CodeSpecShape)
 }

@@ -31,7 +31,7 @@ spec:
 	want := []got{
 		{CodeOwnedLabel, "metadata.labels[k8s.kuma.io/namespace]", SeverityError},
 		{CodeOwnedLabel, "metadata.labels[kuma.io/policy-role]", SeverityError},
-		{CodeZoneLabel, "metadata.labels[kuma.io/env]", SeverityError},
+		// kuma.io/env: universal is accepted: Kuma keeps a value the user set.
 		{CodeZoneLabel, "metadata.labels[kuma.io/zone]", SeverityError},
 	}
 	if diff := cmp.Diff(want, validateRaw(spoofed, api.Request{Operation: api.OpCreate})); diff != "" {

@@ -41,8 +41,12 @@ const (
 // refRule is the per-kind field table of a targetRef (Kuma's ValidateTargetRef).
 type refRule struct {
 	name, namespace, labels, tags, sectionName need
-	// nameOrLabels: exactly one of name and labels must be set.
+	// proxyTypes: the kind may carry proxyTypes (Mesh and MeshSubset).
+	proxyTypes bool
+	// nameOrLabels: name or labels must be set, labels exclude name and namespace.
 	nameOrLabels bool
+	// checkName: the name must use Kuma's name characters.
+	checkName bool
 	// selector: tag values may also hold '/' or be '*' (Kuma's ValidateSelector).
 	selector bool
 	what     string // how to describe the kind in messages
@@ -51,25 +55,26 @@ type refRule struct {
 func ruleFor(k api.RefKind) (refRule, bool) {
 	switch k {
 	case api.RefMesh:
-		return refRule{what: "the whole mesh"}, true
+		return refRule{proxyTypes: true, what: "the whole mesh"}, true
 	case api.RefMeshSubset:
-		return refRule{tags: allowed, what: "proxies with the given tags"}, true
+		return refRule{tags: allowed, proxyTypes: true, what: "proxies with the given tags"}, true
 	case api.RefMeshService:
-		return refRule{name: allowed, namespace: allowed, labels: allowed, sectionName: allowed, nameOrLabels: true, what: "a service"}, true
+		return refRule{name: allowed, namespace: allowed, labels: allowed, sectionName: allowed, nameOrLabels: true, checkName: true, what: "a service"}, true
 	case api.RefMeshServiceSubset:
-		return refRule{name: required, tags: allowed, selector: true, what: "tagged instances of a service"}, true
+		return refRule{name: required, tags: allowed, selector: true, checkName: true, what: "tagged instances of a service"}, true
 	case api.RefMeshGateway:
-		return refRule{name: required, tags: allowed, selector: true, what: "a MeshGateway (cluster-scoped)"}, true
+		return refRule{name: required, tags: allowed, selector: true, checkName: true, what: "a MeshGateway (cluster-scoped)"}, true
 	case api.RefMeshHTTPRoute:
-		return refRule{name: allowed, namespace: allowed, labels: allowed, sectionName: allowed, nameOrLabels: true, what: "an HTTP route"}, true
+		return refRule{name: allowed, namespace: allowed, labels: allowed, nameOrLabels: true, checkName: true, what: "an HTTP route"}, true
 	case api.RefMeshExternalService:
-		return refRule{name: allowed, namespace: allowed, labels: allowed, nameOrLabels: true, what: "an external service"}, true
+		return refRule{name: allowed, namespace: allowed, labels: allowed, nameOrLabels: true, checkName: true, what: "an external service"}, true
 	case api.RefMeshMultiZoneService:
-		return refRule{name: allowed, namespace: allowed, labels: allowed, sectionName: allowed, nameOrLabels: true, what: "a multi-zone service"}, true
+		// Kuma checks no field of a MeshMultiZoneService reference.
+		return refRule{name: allowed, namespace: allowed, labels: allowed, tags: allowed, sectionName: allowed, proxyTypes: true, what: "a multi-zone service"}, true
 	case api.RefDataplane:
 		return refRule{name: allowed, namespace: allowed, labels: allowed, sectionName: allowed, what: "data plane proxies"}, true
 	case api.RefMeshGatewayRoute:
-		return refRule{name: required, what: "a MeshGatewayRoute"}, true
+		return refRule{name: required, checkName: true, what: "a MeshGatewayRoute"}, true
 	}
 	return refRule{}, false
 }
@@ -131,43 +136,91 @@ func (v *validator) refFields(r api.TargetRef, rule refRule, p *field.Path, pl p
 	}
 	check("name", r.Name != "", rule.name)
 	check("namespace", r.Namespace != "", rule.namespace)
-	check("labels", r.Labels != nil, rule.labels)
-	check("sectionName", r.SectionName != "", rule.sectionName)
+	check("labels", len(r.Labels) > 0, rule.labels)
 	tagsNeed := rule.tags
-	if r.Kind == api.RefMeshGateway && pl != placeTop {
-		tagsNeed = forbidden // listener tags only make sense for the proxies a policy targets
+	if r.Kind == api.RefMeshGateway && (pl != placeTop || !v.kind.Shared.ListenerTags) {
+		tagsNeed = forbidden // listener tags only where the kind's validator allows them
 	}
-	check("tags", r.Tags != nil, tagsNeed)
-	if len(r.ProxyTypes) > 0 {
-		if pl != placeTop || (r.Kind != api.RefMesh && r.Kind != api.RefMeshSubset) {
-			v.err(field.Forbidden(p.Child("proxyTypes"), "proxyTypes is only allowed on a top-level targetRef of kind Mesh or MeshSubset"), CodeRefField)
-		}
-		for i, t := range r.ProxyTypes {
-			if t != "Sidecar" && t != "Gateway" {
-				v.err(field.NotSupported(p.Child("proxyTypes").Index(i), t, []string{"Sidecar", "Gateway"}), CodeRefField)
-			}
-		}
-	}
-	if r.Name != "" && !refNameRE.MatchString(r.Name) {
+	check("tags", len(r.Tags) > 0, tagsNeed)
+	v.sectionName(r, rule, p, pl)
+	v.proxyTypes(r, rule, p)
+	if rule.checkName && r.Name != "" && !refNameRE.MatchString(r.Name) && !(pl == placeBackend && r.Name == unresolvedBackend) {
 		v.err(field.Invalid(p.Child("name"), r.Name, "invalid characters: a name consists of lower-case letters, digits, '-', '.' and '_'"), CodeRefField)
 	}
 	if rule.nameOrLabels || r.Kind == api.RefDataplane {
 		switch {
-		case r.Labels != nil && (r.Name != "" || r.Namespace != ""):
+		case len(r.Labels) > 0 && (r.Name != "" || r.Namespace != ""):
 			v.err(field.Forbidden(p.Child("labels"), fmt.Sprintf(
 				"select %s either by labels or by name and namespace, not both; with labels put k8s.kuma.io/namespace among them", rule.what)), CodeRefField)
-		case rule.nameOrLabels && r.Name == "" && r.Labels == nil:
+		case rule.nameOrLabels && r.Name == "" && len(r.Labels) == 0:
 			v.err(field.Required(p.Child("name"), fmt.Sprintf("kind %s needs a name (or labels)", r.Kind)), CodeRefField)
 		}
-		if r.Labels != nil && r.SectionName != "" && rule.sectionName == allowed {
-			v.err(field.Forbidden(p.Child("sectionName"), "sectionName cannot be combined with labels; reference the service by name"), CodeRefField)
-		}
 	}
-	if r.Mesh != "" && !(pl == placeFrom && v.kind.Kind == api.KindMeshTrafficPermission) {
+	if r.Mesh != "" && r.Kind != api.RefMeshMultiZoneService && !(pl == placeFrom && v.kind.Kind == api.KindMeshTrafficPermission) {
 		v.err(field.Forbidden(p.Child("mesh"), "mesh is only allowed in MeshTrafficPermission 'from' items (cross-mesh permissions)"), CodeRefField)
 	}
+	if rule.tags == forbidden || r.Kind == api.RefMeshMultiZoneService {
+		return
+	}
 	v.tags(r.Tags, p.Child("tags"), rule.selector)
-	v.tagsLike(r.Labels, p.Child("labels"))
+}
+
+// unresolvedBackend is the name Kuma's Gateway API converter gives a backend it
+// could not resolve; Kuma's route validator accepts it despite the '/'.
+const unresolvedBackend = "kuma.io/unresolved-backend"
+
+// sectionName applies Kuma's sectionName rules: allowed on MeshService and
+// MeshMultiZoneService references, and on a top-level Dataplane only when the
+// policy configures inbound traffic (non-empty from or rules): a port name means
+// nothing to an outbound policy.
+func (v *validator) sectionName(r api.TargetRef, rule refRule, p *field.Path, pl place) {
+	if r.SectionName == "" {
+		return
+	}
+	sp := p.Child("sectionName")
+	switch {
+	case rule.sectionName == forbidden:
+		v.err(field.Forbidden(sp, fmt.Sprintf("must not be set when kind is %s; remove it", r.Kind)), CodeRefField)
+	case r.Kind == api.RefDataplane && (pl != placeTop || !v.affectsInbounds()):
+		v.err(field.Forbidden(sp, fmt.Sprintf(
+			"sectionName selects an inbound port of the data plane proxies, so it only works in a policy with non-empty 'from' or 'rules'; %s here configures outbound traffic. Remove sectionName",
+			v.kind.Kind)), CodeRefField)
+	}
+}
+
+// affectsInbounds reports whether the policy configures inbound traffic: a non-empty
+// from or rules section (Kuma's AffectsInbounds).
+func (v *validator) affectsInbounds() bool {
+	for _, sec := range []struct {
+		s api.Section
+		k string
+	}{{api.SecFrom, "from"}, {api.SecRules, "rules"}} {
+		if l, ok := v.spec[sec.k].([]any); ok && len(l) > 0 && v.kind.Sections.Has(sec.s) {
+			return true
+		}
+	}
+	return false
+}
+
+// proxyTypes checks proxyTypes: only Mesh and MeshSubset (and the unchecked
+// MeshMultiZoneService) take it, and an empty list is refused.
+func (v *validator) proxyTypes(r api.TargetRef, rule refRule, p *field.Path) {
+	if r.ProxyTypes == nil {
+		return
+	}
+	pp := p.Child("proxyTypes")
+	switch {
+	case !rule.proxyTypes && len(r.ProxyTypes) > 0:
+		v.err(field.Forbidden(pp, fmt.Sprintf("proxyTypes only applies to kinds Mesh and MeshSubset, not %s; remove it", r.Kind)), CodeRefField)
+		return
+	case rule.proxyTypes && len(r.ProxyTypes) == 0 && r.Kind != api.RefMeshMultiZoneService:
+		v.err(field.Invalid(pp, "[]", "an empty proxyTypes list is refused; remove it to select every proxy type, or list Sidecar and/or Gateway"), CodeRefField)
+	}
+	for i, t := range r.ProxyTypes {
+		if t != "Sidecar" && t != "Gateway" {
+			v.err(field.NotSupported(pp.Index(i), t, []string{"Sidecar", "Gateway"}), CodeRefField)
+		}
+	}
 }
 
 // tags checks Kuma's tag syntax: non-empty keys and values from fixed character sets.
@@ -188,13 +241,6 @@ func (v *validator) tags(t map[string]string, p *field.Path, selector bool) {
 		case !selector && !tagValueRE.MatchString(val):
 			v.err(field.Invalid(p.Key(k), val, "a tag value may only contain letters, digits, '.', '-', '_' and ':'"), CodeTag)
 		}
-	}
-}
-
-// tagsLike checks label selectors for emptiness only; label syntax is Kubernetes'.
-func (v *validator) tagsLike(t map[string]string, p *field.Path) {
-	if t != nil && len(t) == 0 {
-		v.err(field.Invalid(p, "{}", "an empty label selector selects nothing useful; add labels or remove the field"), CodeRefField)
 	}
 }
 

@@ -153,6 +153,25 @@ func (v *validator) kumaSpec(raw any) {
 	}
 	v.res.Spec = typed
 	v.kumaRules(typed, p)
+	v.dropRepeats()
+}
+
+// dropRepeats keeps the errors of one rule per field: the schema layer's, else the
+// first rule's (a rule may report several problems of one field).
+// Kuma's validators re-check some of what its CRDs say, and the shared rules and a
+// kind's own rules sometimes hang the same complaint on the same field; one finding
+// per mistake is enough.
+func (v *validator) dropRepeats() {
+	first := make(map[string]string, len(v.res.Errors)) // field → code of its first error
+	kept := v.res.Errors[:0]
+	for _, e := range v.res.Errors {
+		if code, ok := first[e.Field]; ok && code != e.Origin {
+			continue // another rule already said what is wrong here
+		}
+		first[e.Field] = e.Origin
+		kept = append(kept, e)
+	}
+	v.res.Errors = kept
 }
 
 // kumaRules runs the rules of a Kuma kind on its typed spec: the rules every policy

@@ -181,10 +181,7 @@ func TestFreePartsPreserveUnknown(t *testing.T) {
 		kind string
 		path []string
 	}{
-		{"MeshCircuitBreaker", []string{"rules", "[]", "matches"}},
 		{"MeshAccessLog", []string{"to", "[]", "default", "backends", "[]", "openTelemetry", "body"}},
-		{"MeshHTTPRoute", []string{"to", "[]", "rules", "[]", "matches", "[]", "headers"}},
-		{"MeshHTTPRoute", []string{"to", "[]", "rules", "[]", "default", "filters", "[]", "urlRewrite"}},
 		{"MeshHTTPRoute", []string{"to", "[]", "rules", "[]", "default", "filters", "[]", "requestMirror", "percentage"}},
 	} {
 		s := at(t, specOf(t, c.kind), c.path...)
@@ -208,9 +205,9 @@ func TestTypedConfs(t *testing.T) {
 			t.Errorf("%s[].default.http.requestTimeout type %q", list, got)
 		}
 	}
-	// The shared api.Rule keeps matches free.
-	if !preserves(at(t, spec, "rules", "[]", "matches")) {
-		t.Error("rules[].matches is not free")
+	// Rule matches are typed too: sni and spiffeID.
+	if m := at(t, spec, "rules", "[]", "matches", "[]"); preserves(m) || len(m.Properties) == 0 {
+		t.Errorf("rules[].matches[] is not typed: %+v", m)
 	}
 	hpt := at(t, specOf(t, "MeshCircuitBreaker"), "to", "[]", "default", "outlierDetection", "healthyPanicThreshold")
 	if !hpt.XIntOrString || len(hpt.AnyOf) != 2 {

@@ -1,0 +1,122 @@
+package api
+
+// KumaRules are the options in which Kuma's per-policy validators differ while
+// applying the same shared rules: which sections exclude each other, which are
+// required, in which scope a section is refused, how rules' matches are checked.
+// The values follow Kuma 2.14.3's validator.go of each policy.
+type KumaRules struct {
+	// ListenerTags allows tags (listener tags) on a top-level MeshGateway targetRef
+	// (Kuma's GatewayListenerTagsAllowed).
+	ListenerTags bool
+	// RulesExclude are the sections that must be empty when `rules` is set.
+	RulesExclude Section
+	// Require are the sections of which at least one must be non-empty; when zero,
+	// Kuma accepts a policy with none, which meshguard only warns about.
+	Require Section
+	// ItemDefault requires `default` in every to/from/rules item: Kuma decodes an
+	// absent default as the empty conf, which the kind's validator refuses.
+	ItemDefault bool
+	// Default requires the single spec.default, for the same reason.
+	Default bool
+	// Matches says how rules[].matches are checked.
+	Matches MatchCheck
+	// FromForbidden, ToForbidden and RulesForbidden are the top-level scopes in
+	// which Kuma refuses a non-empty from, to or rules section.
+	FromForbidden, ToForbidden, RulesForbidden Scope
+}
+
+// MatchCheck is how strictly a kind's validator checks rules[].matches.
+type MatchCheck uint8
+
+// The levels of MatchCheck.
+const (
+	// MatchSyntax checks each spiffeID and sni condition's syntax only.
+	MatchSyntax MatchCheck = iota
+	// MatchStrict also requires one of spiffeID or sni and a spiffeID type.
+	MatchStrict
+)
+
+// Scope is a condition on the top-level targetRef under which Kuma refuses a
+// section of a policy.
+type Scope uint8
+
+// The scopes Kuma's validators test.
+const (
+	// ScopeNever never holds.
+	ScopeNever Scope = iota
+	// ScopeGatewayOrRoute holds when the top-level kind is MeshGateway or MeshHTTPRoute.
+	ScopeGatewayOrRoute
+	// ScopeGateways holds when the policy may apply to gateways: a MeshGateway or
+	// MeshHTTPRoute target, or Mesh/MeshSubset whose proxyTypes are absent or
+	// include Gateway (Kuma's IncludesGateways). An absent targetRef is Mesh.
+	ScopeGateways
+	// ScopeSidecarsOnly is the opposite of ScopeGateways.
+	ScopeSidecarsOnly
+)
+
+// Holds reports whether the scope holds for the top-level targetRef top.
+func (s Scope) Holds(top *TargetRef) bool {
+	switch s {
+	case ScopeGatewayOrRoute:
+		return top != nil && (top.Kind == RefMeshGateway || top.Kind == RefMeshHTTPRoute)
+	case ScopeGateways:
+		return IncludesGateways(top)
+	case ScopeSidecarsOnly:
+		return !IncludesGateways(top)
+	}
+	return false
+}
+
+// IncludesGateways reports whether a policy with this top-level targetRef may
+// configure gateways (Kuma's IncludesGateways); nil is kind Mesh.
+func IncludesGateways(top *TargetRef) bool {
+	if top == nil {
+		return true
+	}
+	switch top.Kind {
+	case RefMeshGateway, RefMeshHTTPRoute:
+		return true
+	case RefMesh, RefMeshSubset:
+		if len(top.ProxyTypes) == 0 {
+			return true
+		}
+		for _, t := range top.ProxyTypes {
+			if t == "Gateway" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// kumaShared returns the KumaRules of a Kuma policy kind (zero for a kind without
+// options), read off each policy's validator.go in Kuma 2.14.3.
+func kumaShared(kind string) KumaRules {
+	const toFrom, all = SecTo | SecFrom, SecTo | SecFrom | SecRules
+	switch kind {
+	case KindMeshTrafficPermission:
+		return KumaRules{RulesExclude: SecFrom, Require: SecFrom | SecRules, ItemDefault: true}
+	case KindMeshTimeout:
+		return KumaRules{ListenerTags: true, RulesExclude: toFrom, Require: all, ItemDefault: true,
+			Matches: MatchStrict, FromForbidden: ScopeGatewayOrRoute}
+	case "MeshRateLimit":
+		return KumaRules{ListenerTags: true, RulesExclude: toFrom, ItemDefault: true, Matches: MatchStrict,
+			FromForbidden: ScopeGateways, ToForbidden: ScopeSidecarsOnly, RulesForbidden: ScopeGateways}
+	case "MeshFaultInjection":
+		return KumaRules{ListenerTags: true, RulesExclude: SecFrom, FromForbidden: ScopeGateways, ToForbidden: ScopeSidecarsOnly}
+	case "MeshCircuitBreaker":
+		return KumaRules{ListenerTags: true, RulesExclude: toFrom, Require: all, ItemDefault: true}
+	case "MeshAccessLog":
+		// No ItemDefault: the CRD itself requires default in MeshAccessLog items.
+		return KumaRules{ListenerTags: true, RulesExclude: toFrom, Require: all}
+	case "MeshRetry", "MeshHealthCheck":
+		return KumaRules{ListenerTags: true, ItemDefault: true}
+	case "MeshHTTPRoute", "MeshTCPRoute", "MeshLoadBalancingStrategy", "MeshMetric":
+		return KumaRules{ListenerTags: true}
+	case "MeshTrace", "MeshProxyPatch":
+		return KumaRules{Default: true}
+	case "MeshTLS":
+		return KumaRules{RulesExclude: SecFrom}
+	}
+	return KumaRules{} // MeshPassthrough
+}

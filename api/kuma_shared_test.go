@@ -1,0 +1,51 @@
+package api
+
+import "testing"
+
+// TestScopeHolds is Kuma's IncludesGateways and the scopes built on it.
+func TestScopeHolds(t *testing.T) {
+	ref := func(k RefKind, pt ...string) *TargetRef { return &TargetRef{Kind: k, ProxyTypes: pt} }
+	cases := []struct {
+		name  string
+		top   *TargetRef
+		scope Scope
+		want  bool
+	}{
+		{"absent targetRef is Mesh", nil, ScopeGateways, true},
+		{"Mesh", ref(RefMesh), ScopeGateways, true},
+		{"Mesh sidecars", ref(RefMesh, "Sidecar"), ScopeGateways, false},
+		{"MeshSubset gateways", ref(RefMeshSubset, "Sidecar", "Gateway"), ScopeGateways, true},
+		{"MeshHTTPRoute", ref(RefMeshHTTPRoute), ScopeGateways, true},
+		{"Dataplane", ref(RefDataplane), ScopeGateways, false},
+		{"Dataplane sidecars only", ref(RefDataplane), ScopeSidecarsOnly, true},
+		{"MeshGateway", ref(RefMeshGateway), ScopeGatewayOrRoute, true},
+		{"Mesh is not a gateway or route", ref(RefMesh), ScopeGatewayOrRoute, false},
+		{"never", ref(RefMeshGateway), ScopeNever, false},
+	}
+	for _, tc := range cases {
+		if got := tc.scope.Holds(tc.top); got != tc.want {
+			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestKumaRulesCoverPolicies: every Kuma policy kind gets the options of its
+// validator; a kind that requires sections also rejects mixing them with rules
+// where it has rules.
+func TestKumaRulesCoverPolicies(t *testing.T) {
+	for _, k := range KumaKinds() {
+		sh := k.Shared
+		if sh.Require != 0 && !k.Sections.Has(sh.Require&k.Sections) {
+			t.Errorf("%s requires sections it does not have", k.Kind)
+		}
+		if sh.RulesExclude != 0 && !k.Sections.Has(SecRules) {
+			t.Errorf("%s: rules exclude sections, but it has no rules", k.Kind)
+		}
+		if sh.ListenerTags && !ContainsRef(k.TopLevel, RefMeshGateway) {
+			t.Errorf("%s allows listener tags without a MeshGateway target", k.Kind)
+		}
+	}
+	if kumaShared(KindMeshTimeout).FromForbidden != ScopeGatewayOrRoute {
+		t.Error("MeshTimeout refuses from on a MeshGateway or MeshHTTPRoute")
+	}
+}
