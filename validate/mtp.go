@@ -109,23 +109,49 @@ func (v *validator) mtpRule(m api.MTPMatches, rp *field.Path) {
 		v.err(field.Required(rp, "the rule has no matcher; add at least one to 'allow', 'allowWithShadowDeny' or 'deny'"), CodeSpecShape)
 	}
 	dp := rp.Child("default")
+	// Kuma builds one predicate per list (allow and allowWithShadowDeny together in
+	// the enforced matcher, allowWithShadowDeny alone in the shadow one, deny alone)
+	// from the matchers that have a condition; when none has, the predicate is empty
+	// and Envoy refuses the whole RBAC filter.
+	noCondition := map[string]bool{
+		"allow":               allEmpty(m.Allow) && allEmpty(m.AllowWithShadowDeny),
+		"allowWithShadowDeny": allEmpty(m.AllowWithShadowDeny),
+		"deny":                allEmpty(m.Deny),
+	}
 	for _, l := range mtpLists(m) {
 		if l.list == nil {
 			continue
 		}
 		for i, x := range *l.list {
-			v.mtpMatcher(x, dp.Child(l.name).Index(i))
+			v.mtpMatcher(x, dp.Child(l.name).Index(i), noCondition[l.name])
 		}
 	}
+}
+
+// allEmpty reports whether no matcher of l has spiffeID or sni (true for none).
+func allEmpty(l *[]api.SpiffeMatch) bool {
+	if l == nil {
+		return true
+	}
+	for _, m := range *l {
+		if m.SpiffeID != nil || m.SNI != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // mtpMatcher checks one matcher as Kuma's ValidateMatch does: a spiffeID value must
 // be a SPIFFE ID (for Prefix too), an sni is an Exact lower-case DNS name. Types and
 // required keys are the CRD's; they are checked here only when it did not answer.
-func (v *validator) mtpMatcher(m api.SpiffeMatch, mp *field.Path) {
+// noCondition says that no matcher of its list has a condition.
+func (v *validator) mtpMatcher(m api.SpiffeMatch, mp *field.Path, noCondition bool) {
 	if m.SpiffeID == nil && m.SNI == nil {
-		v.warn(field.Invalid(mp, field.OmitValueType{},
-			"the matcher has neither spiffeID nor sni: Kuma programs no condition for it, so it matches no client; add spiffeID (the client's SPIFFE ID) or sni"), CodeMTPEmptyMatcher)
+		msg := "the matcher has neither spiffeID nor sni: Kuma programs no condition for it, so it matches no client; add spiffeID (the client's SPIFFE ID) or sni"
+		if noCondition {
+			msg = "the matcher has neither spiffeID nor sni, nor has any other of its list: Kuma 2.14 then programs an RBAC matcher with an empty predicate, which Envoy refuses (the proxies keep their previous configuration); add spiffeID (the client's SPIFFE ID) or sni"
+		}
+		v.warn(field.Invalid(mp, field.OmitValueType{}, msg), CodeMTPEmptyMatcher)
 		return
 	}
 	if sm := m.SpiffeID; sm != nil {

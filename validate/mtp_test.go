@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -197,5 +198,35 @@ func TestMTPDropsWhatKumaDrops(t *testing.T) {
 	want := api.SpiffeMatch{SNI: &api.StringMatch{Type: "Exact", Value: "a.b"}}
 	if diff := cmp.Diff(want, (*s.Rules[0].Default.Allow)[0]); diff != "" {
 		t.Errorf("matcher (-want +got):\n%s", diff)
+	}
+}
+
+// TestMTPEmptyListWarnsOfEnvoy: when no matcher of a list has a condition, Kuma
+// programs an empty predicate that Envoy refuses, and MG191 says so; when another
+// matcher of the list has one, the empty matcher only matches nothing.
+func TestMTPEmptyListWarnsOfEnvoy(t *testing.T) {
+	for _, tc := range []struct {
+		name, rule string
+		envoy      bool
+	}{
+		{"deny of empty matchers only", "deny: [{}]\n        allow: [{sni: {type: Exact, value: a.b}}]", true},
+		{"allow empty, allowWithShadowDeny not", "allow: [{}]\n        allowWithShadowDeny: [{sni: {type: Exact, value: a.b}}]", false},
+		{"allow and allowWithShadowDeny both empty", "allow: [{}]\n        allowWithShadowDeny: [{}]", true},
+		{"an empty matcher next to a real one", "allow: [{}, {sni: {type: Exact, value: a.b}}]", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := lintOne(t, mtpDoc+"spec:\n  rules:\n    - default:\n        "+tc.rule+"\n", api.DefaultSettings(), api.Request{})
+			if len(res.Errors) > 0 || len(res.Warnings) == 0 {
+				t.Fatalf("errors %v, warnings %v", res.Errors, res.Warnings)
+			}
+			for _, w := range res.Warnings {
+				if w.Origin != CodeMTPEmptyMatcher {
+					t.Errorf("unexpected %s %s", w.Origin, w.Field)
+				}
+				if got := strings.Contains(w.Detail, "Envoy refuses"); got != tc.envoy {
+					t.Errorf("%s: mentions Envoy's refusal: %v, want %v (%s)", w.Field, got, tc.envoy, w.Detail)
+				}
+			}
+		})
 	}
 }
