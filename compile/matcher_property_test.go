@@ -114,3 +114,81 @@ func TestMatcherTreesMatchSeed001(t *testing.T) {
 		}
 	}
 }
+
+// TestDeadMatchersNeverDecide checks MG201 for matcher groups on random sets with
+// spiffeID, sni and empty matchers: removing every matcher the analysis reports as
+// dead changes no decision of the enforced trees, network or HTTP.
+func TestDeadMatchersNeverDecide(t *testing.T) {
+	r := rand.New(rand.NewSource(2))
+	ids := []string{"spiffe://td/ns/a/sa/x", "spiffe://td/ns/a/sa/y", "spiffe://td/ns/b/sa/x"}
+	prefixes := []string{"spiffe://td", "spiffe://td/ns/a", "spiffe://td/ns/b"}
+	snis := []string{"a.svc", "b.svc"}
+	lists := []string{ListDeny, ListAllowWithShadowDeny, ListAllow}
+	target := Target{Kind: api.RefMesh, Mesh: "default"}
+	checked := 0
+	for s := 0; s < 1500; s++ {
+		var entries []SpiffeEntry
+		for i, n := 0, 1+r.Intn(6); i < n; i++ {
+			m := api.SpiffeMatch{}
+			switch r.Intn(4) {
+			case 0:
+				m.SpiffeID = &api.StringMatch{Type: "Exact", Value: ids[r.Intn(len(ids))]}
+			case 1, 2:
+				m.SpiffeID = &api.StringMatch{Type: "Prefix", Value: prefixes[r.Intn(len(prefixes))]}
+			}
+			if r.Intn(2) == 0 {
+				m.SNI = &api.StringMatch{Type: "Exact", Value: snis[r.Intn(len(snis))]}
+			}
+			if r.Intn(6) == 0 {
+				m.Method = "GET"
+			}
+			entries = append(entries, SpiffeEntry{Policy: fmt.Sprintf("ns/p%d", r.Intn(2)), Path: fmt.Sprint(i), List: lists[r.Intn(3)], Match: m})
+		}
+		dead := map[string]bool{}
+		for _, f := range matcherFindings(target, entries, func(string) bool { return true }, true, func() (string, string) { return "p", "p" }) {
+			if f.Origin == CodeDeadItem {
+				dead[f.Field] = true
+			}
+		}
+		if len(dead) == 0 {
+			continue
+		}
+		checked++
+		var alive []SpiffeEntry
+		for _, e := range entries {
+			if !dead[e.Path] {
+				alive = append(alive, e)
+			}
+		}
+		all, err := CompileMatchers(entries, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept, err := CompileMatchers(alive, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range append(ids, "spiffe://other/ns/a/sa/x") {
+			for _, sni := range append(snis, "") {
+				for _, method := range []string{"GET", "POST"} {
+					req := request{sans: []string{id}, sni: sni, headers: map[string]string{":method": method, ":path": "/"}}
+					a, _ := evalMatcher(t, all.Config.GetMatcher(), req)
+					k, _ := evalMatcher(t, kept.Config.GetMatcher(), req)
+					if a != k {
+						t.Fatalf("set %d %s %s: network %v with the dead matchers %v, %v without\n%+v", s, id, sni, a, dead, k, entries)
+					}
+					if all.HTTP != nil && kept.HTTP != nil {
+						a, _ = evalMatcher(t, all.HTTP.GetMatcher(), req)
+						k, _ = evalMatcher(t, kept.HTTP.GetMatcher(), req)
+						if a != k {
+							t.Fatalf("set %d %s %s %s: http %v with the dead matchers %v, %v without\n%+v", s, id, sni, method, a, dead, k, entries)
+						}
+					}
+				}
+			}
+		}
+	}
+	if checked < 100 {
+		t.Errorf("only %d sets had dead matchers", checked)
+	}
+}
