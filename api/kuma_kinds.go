@@ -108,6 +108,7 @@ func kumaTrafficKinds(add func(*Kind) *Kind) {
 	al.TopLevel = refs(mesh, subset, svc, svcSub, dp, gw)
 	al.To = refs(mesh, svc, mzs, mes)
 	al.From = refs(mesh)
+	al.NewSpec = func() any { return &MeshAccessLogSpec{} }
 
 	hc := add(kuma("MeshHealthCheck", "meshhealthchecks", tr|SecTo, "active health checks"))
 	hc.TopLevel = refs(mesh, subset, svc, svcSub, dp, gw)
@@ -127,6 +128,7 @@ func kumaProxyKinds(add func(*Kind) *Kind) {
 	trace := add(kuma("MeshTrace", "meshtraces", tr|SecDefault, "tracing backends and sampling"))
 	trace.TopLevel = refs(mesh, subset, svc, svcSub, dp, gw)
 	trace.SystemOnly = refs(gw)
+	trace.NewSpec = func() any { return &MeshTraceSpec{} }
 
 	pp := add(kuma("MeshProxyPatch", "meshproxypatches", tr|SecDefault, "raw Envoy configuration patches"))
 	pp.TopLevel = refs(mesh, subset, svc, svcSub, dp, gw)
@@ -135,6 +137,7 @@ func kumaProxyKinds(add func(*Kind) *Kind) {
 	metric := add(kuma("MeshMetric", "meshmetrics", tr|SecDefault, "metrics scraping and backends"))
 	metric.TopLevel = refs(mesh, subset, svc, svcSub, dp, gw)
 	metric.SystemOnly = refs(gw)
+	metric.NewSpec = func() any { return &MeshMetricSpec{} }
 
 	pt := add(kuma("MeshPassthrough", "meshpassthroughs", tr|SecDefault, "passthrough to destinations outside the mesh"))
 	pt.TopLevel = refs(mesh, subset, dp)

@@ -1,6 +1,8 @@
 package validate
 
 import (
+	"slices"
+
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/defaults"
 )
@@ -112,5 +114,5 @@ func Catalogue() []RuleDoc {
 		{Code: CodeMTPForm, Severity: SeverityError, Summary: "a MeshTrafficPermission has both 'from' and 'rules'", Bad: mtpHead + "spec:\n  from:\n    - targetRef:\n        kind: Mesh\n      default:\n        action: Allow\n  rules:\n    - default:\n        allow:\n          - spiffeID:\n              type: Prefix\n              value: spiffe://td.mesh/\n", Good: spiffeGood},
 		{Code: CodeSpiffe, Severity: SeverityError, Summary: "a MeshTrafficPermission matcher is malformed: a spiffeID that is not a SPIFFE ID, an sni that is not a lower-case DNS name, a missing or unknown type", Bad: mtpHead + "spec:\n  rules:\n    - default:\n        deny:\n          - spiffeID:\n              type: Exact\n              value: https://td.mesh/ns/default/sa/frontend\n", Good: spiffeGood},
 		{Code: CodeCrossMesh, Severity: SeverityError, Summary: "a cross-mesh 'from' (targetRef.mesh) without a MeshGatewayRoute target (Kuma's MeshTrafficPermission MADR; Kuma 2.14's CRD accepts no such target, so remove mesh)", Bad: mtpHead + "spec:\n  targetRef:\n    kind: Mesh\n  from:\n    - targetRef:\n        kind: MeshSubset\n        mesh: consume\n        tags:\n          kuma.io/service: backend\n      default:\n        action: Allow\n", Good: mtpHead + "spec:\n  targetRef:\n    kind: Mesh\n  from:\n    - targetRef:\n        kind: MeshSubset\n        tags:\n          kuma.io/service: backend\n      default:\n        action: Allow\n"},
-	}, append(append(append(resourcesCatalogue(), linkerdCatalogue()...), resilienceCatalogue()...), mtpCatalogue()...)...)
+	}, slices.Concat(resourcesCatalogue(), linkerdCatalogue(), resilienceCatalogue(), observabilityCatalogue(), mtpCatalogue())...)
 }

@@ -162,6 +162,15 @@ func (v *validator) kumaRules(spec any, p *field.Path) {
 	switch s := spec.(type) {
 	case *api.MeshTrafficPermissionSpec:
 		v.mtp(s, p)
+	case *api.MeshAccessLogSpec:
+		v.policy(s, p)
+		v.meshAccessLog(s, p)
+	case *api.MeshTraceSpec:
+		v.policy(s, p)
+		v.meshTrace(s, p)
+	case *api.MeshMetricSpec:
+		v.policy(s, p)
+		v.meshMetric(s, p)
 	case *api.MeshHTTPRouteSpec:
 		v.httpRoute(s, p)
 	case *api.MeshTCPRouteSpec:

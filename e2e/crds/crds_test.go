@@ -182,7 +182,7 @@ func TestFreePartsPreserveUnknown(t *testing.T) {
 		path []string
 	}{
 		{"MeshCircuitBreaker", []string{"rules", "[]", "matches"}},
-		{"MeshTrace", []string{"default"}},
+		{"MeshAccessLog", []string{"to", "[]", "default", "backends", "[]", "openTelemetry", "body"}},
 		{"MeshHTTPRoute", []string{"to", "[]", "rules", "[]", "matches", "[]", "headers"}},
 		{"MeshHTTPRoute", []string{"to", "[]", "rules", "[]", "default", "filters", "[]", "urlRewrite"}},
 		{"MeshHTTPRoute", []string{"to", "[]", "rules", "[]", "default", "filters", "[]", "requestMirror", "percentage"}},
@@ -215,6 +215,9 @@ func TestTypedConfs(t *testing.T) {
 	hpt := at(t, specOf(t, "MeshCircuitBreaker"), "to", "[]", "default", "outlierDetection", "healthyPanicThreshold")
 	if !hpt.XIntOrString || len(hpt.AnyOf) != 2 {
 		t.Errorf("healthyPanicThreshold: %+v, want int-or-string", hpt)
+	}
+	if overall := at(t, specOf(t, "MeshTrace"), "default", "sampling", "overall"); !overall.XIntOrString {
+		t.Errorf("MeshTrace sampling.overall: %+v, want int-or-string", overall)
 	}
 }
 
