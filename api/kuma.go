@@ -113,61 +113,6 @@ func itemRefs[C any](items []ItemOf[C]) []*TargetRef {
 	return out
 }
 
-// MeshTrafficPermissionSpec covers both generations of MeshTrafficPermission: the
-// `from` list of the MeshTrafficPermission MADR and the SPIFFE matchers of the SPIFFE-matches MADR, written either as
-// `spec.default` (seed spelling) or `spec.rules[].default` (Kuma 2.12+).
-type MeshTrafficPermissionSpec struct {
-	TargetRef *TargetRef  `json:"targetRef,omitempty"`
-	From      []MTPFrom   `json:"from,omitempty"`
-	Rules     []MTPRule   `json:"rules,omitempty"`
-	Default   *MTPMatches `json:"default,omitempty"`
-}
-
-// MTPFrom is one client group of a `from`-style MeshTrafficPermission.
-type MTPFrom struct {
-	TargetRef *TargetRef `json:"targetRef,omitempty"`
-	Default   MTPConf    `json:"default"`
-}
-
-// MTPConf carries the action of a `from` item.
-type MTPConf struct {
-	Action string `json:"action,omitempty"`
-}
-
-// MTPRule is one element of Kuma's `spec.rules` for MeshTrafficPermission.
-type MTPRule struct {
-	Default MTPMatches `json:"default"`
-}
-
-// MTPMatches are the three matcher lists of the SPIFFE-matches MADR. Pointers distinguish an
-// explicitly empty list from an absent one.
-type MTPMatches struct {
-	Deny                *[]SpiffeMatch `json:"deny,omitempty"`
-	AllowWithShadowDeny *[]SpiffeMatch `json:"allowWithShadowDeny,omitempty"`
-	Allow               *[]SpiffeMatch `json:"allow,omitempty"`
-}
-
-// SpiffeMatch is one matcher: a SPIFFE ID condition plus the seed's optional HTTP
-// conditions. Kuma spells the key `spiffeID`, the seed `spiffeId`; both are accepted.
-type SpiffeMatch struct {
-	SpiffeId *StringMatch `json:"spiffeId,omitempty"` //nolint:revive // the SPIFFE-matches MADR spelling
-	SpiffeID *StringMatch `json:"spiffeID,omitempty"`
-	SNI      *StringMatch `json:"sni,omitempty"`
-	Method   string       `json:"method,omitempty"`
-	Path     *StringMatch `json:"path,omitempty"`
-}
-
-// Spiffe returns the matcher's SPIFFE condition and the key it was written under.
-func (m SpiffeMatch) Spiffe() (*StringMatch, string) {
-	if m.SpiffeID != nil {
-		return m.SpiffeID, "spiffeID"
-	}
-	if m.SpiffeId != nil {
-		return m.SpiffeId, "spiffeId"
-	}
-	return nil, ""
-}
-
 // StringMatch is an {type, value} matcher (Exact or Prefix for SPIFFE IDs).
 type StringMatch struct {
 	Type  string `json:"type,omitempty"`

@@ -42,7 +42,7 @@ func KumaKinds() []*Kind {
 // registry order.
 func kumaRouteKinds(add func(*Kind) *Kind) {
 	tr := SecTargetRef
-	mtp := add(kuma(KindMeshTrafficPermission, "meshtrafficpermissions", tr|SecFrom|SecRules|SecDefault,
+	mtp := add(kuma(KindMeshTrafficPermission, "meshtrafficpermissions", tr|SecFrom|SecRules,
 		"who may connect to a proxy's inbounds"))
 	mtp.TopLevel = refs(mesh, subset, svc, svcSub, dp, RefMeshGatewayRoute) // MeshGatewayRoute: the cross-mesh seed; the CRD refuses it
 	mtp.From = refs(mesh, subset, svc, svcSub)

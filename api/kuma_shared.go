@@ -95,7 +95,8 @@ func kumaShared(kind string) KumaRules {
 	const toFrom, all = SecTo | SecFrom, SecTo | SecFrom | SecRules
 	switch kind {
 	case KindMeshTrafficPermission:
-		return KumaRules{RulesExclude: SecFrom, Require: SecFrom | SecRules, ItemDefault: true}
+		// 'from' with 'rules' is MeshTrafficPermission's own MG121.
+		return KumaRules{Require: SecFrom | SecRules, ItemDefault: true}
 	case KindMeshTimeout:
 		return KumaRules{ListenerTags: true, RulesExclude: toFrom, Require: all, ItemDefault: true,
 			Matches: MatchStrict, FromForbidden: ScopeGatewayOrRoute}

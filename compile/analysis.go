@@ -124,9 +124,16 @@ func matcherFindings(t Target, all []SpiffeEntry, own func(string) bool, hasPoli
 		if e.List == ListDeny {
 			continue
 		}
+		if e.empty() {
+			if own(e.Policy) {
+				out = append(out, finding(CodeDeadItem, e.Policy, e.Path, fmt.Sprintf(
+					"this matcher never allows anything for %s: it has neither spiffeID nor sni, and Kuma programs no condition for it", t.Scope())))
+			}
+			continue
+		}
 		var by *SpiffeEntry
 		for k := range all {
-			if d := all[k]; d.List == ListDeny && !d.http() && spiffeCovers(d.Match, e.Match) {
+			if d := all[k]; d.List == ListDeny && !d.http() && !d.empty() && matchCovers(d.Match, e.Match) {
 				by = &all[k]
 				break
 			}
@@ -147,22 +154,19 @@ func matcherFindings(t Target, all []SpiffeEntry, own func(string) bool, hasPoli
 			"%s deny every client: %s leave no allow matcher that a deny matcher does not cover",
 			t.Scope(), list)))
 	}
-	if t.Kind == api.RefMesh && t.Namespace == "" {
-		for _, e := range all {
-			if sm, _ := e.Match.Spiffe(); own(e.Policy) && e.List != ListDeny && sm == nil && !e.http() {
-				out = append(out, finding(CodeAllowAll, e.Policy, e.Path, fmt.Sprintf(
-					"this matcher has no condition: every client may reach every proxy of mesh %s", t.Mesh)))
-			}
-		}
-	}
 	return out
 }
 
-// spiffeCovers reports whether every identity matched by inner is matched by outer.
-func spiffeCovers(outer, inner api.SpiffeMatch) bool {
+// matchCovers reports whether every request matched by inner is matched by outer
+// (ignoring HTTP conditions): outer's spiffeID covers inner's and outer's sni, when
+// set, is inner's. Neither may be empty (an empty matcher matches nothing).
+func matchCovers(outer, inner api.SpiffeMatch) bool {
 	o, _ := outer.Spiffe()
 	i, _ := inner.Spiffe()
-	return stringMatchCovers(o, i)
+	if !stringMatchCovers(o, i) {
+		return false
+	}
+	return outer.SNI == nil || inner.SNI != nil && inner.SNI.Value == outer.SNI.Value
 }
 
 // stringMatchCovers is spiffeCovers on the SPIFFE ID matches (nil: any identity).

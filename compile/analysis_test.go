@@ -119,13 +119,39 @@ spec:
     allow:
       - spiffeId: {type: Exact, value: "spiffe://td/ns/a/sa/x"}
 `, []string{"MG201 kuma-system/p spec.default.allow[0]", "MG202 kuma-system/p spec"}},
-		{"matcher: allow without condition", `kind: MeshTrafficPermission
+		{"matcher: allow without condition matches nothing (Kuma skips it)", `kind: MeshTrafficPermission
 metadata: {name: p, namespace: kuma-system}
 spec:
   default:
     allow:
       - {}
-`, []string{"MG203 kuma-system/p spec.default.allow[0]"}},
+`, []string{"MG201 kuma-system/p spec.default.allow[0]", "MG202 kuma-system/p spec"}},
+		{"matcher: a deny by spiffeID covers an allow with that spiffeID and an sni", `kind: MeshTrafficPermission
+metadata: {name: p, namespace: kuma-system}
+spec:
+  rules:
+    - default:
+        deny:
+          - spiffeID: {type: Prefix, value: "spiffe://td/ns/a"}
+        allow:
+          - spiffeID: {type: Exact, value: "spiffe://td/ns/a/sa/x"}
+            sni: {type: Exact, value: a.svc}
+          - sni: {type: Exact, value: a.svc}
+`, []string{"MG201 kuma-system/p spec.rules[0].default.allow[0]"}},
+		{"matcher: a deny by sni covers only that sni", `kind: MeshTrafficPermission
+metadata: {name: p, namespace: kuma-system}
+spec:
+  rules:
+    - default:
+        deny:
+          - sni: {type: Exact, value: a.svc}
+        allow:
+          - spiffeID: {type: Exact, value: "spiffe://td/ns/a/sa/x"}
+            sni: {type: Exact, value: a.svc}
+          - spiffeID: {type: Exact, value: "spiffe://td/ns/a/sa/x"}
+            sni: {type: Exact, value: b.svc}
+          - spiffeID: {type: Exact, value: "spiffe://td/ns/a/sa/x"}
+`, []string{"MG201 kuma-system/p spec.rules[0].default.allow[0]"}},
 	}
 }
 
@@ -158,8 +184,27 @@ const seed001StoriesYAML = operator + `spec:
         spiffeId: {type: Exact, value: "spiffe://trust-domain.mesh/ns/default/sa/writer-1"}
 `
 
+// kuma214SNIYAML is Kuma 2.14's rules form with sni matchers: an operator's mesh-wide
+// deny by SPIFFE ID, and an owner who admits clients by SNI alone and by SPIFFE ID
+// and SNI together (Kuma's validator test entries "sni-only allow" and "spiffeID and
+// sni combined in the same match").
+const kuma214SNIYAML = operator + `spec:
+  targetRef: {kind: Mesh}
+  rules:
+    - default:
+        deny:
+          - spiffeID: {type: Exact, value: "spiffe://trust-domain.mesh/ns/default/sa/legacy"}
+---
+` + owner + "spec:\n" + backendDP + `  rules:
+    - default:
+        allow:
+          - sni: {type: Exact, value: sni.extsvc.default.zone-1.aws-aurora.8443}
+          - spiffeID: {type: Exact, value: "spiffe://trust-domain.mesh/ns/backend-ns/sa/backend"}
+            sni: {type: Exact, value: backend.backend-ns.svc.cluster.local}
+`
+
 func TestPreviewGolden(t *testing.T) {
-	cases := map[string]string{"seed000_policies": seed000YAML, "seed001_stories": seed001StoriesYAML}
+	cases := map[string]string{"seed000_policies": seed000YAML, "seed001_stories": seed001StoriesYAML, "kuma214_sni": kuma214SNIYAML}
 	for name, docs := range cases {
 		for _, form := range []Form{FormCompact, FormExpanded} {
 			t.Run(name+"_"+string(form), func(t *testing.T) {

@@ -82,8 +82,8 @@ func randomFrom(r *rand.Rand) api.MTPFrom {
 	return api.MTPFrom{TargetRef: &ref, Default: api.MTPConf{Action: propActions()[r.Intn(len(propActions()))]}}
 }
 
-// randomMatches draws SPIFFE matcher lists: exact and prefix IDs that cover each
-// other, matchers without an ID, and some with HTTP conditions.
+// randomMatches draws matcher lists: exact and prefix IDs that cover each other,
+// sni values, matchers without any condition, and some with HTTP conditions.
 func randomMatches(r *rand.Rand) *api.MTPMatches {
 	list := func() *[]api.SpiffeMatch {
 		if r.Intn(3) == 0 {
@@ -98,6 +98,9 @@ func randomMatches(r *rand.Rand) *api.MTPMatches {
 				m.SpiffeId = &api.StringMatch{Type: "Prefix", Value: "spiffe://td/ns/" + propValues()[r.Intn(2)]}
 			default:
 				m.SpiffeID = &api.StringMatch{Type: "Exact", Value: "spiffe://td/ns/" + propValues()[r.Intn(2)] + "/sa/x"}
+			}
+			if r.Intn(3) == 0 {
+				m.SNI = &api.StringMatch{Type: "Exact", Value: []string{"a.svc", "b.svc"}[r.Intn(2)]}
 			}
 			if r.Intn(5) == 0 {
 				m.Method = "GET"

@@ -10,6 +10,7 @@ import (
 	xdscore "github.com/cncf/xds/go/xds/core/v3"
 	xdsmatcher "github.com/cncf/xds/go/xds/type/matcher/v3"
 	rbacv3 "github.com/envoyproxy/go-control-plane/envoy/config/rbac/v3"
+	netinputs "github.com/envoyproxy/go-control-plane/envoy/extensions/matching/common_inputs/network/v3"
 	sslinputs "github.com/envoyproxy/go-control-plane/envoy/extensions/matching/common_inputs/ssl/v3"
 	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
 	"github.com/meshguard/meshguard/api"
@@ -158,9 +159,11 @@ func evalRBAC(t *testing.T, r *rbacv3.RBAC, sans []string) bool {
 	return false
 }
 
-// request is what a matcher tree sees: the peer's URI SANs and HTTP headers.
+// request is what a matcher tree sees: the peer's URI SANs, the server name of its
+// TLS hello (sni) and HTTP headers.
 type request struct {
 	sans    []string
+	sni     string
 	headers map[string]string
 }
 
@@ -224,6 +227,8 @@ func inputValue(t *testing.T, in *xdscore.TypedExtensionConfig, r request) strin
 	switch x := m.(type) {
 	case *sslinputs.UriSanInput:
 		return strings.Join(r.sans, ",")
+	case *netinputs.ServerNameInput:
+		return r.sni
 	case *matcherv3.HttpRequestHeaderMatchInput:
 		return r.headers[x.GetHeaderName()]
 	}

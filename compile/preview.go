@@ -10,8 +10,8 @@ import (
 )
 
 // PreviewItem is one element of a group's merged list with the policy it came from:
-// a `from` item (TargetRef, Action) or a SPIFFE matcher (List, SpiffeID, Method,
-// RequestPath).
+// a `from` item (TargetRef, Action) or a matcher (List, SpiffeID, SNI, and the
+// SPIFFE-matches MADR's Method and RequestPath).
 type PreviewItem struct {
 	Policy      string           `json:"policy"`
 	Path        string           `json:"path"`
@@ -19,6 +19,7 @@ type PreviewItem struct {
 	Action      string           `json:"action,omitempty"`
 	List        string           `json:"list,omitempty"`
 	SpiffeID    *api.StringMatch `json:"spiffeId,omitempty"`
+	SNI         *api.StringMatch `json:"sni,omitempty"`
 	Method      string           `json:"method,omitempty"`
 	RequestPath *api.StringMatch `json:"requestPath,omitempty"`
 }
@@ -134,7 +135,7 @@ func buildPreview(g Group, info groupInfo, opts Options) (Preview, error) {
 			for _, e := range SpiffeEntries(p) {
 				entries = append(entries, e)
 				sm, _ := e.Match.Spiffe()
-				pv.Items = append(pv.Items, PreviewItem{Policy: e.Policy, Path: e.Path, List: e.List, SpiffeID: sm, Method: e.Match.Method, RequestPath: e.Match.Path})
+				pv.Items = append(pv.Items, PreviewItem{Policy: e.Policy, Path: e.Path, List: e.List, SpiffeID: sm, SNI: e.Match.SNI, Method: e.Match.Method, RequestPath: e.Match.Path})
 			}
 		}
 		res, err := CompileMatchers(entries, opts.StatPrefix)

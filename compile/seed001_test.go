@@ -17,6 +17,7 @@ const (
 // expectation is one request and what the enforced and shadow matchers decide.
 type expectation struct {
 	id             string // peer SPIFFE ID; "" means a peer without URI SAN
+	sni            string // server name of the peer's TLS hello
 	method, path   string // only for the HTTP filter
 	allow          bool
 	name           string // expected action name (policy or "default")
@@ -160,6 +161,22 @@ func seed001Stories() []seed001Story {
 			{id: td + "ns/a/sa/b", allow: true, shadowAllow: true, name: "kuma-system/kuma-form"},
 			{id: td + "ns/a/sa/c", name: DefaultActionName},
 		}},
+		{"Kuma 2.14 sni matchers: sni alone, spiffeID and sni together", kuma214SNIYAML, api.RefDataplane, []expectation{
+			{id: td + "ns/x/sa/y", sni: "sni.extsvc.default.zone-1.aws-aurora.8443", allow: true, shadowAllow: true, name: "kuma-system/by-backend-owner"},
+			{sni: "sni.extsvc.default.zone-1.aws-aurora.8443", allow: true, shadowAllow: true, name: "kuma-system/by-backend-owner"},
+			{id: td + "ns/default/sa/legacy", sni: "sni.extsvc.default.zone-1.aws-aurora.8443", name: "kuma-system/by-mesh-operator"},
+			{id: td + "ns/backend-ns/sa/backend", sni: "backend.backend-ns.svc.cluster.local", allow: true, shadowAllow: true, name: "kuma-system/by-backend-owner"},
+			{id: td + "ns/backend-ns/sa/backend", sni: "other.svc", name: DefaultActionName},
+			{id: td + "ns/other/sa/x", sni: "backend.backend-ns.svc.cluster.local", name: DefaultActionName},
+		}},
+		{"a matcher without condition matches no client", "kind: MeshTrafficPermission\nmetadata: {name: empty, namespace: kuma-system}\n" + `spec:
+  rules:
+    - default:
+        allow:
+          - {}
+`, api.RefMesh, []expectation{
+			{id: td + "ns/a/sa/b", name: DefaultActionName},
+		}},
 	}
 }
 
@@ -186,7 +203,7 @@ func TestSeed001UserStories(t *testing.T) {
 				if e.id != "" {
 					sans = []string{e.id}
 				}
-				req := request{sans: sans, headers: map[string]string{":method": e.method, ":path": e.path}}
+				req := request{sans: sans, sni: e.sni, headers: map[string]string{":method": e.method, ":path": e.path}}
 				act, name := evalMatcher(t, pv.RBAC.GetMatcher(), req)
 				if (act == rbacv3.RBAC_ALLOW) != e.allow || name != e.name {
 					t.Errorf("%s: enforced %v by %q, want allow=%v by %q", e.id, act, name, e.allow, e.name)

@@ -9,6 +9,7 @@ import (
 	rbacv3 "github.com/envoyproxy/go-control-plane/envoy/config/rbac/v3"
 	httprbac "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/rbac/v3"
 	netrbac "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/rbac/v3"
+	netinputs "github.com/envoyproxy/go-control-plane/envoy/extensions/matching/common_inputs/network/v3"
 	sslinputs "github.com/envoyproxy/go-control-plane/envoy/extensions/matching/common_inputs/ssl/v3"
 	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
 	"github.com/meshguard/meshguard/api"
@@ -20,6 +21,7 @@ import (
 const (
 	DefaultActionName = "default"
 	uriSanInputName   = "envoy.matching.inputs.uri_san"
+	sniInputName      = "envoy.matching.inputs.server_name"
 	headerInputName   = "envoy.matching.inputs.request_headers"
 	actionName        = "envoy.filters.rbac.action"
 )
@@ -41,6 +43,13 @@ type SpiffeEntry struct {
 
 // http reports whether the entry has conditions only an HTTP filter can see.
 func (e SpiffeEntry) http() bool { return e.Match.Method != "" || e.Match.Path != nil }
+
+// empty reports whether the entry has no condition at all. Kuma programs nothing for
+// such a matcher (it skips it when it builds the predicate), so it matches no client.
+func (e SpiffeEntry) empty() bool {
+	sm, _ := e.Match.Spiffe()
+	return sm == nil && e.Match.SNI == nil && !e.http()
+}
 
 // SpiffeEntries lists a policy's matchers: spec.default first, then each
 // spec.rules[i].default, each as deny, allowWithShadowDeny, allow.
@@ -93,13 +102,18 @@ func CompileMatchers(entries []SpiffeEntry, statPrefix string) (MatcherResult, e
 		needHTTP = needHTTP || e.http()
 	}
 	l4 := func(e SpiffeEntry, denying bool) (*xdsmatcher.Matcher_MatcherList_Predicate, bool, error) {
-		if e.http() && denying {
-			return nil, false, nil // cannot deny by method/path at L4; the HTTP filter does
+		if e.empty() || e.http() && denying {
+			// Kuma programs nothing for an empty matcher; and method/path cannot deny
+			// at L4, the HTTP filter does.
+			return nil, false, nil
 		}
 		p, err := predicate(e, false)
 		return p, true, err
 	}
 	l7 := func(e SpiffeEntry, _ bool) (*xdsmatcher.Matcher_MatcherList_Predicate, bool, error) {
+		if e.empty() {
+			return nil, false, nil
+		}
 		p, err := predicate(e, true)
 		return p, true, err
 	}
@@ -179,17 +193,27 @@ func tree(entries []SpiffeEntry, shadow bool, pred func(SpiffeEntry, bool) (*xds
 	return m, nil
 }
 
-// predicate is the entry's condition: its SPIFFE ID on the URI SAN input and, with
-// withHTTP, its method (:method) and path (:path) headers. An entry with no
-// condition left matches every client.
+// predicate is the entry's condition, as Kuma 2.14 builds it: its SPIFFE ID on the
+// URI SAN input and its sni on the server name input (the SNI of the client's TLS
+// hello), both required when both are set; with withHTTP, also the MADR's method
+// (:method) and path (:path) headers. An entry whose only conditions are HTTP ones
+// matches every client at L4 (the HTTP filter enforces them); an entry with no
+// condition at all is not called (Kuma skips it).
 func predicate(e SpiffeEntry, withHTTP bool) (*xdsmatcher.Matcher_MatcherList_Predicate, error) {
 	var ps []*xdsmatcher.Matcher_MatcherList_Predicate
 	if sm, _ := e.Match.Spiffe(); sm != nil {
 		vm, err := stringMatch(sm)
 		if err != nil {
-			return nil, fmt.Errorf("spiffeId: %v", err)
+			return nil, fmt.Errorf("spiffeID: %v", err)
 		}
 		ps = append(ps, single(input(uriSanInputName, &sslinputs.UriSanInput{}), vm))
+	}
+	if sni := e.Match.SNI; sni != nil {
+		if sni.Type != "Exact" && sni.Type != "" {
+			return nil, fmt.Errorf("sni: unsupported match type %q (want Exact)", sni.Type)
+		}
+		vm := &xdsmatcher.StringMatcher{MatchPattern: &xdsmatcher.StringMatcher_Exact{Exact: sni.Value}}
+		ps = append(ps, single(input(sniInputName, &netinputs.ServerNameInput{}), vm))
 	}
 	if withHTTP && e.Match.Method != "" {
 		vm := &xdsmatcher.StringMatcher{MatchPattern: &xdsmatcher.StringMatcher_Exact{Exact: e.Match.Method}}

@@ -322,13 +322,19 @@ func matcherWords(it PreviewItem) string {
 			parts = append(parts, it.SpiffeID.Value)
 		}
 	}
+	if it.SNI != nil {
+		parts = append(parts, "sni "+it.SNI.Value)
+	}
 	if it.Method != "" {
 		parts = append(parts, it.Method)
 	}
 	if it.RequestPath != nil {
 		parts = append(parts, it.RequestPath.Value)
 	}
-	if it.SpiffeID == nil {
+	switch {
+	case itemEmpty(it):
+		return "no client (a matcher without spiffeID or sni)"
+	case it.SpiffeID == nil:
 		parts = append([]string{"any client"}, parts...)
 	}
 	return strings.Join(parts, " ")

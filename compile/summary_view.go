@@ -288,9 +288,9 @@ func matcherView(p Preview, incoming string) view {
 					continue
 				}
 				switch {
-				case stringMatchCovers(it.SpiffeID, old.SpiffeID):
+				case itemCovers(it, old):
 					e.denied = append(e.denied, matcherWords(old))
-				case stringMatchCovers(old.SpiffeID, it.SpiffeID):
+				case itemCovers(old, it):
 					e.denied = append(e.denied, matcherWords(it))
 				}
 			}
@@ -311,29 +311,44 @@ func matcherView(p Preview, incoming string) view {
 	return v
 }
 
-// aliveAllows marks the allow entries of mask that no deny entry of mask without
-// HTTP conditions covers (deny entries are evaluated first).
+// aliveAllows marks the allow entries of mask that have a condition (Kuma skips an
+// empty matcher) and that no deny entry of mask without HTTP conditions covers (deny
+// entries are evaluated first).
 func aliveAllows(items []PreviewItem, mask []bool) []bool {
-	var denies []*api.StringMatch
+	var denies []PreviewItem
 	for d, it := range items {
 		if mask[d] && it.List == ListDeny && !itemHTTP(it) {
-			denies = append(denies, it.SpiffeID)
+			denies = append(denies, it)
 		}
 	}
 	alive := make([]bool, len(items))
 	for i, it := range items {
-		if !mask[i] || it.List == ListDeny {
+		if !mask[i] || it.List == ListDeny || itemEmpty(it) {
 			continue
 		}
 		alive[i] = true
 		for _, d := range denies {
-			if stringMatchCovers(d, it.SpiffeID) {
+			if itemCovers(d, it) {
 				alive[i] = false
 				break
 			}
 		}
 	}
 	return alive
+}
+
+// itemMatch is the matcher a preview item shows.
+func itemMatch(it PreviewItem) api.SpiffeMatch {
+	return api.SpiffeMatch{SpiffeID: it.SpiffeID, SNI: it.SNI, Method: it.Method, Path: it.RequestPath}
+}
+
+// itemEmpty reports whether a matcher item has no condition: it matches nothing.
+func itemEmpty(it PreviewItem) bool { return SpiffeEntry{Match: itemMatch(it)}.empty() }
+
+// itemCovers reports whether matcher item a matches every client b matches (HTTP
+// conditions aside); an empty matcher covers nothing and is covered by anything.
+func itemCovers(a, b PreviewItem) bool {
+	return !itemEmpty(a) && !itemEmpty(b) && matchCovers(itemMatch(a), itemMatch(b))
 }
 
 // allowedBy reports whether an allow entry of mask that is alive (no deny entry
@@ -344,7 +359,7 @@ func allowedBy(items []PreviewItem, mask, alive []bool, e PreviewItem) bool {
 			continue
 		}
 		sameHTTP := !itemHTTP(it) || (it.Method == e.Method && sameStringMatch(it.RequestPath, e.RequestPath))
-		if sameHTTP && stringMatchCovers(it.SpiffeID, e.SpiffeID) {
+		if sameHTTP && itemCovers(it, e) {
 			return true
 		}
 	}

@@ -56,10 +56,17 @@ func (in *PreviewInput) kumaPolicies(docs []Document, o Options) {
 			continue
 		}
 		kind, _ := Prepare(d, o) // replaced labels: lint and default report them
-		if kind == nil || kind.Kind != api.KindMeshTrafficPermission || !admissible(d, kind, o, &in.Notes) {
+		if kind == nil || kind.Kind != api.KindMeshTrafficPermission {
 			continue
 		}
-		p, err := compile.PolicyFromObject(d.Object)
+		res, ok := admissible(d, kind, o, &in.Notes)
+		if !ok {
+			continue
+		}
+		// The spec validation read is the one Kuma stores (without the fields its
+		// CRD drops), so the preview compiles what Kuma programs.
+		spec, _ := res.Spec.(*api.MeshTrafficPermissionSpec)
+		p, err := compile.PolicyFromSpec(d.Object, spec)
 		if err != nil {
 			note(&in.Notes, d, d.Line, "skipped: %v", err)
 			continue
@@ -70,15 +77,15 @@ func (in *PreviewInput) kumaPolicies(docs []Document, o Options) {
 
 // admissible validates a defaulted document as the webhook would; a denied one never
 // reaches a proxy, so previews skip it with a note.
-func admissible(d *Document, kind *api.Kind, o Options, notes *[]Note) bool {
+func admissible(d *Document, kind *api.Kind, o Options, notes *[]Note) (validate.Result, bool) {
 	res := validate.Validate(d.Object, kind, o.Settings, api.Request{Operation: api.OpCreate})
 	if len(res.Errors) == 0 {
-		return true
+		return res, true
 	}
 	e := res.Errors[0]
 	note(notes, d, d.Line, "skipped %s/%s: the webhook would deny it (%s %s: %s)",
 		d.Object.GetNamespace(), d.Object.GetName(), e.Origin, e.Field, e.Detail)
-	return false
+	return res, false
 }
 
 // linkerdObjects keeps the documents the Linkerd preview reads: policy.linkerd.io
@@ -94,8 +101,10 @@ func (in *PreviewInput) linkerdObjects(docs []Document, o Options) {
 		}
 		gvk := d.Object.GroupVersionKind()
 		if gvk.Group == api.LinkerdGroup {
-			if kind := o.Registry.Lookup(gvk); kind != nil && !admissible(d, kind, o, &in.LinkerdNotes) {
-				continue
+			if kind := o.Registry.Lookup(gvk); kind != nil {
+				if _, ok := admissible(d, kind, o, &in.LinkerdNotes); !ok {
+					continue
+				}
 			}
 		} else if !linkerdContext(gvk.Group, gvk.Kind) {
 			continue

@@ -14,7 +14,8 @@ func TestMTPActionSuggestion(t *testing.T) {
 		{"deny", `did you mean "Deny"?`},
 		{"Alow", `did you mean "Allow"?`},
 		{"allowWithShadowDeny", `did you mean "AllowWithShadowDeny"?`},
-		{"Permit", `Unsupported value: "Permit": supported values: "ALLOW", "DENY"`},
+		{"Permit", `Unsupported value: "Permit": supported values: "Allow", "Deny", "AllowWithShadowDeny"`},
+		{"ALLOW", `did you mean "Allow"?`},
 	} {
 		doc := strings.Replace(mtpGood, "action: Allow", "action: "+tc.action, 1)
 		res := lintOne(t, doc, api.DefaultSettings(), api.Request{})

@@ -4,61 +4,66 @@ import (
 	"fmt"
 	"strings"
 
+	k8svalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/meshguard/meshguard/api"
 )
 
-// MTPActions are the accepted `from[].default.action` spellings: the MeshTrafficPermission MADR's and Kuma's.
+// MTPActions are the `from[].default.action` values Kuma 2.14's CRD accepts. The
+// MeshTrafficPermission MADR's upper-case spellings (ALLOW, DENY_WITH_SHADOW_ALLOW...)
+// are outside the CRD's enum, so a cluster refuses them; only the RBAC compiler's own
+// examples still read them (compile.ParseAction).
 func MTPActions() []string {
-	return []string{"ALLOW", "DENY", "ALLOW_WITH_SHADOW_DENY", "DENY_WITH_SHADOW_ALLOW", "Allow", "Deny", "AllowWithShadowDeny"}
+	return []string{"Allow", "Deny", "AllowWithShadowDeny"}
 }
 
-// mtp checks a MeshTrafficPermission in either generation.
+// mtp checks a MeshTrafficPermission: the rules every policy shares, then Kuma's
+// MeshTrafficPermission validator (from or rules, actions, spiffeID and sni matchers)
+// and its deprecation of `from`.
 func (v *validator) mtp(s *api.MeshTrafficPermissionSpec, p *field.Path) {
-	v.top(s.TargetRef, p)
+	v.mtpUnstored(s, p)
+	v.policy(s, p)
+	v.mtpSections(s, p)
 	tk := topKind(s.TargetRef)
-	hasMatchers := len(s.Rules) > 0 || s.Default != nil
-	if len(s.From) > 0 && hasMatchers {
-		which := "rules"
-		if s.Default != nil {
-			which = "default"
-		}
-		v.err(field.Forbidden(p.Child(which), "use either 'from' (client groups by tags) or SPIFFE matchers ('rules'/'default'), not both; split them into two policies"), CodeMTPForm)
-	}
-	if len(s.Rules) > 0 && s.Default != nil {
-		v.err(field.Forbidden(p.Child("default"), "'default' and 'rules' are two spellings of the same matcher lists; keep one"), CodeMTPForm)
-	}
 	for i, it := range s.From {
-		ip := p.Child("from").Index(i)
-		if it.TargetRef != nil {
-			tp := ip.Child("targetRef")
-			if v.ref(*it.TargetRef, tp, placeFrom, v.kind.From, CodeFromKind) {
-				v.deprecatedRef(*it.TargetRef, tp, placeFrom)
-			}
-			if it.TargetRef.Mesh != "" {
-				v.crossMesh(it.TargetRef.Mesh, tp.Child("mesh"), tk)
-			}
+		v.mtpFrom(it, p.Child("from").Index(i), tk)
+	}
+	for i := range s.Rules {
+		v.mtpRule(s.Rules[i].Default, p.Child("rules").Index(i))
+	}
+}
+
+// mtpSections are Kuma's whole-spec rules: `from` or `rules`, not both, and `from` is
+// deprecated.
+func (v *validator) mtpSections(s *api.MeshTrafficPermissionSpec, p *field.Path) {
+	// Neither section (an empty list counts as none) is the shared rules' MG020.
+	if len(s.From) > 0 && len(s.Rules) > 0 {
+		v.err(field.Forbidden(p.Child("rules"), "use either 'from' (client groups by targetRef) or 'rules' (spiffeID/sni matchers), not both; split them into two policies"), CodeMTPForm)
+	}
+	if len(s.From) > 0 {
+		v.warn(field.Invalid(p.Child("from"), field.OmitValueType{},
+			"'from' is deprecated in Kuma 2.14 and will be removed in Kuma 3.0; write the permissions as 'rules' whose allow/deny matchers name the clients' SPIFFE IDs (spiffeID, from MeshIdentity)"), CodeMTPFromDeprecated)
+	}
+}
+
+// mtpFrom checks one `from` item beyond its targetRef (which policy checks).
+func (v *validator) mtpFrom(it api.MTPFrom, ip *field.Path, tk api.RefKind) {
+	if it.TargetRef != nil && it.TargetRef.Mesh != "" {
+		v.crossMesh(it.TargetRef.Mesh, ip.Child("targetRef", "mesh"), tk)
+	}
+	ap := ip.Child("default", "action")
+	switch a := it.Default.Action; {
+	case a == "":
+		v.err(field.Required(ap, "set the action to one of "+strings.Join(MTPActions(), ", ")), CodeMTPAction)
+	case contains(MTPActions(), a) || v.schemaSaid(ap):
+	default:
+		e := field.NotSupported(ap, a, MTPActions())
+		if s := api.Suggest(a, MTPActions()); s != "" {
+			e.Detail = fmt.Sprintf("did you mean %q? Supported values: %s", s, quoteJoin(MTPActions()))
 		}
-		ap := ip.Child("default", "action")
-		switch {
-		case it.Default.Action == "":
-			v.err(field.Required(ap, "set action to one of "+strings.Join(MTPActions(), ", ")), CodeMTPAction)
-		case !contains(MTPActions(), it.Default.Action):
-			e := field.NotSupported(ap, it.Default.Action, MTPActions())
-			if s := api.Suggest(it.Default.Action, MTPActions()); s != "" {
-				e.Detail = fmt.Sprintf("did you mean %q? Supported values: %s", s, quoteJoin(MTPActions()))
-			}
-			v.err(e, CodeMTPAction)
-		}
+		v.err(e, CodeMTPAction)
 	}
-	for i, r := range s.Rules {
-		v.matchers(r.Default, p.Child("rules").Index(i).Child("default"))
-	}
-	if s.Default != nil {
-		v.matchers(*s.Default, p.Child("default"))
-	}
-	v.requireSomething(len(s.From) > 0 || hasMatchers, p)
 }
 
 // crossMesh enforces the MeshTrafficPermission MADR: clients of another mesh may only be named when the
@@ -74,74 +79,159 @@ func (v *validator) crossMesh(mesh string, p *field.Path, top api.RefKind) {
 	}
 }
 
-func (v *validator) matchers(m api.MTPMatches, p *field.Path) {
-	if m.Deny == nil && m.Allow == nil && m.AllowWithShadowDeny == nil {
-		v.err(field.Required(p, "add at least one of 'deny', 'allowWithShadowDeny' or 'allow'"), CodeSpecShape)
-		return
-	}
-	for _, l := range []struct {
+// mtpLists names a rule's three matcher lists in Kuma's order of checking.
+func mtpLists(m api.MTPMatches) []struct {
+	name string
+	list *[]api.SpiffeMatch
+} {
+	return []struct {
 		name string
 		list *[]api.SpiffeMatch
-	}{{"deny", m.Deny}, {"allowWithShadowDeny", m.AllowWithShadowDeny}, {"allow", m.Allow}} {
+	}{{"allow", m.Allow}, {"allowWithShadowDeny", m.AllowWithShadowDeny}, {"deny", m.Deny}}
+}
+
+// mtpRule checks one `rules` item: some matcher in some list, and every matcher.
+func (v *validator) mtpRule(m api.MTPMatches, rp *field.Path) {
+	if m.Empty() {
+		v.err(field.Required(rp, "the rule has no matcher; add at least one to 'allow', 'allowWithShadowDeny' or 'deny'"), CodeSpecShape)
+	}
+	dp := rp.Child("default")
+	// Kuma builds one predicate per list (allow and allowWithShadowDeny together in
+	// the enforced matcher, allowWithShadowDeny alone in the shadow one, deny alone)
+	// from the matchers that have a condition; when none has, the predicate is empty
+	// and Envoy refuses the whole RBAC filter.
+	noCondition := map[string]bool{
+		"allow":               allEmpty(m.Allow) && allEmpty(m.AllowWithShadowDeny),
+		"allowWithShadowDeny": allEmpty(m.AllowWithShadowDeny),
+		"deny":                allEmpty(m.Deny),
+	}
+	for _, l := range mtpLists(m) {
 		if l.list == nil {
 			continue
 		}
 		for i, x := range *l.list {
-			v.matcher(x, p.Child(l.name).Index(i))
+			v.mtpMatcher(x, dp.Child(l.name).Index(i), noCondition[l.name])
 		}
 	}
 }
 
-func (v *validator) matcher(m api.SpiffeMatch, p *field.Path) {
-	if m.SpiffeId != nil && m.SpiffeID != nil {
-		v.err(field.Forbidden(p.Child("spiffeId"), "spiffeId and spiffeID are the same condition; keep one"), CodeSpiffe)
+// allEmpty reports whether no matcher of l has spiffeID or sni (true for none).
+func allEmpty(l *[]api.SpiffeMatch) bool {
+	if l == nil {
+		return true
 	}
-	sm, key := m.Spiffe()
-	if sm == nil && m.Method == "" && m.Path == nil {
-		v.err(field.Required(p, "an empty matcher matches every request; add spiffeID (and optionally method/path)"), CodeSpiffe)
+	for _, m := range *l {
+		if m.SpiffeID != nil || m.SNI != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// mtpMatcher checks one matcher as Kuma's ValidateMatch does: a spiffeID value must
+// be a SPIFFE ID (for Prefix too), an sni is an Exact lower-case DNS name. Types and
+// required keys are the CRD's; they are checked here only when it did not answer.
+// noCondition says that no matcher of its list has a condition.
+func (v *validator) mtpMatcher(m api.SpiffeMatch, mp *field.Path, noCondition bool) {
+	if m.SpiffeID == nil && m.SNI == nil {
+		msg := "the matcher has neither spiffeID nor sni: Kuma programs no condition for it, so it matches no client; add spiffeID (the client's SPIFFE ID) or sni"
+		if noCondition {
+			msg = "the matcher has neither spiffeID nor sni, nor has any other of its list: Kuma 2.14 then programs an RBAC matcher with an empty predicate, which Envoy refuses (the proxies keep their previous configuration); add spiffeID (the client's SPIFFE ID) or sni"
+		}
+		v.warn(field.Invalid(mp, field.OmitValueType{}, msg), CodeMTPEmptyMatcher)
 		return
 	}
-	if sm != nil {
-		sp := p.Child(key)
-		switch sm.Type {
-		case "Exact", "Prefix":
-			if msg := spiffeProblem(sm.Value, sm.Type == "Prefix"); msg != "" {
-				v.err(field.Invalid(sp.Child("value"), sm.Value, msg), CodeSpiffe)
+	if sm := m.SpiffeID; sm != nil {
+		sp := mp.Child("spiffeID")
+		v.matchType(sm.Type, sp.Child("type"), []string{"Exact", "Prefix"})
+		if msg := spiffeProblem(sm.Value); msg != "" {
+			v.err(field.Invalid(sp, sm.Value, msg), CodeSpiffe)
+		}
+	}
+	if sni := m.SNI; sni != nil {
+		sp := mp.Child("sni")
+		v.matchType(sni.Type, sp.Child("type"), []string{"Exact"})
+		vp := sp.Child("value")
+		switch {
+		case sni.Value == "":
+			if !v.schemaSaid(vp) {
+				v.err(field.Required(vp, "set the server name the client asks for in its TLS hello"), CodeSpiffe)
 			}
-		case "":
-			v.err(field.Required(sp.Child("type"), "set type to Exact or Prefix"), CodeSpiffe)
 		default:
-			v.err(field.NotSupported(sp.Child("type"), sm.Type, []string{"Exact", "Prefix"}), CodeSpiffe)
-		}
-	}
-	if m.Method != "" && !contains([]string{"GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"}, m.Method) {
-		v.err(field.NotSupported(p.Child("method"), m.Method, []string{"GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"}), CodeSpiffe)
-	}
-	if m.Path != nil {
-		pp := p.Child("path")
-		if m.Path.Type != "Exact" && m.Path.Type != "Prefix" {
-			v.err(field.NotSupported(pp.Child("type"), m.Path.Type, []string{"Exact", "Prefix"}), CodeSpiffe)
-		}
-		if !strings.HasPrefix(m.Path.Value, "/") {
-			v.err(field.Invalid(pp.Child("value"), m.Path.Value, "a path must start with '/'"), CodeSpiffe)
+			if errs := k8svalidation.IsDNS1123Subdomain(sni.Value); len(errs) > 0 {
+				v.err(field.Invalid(vp, sni.Value, "an sni is a lower-case DNS name: "+strings.Join(errs, "; ")), CodeSpiffe)
+			}
 		}
 	}
 }
 
-// spiffeProblem checks a SPIFFE ID (or ID prefix) against the SPIFFE ID spec:
-// scheme spiffe, a lower-case trust domain, path segments of [A-Za-z0-9.-_] that are
-// neither empty nor "." or "..", no query, fragment, port or user info. A prefix may
-// end with "/". It returns "" when the value is fine.
-func spiffeProblem(id string, prefix bool) string {
+// matchType checks a matcher's type unless the CRD already refused it.
+func (v *validator) matchType(t string, p *field.Path, supported []string) {
+	if contains(supported, t) || v.schemaSaid(p) {
+		return
+	}
+	if t == "" {
+		v.err(field.Required(p, "set type to "+strings.Join(supported, " or ")), CodeSpiffe)
+		return
+	}
+	v.err(field.NotSupported(p, t, supported), CodeSpiffe)
+}
+
+// schemaSaid reports whether the CRD layer already refused the value at p, so that
+// a rule that repeats a CRD check does not report it twice.
+func (v *validator) schemaSaid(p *field.Path) bool {
+	at := p.String()
+	for _, e := range v.res.Errors {
+		if e.Origin == api.CodeWrongType && e.Field == at {
+			return true
+		}
+	}
+	return false
+}
+
+// mtpUnstored removes what Kuma's CRD does not store, so that the rules and the RBAC
+// preview read the policy Kuma reads: a matcher's `spiffeId` (the MADR's spelling),
+// `method` and `path`, and a top-level `default`. The schema layer already warned
+// about each (MG001); without it, this warns.
+func (v *validator) mtpUnstored(s *api.MeshTrafficPermissionSpec, p *field.Path) {
+	s.Default = nil // not a section of the kind: structure() dropped and reported it
+	known := []string{"sni", "spiffeID"}
+	for i := range s.Rules {
+		dp := p.Child("rules").Index(i).Child("default")
+		for _, l := range mtpLists(s.Rules[i].Default) {
+			if l.list == nil {
+				continue
+			}
+			for j := range *l.list {
+				m := &(*l.list)[j]
+				mp := dp.Child(l.name).Index(j)
+				drop := func(key string, set bool) {
+					if set && !v.schemaAnswered {
+						v.warn(api.UnknownField(mp.Child(key), api.UnknownFieldDetail(key, known)), api.CodeUnknownField)
+					}
+				}
+				drop("spiffeId", m.SpiffeId != nil)
+				drop("method", m.Method != "")
+				drop("path", m.Path != nil)
+				m.SpiffeId, m.Method, m.Path = nil, "", nil
+			}
+		}
+	}
+}
+
+// spiffeProblem checks a SPIFFE ID as Kuma does (go-spiffe's parser): scheme
+// spiffe://, a trust domain of lower-case letters, digits, '.', '-' and '_', then
+// optional path segments of letters, digits, '.', '-' and '_' that are neither empty
+// nor "." or "..", and no trailing '/'. It returns "" when the ID is fine.
+func spiffeProblem(id string) string {
 	const scheme = "spiffe://"
+	if id == "" {
+		return "set a SPIFFE ID, e.g. spiffe://trust-domain.mesh/ns/default/sa/frontend"
+	}
 	if !strings.HasPrefix(id, scheme) {
 		return "a SPIFFE ID starts with spiffe:// followed by the trust domain, e.g. spiffe://trust-domain.mesh/ns/default/sa/frontend"
 	}
-	if len(id) > 2048 {
-		return "a SPIFFE ID is at most 2048 bytes"
-	}
-	rest := id[len(scheme):]
-	td, path, hasPath := strings.Cut(rest, "/")
+	td, path, hasPath := strings.Cut(id[len(scheme):], "/")
 	if td == "" {
 		return "the trust domain after spiffe:// is missing"
 	}
@@ -153,21 +243,14 @@ func spiffeProblem(id string, prefix bool) string {
 	if !hasPath {
 		return ""
 	}
-	if path == "" {
-		if prefix {
-			return ""
-		}
-		return "an Exact SPIFFE ID must not end with '/'; remove it or use type Prefix"
-	}
 	segs := strings.Split(path, "/")
 	for i, s := range segs {
-		if s == "" {
-			if prefix && i == len(segs)-1 {
-				continue
-			}
-			return "SPIFFE ID path segments must not be empty ('//' or a trailing '/')"
-		}
-		if s == "." || s == ".." {
+		switch {
+		case s == "" && i == len(segs)-1:
+			return "a SPIFFE ID must not end with '/' (Kuma parses a Prefix value as a whole SPIFFE ID too); remove it"
+		case s == "":
+			return "SPIFFE ID path segments must not be empty ('//')"
+		case s == "." || s == "..":
 			return "SPIFFE ID path segments must not be '.' or '..'"
 		}
 		for _, c := range s {

@@ -151,7 +151,7 @@ spec:
 			want: []got{{CodeGlobalNamespace, "metadata.namespace", SeverityError}},
 		},
 		{
-			name: "000 worked example policies are valid (seed spelling of actions)",
+			name: "000 worked example policies are valid (Kuma's spelling of actions)",
 			s:    standalone,
 			doc: `apiVersion: kuma.io/v1alpha1
 kind: MeshTrafficPermission
@@ -160,13 +160,28 @@ spec:
   targetRef: {kind: MeshService, name: backend}
   from:
     - targetRef: {kind: MeshSubset, tags: {env: dev}}
-      default: {action: ALLOW}
+      default: {action: Allow}
     - targetRef: {kind: MeshService, name: web}
-      default: {action: ALLOW_WITH_SHADOW_DENY}
-    - targetRef: {kind: MeshSubset, tags: {kuma.io/zone: us-east}}
-      default: {action: DENY_WITH_SHADOW_ALLOW}
+      default: {action: AllowWithShadowDeny}
     - targetRef: {kind: Mesh}
-      default: {action: DENY}`,
+      default: {action: Deny}`,
+		},
+		{
+			name: "000 the MADR's upper-case actions are outside Kuma's enum",
+			s:    standalone,
+			doc: `apiVersion: kuma.io/v1alpha1
+kind: MeshTrafficPermission
+metadata: {name: backend, namespace: kuma-system}
+spec:
+  from:
+    - targetRef: {kind: MeshSubset, tags: {env: dev}}
+      default: {action: ALLOW}
+    - targetRef: {kind: Mesh}
+      default: {action: DENY_WITH_SHADOW_ALLOW}`,
+			want: []got{
+				{CodeMTPAction, "spec.from[0].default.action", SeverityError},
+				{CodeMTPAction, "spec.from[1].default.action", SeverityError},
+			},
 		},
 		{
 			name: "000 cross-mesh from with a MeshGatewayRoute target",
@@ -178,9 +193,9 @@ spec:
   targetRef: {kind: MeshGatewayRoute, name: cross-mesh-route}
   from:
     - targetRef: {kind: MeshService, name: backend, mesh: consume}
-      default: {action: ALLOW}
+      default: {action: Allow}
     - targetRef: {kind: MeshServiceSubset, name: backend, mesh: consume, tags: {version: v1}}
-      default: {action: DENY}`,
+      default: {action: Deny}`,
 		},
 		{
 			name: "000 cross-mesh from without a MeshGatewayRoute target",
@@ -192,7 +207,7 @@ spec:
   targetRef: {kind: Mesh}
   from:
     - targetRef: {kind: MeshService, name: backend, mesh: consume}
-      default: {action: ALLOW}`,
+      default: {action: Allow}`,
 			want: []got{{CodeCrossMesh, "spec.from[0].targetRef.mesh", SeverityError}},
 		},
 		{
@@ -213,7 +228,24 @@ spec:
 			},
 		},
 		{
-			name: "001 seed form with targetRef {} and all three lists",
+			name: "001 all three lists, written as Kuma's rules",
+			s:    standalone,
+			doc: `apiVersion: kuma.io/v1alpha1
+kind: MeshTrafficPermission
+metadata: {name: by-service-owner, namespace: kuma-system}
+spec:
+  targetRef: {}
+  rules:
+    - default:
+        deny:
+          - spiffeID: {type: Exact, value: "spiffe://trust-domain.mesh/ns/default/sa/api-gateway"}
+        allowWithShadowDeny:
+          - spiffeID: {type: Prefix, value: "spiffe://trust-domain.mesh/ns/legacy"}
+        allow:
+          - spiffeID: {type: Prefix, value: "spiffe://trust-domain.mesh"}`,
+		},
+		{
+			name: "001 seed form spec.default is not a section of Kuma's CRD",
 			s:    standalone,
 			doc: `apiVersion: kuma.io/v1alpha1
 kind: MeshTrafficPermission
@@ -221,12 +253,9 @@ metadata: {name: by-service-owner, namespace: kuma-system}
 spec:
   targetRef: {}
   default:
-    deny:
-      - spiffeId: {type: Exact, value: "spiffe://trust-domain.mesh/ns/default/sa/api-gateway"}
-    allowWithShadowDeny:
-      - spiffeId: {type: Prefix, value: "spiffe://trust-domain.mesh/ns/legacy"}
     allow:
-      - spiffeId: {type: Prefix, value: "spiffe://trust-domain.mesh/"}`,
+      - spiffeID: {type: Prefix, value: "spiffe://trust-domain.mesh"}`,
+			want: []got{{CodeSpecShape, "spec", SeverityError}},
 		},
 		{
 			name: "001 user story SO-4: method and path conditions, Kuma's rules spelling",
@@ -245,6 +274,8 @@ spec:
           - method: GET
             path: {type: Prefix, value: /metrics}
             spiffeID: {type: Prefix, value: "spiffe://trust-domain.mesh/ns/observability"}`,
+			// Kuma's CRD has no method/path: they are dropped (MG001 warnings), and the
+			// first matcher, left empty, matches no client (MG191).
 		},
 		{
 			name: "001 malformed SPIFFE matchers",
@@ -253,19 +284,22 @@ spec:
 kind: MeshTrafficPermission
 metadata: {name: bad, namespace: kuma-system}
 spec:
-  default:
-    deny:
-      - spiffeId: {type: Exact, value: "http://trust-domain.mesh/ns/default"}
-      - spiffeId: {type: Regex, value: "spiffe://td/x"}
-      - spiffeId: {type: Exact, value: "spiffe://TD.mesh/ns"}
-      - spiffeId: {type: Exact, value: "spiffe://td.mesh/ns//sa"}
-      - {}`,
+  rules:
+    - default:
+        deny:
+          - spiffeID: {type: Exact, value: "http://trust-domain.mesh/ns/default"}
+          - spiffeID: {type: Regex, value: "spiffe://td/x"}
+          - spiffeID: {type: Exact, value: "spiffe://TD.mesh/ns"}
+          - spiffeID: {type: Exact, value: "spiffe://td.mesh/ns//sa"}
+          - spiffeID: {type: Prefix, value: "spiffe://td.mesh/ns/"}
+          - {}
+          - spiffeId: {type: Exact, value: "not even a SPIFFE ID: dropped, not checked"}`,
 			want: []got{
-				{CodeSpiffe, "spec.default.deny[0].spiffeId.value", SeverityError},
-				{CodeSpiffe, "spec.default.deny[1].spiffeId.type", SeverityError},
-				{CodeSpiffe, "spec.default.deny[2].spiffeId.value", SeverityError},
-				{CodeSpiffe, "spec.default.deny[3].spiffeId.value", SeverityError},
-				{CodeSpiffe, "spec.default.deny[4]", SeverityError},
+				{CodeSpiffe, "spec.rules[0].default.deny[0].spiffeID", SeverityError},
+				{CodeSpiffe, "spec.rules[0].default.deny[1].spiffeID.type", SeverityError},
+				{CodeSpiffe, "spec.rules[0].default.deny[2].spiffeID", SeverityError},
+				{CodeSpiffe, "spec.rules[0].default.deny[3].spiffeID", SeverityError},
+				{CodeSpiffe, "spec.rules[0].default.deny[4].spiffeID", SeverityError},
 			},
 		},
 		{
@@ -281,7 +315,7 @@ spec:
   rules:
     - default:
         allow:
-          - spiffeID: {type: Prefix, value: "spiffe://td/"}`,
+          - spiffeID: {type: Prefix, value: "spiffe://td"}`,
 			want: []got{{CodeMTPForm, "spec.rules", SeverityError}},
 		},
 	}

@@ -126,7 +126,7 @@ func TestSharedKindTables(t *testing.T) {
   to: [{targetRef: {kind: MeshMultiZoneService, labels: {app: web}, name: web}, default: {idleTimeout: 1s}}]`, nil},
 		{"MeshTrafficPermission on a MeshHTTPRoute", "MeshTrafficPermission", `
   targetRef: {kind: MeshHTTPRoute, name: r}
-  from: [{targetRef: {kind: Mesh}, default: {action: Allow}}]`, []got{e(CodeTopKind, "spec.targetRef.kind")}},
+  from: [{targetRef: {kind: Mesh}, default: {action: Allow}}]`, []got{e(CodeTopKind, "spec.targetRef.kind"), w(CodeMTPFromDeprecated, "spec.from")}},
 	})
 }
 

@@ -93,7 +93,7 @@ func (g *gen) target(names nameSet) map[string]any {
 
 // from draws n `from` items.
 func (g *gen) from(names nameSet, n int) []any {
-	actions := []string{"Allow", "Deny", "AllowWithShadowDeny", "DENY_WITH_SHADOW_ALLOW", "Allow"}
+	actions := []string{"Allow", "Deny", "AllowWithShadowDeny", "Deny", "Allow"}
 	var out []any
 	for range n {
 		var ref map[string]any
@@ -112,7 +112,7 @@ func (g *gen) from(names nameSet, n int) []any {
 	return out
 }
 
-// matchers draws a SPIFFE-matcher spec.default.
+// matchers draws the spiffeID/sni matcher lists of one rule.
 func (g *gen) matchers(names nameSet) map[string]any {
 	lists := map[string]any{}
 	for _, list := range []string{"deny", "allow", "allowWithShadowDeny"} {
@@ -121,11 +121,11 @@ func (g *gen) matchers(names nameSet) map[string]any {
 			id := "spiffe://" + g.name("trust-domain.mesh", g.pick(20, 40)) + "/ns/" + g.name("ns", g.pick(8, 63)) + "/sa/" + g.name("sa", g.pick(8, 100, 253))
 			typ := []string{"Exact", "Prefix"}[g.r.Intn(2)]
 			names.add(id)
-			m := map[string]any{"spiffeId": map[string]any{"type": typ, "value": id}}
+			m := map[string]any{"spiffeID": map[string]any{"type": typ, "value": id}}
 			if g.r.Intn(4) == 0 {
-				path := "/api/" + g.name("p", g.pick(8, 90))
-				names.add(path)
-				m["method"], m["path"] = "GET", map[string]any{"type": "Prefix", "value": path}
+				sni := g.name("sni", g.pick(8, 90)) + ".svc"
+				names.add(sni)
+				m["sni"] = map[string]any{"type": "Exact", "value": sni}
 			}
 			l = append(l, m)
 		}
@@ -152,7 +152,7 @@ func (g *gen) kumaShape(i int) shape {
 		name := g.name("stored", g.pick(10, 63, 253))
 		spec := map[string]any{"targetRef": g.target(names)}
 		if matcher {
-			spec["default"] = g.matchers(names)
+			spec["rules"] = []any{map[string]any{"default": g.matchers(names)}}
 		} else {
 			spec["from"] = g.from(names, g.pick(1, 2, 5))
 		}
@@ -171,7 +171,7 @@ func (g *gen) kumaShape(i int) shape {
 		names.add("app=backend")
 	}
 	if matcher {
-		spec["default"] = g.matchers(names)
+		spec["rules"] = []any{map[string]any{"default": g.matchers(names)}}
 	} else {
 		spec["from"] = g.from(names, g.pick(1, 3, 12, 40))
 	}

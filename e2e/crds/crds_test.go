@@ -139,18 +139,21 @@ func TestNothingRequired(t *testing.T) {
 
 func TestMeshTrafficPermissionSchema(t *testing.T) {
 	spec := specOf(t, "MeshTrafficPermission")
-	for _, key := range []string{"targetRef", "from", "rules", "default"} {
+	for _, key := range []string{"targetRef", "from", "rules"} {
 		if _, ok := spec.Properties[key]; !ok {
 			t.Errorf("spec.%s missing", key)
 		}
 	}
-	if _, ok := spec.Properties["to"]; ok {
-		t.Error("spec.to present; MeshTrafficPermission has no to")
+	// Like Kuma 2.14's CRD: no to, and no top-level default (matchers live in rules).
+	for _, key := range []string{"to", "default"} {
+		if _, ok := spec.Properties[key]; ok {
+			t.Errorf("spec.%s present; MeshTrafficPermission has none", key)
+		}
 	}
 	if got := at(t, spec, "from", "[]", "default", "action").Type; got != "string" {
 		t.Errorf("from[].default.action type %q", got)
 	}
-	for _, base := range [][]string{{"default"}, {"rules", "[]", "default"}} {
+	for _, base := range [][]string{{"rules", "[]", "default"}} {
 		for _, list := range []string{"allow", "deny", "allowWithShadowDeny"} {
 			match := at(t, spec, append(append([]string{}, base...), list, "[]")...)
 			// Both spellings: the SPIFFE-matches MADR writes spiffeId, Kuma spiffeID; the API server
