@@ -33,7 +33,6 @@ func runShared(t *testing.T, cases []sharedCase) {
 	}
 }
 
-
 // TestSharedSections covers which sections Kuma's validators accept together and
 // with which top-level targets.
 func TestSharedSections(t *testing.T) {
