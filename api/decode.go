@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -90,6 +91,9 @@ func check(t reflect.Type, v any, path *walkPath, r *CheckResult) any {
 	if t == rawMessageType || t.Kind() == reflect.Interface {
 		return v
 	}
+	if t == intOrStringType {
+		return checkIntOrString(v, path, r)
+	}
 	switch t.Kind() {
 	case reflect.Pointer:
 		return check(t.Elem(), v, path, r)
@@ -105,6 +109,43 @@ func check(t reflect.Type, v any, path *walkPath, r *CheckResult) any {
 		return nil
 	}
 	return v
+}
+
+// intOrStringType is Kubernetes' int-or-string (percentages, decimal factors): a
+// struct in Go, but a string or an integer in JSON.
+var intOrStringType = reflect.TypeOf(intstr.IntOrString{})
+
+// checkIntOrString accepts what intstr.IntOrString decodes: a string or an integer
+// that fits in 32 bits.
+func checkIntOrString(v any, path *walkPath, r *CheckResult) any {
+	if _, ok := v.(string); ok {
+		return v
+	}
+	if isInteger(v) {
+		if n, ok := asInt64(v); ok && n >= math.MinInt32 && n <= math.MaxInt32 {
+			return v
+		}
+	}
+	r.Errors = append(r.Errors, wrongType(path, v, "integer (32-bit) or string"))
+	return nil
+}
+
+// asInt64 converts an integer value (as isInteger accepts it) to int64.
+func asInt64(v any) (int64, bool) {
+	switch n := v.(type) {
+	case int64:
+		return n, true
+	case int:
+		return int64(n), true
+	case int32:
+		return int64(n), true
+	case float64:
+		return int64(n), true
+	case json.Number:
+		i, err := n.Int64()
+		return i, err == nil
+	}
+	return 0, false
 }
 
 func checkStruct(t reflect.Type, v any, path *walkPath, r *CheckResult) any {
