@@ -54,6 +54,7 @@ func (v *validator) lbCrossZone(cz *api.CrossZone, ref *api.TargetRef, p *field.
 	}
 }
 
+// lbFailover checks one failover rule: its from zones, and to zones that fit its type.
 func (v *validator) lbFailover(f api.Failover, p *field.Path) {
 	const code = CodeLoadBalancingConf
 	if f.From != nil {

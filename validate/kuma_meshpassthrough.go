@@ -84,6 +84,8 @@ func (v *validator) passthroughValue(m api.PassthroughMatch, p *field.Path) {
 	}
 }
 
+// passthroughDomain checks a Domain match: a protocol that carries the host name,
+// whole-label wildcards, a port for L7 wildcards, and a valid host name.
 func (v *validator) passthroughDomain(m api.PassthroughMatch, p *field.Path) {
 	const code = CodePassthroughConf
 	vp := p.Child("value")

@@ -34,6 +34,7 @@ func (v *validator) meshTLS(s *api.MeshTLSSpec, p *field.Path) {
 	}
 }
 
+// tlsConf checks one conf; mesh says whether the policy targets the whole Mesh.
 func (v *validator) tlsConf(c *api.MeshTLSConf, mesh bool, p *field.Path) {
 	if c == nil {
 		return

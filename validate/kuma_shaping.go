@@ -1,7 +1,6 @@
 package validate
 
 import (
-	"fmt"
 	"regexp"
 	"time"
 
@@ -85,9 +84,4 @@ func shapingIncludesGateways(r *api.TargetRef) bool {
 		}
 	}
 	return false
-}
-
-// shapingOneOf formats a list of allowed values for a message.
-func shapingOneOf(vals ...string) string {
-	return fmt.Sprintf("%q", vals)
 }
