@@ -2,6 +2,7 @@ package validate
 
 import (
 	"bytes"
+	"encoding/json"
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
@@ -71,6 +72,14 @@ func envoyParse(value string, msg proto.Message, check bool) error {
 	}
 	if bytes.Equal(bytes.TrimSpace(js), []byte("null")) {
 		js = []byte("{}")
+	}
+	var tree any
+	dec := json.NewDecoder(bytes.NewReader(js))
+	dec.UseNumber()
+	if dec.Decode(&tree) == nil && !dec.More() {
+		if out, err := json.Marshal(envoyDurations(tree, msg.ProtoReflect().Descriptor())); err == nil {
+			js = out
+		}
 	}
 	opts := protojson.UnmarshalOptions{DiscardUnknown: true, Resolver: envoyAnyResolver{}}
 	if err := opts.Unmarshal(js, msg); err != nil {

@@ -70,6 +70,10 @@ func TestMeshProxyPatchConf(t *testing.T) {
 			c(m+"[0].cluster.value", m+"[1].listener.value")},
 		{"value of the wrong type", ppMods("      - cluster: {operation: Add, value: 'connectTimeout: 5'}\n"), c(m + "[0].cluster.value")},
 		{"added value breaks Envoy's constraints", ppMods("      - listener: {operation: Add, value: 'address: {socketAddress: {address: 0.0.0.0, portValue: 99999}}'}\n"), c(m + "[0].listener.value")},
+		{"Go duration syntax, as Kuma's jsonpb reads it", ppMods(`      - cluster: {operation: Patch, match: {name: a}, value: "connectTimeout: 5m\ncommonLbConfig: {updateMergeWindow: 1h30m}"}
+      - networkFilter: {operation: AddFirst, value: "name: hcm\ntypedConfig: {'@type': type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager, statPrefix: s, requestTimeout: 2m}"}
+`), nil},
+		{"duration that does not parse", ppMods("      - cluster: {operation: Patch, match: {name: a}, value: 'connectTimeout: banana'}\n"), c(m + "[0].cluster.value")},
 		{"add with match", ppMods("      - cluster: {operation: Add, match: {name: a}, value: 'name: a'}\n"), c(m + "[0].cluster.match")},
 		{"add without value", ppMods("      - listener: {operation: Add}\n"), c(m + "[0].listener.value")},
 		{"remove with value", ppMods("      - cluster: {operation: Remove, value: 'name: a'}\n"), c(m + "[0].cluster.value")},
