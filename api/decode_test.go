@@ -104,8 +104,8 @@ func TestRegistryIsConsistent(t *testing.T) {
 		if k.Plural == "" || k.Summary == "" || k.NewSpec == nil {
 			t.Errorf("%s: incomplete entry", k.Kind)
 		}
-		// Kuma policies all have a targetRef; Linkerd's kinds have none.
-		if k.Family == FamilyKuma && len(k.TopLevel) == 0 {
+		// Kuma policies all have a targetRef; Kuma resources and Linkerd's kinds have none.
+		if k.Family == FamilyKuma && !k.Resource && len(k.TopLevel) == 0 {
 			t.Errorf("%s: incomplete entry", k.Kind)
 		}
 		for _, so := range k.SystemOnly {
@@ -120,8 +120,10 @@ func TestRegistryIsConsistent(t *testing.T) {
 			t.Errorf("%s: 'from' section and From kinds disagree", k.Kind)
 		}
 	}
-	if perFamily[FamilyKuma] != 16 {
-		t.Errorf("%d Kuma kinds, want the 16 of issue 2", perFamily[FamilyKuma])
+	// The 16 policies of issue 2 and the 15 resources users write (issue 15): every
+	// kind of Kuma 2.14's CRDs.
+	if perFamily[FamilyKuma] != 31 {
+		t.Errorf("%d Kuma kinds, want the 16 policies and 15 resources", perFamily[FamilyKuma])
 	}
 	// Server v1beta3/v1beta2/v1beta1/v1alpha1, ServerAuthorization v1beta1/v1alpha1,
 	// AuthorizationPolicy, MeshTLSAuthentication, NetworkAuthentication (issue 6).
@@ -131,6 +133,31 @@ func TestRegistryIsConsistent(t *testing.T) {
 	for gk, n := range storage {
 		if n != 1 {
 			t.Errorf("%s: %d storage versions", gk, n)
+		}
+	}
+}
+
+// TestCheckIntOrString: int-or-string fields accept a string or a 32-bit integer,
+// and what they accept decodes.
+func TestCheckIntOrString(t *testing.T) {
+	for _, tc := range []struct {
+		in   any
+		good bool
+	}{
+		{"50.5", true}, {int64(60), true}, {float64(3), true}, {int64(1) << 31, false},
+		{1.5, false}, {true, false}, {map[string]any{}, false},
+	} {
+		v := map[string]any{"outlierDetection": map[string]any{"healthyPanicThreshold": tc.in}}
+		r := Check(reflect.TypeOf(MeshCircuitBreakerConf{}), v, field.NewPath("default"))
+		if (len(r.Errors) == 0) != tc.good {
+			t.Errorf("%#v: errors %v, want good=%v", tc.in, r.Errors, tc.good)
+		}
+		var conf MeshCircuitBreakerConf
+		if err := Decode(r.Clean, &conf); err != nil {
+			t.Errorf("%#v: clean value does not decode: %v", tc.in, err)
+		}
+		if tc.good && (conf.OutlierDetection == nil || conf.OutlierDetection.HealthyPanicThreshold == nil) {
+			t.Errorf("%#v: decoded %+v", tc.in, conf.OutlierDetection)
 		}
 	}
 }

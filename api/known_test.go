@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 
+	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/schema"
 )
@@ -50,4 +52,29 @@ func TestKnownKindsMatchTheCRDs(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestRegistryScopeMatchesTheCRDs: a kind is cluster-scoped in the registry exactly
+// when its CRD says so, so the linter namespaces documents as the API server does.
+func TestRegistryScopeMatchesTheCRDs(t *testing.T) {
+	crds, err := schema.CRDs("kuma-2.14", "linkerd-edge-26.8.3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := api.DefaultRegistry()
+	for _, crd := range crds {
+		for _, v := range crd.Spec.Versions {
+			k := reg.Lookup(crdGVK(crd.Spec.Group, v.Name, crd.Spec.Names.Kind))
+			if k == nil {
+				continue
+			}
+			if cluster := crd.Spec.Scope == "Cluster"; k.ClusterScoped != cluster {
+				t.Errorf("%s: registry ClusterScoped=%v, CRD scope %s", k.Kind, k.ClusterScoped, crd.Spec.Scope)
+			}
+		}
+	}
+}
+
+func crdGVK(group, version, kind string) k8sschema.GroupVersionKind {
+	return k8sschema.GroupVersionKind{Group: group, Version: version, Kind: kind}
 }

@@ -200,19 +200,3 @@ type TCPRouteRule struct {
 type TCPRouteConf struct {
 	BackendRefs []BackendRef `json:"backendRefs,omitempty"`
 }
-
-// MeshTimeoutConf is the conf of MeshTimeout's to/from/rules items.
-type MeshTimeoutConf struct {
-	ConnectionTimeout string           `json:"connectionTimeout,omitempty"`
-	IdleTimeout       string           `json:"idleTimeout,omitempty"`
-	HTTP              *MeshTimeoutHTTP `json:"http,omitempty"`
-}
-
-// MeshTimeoutHTTP are MeshTimeout's HTTP timeouts.
-type MeshTimeoutHTTP struct {
-	RequestTimeout        string `json:"requestTimeout,omitempty"`
-	StreamIdleTimeout     string `json:"streamIdleTimeout,omitempty"`
-	MaxStreamDuration     string `json:"maxStreamDuration,omitempty"`
-	MaxConnectionDuration string `json:"maxConnectionDuration,omitempty"`
-	RequestHeadersTimeout string `json:"requestHeadersTimeout,omitempty"`
-}

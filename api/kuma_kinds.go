@@ -1,7 +1,5 @@
 package api
 
-import "reflect"
-
 // KumaGroup is the API group of Kuma's policies.
 const KumaGroup = "kuma.io"
 
@@ -55,7 +53,7 @@ func kumaRouteKinds(add func(*Kind) *Kind) {
 	mt.To = refs(mesh, svc, mzs, mes, route)
 	mt.ToGateway = refs(mesh, mes)
 	mt.From = refs(mesh)
-	mt.Conf = reflect.TypeOf(MeshTimeoutConf{})
+	mt.NewSpec = func() any { return &MeshTimeoutSpec{} }
 
 	hr := add(kuma("MeshHTTPRoute", "meshhttproutes", tr|SecTo, "HTTP routing: matches, filters and backends"))
 	hr.TopLevel = refs(mesh, subset, svc, svcSub, dp, gw)
@@ -85,17 +83,20 @@ func kumaTrafficKinds(add func(*Kind) *Kind) {
 	retry.SystemOnly = refs(gw, route)
 	retry.To = refs(mesh, svc, mzs, mes, route)
 	retry.ToGateway = refs(mesh, mes)
+	retry.NewSpec = func() any { return &MeshRetrySpec{} }
 
 	cb := add(kuma("MeshCircuitBreaker", "meshcircuitbreakers", tr|SecTo|SecFrom|SecRules, "connection limits and outlier detection"))
 	cb.TopLevel = refs(mesh, subset, svc, svcSub, dp, gw)
 	cb.To = refs(mesh, svc, mzs, mes)
 	cb.From = refs(mesh)
+	cb.NewSpec = func() any { return &MeshCircuitBreakerSpec{} }
 
 	rl := add(kuma("MeshRateLimit", "meshratelimits", tr|SecTo|SecFrom|SecRules, "local rate limits"))
 	rl.TopLevel = refs(mesh, subset, svc, svcSub, dp, gw, route)
 	rl.SystemOnly = refs(gw, route)
 	rl.To = refs(mesh)
 	rl.From = refs(mesh)
+	rl.NewSpec = func() any { return &MeshRateLimitSpec{} }
 
 	fi := add(kuma("MeshFaultInjection", "meshfaultinjections", tr|SecTo|SecFrom|SecRules, "injected delays and aborts"))
 	fi.TopLevel = refs(mesh, subset, svc, svcSub, dp, gw)
@@ -108,10 +109,12 @@ func kumaTrafficKinds(add func(*Kind) *Kind) {
 	al.TopLevel = refs(mesh, subset, svc, svcSub, dp, gw)
 	al.To = refs(mesh, svc, mzs, mes)
 	al.From = refs(mesh)
+	al.NewSpec = func() any { return &MeshAccessLogSpec{} }
 
 	hc := add(kuma("MeshHealthCheck", "meshhealthchecks", tr|SecTo, "active health checks"))
 	hc.TopLevel = refs(mesh, subset, svc, svcSub, dp, gw)
 	hc.To = refs(mesh, svc, mzs)
+	hc.NewSpec = func() any { return &MeshHealthCheckSpec{} }
 
 	lbs := add(kuma("MeshLoadBalancingStrategy", "meshloadbalancingstrategies", tr|SecTo, "load balancing and locality awareness"))
 	lbs.TopLevel = refs(mesh, subset, svc, svcSub, dp, gw)
@@ -127,6 +130,7 @@ func kumaProxyKinds(add func(*Kind) *Kind) {
 	trace := add(kuma("MeshTrace", "meshtraces", tr|SecDefault, "tracing backends and sampling"))
 	trace.TopLevel = refs(mesh, subset, svc, svcSub, dp, gw)
 	trace.SystemOnly = refs(gw)
+	trace.NewSpec = func() any { return &MeshTraceSpec{} }
 
 	pp := add(kuma("MeshProxyPatch", "meshproxypatches", tr|SecDefault, "raw Envoy configuration patches"))
 	pp.TopLevel = refs(mesh, subset, svc, svcSub, dp, gw)
@@ -136,6 +140,7 @@ func kumaProxyKinds(add func(*Kind) *Kind) {
 	metric := add(kuma("MeshMetric", "meshmetrics", tr|SecDefault, "metrics scraping and backends"))
 	metric.TopLevel = refs(mesh, subset, svc, svcSub, dp, gw)
 	metric.SystemOnly = refs(gw)
+	metric.NewSpec = func() any { return &MeshMetricSpec{} }
 
 	pt := add(kuma("MeshPassthrough", "meshpassthroughs", tr|SecDefault, "passthrough to destinations outside the mesh"))
 	pt.TopLevel = refs(mesh, subset, dp)
@@ -164,5 +169,5 @@ func KnownKumaResources() []string {
 // DefaultRegistry is the registry the product uses: every guarded kind. The first
 // entry of a kind is its storage version (see Registry.StorageVersion).
 func DefaultRegistry() *Registry {
-	return NewRegistry(append(KumaKinds(), LinkerdKinds()...)...)
+	return NewRegistry(append(append(KumaKinds(), KumaResourceKinds()...), LinkerdKinds()...)...)
 }

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"reflect"
 	"sort"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -76,13 +75,25 @@ type Kind struct {
 	Route bool
 	// NewSpec returns a pointer to the typed spec the kind decodes into.
 	NewSpec func() any
-	// Conf is the Go type of the `default` conf of to/from/rules items (or of the
-	// single `default`); nil means the conf is not modelled field by field.
-	Conf reflect.Type
 	// Deprecated, when set, names the replacement of a deprecated version.
 	Deprecated string
 	// Summary is one line for `meshguard rules`, the docs and the chart.
 	Summary string
+	// Resource marks a Kuma resource that is not a targetRef policy (Mesh,
+	// MeshService, ...): no sections, role or sugar.
+	Resource bool
+	// MeshScoped marks resources that belong to a mesh (the kuma.io/mesh label);
+	// ZoneProvided those a zone creates, which get the zone origin labels there.
+	MeshScoped   bool
+	ZoneProvided bool
+	// ClusterScoped marks kinds whose objects have no namespace (Mesh, MeshGateway):
+	// the linter gives them none, as `kubectl apply -n` does not.
+	ClusterScoped bool
+	// ReadOnlyOn is the control-plane mode on which Kuma refuses users' writes of
+	// this kind, because only the other side provides it (empty: none).
+	ReadOnlyOn Mode
+	// SystemNamespaceOnly marks kinds Kuma accepts only in the system namespace.
+	SystemNamespaceOnly bool
 	// Watched marks kinds whose stored objects the webhook reads from an informer
 	// cache (previews and the Server conflict check); the chart's ClusterRole is
 	// generated from it (see Registry.Watched), so a new cache cannot lack RBAC.

@@ -1,13 +1,40 @@
 package charts_test
 
 import (
+	"encoding/json"
+	"os"
+	"slices"
 	"strings"
 	"testing"
 
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/lint"
 	"helm.sh/helm/v3/pkg/lint/support"
+
+	"github.com/meshguard/meshguard/schema"
 )
+
+// TestKumaVersionEnumIsTheEmbeddedCRDs: the chart offers exactly the Kuma versions
+// whose CRDs the binary embeds, so a value the schema admits never fails start-up.
+func TestKumaVersionEnumIsTheEmbeddedCRDs(t *testing.T) {
+	raw, err := os.ReadFile("meshguard/values.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Properties struct {
+			KumaVersion struct {
+				Enum []string `json:"enum"`
+			} `json:"kumaVersion"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(raw, &s); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Properties.KumaVersion.Enum; !slices.Equal(got, schema.KumaVersions()) {
+		t.Errorf("values.schema.json kumaVersion enum %v; the binary embeds %v", got, schema.KumaVersions())
+	}
+}
 
 // TestSchemaRejects: values.schema.json (and the template guards behind it) turn
 // away values that `meshguard serve` would refuse at start-up, or worse, accept.
@@ -22,6 +49,7 @@ func TestSchemaRejects(t *testing.T) {
 		{"zone mode without zone", map[string]any{"mode": "zone"}, "", "zone"},
 		{"zone outside zone mode", map[string]any{"mode": "global", "zone": "z1"}, "", "zone"},
 		{"sugar", map[string]any{"sugar": "sprinkle"}, "", "sugar"},
+		{"kumaVersion meshguard has no CRDs of", map[string]any{"kumaVersion": "1.0"}, "", "kumaVersion"},
 		{"failurePolicy", map[string]any{"failurePolicy": map[string]any{"mutating": "Maybe"}}, "", "mutating"},
 		{"logLevel", map[string]any{"logLevel": "trace"}, "", "logLevel"},
 		{"previewForm", map[string]any{"previewForm": "pretty"}, "", "previewForm"},

@@ -99,9 +99,10 @@ func registryGVRs() []string {
 func TestRulesMatchRegistry(t *testing.T) {
 	mut, val := webhooks(t, mustRender(t, nil))
 	want := registryGVRs()
-	// 16 Kuma kinds (issue 2) and 9 Linkerd kind versions (issue 6).
-	if len(want) != 16+9 {
-		t.Errorf("registry has %d kinds; want the 16 Kuma and 9 Linkerd ones", len(want))
+	// 16 Kuma policies (issue 2), 15 Kuma resources (issue 15) and 9 Linkerd kind
+	// versions (issue 6).
+	if len(want) != 16+15+9 {
+		t.Errorf("registry has %d kinds; want the 31 Kuma and 9 Linkerd ones", len(want))
 	}
 	for _, c := range []struct {
 		name string

@@ -64,6 +64,31 @@ func ApplyChanges(obj *unstructured.Unstructured, kind *api.Kind, s api.Settings
 	ns, _ := meta["namespace"].(string)
 	spec, _ := obj.Object["spec"].(map[string]any)
 
+	if kind.Resource {
+		resourceLabels(labels, kind, ns, s)
+	} else {
+		policyLabels(labels, spec, ns, s)
+	}
+	out := make(map[string]any, len(labels))
+	for k, v := range labels {
+		out[k] = v
+	}
+	rec := &recorder{}
+	rec.labels(meta["labels"] == nil, set, labels, out)
+	meta["labels"] = out
+
+	if s.Sugar == api.SugarExpand && spec != nil && !kind.Resource {
+		expandSugar(spec, kind, ns, ns == "" || ns == s.SystemNamespace, rec)
+	}
+	if s.Sugar == api.SugarExpand && spec != nil && kind.Kind == string(api.RefMesh) && kind.Group == api.KumaGroup {
+		meshDefaults(spec, rec)
+	}
+	return replaced(set, labels, req), rec.changes
+}
+
+// policyLabels computes the labels of a targetRef policy: mesh, namespace, role and
+// the origin of the mode.
+func policyLabels(labels map[string]string, spec map[string]any, ns string, s api.Settings) {
 	if labels[api.LabelMesh] == "" {
 		labels[api.LabelMesh] = s.DefaultMesh
 	}
@@ -75,26 +100,38 @@ func ApplyChanges(obj *unstructured.Unstructured, kind *api.Kind, s api.Settings
 	}
 	switch s.Mode {
 	case api.ModeZone:
-		setIfAbsent(labels, api.LabelOrigin, api.OriginZone)
-		if labels[api.LabelOrigin] != api.OriginGlobal {
-			setIfAbsent(labels, api.LabelZone, s.Zone)
-			setIfAbsent(labels, api.LabelEnv, api.EnvKubernetes)
-		}
+		zoneOrigin(labels, s)
 	case api.ModeGlobal:
 		setIfAbsent(labels, api.LabelOrigin, api.OriginGlobal)
 	}
-	out := make(map[string]any, len(labels))
-	for k, v := range labels {
-		out[k] = v
-	}
-	rec := &recorder{}
-	rec.labels(meta["labels"] == nil, set, labels, out)
-	meta["labels"] = out
+}
 
-	if s.Sugar == api.SugarExpand && spec != nil {
-		expandSugar(spec, kind, ns, ns == "" || ns == s.SystemNamespace, rec)
+// resourceLabels computes the labels Kuma's defaulting webhook gives a resource: the
+// mesh of a mesh-scoped kind, the namespace, and on a zone the zone origin of a kind
+// the zone provides.
+func resourceLabels(labels map[string]string, kind *api.Kind, ns string, s api.Settings) {
+	if kind.MeshScoped && labels[api.LabelMesh] == "" {
+		labels[api.LabelMesh] = s.DefaultMesh
 	}
-	return replaced(set, labels, req), rec.changes
+	if s.Mode == api.ModeZone && kind.ZoneProvided {
+		zoneOrigin(labels, s)
+	}
+	// Kuma labels the namespace of locally originated objects: on global every object
+	// that reaches here (zone-originated ones were left alone), on a zone those not
+	// synced from global.
+	if ns != "" && (s.Mode == api.ModeGlobal || labels[api.LabelOrigin] != api.OriginGlobal) {
+		setIfAbsent(labels, api.LabelNamespace, ns)
+	}
+}
+
+// zoneOrigin marks an object created on a zone: origin zone, and unless it came from
+// the global control plane, the zone and its environment.
+func zoneOrigin(labels map[string]string, s api.Settings) {
+	setIfAbsent(labels, api.LabelOrigin, api.OriginZone)
+	if labels[api.LabelOrigin] != api.OriginGlobal {
+		setIfAbsent(labels, api.LabelZone, s.Zone)
+		setIfAbsent(labels, api.LabelEnv, api.EnvKubernetes)
+	}
 }
 
 func setIfAbsent(m map[string]string, k, v string) {

@@ -1,6 +1,7 @@
 package defaults
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -219,5 +220,86 @@ spec:
 		if diff := cmp.Diff(before.Object, u.Object); diff != "" {
 			t.Errorf("%s: object changed:\n%s", name, diff)
 		}
+	}
+}
+
+// TestMeshDefaults: with --sugar expand the mutating stage writes the prometheus
+// defaults Kuma's defaulting webhook writes into a Mesh, and only what is absent.
+func TestMeshDefaults(t *testing.T) {
+	in := obj(t, `apiVersion: kuma.io/v1alpha1
+kind: Mesh
+metadata: {name: default}
+spec:
+  metrics:
+    enabledBackend: prom
+    backends:
+      - name: prom
+        type: prometheus
+      - name: prom-2
+        type: prometheus
+        conf: {port: 1234, skipMTLS: true, tags: {team: a}}`)
+	s := api.DefaultSettings()
+	ApplyChanges(in, kindOf(t, in), s, api.Request{Operation: api.OpCreate})
+	want := obj(t, `apiVersion: kuma.io/v1alpha1
+kind: Mesh
+metadata: {name: default, labels: {}}
+spec:
+  metrics:
+    enabledBackend: prom
+    backends:
+      - name: prom
+        type: prometheus
+        conf: {port: 5670, path: /metrics, tags: {kuma.io/service: dataplane-metrics}, tls: {mode: activeMTLSBackend}}
+      - name: prom-2
+        type: prometheus
+        conf: {port: 1234, path: /metrics, skipMTLS: true, tags: {team: a}, tls: {mode: disabled}}`)
+	// numbers: YAML gives float64, the mutating stage int64, as unstructured objects do
+	if w, g := fmt.Sprint(want.Object), fmt.Sprint(in.Object); w != g {
+		t.Errorf("want\n%s\ngot\n%s", w, g)
+	}
+	keep := obj(t, `apiVersion: kuma.io/v1alpha1
+kind: Mesh
+metadata: {name: default}
+spec:
+  metrics:
+    backends: [{name: prom, type: prometheus}]`)
+	s.Sugar = api.SugarKeep
+	if _, changes := ApplyChanges(keep, kindOf(t, keep), s, api.Request{Operation: api.OpCreate}); len(changes) > 1 {
+		t.Errorf("--sugar keep writes no spec values, got %v", changes)
+	}
+}
+
+// TestResourceLabels checks the labels Kuma's defaulting webhook computes for
+// resources (pkg/core/resources/labels Compute): the mesh of mesh-scoped kinds, the
+// zone origin of kinds a zone provides (MeshGateway too), and the namespace of
+// locally originated objects, which on global includes those marked global.
+func TestResourceLabels(t *testing.T) {
+	cases := []struct {
+		name string
+		s    api.Settings
+		doc  string
+		want map[string]string
+	}{
+		{"MeshService on a zone", zoneSettings(), "kind: MeshService\nmetadata: {name: a, namespace: ns}",
+			map[string]string{"kuma.io/mesh": "default", "kuma.io/origin": "zone", "kuma.io/zone": "zone-1", "kuma.io/env": "kubernetes", "k8s.kuma.io/namespace": "ns"}},
+		{"MeshGateway on a zone", zoneSettings(), "kind: MeshGateway\nmetadata: {name: a}",
+			map[string]string{"kuma.io/mesh": "default", "kuma.io/origin": "zone", "kuma.io/zone": "zone-1", "kuma.io/env": "kubernetes"}},
+		{"MeshMultiZoneService on a zone", zoneSettings(), "kind: MeshMultiZoneService\nmetadata: {name: a, namespace: kuma-system}",
+			map[string]string{"kuma.io/mesh": "default", "k8s.kuma.io/namespace": "kuma-system"}},
+		{"HostnameGenerator marked global, on global", func() api.Settings { s := api.DefaultSettings(); s.Mode = api.ModeGlobal; return s }(),
+			"kind: HostnameGenerator\nmetadata: {name: a, namespace: kuma-system, labels: {kuma.io/origin: global}}",
+			map[string]string{"kuma.io/origin": "global", "k8s.kuma.io/namespace": "kuma-system"}},
+		{"HostnameGenerator marked global, on a standalone zone", api.DefaultSettings(),
+			"kind: HostnameGenerator\nmetadata: {name: a, namespace: kuma-system, labels: {kuma.io/origin: global}}",
+			map[string]string{"kuma.io/origin": "global"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			o := obj(t, "apiVersion: kuma.io/v1alpha1\n"+c.doc+"\nspec: {}")
+			Apply(o, kindOf(t, o), c.s, api.Request{Operation: api.OpCreate})
+			if diff := cmp.Diff(c.want, o.GetLabels()); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
 	}
 }

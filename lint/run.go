@@ -57,7 +57,7 @@ func Prepare(d *Document, o Options) (*api.Kind, field.ErrorList) {
 	if kind == nil {
 		return nil, nil
 	}
-	if d.Object.GetNamespace() == "" {
+	if d.Object.GetNamespace() == "" && !kind.ClusterScoped {
 		if meta, ok := d.Object.Object["metadata"].(map[string]any); ok {
 			meta["namespace"] = o.Namespace
 		}
@@ -206,7 +206,7 @@ func lintDoc(d *Document, o Options) ([]Finding, *api.Kind, any) {
 	}
 	kind, replaced := Prepare(d, o)
 	if kind == nil {
-		if f, ok := unknownKind(d, o.Registry); ok {
+		if f, ok := unknownKind(d, o); ok {
 			return []Finding{f}, nil, nil
 		}
 		// Namespaces and workloads are not registry kinds, but their Linkerd
@@ -249,8 +249,9 @@ func parallel(n int, fn func(int)) {
 // unknownKind flags a document in a guarded API group whose kind or version the
 // registry does not know and that is not a known non-policy resource: most often a
 // typo, which would otherwise pass the linter silently.
-func unknownKind(d *Document, reg *api.Registry) (Finding, bool) {
+func unknownKind(d *Document, o Options) (Finding, bool) {
 	gvk := d.Object.GroupVersionKind()
+	reg := o.Registry
 	if !reg.IsGroupOf(gvk.Group) {
 		return Finding{}, false
 	}
@@ -263,18 +264,39 @@ func unknownKind(d *Document, reg *api.Registry) (Finding, bool) {
 			return Finding{}, false
 		}
 	}
-	msg := fmt.Sprintf("%s %s is not a kind meshguard knows, so it is not checked; check the spelling of kind and apiVersion", d.Object.GetAPIVersion(), gvk.Kind)
 	var versions []string
 	for _, k := range reg.Kinds() {
 		if k.Kind == gvk.Kind && k.Group == gvk.Group {
 			versions = append(versions, k.Group+"/"+k.Version)
 		}
 	}
+	if gvk.Group == api.KumaGroup {
+		// Kuma's CRDs are all embedded: the cluster serves no such resource either.
+		msg := fmt.Sprintf("Kuma %s has no kind %s in %s, so the API server refuses the object; check the spelling of kind and apiVersion",
+			o.Settings.KumaVersion, gvk.Kind, d.Object.GetAPIVersion())
+		if len(versions) > 0 {
+			msg = fmt.Sprintf("Kuma %s serves %s as %s, not %q, so the API server refuses the object", o.Settings.KumaVersion, gvk.Kind, strings.Join(versions, ", "), gvk.Version)
+		} else if s := api.Suggest(gvk.Kind, kindNames(reg, api.KumaGroup)); s != "" {
+			msg = fmt.Sprintf("Kuma %s has no kind %s; did you mean %s? The API server refuses the object", o.Settings.KumaVersion, gvk.Kind, s)
+		}
+		return FindingFor(d, validate.SeverityError, validate.CodeUnservedKind, "kind", msg), true
+	}
+	msg := fmt.Sprintf("%s %s is not a kind meshguard knows, so it is not checked; check the spelling of kind and apiVersion", d.Object.GetAPIVersion(), gvk.Kind)
 	if len(versions) > 0 {
 		msg = fmt.Sprintf("%s is served as %s; version %q is not known, so it is not checked", gvk.Kind, strings.Join(versions, ", "), gvk.Version)
 	}
-	f := FindingFor(d, validate.SeverityWarning, validate.CodeUnknownKind, "kind", msg)
-	return f, true
+	return FindingFor(d, validate.SeverityWarning, validate.CodeUnknownKind, "kind", msg), true
+}
+
+// kindNames lists the kinds the registry has in group.
+func kindNames(reg *api.Registry, group string) []string {
+	var out []string
+	for _, k := range reg.Kinds() {
+		if k.Group == group {
+			out = append(out, k.Kind)
+		}
+	}
+	return out
 }
 
 // FindingFor builds a finding for a document, with the line of fieldPath.

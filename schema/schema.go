@@ -245,9 +245,10 @@ type Result struct {
 }
 
 // Check validates obj as the API server validates a create of it: a copy is pruned
-// (unknown fields reported, not kept), defaulted from the schema, then checked against
-// the schema, the list-type invariants and the CEL rules. obj is not changed. ok is
-// false when the set has no schema for obj's kind and version.
+// (unknown fields reported, not kept), non-nullable nulls dropped, defaulted from the
+// schema, then checked against the schema, the list-type invariants and the CEL
+// rules. obj is not changed. ok is false when the set has no schema for obj's kind
+// and version.
 func (s *Set) Check(ctx context.Context, obj *unstructured.Unstructured) (res Result, ok bool) {
 	c := s.kinds[obj.GroupVersionKind()]
 	if c == nil {
@@ -262,6 +263,10 @@ func (s *Set) Check(ctx context.Context, obj *unstructured.Unstructured) (res Re
 	}
 	res.Unknown = pruning.PruneWithOptions(u, c.structural, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})
 	sort.Strings(res.Unknown)
+	// Like the API server's decoder, drop nulls the schema does not allow and has no
+	// default for (`requestHeadersToAdd:` with nothing under it): they never reach
+	// validation.
+	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(u, c.structural)
 	structuraldefaulting.Default(u, c.structural)
 	res.Errors = append(res.Errors, apiservervalidation.ValidateCustomResource(nil, u, c.validator)...)
 	res.Errors = append(res.Errors, schemaobjectmeta.Validate(ctx, nil, u, c.structural, false)...)
@@ -359,4 +364,36 @@ func pathSteps(p string) []string {
 		}
 	}
 	return out
+}
+
+// Opaque reports whether the schema of gvk leaves the value at path unchecked: it
+// preserves unknown fields and declares no type or properties of its own (Kuma's
+// older resources carry their proto spec this way). Whoever reads such a value must
+// check it.
+func (s *Set) Opaque(gvk schema.GroupVersionKind, path string) bool {
+	c := s.kinds[gvk]
+	if c == nil {
+		return false
+	}
+	st := c.structural
+	for _, step := range pathSteps(path) {
+		switch {
+		case st == nil:
+			return false
+		case step == "[]" && st.Items != nil:
+			st = st.Items
+		case step == "[]" || st.Properties == nil:
+			if st.AdditionalProperties == nil {
+				return false
+			}
+			st = st.AdditionalProperties.Structural
+		default:
+			p, ok := st.Properties[step]
+			if !ok {
+				return false
+			}
+			st = &p
+		}
+	}
+	return st != nil && st.XPreserveUnknownFields && st.Type == "" && len(st.Properties) == 0
 }

@@ -66,21 +66,20 @@ func TestKumaCRDsCompile(t *testing.T) {
 }
 
 // apiServerRefuses are the cases Kuma's validator accepts that the API server refuses
-// against Kuma's own CRDs: the five the suite's README notes, and one more found here.
+// against Kuma's own CRDs: the five the suite's README notes.
 var apiServerRefuses = map[string]string{
 	"174-meshretry-full-example.yaml":                               "retryOn items are strings in the CRD, the YAML has integers; header match types outside the enum",
 	"180-meshretry-http-retryon-with-status-codes.yaml":             "retryOn items are strings in the CRD, the YAML has integers",
 	"181-meshretry-target-meshhttproute.yaml":                       "retryOn items are strings in the CRD, the YAML has integers",
 	"206-meshtcproute-accepts-valid-resource-without-to-rules.yaml": "the CRD requires spec.to[].rules",
 	"207-meshtcproute-accepts-meshgateway-with-listener-tags.yaml":  "targetRef.tags values are strings in the CRD, the YAML has port: 6000",
-	"065-meshhealthcheck-full-example.yaml":                         "http.requestHeadersToAdd is null (its set/add are indented one level too little), and the CRD has an object there",
 }
 
 // apiServerDrops are the cases Kuma's validator accepts with fields its CRD does not
 // have: the API server prunes them (kubectl warns; --validate=strict refuses).
 var apiServerDrops = map[string]string{
 	"031-meshcircuitbreaker-full-example.yaml": "healthyPanicThreshold under outlierDetection.detectors, where the CRD has no such field",
-	"065-meshhealthcheck-full-example.yaml":    "set and add directly under http (see apiServerRefuses)",
+	"065-meshhealthcheck-full-example.yaml":    "set and add directly under http: requestHeadersToAdd is left null (its set/add are indented one level too little), which the API server drops too",
 }
 
 // TestKumaValidatorSuiteSchema runs Kuma's own validator cases through the schema
@@ -135,6 +134,7 @@ func TestCheckReportsWhatTheAPIServerWould(t *testing.T) {
 		{"enum", "targetRef: {kind: Nope}", "spec.targetRef.kind: Unsupported value: \"Nope\"", ""},
 		{"unknown field", "targetRef: {kind: Mesh}\nto: [{targetRef: {kind: Mesh}, defualt: {}}]", "", "spec.to[0].defualt"},
 		{"required", "to: [{default: {}}]", "spec.to[0].targetRef: Required value", ""},
+		{"null object dropped, as the API server does", "targetRef: {kind: Mesh}\nto: [{targetRef: {kind: Mesh}, default: {connectionTimeout: 5s, http: null}}]", "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			obj := readObject(t, writeTemp(t, "apiVersion: kuma.io/v1alpha1\nkind: MeshTimeout\nmetadata: {name: t, namespace: kuma-system}\nspec:\n"+indent(tc.spec)))

@@ -1,6 +1,8 @@
 package validate
 
 import (
+	"slices"
+
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/defaults"
 )
@@ -11,6 +13,7 @@ const (
 	CodeParse           = "MG000"
 	CodeMetadata        = "MG003"
 	CodeUnknownKind     = "MG004"
+	CodeUnservedKind    = "MG005"
 	CodeMeshName        = "MG010"
 	CodeMeshChanged     = "MG011"
 	CodeOwnedLabel      = "MG012"
@@ -82,16 +85,17 @@ type RuleDoc struct {
 func Catalogue() []RuleDoc {
 	return append([]RuleDoc{
 		{Code: CodeParse, Severity: SeverityError, Summary: "the document cannot be read or parsed as YAML/JSON, or a kustomization or Helm chart cannot be rendered", Bad: "kind: MeshTimeout\nspec: [unclosed\n", Good: mtGood},
-		{Code: api.CodeUnknownField, Severity: SeverityWarning, Summary: "a field the kind does not have; the API server drops it", Bad: mtHead + "spec:\n  targetRef:\n    kind: Mesh\n  to:\n    - targetRef:\n        kind: Mesh\n      default:\n        connectTimeout: 5s\n", Good: mtGood},
-		{Code: api.CodeWrongType, Severity: SeverityError, Summary: "a field has the wrong type (string, list, object, number)", Bad: mtHead + "spec:\n  to: Mesh\n", Good: mtGood},
+		{Code: api.CodeUnknownField, Severity: SeverityWarning, Summary: "a field the kind's CRD does not have; the API server drops it (and `kubectl apply`, which validates fields strictly, refuses the object)", Bad: mtHead + "spec:\n  targetRef:\n    kind: Mesh\n  to:\n    - targetRef:\n        kind: Mesh\n      default:\n        connectTimeout: 5s\n", Good: mtGood},
+		{Code: api.CodeWrongType, Severity: SeverityError, Summary: "the kind's CRD refuses the object, as the API server would before any webhook: a wrong type, a value outside an enum, pattern or bounds, a missing required field, a CEL rule (Kuma's CRDs of --kuma-version)", Bad: mtHead + "spec:\n  to: Mesh\n", Good: mtGood},
 		{Code: CodeMetadata, Severity: SeverityError, Summary: "metadata or metadata.name is missing", Bad: "apiVersion: kuma.io/v1alpha1\nkind: MeshTimeout\nmetadata:\n  namespace: kuma-system\nspec:\n  to:\n    - targetRef:\n        kind: Mesh\n      default:\n        idleTimeout: 1h\n", Good: mtGood},
-		{Code: CodeUnknownKind, Severity: SeverityWarning, Summary: "a kuma.io or policy.linkerd.io kind meshguard does not know (a typo?); it is not checked", Bad: "apiVersion: kuma.io/v1alpha1\nkind: MeshTimout\nmetadata:\n  name: t\n  namespace: kuma-system\nspec: {}\n", Good: mtGood},
+		{Code: CodeUnknownKind, Severity: SeverityWarning, Summary: "a policy.linkerd.io kind meshguard does not know (a typo?); it is not checked", Bad: "apiVersion: policy.linkerd.io/v1beta3\nkind: Sever\nmetadata:\n  name: web\n  namespace: web-ns\nspec: {}\n", Good: lkServer(lkServerOK)},
+		{Code: CodeUnservedKind, Severity: SeverityError, Summary: "a kuma.io kind or version that Kuma's CRDs (--kuma-version) do not serve (a typo?): the API server refuses it", Bad: "apiVersion: kuma.io/v1alpha1\nkind: MeshTimout\nmetadata:\n  name: t\n  namespace: kuma-system\nspec: {}\n", Good: mtGood},
 		{Code: CodeMeshName, Severity: SeverityError, Summary: "kuma.io/mesh is not a valid mesh name", Bad: labelled("kuma.io/mesh: Prod_Mesh!"), Good: labelled("kuma.io/mesh: prod")},
 		{Code: CodeMeshChanged, Severity: SeverityError, Summary: "kuma.io/mesh changed on UPDATE (webhook only)", Bad: labelled("kuma.io/mesh: other"), Good: mtGood},
 		{Code: CodeOwnedLabel, Severity: SeverityError, Summary: "k8s.kuma.io/namespace or kuma.io/policy-role differs from the computed value (webhook only, when mutation was skipped; the linter recomputes them and reports MG016)", Bad: labelled("kuma.io/policy-role: producer"), Good: mtGood},
 		{Code: CodeOrigin, Severity: SeverityError, Summary: "kuma.io/origin is unknown or belongs to the other control plane", Flags: "--mode zone --zone zone-1", Bad: labelled("kuma.io/origin: global"), Good: mtGood},
 		{Code: CodeZoneLabel, Severity: SeverityError, Summary: "kuma.io/zone or kuma.io/env differs from this zone", Flags: "--mode zone --zone zone-1", Bad: labelled("kuma.io/zone: wrong-zone"), Good: labelled("kuma.io/zone: zone-1")},
-		{Code: CodeGlobalNamespace, Severity: SeverityError, Summary: "on a global control plane policies live only in the system namespace", Flags: "--mode global", Bad: consumerTimeout, Good: mtGood},
+		{Code: CodeGlobalNamespace, Severity: SeverityError, Summary: "on a global control plane policies and resources live only in the system namespace", Flags: "--mode global", Bad: consumerTimeout, Good: mtGood},
 		{Code: CodeLabelReplaced, Severity: SeverityWarning, Summary: "the mutating stage replaced a label the object set (kuma.io/policy-role, k8s.kuma.io/namespace, an empty kuma.io/mesh) with the value meshguard computes", Bad: labelled("kuma.io/policy-role: producer"), Good: mtGood},
 		{Code: CodeSpecShape, Severity: SeverityError, Summary: "the spec is missing or configures nothing", Bad: mtHead + "spec:\n  targetRef:\n    kind: Mesh\n", Good: mtGood},
 		{Code: CodeMixedRoles, Severity: SeverityError, Summary: "'to' mixes producer items (own namespace) and consumer items (Kuma's policy-on-namespace MADR)", Bad: mixedRoles, Good: consumerTimeout},
@@ -110,5 +114,5 @@ func Catalogue() []RuleDoc {
 		{Code: CodeMTPForm, Severity: SeverityError, Summary: "'from' combined with SPIFFE matchers, or 'default' with 'rules'", Bad: mtpHead + "spec:\n  from:\n    - targetRef:\n        kind: Mesh\n      default:\n        action: Allow\n  rules:\n    - default:\n        allow:\n          - spiffeID:\n              type: Prefix\n              value: spiffe://td.mesh/\n", Good: spiffeGood},
 		{Code: CodeSpiffe, Severity: SeverityError, Summary: "a SPIFFE matcher is malformed (type, SPIFFE ID syntax, method, path)", Bad: mtpHead + "spec:\n  rules:\n    - default:\n        deny:\n          - spiffeID:\n              type: Exact\n              value: https://td.mesh/ns/default/sa/frontend\n", Good: spiffeGood},
 		{Code: CodeCrossMesh, Severity: SeverityError, Summary: "a cross-mesh 'from' (targetRef.mesh) without a MeshGatewayRoute target (Kuma's MeshTrafficPermission MADR; Kuma 2.14's CRD accepts no such target, so remove mesh)", Bad: mtpHead + "spec:\n  targetRef:\n    kind: Mesh\n  from:\n    - targetRef:\n        kind: MeshSubset\n        mesh: consume\n        tags:\n          kuma.io/service: backend\n      default:\n        action: Allow\n", Good: mtpHead + "spec:\n  targetRef:\n    kind: Mesh\n  from:\n    - targetRef:\n        kind: MeshSubset\n        tags:\n          kuma.io/service: backend\n      default:\n        action: Allow\n"},
-	}, append(linkerdCatalogue(), shapingCatalogue()...)...)
+	}, slices.Concat(resourcesCatalogue(), linkerdCatalogue(), resilienceCatalogue(), observabilityCatalogue(), shapingCatalogue())...)
 }

@@ -18,9 +18,9 @@ const (
 
 	fromAndTo = "apiVersion: kuma.io/v1alpha1\nkind: MeshTimeout\nmetadata:\n  name: both\n  namespace: frontend-ns\nspec:\n  to:\n    - targetRef:\n        kind: MeshService\n        name: backend\n        namespace: backend-ns\n      default:\n        idleTimeout: 1h\n  from:\n    - targetRef:\n        kind: Mesh\n      default:\n        idleTimeout: 1h\n"
 
-	gatewayConsumer = "apiVersion: kuma.io/v1alpha1\nkind: MeshCircuitBreaker\nmetadata:\n  name: gw\n  namespace: finance-ns\nspec:\n  targetRef:\n    kind: MeshGateway\n    name: edge-gateway\n  to:\n    - targetRef:\n        kind: MeshService\n        name: backend\n        namespace: backend-ns\n      default:\n        outlierDetection:\n          disabled: false\n"
+	gatewayConsumer = "apiVersion: kuma.io/v1alpha1\nkind: MeshCircuitBreaker\nmetadata:\n  name: gw\n  namespace: finance-ns\nspec:\n  targetRef:\n    kind: MeshGateway\n    name: edge-gateway\n  to:\n    - targetRef:\n        kind: MeshService\n        name: backend\n        namespace: backend-ns\n      default:\n        outlierDetection:\n          detectors:\n            totalFailures:\n              consecutive: 10\n"
 
-	gatewayProducer = "apiVersion: kuma.io/v1alpha1\nkind: MeshCircuitBreaker\nmetadata:\n  name: gw\n  namespace: frontend-ns\nspec:\n  targetRef:\n    kind: MeshGateway\n    name: edge-gateway\n  to:\n    - targetRef:\n        kind: MeshService\n        name: frontend\n      default:\n        outlierDetection:\n          disabled: false\n"
+	gatewayProducer = "apiVersion: kuma.io/v1alpha1\nkind: MeshCircuitBreaker\nmetadata:\n  name: gw\n  namespace: frontend-ns\nspec:\n  targetRef:\n    kind: MeshGateway\n    name: edge-gateway\n  to:\n    - targetRef:\n        kind: MeshService\n        name: frontend\n      default:\n        outlierDetection:\n          detectors:\n            totalFailures:\n              consecutive: 10\n"
 )
 
 // labelled is the good MeshTimeout with one extra label line.

@@ -20,7 +20,8 @@ func labelPath(k string) *field.Path { return field.NewPath("metadata", "labels"
 // what the mutating webhook computes, which catches a skipped or bypassed mutation.
 func (v *validator) kumaLabels(obj *unstructured.Unstructured) {
 	l := v.labelMap
-	if mesh, ok := l[api.LabelMesh]; ok {
+	// Kuma checks the mesh of mesh-scoped kinds only (not of a Mesh or a HostnameGenerator).
+	if mesh, ok := l[api.LabelMesh]; ok && (!v.kind.Resource || v.kind.MeshScoped) {
 		v.meshName(mesh)
 	}
 	if v.req.Operation == api.OpUpdate && v.req.Old != nil {
@@ -42,15 +43,18 @@ func (v *validator) kumaLabels(obj *unstructured.Unstructured) {
 	}
 	if v.s.Mode == api.ModeGlobal && v.ns != "" && v.ns != v.s.SystemNamespace {
 		v.err(field.Forbidden(field.NewPath("metadata", "namespace"), fmt.Sprintf(
-			"on a global control plane policies can only be created in the system namespace %q; move the policy to %q or apply it on a zone",
-			v.s.SystemNamespace, v.s.SystemNamespace)), CodeGlobalNamespace)
+			"on a global control plane %s objects can only be created in the system namespace %q; move the object to %q or apply it on a zone",
+			v.kind.Kind, v.s.SystemNamespace, v.s.SystemNamespace)), CodeGlobalNamespace)
+	}
+	if v.kind.Resource {
+		v.resourceAdmission()
 	}
 	v.origin(l)
 	if nsLabel, ok := l[api.LabelNamespace]; ok && v.ns != "" && nsLabel != v.ns {
 		v.err(field.Invalid(labelPath(api.LabelNamespace), nsLabel, fmt.Sprintf(
 			"must be the policy's namespace %q; remove the label and let the webhook set it", v.ns)), CodeOwnedLabel)
 	}
-	if role, ok := l[api.LabelPolicyRole]; ok {
+	if role, ok := l[api.LabelPolicyRole]; ok && !v.kind.Resource {
 		spec, _ := obj.Object["spec"].(map[string]any)
 		rr := api.ComputeRole(api.ShapeOf(spec), v.ns, v.s.SystemNamespace)
 		if rr.OK() && role != string(rr.Role) {

@@ -66,7 +66,7 @@ spec:
   targetRef: ` + target + `
   to:
     - targetRef: {kind: Mesh}
-      default: {}`
+      default: {http: {requestTimeout: 1s}}`
 	}
 	cases := []struct {
 		name string
@@ -85,7 +85,7 @@ spec:
   targetRef: {kind: MeshGateway, name: edge}
   to:
     - targetRef: {kind: MeshService, name: app}
-      default: {interval: 10s}`, nil},
+      default: {interval: 10s, tcp: {}}`, nil},
 		{"MeshTrace on a gateway from an app namespace", `apiVersion: kuma.io/v1alpha1
 kind: MeshTrace
 metadata: {name: x, namespace: app-ns}

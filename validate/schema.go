@@ -34,6 +34,9 @@ func (v *validator) schemaLayer(obj *unstructured.Unstructured) bool {
 		v.warn(api.UnknownField(p, api.UnknownFieldDetail(key, set.FieldsAt(gvk, parent))), api.CodeUnknownField)
 	}
 	for _, e := range res.Errors {
+		// The library words details for a whole request body; the path is already
+		// the finding's field.
+		e.Detail = strings.TrimPrefix(e.Detail, e.Field+" in body ")
 		if e.Detail == "" {
 			e.Detail = fmt.Sprintf("Kuma %s's CRD refuses it", v.s.KumaVersion)
 		}

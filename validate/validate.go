@@ -62,7 +62,11 @@ func Validate(obj *unstructured.Unstructured, kind *api.Kind, s api.Settings, re
 	case api.FamilyKuma:
 		v.schemaAnswered = v.schemaLayer(obj)
 		v.kumaLabels(obj)
-		v.kumaSpec(obj.Object["spec"])
+		if kind.Resource {
+			v.kumaResource(obj.Object["spec"])
+		} else {
+			v.kumaSpec(obj.Object["spec"])
+		}
 	case api.FamilyLinkerd:
 		v.linkerdSpec(obj.Object["spec"])
 	}
@@ -158,10 +162,34 @@ func (v *validator) kumaRules(spec any, p *field.Path) {
 	switch s := spec.(type) {
 	case *api.MeshTrafficPermissionSpec:
 		v.mtp(s, p)
+	case *api.MeshAccessLogSpec:
+		v.policy(s, p)
+		v.meshAccessLog(s, p)
+	case *api.MeshTraceSpec:
+		v.policy(s, p)
+		v.meshTrace(s, p)
+	case *api.MeshMetricSpec:
+		v.policy(s, p)
+		v.meshMetric(s, p)
 	case *api.MeshHTTPRouteSpec:
 		v.httpRoute(s, p)
 	case *api.MeshTCPRouteSpec:
 		v.tcpRoute(s, p)
+	case *api.MeshTimeoutSpec:
+		v.policy(s, p)
+		v.meshTimeout(s, p)
+	case *api.MeshCircuitBreakerSpec:
+		v.policy(s, p)
+		v.meshCircuitBreaker(s, p)
+	case *api.MeshHealthCheckSpec:
+		v.policy(s, p)
+		v.meshHealthCheck(s, p)
+	case *api.MeshRetrySpec:
+		v.policy(s, p)
+		v.meshRetry(s, p)
+	case *api.MeshRateLimitSpec:
+		v.policy(s, p)
+		v.meshRateLimit(s, p)
 	case *api.MeshFaultInjectionSpec:
 		v.policy(s, p)
 		v.meshFaultInjection(s, p)
@@ -201,20 +229,6 @@ func (v *validator) structure(spec map[string]any, p *field.Path) map[string]any
 	cr := api.Check(t, filtered, p)
 	v.structural(cr)
 	clean, _ := cr.Clean.(map[string]any)
-	if v.kind.Conf != nil && clean != nil {
-		for _, sec := range []string{"to", "from", "rules"} {
-			items, _ := clean[sec].([]any)
-			for i, it := range items {
-				m, ok := it.(map[string]any)
-				if !ok || m["default"] == nil {
-					continue
-				}
-				c := api.Check(v.kind.Conf, m["default"], p.Child(sec).Index(i).Child("default"))
-				v.structural(c)
-				m["default"] = c.Clean
-			}
-		}
-	}
 	return clean
 }
 

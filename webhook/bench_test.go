@@ -20,7 +20,10 @@ const cycle = 4096
 // test's MeshTrafficPermission (RBAC preview merged with 20 stored policies),
 // without HTTP, TLS or AdmissionReview decoding.
 func benchValidate(b *testing.B, reqs []admission.Request) {
-	eng := loadtest.NewHandlers(loadtest.StoredPolicies())
+	eng, err := loadtest.NewHandlers(loadtest.StoredPolicies())
+	if err != nil {
+		b.Fatal(err)
+	}
 	ctx := context.Background()
 	if resp := eng.Validate(ctx, reqs[0]); !resp.Allowed || resp.AuditAnnotations["rbac-preview"] == "" {
 		b.Fatalf("want an allowed response with a preview, got %+v", resp.AdmissionResponse)
@@ -83,7 +86,10 @@ func BenchmarkReview(b *testing.B) {
 	for i := range bodies {
 		bodies[i] = r.Body(fmt.Sprintf("00000000-0000-4000-8000-%012d", i))
 	}
-	eng := loadtest.NewHandlers(loadtest.StoredPolicies())
+	eng, err := loadtest.NewHandlers(loadtest.StoredPolicies())
+	if err != nil {
+		b.Fatal(err)
+	}
 	for _, h := range []struct {
 		name string
 		fn   admission.HandlerFunc

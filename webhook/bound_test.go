@@ -37,7 +37,11 @@ func TestHugePolicyPreviewIsBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp := loadtest.NewHandlers(loadtest.StoredPolicies()).Validate(context.Background(), requests(t, 1, r)[0])
+	h, err := loadtest.NewHandlers(loadtest.StoredPolicies())
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp := h.Validate(context.Background(), requests(t, 1, r)[0])
 	if !resp.Allowed {
 		t.Fatalf("denied: %+v", resp.Result)
 	}
@@ -72,7 +76,11 @@ func TestThreeMegabytePolicyAnsweredInTime(t *testing.T) {
 	if len(body) < 2_500_000 || len(body) > webhook.MaxRequestBytes {
 		t.Fatalf("review of %d bytes, want about 3 MB", len(body))
 	}
-	handlers := webhook.Routes(loadtest.NewHandlers(loadtest.StoredPolicies()), webhook.NewBodyLimiter(webhook.BodyLimits{}))
+	h, err := loadtest.NewHandlers(loadtest.StoredPolicies())
+	if err != nil {
+		t.Fatal(err)
+	}
+	handlers := webhook.Routes(h, webhook.NewBodyLimiter(webhook.BodyLimits{}))
 	for _, path := range []string{webhook.MutatePath, webhook.ValidatePath} {
 		start := time.Now()
 		rec := httptest.NewRecorder()

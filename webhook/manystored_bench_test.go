@@ -46,7 +46,10 @@ func BenchmarkValidateMTPManyStored(b *testing.B) {
 		b.Fatal(err)
 	}
 	reqs := requests(b, 1, reviews...)
-	eng := loadtest.NewHandlers(manyStored(200))
+	eng, err := loadtest.NewHandlers(manyStored(200))
+	if err != nil {
+		b.Fatal(err)
+	}
 	ctx := context.Background()
 	b.ReportAllocs()
 	i := 0

@@ -120,9 +120,9 @@ func Version(k *api.Kind, storage bool) apiextensionsv1.CustomResourceDefinition
 
 // SpecSchema is the schema of spec for kind k: the schema of k's typed spec with the
 // sections k lacks removed, so the API server prunes them (as Kuma's own CRDs make it
-// do) and meshguard's unknown-field warning matches what users will see. For kinds
-// decoded into the generic api.PolicySpec, a modelled Conf replaces the free-form
-// `default` of to/from/rules items and of spec.default.
+// do) and meshguard's unknown-field warning matches what users will see. A kind with
+// a typed conf (api.Policy[C]) gets C's schema for its defaults; api.PolicySpec's
+// defaults stay free-form.
 func SpecSchema(k *api.Kind) apiextensionsv1.JSONSchemaProps {
 	spec := SchemaOf(reflect.TypeOf(k.NewSpec()))
 	if k.Family != api.FamilyKuma {
@@ -134,33 +134,7 @@ func SpecSchema(k *api.Kind) apiextensionsv1.JSONSchemaProps {
 			delete(spec.Properties, key)
 		}
 	}
-	if _, generic := k.NewSpec().(*api.PolicySpec); !generic || k.Conf == nil {
-		return spec
-	}
-	conf := SchemaOf(k.Conf)
-	for _, list := range []string{"to", "from", "rules"} {
-		l, ok := spec.Properties[list]
-		if !ok {
-			continue
-		}
-		item := *l.Items.Schema
-		item.Properties = copyProps(item.Properties)
-		item.Properties["default"] = conf
-		l.Items = &apiextensionsv1.JSONSchemaPropsOrArray{Schema: &item}
-		spec.Properties[list] = l
-	}
-	if _, ok := spec.Properties["default"]; ok {
-		spec.Properties["default"] = conf
-	}
 	return spec
-}
-
-func copyProps(in map[string]apiextensionsv1.JSONSchemaProps) map[string]apiextensionsv1.JSONSchemaProps {
-	out := make(map[string]apiextensionsv1.JSONSchemaProps, len(in))
-	for k, v := range in {
-		out[k] = v
-	}
-	return out
 }
 
 // printerColumns shows what a policy targets in `kubectl get`, as Kuma's CRDs do; it

@@ -116,7 +116,7 @@ func TestOneCRDPerKind(t *testing.T) {
 		}
 		// Only the kind's sections, so the API server prunes the others like Kuma does.
 		spec := root.Properties["spec"]
-		if got, want := sortedKeys(spec.Properties), k.Sections.Names(); k.Family == api.FamilyKuma && !reflect.DeepEqual(got, sorted(want)) {
+		if got, want := sortedKeys(spec.Properties), k.Sections.Names(); k.Family == api.FamilyKuma && !k.Resource && !reflect.DeepEqual(got, sorted(want)) {
 			t.Errorf("%s: spec properties %v, want sections %v", k.Kind, got, want)
 		}
 	}
@@ -171,8 +171,8 @@ func TestMeshRetryHasNoFrom(t *testing.T) {
 			t.Errorf("MeshRetry spec has %s", key)
 		}
 	}
-	if !preserves(at(t, spec, "to", "[]", "default")) {
-		t.Error("MeshRetry to[].default (api.Free) does not preserve unknown fields")
+	if def := at(t, spec, "to", "[]", "default"); preserves(def) || at(t, def, "http", "retryOn").Type != "array" {
+		t.Errorf("MeshRetry to[].default is not its typed conf: %+v", def)
 	}
 }
 
@@ -181,9 +181,8 @@ func TestFreePartsPreserveUnknown(t *testing.T) {
 		kind string
 		path []string
 	}{
-		{"MeshCircuitBreaker", []string{"from", "[]", "default"}},
 		{"MeshCircuitBreaker", []string{"rules", "[]", "matches"}},
-		{"MeshTrace", []string{"default"}},
+		{"MeshAccessLog", []string{"to", "[]", "default", "backends", "[]", "openTelemetry", "body"}},
 		{"MeshHTTPRoute", []string{"to", "[]", "rules", "[]", "matches", "[]", "headers"}},
 		{"MeshHTTPRoute", []string{"to", "[]", "rules", "[]", "default", "filters", "[]", "urlRewrite"}},
 		{"MeshHTTPRoute", []string{"to", "[]", "rules", "[]", "default", "filters", "[]", "requestMirror", "percentage"}},
@@ -195,9 +194,10 @@ func TestFreePartsPreserveUnknown(t *testing.T) {
 	}
 }
 
-// TestModelledConfReplacesFree: MeshTimeout's Conf is modelled, so its defaults are
-// typed and an unknown timeout key is pruned like in Kuma.
-func TestModelledConfReplacesFree(t *testing.T) {
+// TestTypedConfs: a kind typed as api.Policy[C] gets C's schema in every section's
+// default, so an unknown key is pruned like in Kuma, and int-or-string fields accept
+// both.
+func TestTypedConfs(t *testing.T) {
 	spec := specOf(t, "MeshTimeout")
 	for _, list := range []string{"to", "from", "rules"} {
 		def := at(t, spec, list, "[]", "default")
@@ -212,9 +212,12 @@ func TestModelledConfReplacesFree(t *testing.T) {
 	if !preserves(at(t, spec, "rules", "[]", "matches")) {
 		t.Error("rules[].matches is not free")
 	}
-	// Other PolicySpec kinds are untouched by MeshTimeout's conf.
-	if !preserves(at(t, specOf(t, "MeshRateLimit"), "to", "[]", "default")) {
-		t.Error("MeshRateLimit to[].default is not free")
+	hpt := at(t, specOf(t, "MeshCircuitBreaker"), "to", "[]", "default", "outlierDetection", "healthyPanicThreshold")
+	if !hpt.XIntOrString || len(hpt.AnyOf) != 2 {
+		t.Errorf("healthyPanicThreshold: %+v, want int-or-string", hpt)
+	}
+	if overall := at(t, specOf(t, "MeshTrace"), "default", "sampling", "overall"); !overall.XIntOrString {
+		t.Errorf("MeshTrace sampling.overall: %+v, want int-or-string", overall)
 	}
 }
 

@@ -8,10 +8,15 @@ import (
 	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // rawMessageType is schemaless like api.Free: it holds any JSON value.
 var rawMessageType = reflect.TypeOf(json.RawMessage(nil))
+
+// intOrStringType is Kubernetes' int-or-string, a struct in Go but an integer or a
+// string in JSON.
+var intOrStringType = reflect.TypeOf(intstr.IntOrString{})
 
 // SchemaOf returns the structural OpenAPI v3 schema of the JSON form of t, derived by
 // reflection from the same Go types meshguard decodes into, so the test API server
@@ -34,6 +39,10 @@ func schemaOf(t reflect.Type, onPath map[reflect.Type]bool) apiextensionsv1.JSON
 	}
 	if t == rawMessageType || t.Kind() == reflect.Interface {
 		return preserveUnknown()
+	}
+	if t == intOrStringType {
+		return apiextensionsv1.JSONSchemaProps{XIntOrString: true,
+			AnyOf: []apiextensionsv1.JSONSchemaProps{{Type: "integer"}, {Type: "string"}}}
 	}
 	switch t.Kind() {
 	case reflect.Struct:

@@ -114,7 +114,10 @@ func run(f flags) error {
 	if err != nil {
 		return err
 	}
-	eng := loadtest.NewHandlers(loadtest.StoredPolicies())
+	eng, err := loadtest.NewHandlers(loadtest.StoredPolicies())
+	if err != nil {
+		return err
+	}
 	mgURL, err := loadtest.Serve(ctx, dir, webhook.ValidatePath, loadtest.ControllerRuntime(eng.Validate))
 	if err != nil {
 		return err

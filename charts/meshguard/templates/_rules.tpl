@@ -14,22 +14,37 @@ access to the kinds the registry marks Watched. Call it with any argument:
   operations: {{ toJson . }}
   scope: "*"
   resources:
+    - dataplanes
+    - hostnamegenerators
     - meshaccesslogs
     - meshcircuitbreakers
+    - meshes
+    - meshexternalservices
     - meshfaultinjections
+    - meshgatewayconfigs
+    - meshgatewayinstances
+    - meshgatewayroutes
+    - meshgateways
     - meshhealthchecks
     - meshhttproutes
+    - meshidentities
     - meshloadbalancingstrategies
     - meshmetrics
+    - meshmultizoneservices
+    - meshopentelemetrybackends
     - meshpassthroughs
     - meshproxypatches
     - meshratelimits
     - meshretries
+    - meshservices
     - meshtcproutes
     - meshtimeouts
     - meshtlses
     - meshtraces
     - meshtrafficpermissions
+    - meshtrusts
+    - meshzoneaddresses
+    - workloads
 - apiGroups: ["policy.linkerd.io"]
   apiVersions: ["v1alpha1"]
   operations: {{ toJson . }}

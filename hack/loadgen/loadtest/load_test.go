@@ -41,7 +41,10 @@ func TestSendChecksAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng := NewHandlers(StoredPolicies())
+	eng, err := NewHandlers(StoredPolicies())
+	if err != nil {
+		t.Fatal(err)
+	}
 	good := map[string]string{"meshguard": serve("/validate", ControllerRuntime(eng.Validate)), "no-op": serve("/noop", ControllerRuntime(Noop))}
 	bad := map[string]string{
 		"denied": serve("/deny", ControllerRuntime(func(context.Context, admission.Request) admission.Response { return admission.Denied("no") })),

@@ -21,12 +21,15 @@ import (
 )
 
 // NewHandlers returns meshguard's admission handlers configured like `meshguard serve`
-// with its default flags (standalone mode, expanded preview form, the mesh's sync
+// with its default flags (Kuma's CRDs as the first layer, standalone mode, expanded preview form, the mesh's sync
 // account privileged), with the RBAC preview reading stored instead of an informer
 // cache. Like the server's cache List (client.UnsafeDisableDeepCopy), the lister
 // hands out the stored objects themselves.
-func NewHandlers(stored []unstructured.Unstructured) *webhook.Handlers {
+func NewHandlers(stored []unstructured.Unstructured) (*webhook.Handlers, error) {
 	settings := api.DefaultSettings()
+	if err := settings.LoadSchemas(); err != nil {
+		return nil, err
+	}
 	lister := func(context.Context) ([]unstructured.Unstructured, bool) { return stored, true }
 	preview := webhook.NewPreview(lister, compile.Options{Form: compile.FormExpanded, MaxExpandedRules: 64,
 		SystemNamespace: settings.SystemNamespace, MaxGroupItems: webhook.DefaultPreviewMaxItems})
@@ -36,7 +39,7 @@ func NewHandlers(stored []unstructured.Unstructured) *webhook.Handlers {
 		PrivilegedUsers: map[string]bool{"system:serviceaccount:kuma-system:kuma-control-plane": true},
 		Preview:         preview,
 		Log:             logr.Discard(),
-	}
+	}, nil
 }
 
 // Noop is the floor the validating handler is compared with: it allows everything

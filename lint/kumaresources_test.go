@@ -1,0 +1,143 @@
+package lint
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/meshguard/meshguard/api"
+)
+
+// kumaResourceSuite is Kuma 2.14.3's own validator tests of its non-policy resources
+// as manifests (see its README): one cases-<kind>.json per kind.
+const kumaResourceSuite = "../validate/testdata/conformance/kuma-resource-validators-2.14"
+
+// TestKumaResourceValidatorSuite lints every manifest of the resource suite on its own
+// and holds each difference from Kuma's verdict and fields against the table between
+// the kuma-resource-suite markers of docs/conformance.md, as TestKumaValidatorSuite
+// does for the policies. -suite-kind prints only one kind's unlisted differences.
+func TestKumaResourceValidatorSuite(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(kumaResourceSuite, "cases-*.json"))
+	if len(files) == 0 {
+		t.Fatalf("no cases-*.json under %s", kumaResourceSuite)
+	}
+	s := api.DefaultSettings()
+	s.SystemNamespace = "kuma-system"
+	if err := s.LoadSchemas(); err != nil {
+		t.Fatal(err)
+	}
+	o := Options{Settings: s, Namespace: "default", Registry: api.DefaultRegistry()}
+	got := map[string]string{} // "<case>: difference" → kind and description
+	total, agree, fieldsFound, fieldsAll := 0, 0, 0, 0
+	for _, f := range files {
+		for _, c := range readResourceCases(t, f) {
+			total++
+			fs, _, _ := Run([]string{filepath.Join(kumaResourceSuite, c.File)}, nil, LoadOptions{}, o, nil)
+			kuma := c
+			kuma.Fields = make([]string, len(c.Fields))
+			for i, kf := range c.Fields {
+				kuma.Fields[i] = rewriteResourcePath(c.Kind, kf)
+			}
+			diffs, found, all := compareSuiteCase(kuma, fs)
+			fieldsFound += found
+			fieldsAll += all
+			if !strings.HasPrefix(strings.Join(diffs, ""), "verdict") {
+				agree++
+			}
+			for _, d := range diffs {
+				got[caseKey(c.File)+": "+d] = c.Kind + ": " + c.Description
+			}
+		}
+	}
+	t.Logf("%d/%d Kuma resource validator verdicts agree; %d/%d Kuma violation fields found", agree, total, fieldsFound, fieldsAll)
+	listed := listedResourceDiffs(t)
+	var missing, stale []string
+	for d, desc := range got {
+		if _, ok := listed[d]; !ok && (*suiteKind == "" || strings.HasPrefix(desc, *suiteKind+":")) {
+			missing = append(missing, fmt.Sprintf("| %s | %s | %s |", strings.Replace(d, ": ", " | ", 1), desc, "(reason)"))
+		}
+	}
+	for d := range listed {
+		if _, ok := got[d]; !ok {
+			stale = append(stale, d)
+		}
+	}
+	sort.Strings(missing)
+	sort.Strings(stale)
+	if len(missing) > 0 {
+		t.Errorf("%d differences from Kuma's resource validators are not listed in docs/conformance.md (add a row with the reason, or fix meshguard):\n%s", len(missing), strings.Join(missing, "\n"))
+	}
+	if len(stale) > 0 {
+		t.Errorf("docs/conformance.md lists resource differences that no longer happen (remove the rows):\n%s", strings.Join(stale, "\n"))
+	}
+}
+
+func readResourceCases(t *testing.T, path string) []suiteCase {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var suite struct {
+		Cases []suiteCase `json:"cases"`
+	}
+	if err := json.Unmarshal(raw, &suite); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return suite.Cases
+}
+
+// caseKey is a case's file name up to its number ("meshservice-002").
+func caseKey(file string) string {
+	parts := strings.SplitN(file, "-", 3)
+	if len(parts) < 2 {
+		return file
+	}
+	return parts[0] + "-" + parts[1]
+}
+
+// rewriteResourcePath applies the resource suite README's rewrites: Kuma's `name` is
+// the object's name; a Mesh's paths are relative to spec (Kuma's Mesh webhook prefixes
+// them with spec), its backends' conf is written `config` in some paths, and its
+// certificate rotation path names no backend.
+func rewriteResourcePath(kind, p string) string {
+	if p == "name" {
+		return "metadata.name"
+	}
+	if kind != string(api.RefMesh) {
+		return p
+	}
+	p = "spec." + p
+	if p == "spec.mtls.dpcert.rotation.expiration" {
+		return "spec.mtls.backends"
+	}
+	return regexp.MustCompile(`^(spec\.(logging|tracing)\.backends\[\d+\])\.config\b`).ReplaceAllString(p, "$1.conf")
+}
+
+// listedResourceDiffs reads the table between the kuma-resource-suite markers of
+// docs/conformance.md: rows "| <kind>-NNN | difference | case | reason |".
+func listedResourceDiffs(t *testing.T) map[string]string {
+	raw, err := os.ReadFile(conformanceDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(raw), "<!-- kuma-resource-suite:begin -->")
+	body, _, ok2 := strings.Cut(rest, "<!-- kuma-resource-suite:end -->")
+	if !ok || !ok2 {
+		t.Fatal("docs/conformance.md has no kuma-resource-suite markers")
+	}
+	out := map[string]string{}
+	for _, line := range strings.Split(body, "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) < 5 || !regexp.MustCompile(`^\s*[a-z]+-\d{3}\s*$`).MatchString(cells[1]) {
+			continue
+		}
+		out[strings.TrimSpace(cells[1])+": "+strings.Trim(strings.TrimSpace(cells[2]), "`")] = strings.TrimSpace(cells[4])
+	}
+	return out
+}

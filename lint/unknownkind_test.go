@@ -1,0 +1,47 @@
+package lint
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/validate"
+)
+
+// TestUnknownKinds: a kuma.io kind or version Kuma's CRDs do not serve is an error
+// (kubectl apply would fail), with a suggestion for a typo; Kuma's resources that are
+// not embedded (ZoneIngress, ...) pass; an unknown policy.linkerd.io kind is a warning.
+func TestUnknownKinds(t *testing.T) {
+	o := Options{Settings: api.DefaultSettings(), Namespace: "default", Registry: api.DefaultRegistry()}
+	for _, tc := range []struct {
+		apiVersion, kind string
+		want             string // "severity code", "" for no finding
+		msg              string // substring of the message
+	}{
+		{"kuma.io/v1alpha1", "MeshTimout", "error " + validate.CodeUnservedKind, "did you mean MeshTimeout?"},
+		{"kuma.io/v1beta1", "MeshTimeout", "error " + validate.CodeUnservedKind, `serves MeshTimeout as kuma.io/v1alpha1, not "v1beta1"`},
+		{"kuma.io/v1alpha1", "Frobnicator", "error " + validate.CodeUnservedKind, "has no kind Frobnicator in kuma.io/v1alpha1"},
+		{"kuma.io/v1alpha1", "ZoneIngress", "", ""},
+		{"policy.linkerd.io/v1beta3", "Sever", "warning " + validate.CodeUnknownKind, "not a kind meshguard knows"},
+		{"apps/v1", "Deployment", "", ""},
+	} {
+		doc := "apiVersion: " + tc.apiVersion + "\nkind: " + tc.kind + "\nmetadata:\n  name: x\n  namespace: default\nspec: {}\n"
+		fs, _ := Lint(LoadBytes("x.yaml", []byte(doc)), o)
+		var got []string
+		for _, f := range fs {
+			got = append(got, f.Severity+" "+f.Code)
+			if !strings.Contains(f.Message, tc.msg) {
+				t.Errorf("%s %s: message %q lacks %q", tc.apiVersion, tc.kind, f.Message, tc.msg)
+			}
+		}
+		var want []string
+		if tc.want != "" {
+			want = []string{tc.want}
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("%s %s (-want +got):\n%s", tc.apiVersion, tc.kind, d)
+		}
+	}
+}

@@ -1,0 +1,161 @@
+package validate
+
+import (
+	"fmt"
+	"net"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/meshguard/meshguard/api"
+)
+
+// kumaResource validates a Kuma resource that is not a targetRef policy (Mesh,
+// MeshService, ...): the labels Kuma keys on, then the kind's own rules on its typed
+// spec. The schema layer has already run.
+func (v *validator) kumaResource(raw any) {
+	p := field.NewPath("spec")
+	spec, ok := raw.(map[string]any)
+	if !ok {
+		if raw != nil && !v.schemaAnswered {
+			v.err(field.TypeInvalid(p, api.TypeName(raw), "spec must be an object"), api.CodeWrongType)
+		}
+		if raw == nil {
+			spec = map[string]any{} // Kuma validates an absent spec as an empty one
+		} else {
+			return
+		}
+	}
+	typed := v.kind.NewSpec()
+	if _, mesh := typed.(*api.MeshSpec); !mesh && v.specOpaque() {
+		// The CRD leaves this spec to Kuma's own decoding (a proto message as JSON):
+		// wrong types fail there, unknown fields are ignored.
+		cr := api.Check(reflect.TypeOf(typed).Elem(), spec, p)
+		v.res.Errors = append(v.res.Errors, cr.Errors...)
+		v.res.Warnings = append(v.res.Warnings, cr.Warnings...)
+		spec, _ = cr.Clean.(map[string]any)
+	}
+	if err := api.Decode(spec, typed); err != nil {
+		if _, free := typed.(*api.MeshSpec); free {
+			// The Mesh CRD has no schema for spec: no earlier layer saw the types.
+			v.err(field.Invalid(p, "", fmt.Sprintf("Kuma cannot decode this Mesh spec (%v); fix the field's type", err)), CodeMesh)
+		}
+		return // the schema layer reported the types that do not decode
+	}
+	v.res.Spec = typed
+	if _, mesh := typed.(*api.MeshSpec); mesh {
+		for _, f := range api.MeshUnknownFields(spec) {
+			v.warn(field.Invalid(jsonPath(p, f), "", "Kuma does not know this field of a Mesh and ignores it (the Mesh CRD keeps it): check its spelling"), api.CodeUnknownField)
+		}
+	}
+	before := len(v.res.Errors)
+	v.resourceRules(typed, p)
+	v.dropSchemaRepeats(before)
+}
+
+// specOpaque reports whether the kind's CRD leaves the spec unchecked (Kuma's
+// proto-based resources such as Dataplane and MeshGateway).
+func (v *validator) specOpaque() bool {
+	return v.schemaAnswered && v.s.Schemas.Opaque(v.kind.GVK(), "spec")
+}
+
+// dropSchemaRepeats removes the kind's rule errors (those from index from on) at a
+// field the schema layer already refused: Kuma's validators re-check some of what its
+// CRDs say (enums, port ranges), and one finding per mistake is enough.
+func (v *validator) dropSchemaRepeats(from int) {
+	refused := map[string]bool{}
+	for _, e := range v.res.Errors[:from] {
+		if e.Origin == api.CodeWrongType {
+			refused[e.Field] = true
+		}
+	}
+	if len(refused) == 0 {
+		return
+	}
+	kept := v.res.Errors[:from]
+	for _, e := range v.res.Errors[from:] {
+		if !refused[e.Field] {
+			kept = append(kept, e)
+		}
+	}
+	v.res.Errors = kept
+}
+
+// resourceRules runs the rules of a Kuma resource kind on its typed spec. A kind adds
+// one case here and its rules in validate/kuma_<kind>.go.
+func (v *validator) resourceRules(spec any, p *field.Path) {
+	switch s := spec.(type) {
+	case *api.MeshSpec:
+		v.mesh(s, p)
+	case *api.MeshServiceSpec:
+		v.meshService(s, p)
+	case *api.MeshExternalServiceSpec:
+		v.meshExternalService(s, p)
+	case *api.MeshMultiZoneServiceSpec:
+		v.meshMultiZoneService(s, p)
+	case *api.HostnameGeneratorSpec:
+		v.hostnameGenerator(s, p)
+	case *api.MeshOpenTelemetryBackendSpec:
+		v.meshOpenTelemetryBackend(s, p)
+	case *api.WorkloadSpec:
+		v.workload(s, p)
+	}
+}
+
+// jsonPath extends p by a dotted path with list indexes ("backends[0].name").
+func jsonPath(p *field.Path, dotted string) *field.Path {
+	for _, seg := range strings.Split(dotted, ".") {
+		name, rest, _ := strings.Cut(seg, "[")
+		if name != "" {
+			p = p.Child(name)
+		}
+		for rest != "" {
+			idx, after, _ := strings.Cut(rest, "]")
+			if i, err := strconv.Atoi(idx); err == nil {
+				p = p.Index(i)
+			} else {
+				p = p.Key(idx)
+			}
+			rest = strings.TrimPrefix(after, "[")
+		}
+	}
+	return p
+}
+
+// nameLength reports a name longer than Kuma's validator allows for the kind (a
+// resource's display name: on Kubernetes, metadata.name).
+func (v *validator) nameLength(maxLen int, code string) {
+	if len(v.name) > maxLen {
+		v.err(field.Invalid(field.NewPath("metadata", "name"), v.name, fmt.Sprintf(
+			"Kuma accepts %s names of at most %d characters (this one has %d); shorten it", v.kind.Kind, maxLen, len(v.name))), code)
+	}
+}
+
+// isIP is an address Go's net package parses as IPv4 or IPv6.
+func isIP(s string) bool { return net.ParseIP(s) != nil }
+
+// isDNSName is Kuma's notion of a host name (the govalidator rule its validators call):
+// not an IP; labels of 1-63 letters, digits, '_' or '-' not starting with '-',
+// separated by dots, an optional final dot; at most 255 characters besides the dots.
+func isDNSName(s string) bool {
+	if s == "" || len(strings.ReplaceAll(s, ".", "")) > 255 || isIP(s) {
+		return false
+	}
+	s = strings.TrimSuffix(s, ".")
+	for _, label := range strings.Split(s, ".") {
+		if len(label) == 0 || len(label) > 63 || label[0] == '-' {
+			return false
+		}
+		for _, c := range label {
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// validPort is a TCP/UDP port number, 1-65535.
+func validPort(p int64) bool { return p >= 1 && p <= 65535 }
