@@ -29,7 +29,7 @@ const (
 func shapingCatalogue() []RuleDoc {
 	return []RuleDoc{
 		{Code: CodeFaultInjectionConf, Severity: SeverityError,
-			Summary: "a MeshFaultInjection fault Kuma refuses: status outside 100-599, percentage outside 0-100, negative delay, bandwidth without a kbps/Mbps/Gbps unit, 'from' with gateways or 'to' without",
+			Summary: "a MeshFaultInjection fault Kuma refuses: status outside 100-599, percentage outside 0-100, negative delay, or a bandwidth without a kbps/Mbps/Gbps unit",
 			Bad:     shapingHead("kind: MeshFaultInjection") + shapingFIFrom + "              httpStatus: 700\n              percentage: 50\n",
 			Good:    shapingHead("kind: MeshFaultInjection") + shapingFIFrom + "              httpStatus: 503\n              percentage: 50\n"},
 		{Code: CodeLoadBalancingConf, Severity: SeverityError,

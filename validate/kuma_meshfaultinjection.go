@@ -7,27 +7,21 @@ import (
 )
 
 // meshFaultInjection is Kuma 2.14's meshfaultinjection validator beyond the schema
-// and the rules every policy shares: `from` only on sidecars, `to` only on gateways,
-// and the values of every fault (status code, delay, bandwidth, percentages).
+// and the rules every policy shares: the values of every fault (status code, delay,
+// bandwidth, percentages). Whether `from` (sidecars only) and `to` (gateways only)
+// may be present is a shared section rule (validate/policy.go); like Kuma, the
+// items of a section refused there are not checked further.
 func (v *validator) meshFaultInjection(s *api.MeshFaultInjectionSpec, p *field.Path) {
 	for i, r := range s.Rules {
 		v.faultConf(r.Default, p.Child("rules").Index(i).Child("default"))
 	}
 	gateways := shapingIncludesGateways(s.TargetRef)
-	switch {
-	case len(s.From) > 0 && gateways:
-		v.err(field.Forbidden(p.Child("from"), "'from' (inbound faults) does not apply to gateways, and this targetRef may select gateways: "+
-			"select only sidecars (targetRef.proxyTypes: [Sidecar]), or select only gateways and use 'to'"), CodeFaultInjectionConf)
-	default:
+	if !gateways {
 		for i, it := range s.From {
 			v.faultConf(it.Default, p.Child("from").Index(i).Child("default"))
 		}
 	}
-	switch {
-	case len(s.To) > 0 && !gateways:
-		v.err(field.Forbidden(p.Child("to"), "'to' (outbound faults) applies only to gateways, and this targetRef selects no gateway: "+
-			"use 'from' or 'rules' for faults on inbound traffic, or target a MeshGateway"), CodeFaultInjectionConf)
-	default:
+	if gateways {
 		for i, it := range s.To {
 			v.faultConf(it.Default, p.Child("to").Index(i).Child("default"))
 		}

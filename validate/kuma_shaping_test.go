@@ -70,9 +70,9 @@ func TestMeshFaultInjectionConf(t *testing.T) {
 		{"bandwidth absent", fiFrom(`[{responseBandwidth: {percentage: 5}}]`), c(h + "[0].responseBandwidth.limit")},
 		{"rules checked", "  targetRef: {kind: Dataplane, labels: {app: web}}\n  rules:\n    - default: {http: [{abort: {httpStatus: 99, percentage: 1}}]}\n",
 			c("spec.rules[0].default.http[0].abort.httpStatus")},
-		{"from with gateways", "  targetRef: {kind: Mesh}\n  from:\n    - targetRef: {kind: Mesh}\n      default: {http: [{abort: {httpStatus: 503, percentage: 1}}]}\n", c("spec.from")},
-		{"from with sidecars only", "  targetRef: {kind: Mesh, proxyTypes: [Sidecar]}\n  from:\n    - targetRef: {kind: Mesh}\n      default: {http: [{abort: {httpStatus: 503, percentage: 1}}]}\n", nil},
-		{"to without gateways", "  targetRef: {kind: Dataplane, labels: {app: web}}\n  to:\n    - targetRef: {kind: Mesh}\n      default: {http: [{abort: {httpStatus: 503, percentage: 1}}]}\n", c("spec.to")},
+		{"from with gateways is not checked", "  targetRef: {kind: Mesh}\n  from:\n    - targetRef: {kind: Mesh}\n      default: {http: [{abort: {httpStatus: 1, percentage: 1}}]}\n", nil},
+		{"from with sidecars only", "  targetRef: {kind: Mesh, proxyTypes: [Sidecar]}\n  from:\n    - targetRef: {kind: Mesh}\n      default: {http: [{abort: {httpStatus: 1, percentage: 1}}]}\n", c("spec.from[0].default.http[0].abort.httpStatus")},
+		{"to without gateways is not checked", "  targetRef: {kind: Dataplane, labels: {app: web}}\n  to:\n    - targetRef: {kind: Mesh}\n      default: {http: [{abort: {httpStatus: 1, percentage: 1}}]}\n", nil},
 		{"to on a gateway", "  targetRef: {kind: MeshGateway, name: edge}\n  to:\n    - targetRef: {kind: Mesh}\n      default: {http: [{abort: {httpStatus: 1, percentage: 1}}]}\n", c("spec.to[0].default.http[0].abort.httpStatus")},
 	})
 }
