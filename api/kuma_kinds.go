@@ -105,6 +105,7 @@ func kumaTrafficKinds(add func(*Kind) *Kind) {
 	fi.SystemOnly = refs(gw)
 	fi.To = refs(mesh)
 	fi.From = refs(mesh, subset, svc, svcSub)
+	fi.NewSpec = func() any { return &MeshFaultInjectionSpec{} }
 
 	al := add(kuma("MeshAccessLog", "meshaccesslogs", tr|SecTo|SecFrom|SecRules, "access log backends"))
 	al.TopLevel = refs(mesh, subset, svc, svcSub, dp, gw)
@@ -122,6 +123,7 @@ func kumaTrafficKinds(add func(*Kind) *Kind) {
 	lbs.TopLevel = refs(mesh, subset, svc, svcSub, dp, gw)
 	lbs.To = refs(mesh, svc, mzs, route)
 	lbs.ToGateway = refs(mesh, svc, mzs)
+	lbs.NewSpec = func() any { return &MeshLoadBalancingStrategySpec{} }
 }
 
 // kumaProxyKinds adds the policies that configure a proxy as a whole (single
@@ -136,6 +138,7 @@ func kumaProxyKinds(add func(*Kind) *Kind) {
 	pp := add(kuma("MeshProxyPatch", "meshproxypatches", tr|SecDefault, "raw Envoy configuration patches"))
 	pp.TopLevel = refs(mesh, subset, svc, svcSub, dp, gw)
 	pp.SystemOnly = refs(gw)
+	pp.NewSpec = func() any { return &MeshProxyPatchSpec{} }
 
 	metric := add(kuma("MeshMetric", "meshmetrics", tr|SecDefault, "metrics scraping and backends"))
 	metric.TopLevel = refs(mesh, subset, svc, svcSub, dp, gw)
@@ -144,10 +147,12 @@ func kumaProxyKinds(add func(*Kind) *Kind) {
 
 	pt := add(kuma("MeshPassthrough", "meshpassthroughs", tr|SecDefault, "passthrough to destinations outside the mesh"))
 	pt.TopLevel = refs(mesh, subset, dp)
+	pt.NewSpec = func() any { return &MeshPassthroughSpec{} }
 
 	tls := add(kuma("MeshTLS", "meshtlses", tr|SecFrom|SecRules, "TLS version, ciphers and mode of inbounds"))
 	tls.TopLevel = refs(mesh, subset, dp)
 	tls.From = refs(mesh)
+	tls.NewSpec = func() any { return &MeshTLSSpec{} }
 }
 
 // KnownKumaResources are kuma.io kinds that are not policies meshguard guards but are

@@ -209,6 +209,21 @@ func (v *validator) kumaRules(spec any, p *field.Path) {
 	case *api.MeshRateLimitSpec:
 		v.policy(s, p)
 		v.meshRateLimit(s, p)
+	case *api.MeshFaultInjectionSpec:
+		v.policy(s, p)
+		v.meshFaultInjection(s, p)
+	case *api.MeshLoadBalancingStrategySpec:
+		v.policy(s, p)
+		v.meshLoadBalancingStrategy(s, p)
+	case *api.MeshPassthroughSpec:
+		v.policy(s, p)
+		v.meshPassthrough(s, p)
+	case *api.MeshProxyPatchSpec:
+		v.policy(s, p)
+		v.meshProxyPatch(s, p)
+	case *api.MeshTLSSpec:
+		v.policy(s, p)
+		v.meshTLS(s, p)
 	case api.Targeted:
 		v.policy(s, p)
 	}
