@@ -29,16 +29,16 @@ func (v *validator) kumaResource(raw any) {
 	}
 	typed := v.kind.NewSpec()
 	if err := api.Decode(spec, typed); err != nil {
-		if _, free := typed.(*api.MeshSpec); free {
-			// The Mesh CRD has no schema for spec: no earlier layer saw the types.
-			v.err(field.Invalid(p, "", fmt.Sprintf("Kuma cannot decode this Mesh spec (%v); fix the field's type", err)), CodeMesh)
+		if code, free := protoSpecCode(typed); free {
+			// The CRD has no schema for spec: no earlier layer saw the types.
+			v.err(field.Invalid(p, "", fmt.Sprintf("Kuma cannot decode this %s spec (%v); fix the field's type", v.kind.Kind, err)), code)
 		}
 		return // the schema layer reported the types that do not decode
 	}
 	v.res.Spec = typed
-	if _, mesh := typed.(*api.MeshSpec); mesh {
-		for _, f := range api.MeshUnknownFields(spec) {
-			v.warn(field.Invalid(jsonPath(p, f), "", "Kuma does not know this field of a Mesh and ignores it (the Mesh CRD keeps it): check its spelling"), api.CodeUnknownField)
+	if _, free := protoSpecCode(typed); free {
+		for _, f := range api.UnknownFields(spec, v.kind.NewSpec()) {
+			v.warn(field.Invalid(jsonPath(p, f), "", fmt.Sprintf("Kuma does not know this field of a %s and ignores it (the CRD keeps it): check its spelling", v.kind.Kind)), api.CodeUnknownField)
 		}
 	}
 	before := len(v.res.Errors)
@@ -86,6 +86,8 @@ func (v *validator) resourceRules(spec any, p *field.Path) {
 		v.meshOpenTelemetryBackend(s, p)
 	case *api.WorkloadSpec:
 		v.workload(s, p)
+	case *api.MeshGatewaySpec:
+		v.meshGateway(s, p)
 	}
 }
 
