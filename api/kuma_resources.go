@@ -51,7 +51,7 @@ func KumaResourceKinds() []*Kind {
 		systemNamespaceOnly(typedResource(kumaResource("MeshExternalService", "meshexternalservices", true, true, "a destination outside the mesh: match, endpoints, TLS"), func() any { return &MeshExternalServiceSpec{} })),
 		readOnlyOn(ModeZone, typedResource(kumaResource("MeshMultiZoneService", "meshmultizoneservices", true, false, "a service spanning zones: which MeshServices it groups"), func() any { return &MeshMultiZoneServiceSpec{} })),
 		typedResource(clusterScoped(kumaResource("MeshGateway", "meshgateways", true, true, "a builtin gateway: listeners and selectors")), func() any { return &MeshGatewaySpec{} }),
-		readOnlyOn(ModeZone, clusterScoped(kumaResource("MeshGatewayRoute", "meshgatewayroutes", true, false, "a route of a builtin gateway (deprecated: use MeshHTTPRoute or MeshTCPRoute)"))),
+		readOnlyOn(ModeZone, typedResource(clusterScoped(kumaResource("MeshGatewayRoute", "meshgatewayroutes", true, false, "a route of a builtin gateway (deprecated: use MeshHTTPRoute or MeshTCPRoute)")), func() any { return &MeshGatewayRouteSpec{} })),
 		kumaResource("MeshGatewayInstance", "meshgatewayinstances", false, false, "the Kubernetes deployment of a builtin gateway"),
 		clusterScoped(kumaResource("MeshGatewayConfig", "meshgatewayconfigs", false, false, "defaults for builtin gateway deployments")),
 		systemNamespaceOnly(kumaResource("MeshIdentity", "meshidentities", true, true, "how workloads of a mesh get their identity")),

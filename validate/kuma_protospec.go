@@ -12,6 +12,8 @@ func protoSpecCode(spec any) (string, bool) {
 		return CodeMesh, true
 	case *api.MeshGatewaySpec:
 		return CodeMeshGateway, true
+	case *api.MeshGatewayRouteSpec:
+		return CodeMeshGatewayRoute, true
 	}
 	return "", false
 }

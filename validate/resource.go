@@ -28,6 +28,9 @@ func (v *validator) kumaResource(raw any) {
 		}
 	}
 	typed := v.kind.NewSpec()
+	if _, free := protoSpecCode(typed); free {
+		spec = api.ProtoJSONNames(spec, typed)
+	}
 	if err := api.Decode(spec, typed); err != nil {
 		if code, free := protoSpecCode(typed); free {
 			// The CRD has no schema for spec: no earlier layer saw the types.
@@ -88,6 +91,8 @@ func (v *validator) resourceRules(spec any, p *field.Path) {
 		v.workload(s, p)
 	case *api.MeshGatewaySpec:
 		v.meshGateway(s, p)
+	case *api.MeshGatewayRouteSpec:
+		v.meshGatewayRoute(s, p)
 	}
 }
 
