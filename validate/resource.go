@@ -93,6 +93,10 @@ func (v *validator) resourceRules(spec any, p *field.Path) {
 		v.meshGateway(s, p)
 	case *api.MeshGatewayRouteSpec:
 		v.meshGatewayRoute(s, p)
+	case *api.MeshIdentitySpec:
+		v.meshIdentity(s, p)
+	case *api.MeshTrustSpec:
+		v.meshTrust(s, p)
 	}
 }
 
