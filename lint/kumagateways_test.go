@@ -6,8 +6,9 @@ import (
 )
 
 // rewriteProtoPath is the resource suite README's rewrite for the kinds whose spec is
-// one of Kuma's proto messages (MeshGateway, MeshGatewayRoute, Dataplane): Kuma's
-// Kubernetes webhook roots their validators' paths at spec (already prepended), and
+// one of Kuma's proto messages (MeshGateway, MeshGatewayRoute, Dataplane) and for
+// MeshGatewayInstance: Kuma's Kubernetes webhooks give their validators' paths
+// relative to spec (the caller prepends it), and
 // some of their validators name a field by its proto name (query_parameters) or hang
 // a path match's value on the match rather than on its path.
 func rewriteProtoPath(kind, p string) string {

@@ -110,7 +110,7 @@ func rewriteResourcePath(kind, p string) string {
 		return "metadata.name"
 	}
 	switch kind {
-	case "MeshGateway", "MeshGatewayRoute", "Dataplane":
+	case "MeshGateway", "MeshGatewayRoute", "Dataplane", "MeshGatewayInstance":
 		return rewriteProtoPath(kind, "spec."+p)
 	}
 	if kind != string(api.RefMesh) {

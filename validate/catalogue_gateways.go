@@ -1,5 +1,7 @@
 package validate
 
+import "strings"
+
 // Codes of Kuma's validators for the gateway and identity resources (issue 15): one
 // per kind.
 const (
@@ -7,6 +9,9 @@ const (
 	CodeMeshGatewayRoute = "MG181"
 	CodeMeshIdentity     = "MG182"
 	CodeMeshTrust        = "MG183"
+	// CodeMeshGatewayInstance is Kuma's MeshGatewayInstance webhook (tags; no
+	// creation on a global control plane).
+	CodeMeshGatewayInstance = "MG184"
 )
 
 // gatewayDoc is a manifest of a cluster-scoped gateway kind of mesh default.
@@ -18,6 +23,7 @@ const (
 	gwGoodSpec  = "  selectors:\n    - match:\n        kuma.io/service: edge\n  conf:\n    listeners:\n      - port: 80\n        protocol: HTTP\n        hostname: foo.example.com\n"
 	gwrGoodSpec = "  selectors:\n    - match:\n        kuma.io/service: edge\n  conf:\n    http:\n      rules:\n        - matches:\n            - path:\n                match: PREFIX\n                value: /\n          backends:\n            - destination:\n                kuma.io/service: web\n"
 	miGoodSpec  = "  selector:\n    dataplane:\n      matchLabels: {}\n  spiffeID:\n    trustDomain: \"{{ .Mesh }}.{{ .Zone }}.mesh.local\"\n  provider:\n    type: Bundled\n    bundled:\n      autogenerate:\n        enabled: true\n"
+	mgiGood     = "apiVersion: kuma.io/v1alpha1\nkind: MeshGatewayInstance\nmetadata:\n  name: edge\n  namespace: kuma-demo\n  labels:\n    kuma.io/mesh: default\nspec:\n  replicas: 1\n  serviceType: LoadBalancer\n  tags:\n    custom.io/gateway: edge\n"
 	mtGoodSpec  = "  trustDomain: default.mesh.local\n  caBundles:\n    - type: Pem\n      pem:\n        value: |\n          -----BEGIN CERTIFICATE-----\n          MIIB\n          -----END CERTIFICATE-----\n"
 )
 
@@ -41,5 +47,8 @@ func gatewaysCatalogue() []RuleDoc {
 		{Code: CodeMeshTrust, Severity: SeverityError, Summary: "a MeshTrust Kuma refuses: a CA bundle that is no PEM certificate (or a private key), no trust domain",
 			Bad:  identityDoc("MeshTrust", "  trustDomain: default.mesh.local\n  caBundles:\n    - type: Pem\n      pem:\n        value: not-a-certificate\n"),
 			Good: identityDoc("MeshTrust", mtGoodSpec)},
+		{Code: CodeMeshGatewayInstance, Severity: SeverityError, Summary: "a MeshGatewayInstance Kuma's webhook refuses: tags that are no valid tags or set kuma.io/service (Kuma derives it), or a creation on a global control plane",
+			Bad:  strings.Replace(mgiGood, "custom.io/gateway: edge", "kuma.io/service: edge", 1),
+			Good: mgiGood},
 	}
 }

@@ -97,6 +97,8 @@ func (v *validator) resourceRules(spec any, p *field.Path) {
 		v.meshIdentity(s, p)
 	case *api.MeshTrustSpec:
 		v.meshTrust(s, p)
+	case *api.MeshGatewayInstanceSpec:
+		v.meshGatewayInstance(s, p)
 	}
 }
 
