@@ -47,8 +47,10 @@ func (v *validator) kumaLabels(obj *unstructured.Unstructured) {
 	}
 	if v.kind.Resource {
 		v.resourceAdmission()
+		v.resourceOrigin(l)
+	} else {
+		v.origin(l)
 	}
-	v.origin(l)
 	if nsLabel, ok := l[api.LabelNamespace]; ok && v.ns != "" && nsLabel != v.ns {
 		v.err(field.Invalid(labelPath(api.LabelNamespace), nsLabel, fmt.Sprintf(
 			"must be the policy's namespace %q; remove the label and let the webhook set it", v.ns)), CodeOwnedLabel)

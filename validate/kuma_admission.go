@@ -1,0 +1,61 @@
+package validate
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/meshguard/meshguard/api"
+)
+
+// resourceOrigin applies Kuma's origin rules to a resource kind (the
+// ResourceAdmissionChecker's label checks and the validating webhook's origin check),
+// which are narrower than those of policies: Kuma checks kuma.io/origin's value on
+// every kind in its resource store, but the mode rules only on the kinds of its
+// plugin API (MeshService, MeshIdentity, ...), not on Mesh, MeshGateway,
+// MeshGatewayRoute and Dataplane; and its Kubernetes-only kinds (MeshGatewayInstance,
+// MeshGatewayConfig) pass no resource admission at all.
+func (v *validator) resourceOrigin(l map[string]string) {
+	switch v.kind.Kind {
+	case "MeshGatewayInstance", "MeshGatewayConfig":
+		return
+	}
+	origin, has := l[api.LabelOrigin]
+	p := labelPath(api.LabelOrigin)
+	if has && origin != api.OriginZone && origin != api.OriginGlobal {
+		v.err(field.NotSupported(p, origin, []string{api.OriginZone, api.OriginGlobal}), CodeOrigin)
+		return
+	}
+	switch v.kind.Kind {
+	case "Mesh", "MeshGateway", "MeshGatewayRoute", "Dataplane":
+		return
+	}
+	if v.admissionRefused() {
+		return // Kuma stops at the first refusal; the label rules come last
+	}
+	switch v.s.Mode {
+	case api.ModeGlobal:
+		if origin == api.OriginZone {
+			v.err(field.Invalid(p, origin, fmt.Sprintf(
+				"a global control plane only takes %s objects of origin %q from users; remove the label (the webhook sets it)", v.kind.Kind, api.OriginGlobal)), CodeOrigin)
+		}
+	case api.ModeZone:
+		if v.ns != "" && v.ns == v.s.SystemNamespace && origin != api.OriginZone {
+			v.err(field.Invalid(p, origin, fmt.Sprintf(
+				"a federated zone takes %s objects in the system namespace only with kuma.io/origin %q; remove the label (the webhook sets it)", v.kind.Kind, api.OriginZone)), CodeOrigin)
+		}
+		if z, ok := l[api.LabelZone]; ok && origin == api.OriginZone && z != v.s.Zone {
+			v.err(field.Invalid(labelPath(api.LabelZone), z, fmt.Sprintf(
+				"must be this zone's name %q; remove the label and let the webhook set it", v.s.Zone)), CodeZoneLabel)
+		}
+	}
+}
+
+// admissionRefused reports whether Kuma's admission refuses the object before it
+// looks at labels: outside the system namespace on global (or, for system-namespace
+// kinds, on a zone), or a kind the other control plane provides.
+func (v *validator) admissionRefused() bool {
+	outside := v.ns != "" && v.ns != v.s.SystemNamespace
+	return v.kind.ReadOnlyOn != "" && v.kind.ReadOnlyOn == v.s.Mode ||
+		outside && (v.s.Mode == api.ModeGlobal || v.kind.SystemNamespaceOnly)
+}
