@@ -60,6 +60,6 @@ func KumaResourceKinds() []*Kind {
 		systemNamespaceOnly(typedResource(kumaResource("MeshOpenTelemetryBackend", "meshopentelemetrybackends", true, true, "an OpenTelemetry collector policies can refer to"), func() any { return &MeshOpenTelemetryBackendSpec{} })),
 		readOnlyOn(ModeGlobal, typedResource(kumaResource("MeshZoneAddress", "meshzoneaddresses", true, true, "the address other zones reach this zone at"), func() any { return &MeshZoneAddressSpec{} })),
 		readOnlyOn(ModeGlobal, typedResource(kumaResource("Workload", "workloads", true, true, "a workload identity for proxies"), func() any { return &WorkloadSpec{} })),
-		readOnlyOn(ModeGlobal, kumaResource("Dataplane", "dataplanes", true, true, "a data plane proxy (Kuma writes these on Kubernetes)")),
+		readOnlyOn(ModeGlobal, typedResource(kumaResource("Dataplane", "dataplanes", true, true, "a data plane proxy (Kuma writes these on Kubernetes)"), func() any { return &DataplaneSpec{} })),
 	}
 }

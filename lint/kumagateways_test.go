@@ -12,6 +12,12 @@ import (
 // some of their validators name a field by its proto name (query_parameters) or hang
 // a path match's value on the match rather than on its path.
 func rewriteProtoPath(kind, p string) string {
+	if kind == "Dataplane" {
+		// Kuma hangs a builtin gateway's probes under networking and misspells
+		// transparentProxying in the reachable backends' paths.
+		p = strings.Replace(p, "spec.networking.probes", "spec.probes", 1)
+		return strings.Replace(p, ".transparentProxing.", ".transparentProxying.", 1)
+	}
 	if kind != "MeshGatewayRoute" {
 		return p
 	}

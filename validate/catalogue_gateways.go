@@ -12,6 +12,8 @@ const (
 	// CodeMeshGatewayInstance is Kuma's MeshGatewayInstance webhook (tags; no
 	// creation on a global control plane).
 	CodeMeshGatewayInstance = "MG184"
+	// CodeDataplane is Kuma's Dataplane validator.
+	CodeDataplane = "MG186"
 )
 
 // gatewayDoc is a manifest of a cluster-scoped gateway kind of mesh default.
@@ -24,6 +26,7 @@ const (
 	gwrGoodSpec = "  selectors:\n    - match:\n        kuma.io/service: edge\n  conf:\n    http:\n      rules:\n        - matches:\n            - path:\n                match: PREFIX\n                value: /\n          backends:\n            - destination:\n                kuma.io/service: web\n"
 	miGoodSpec  = "  selector:\n    dataplane:\n      matchLabels: {}\n  spiffeID:\n    trustDomain: \"{{ .Mesh }}.{{ .Zone }}.mesh.local\"\n  provider:\n    type: Bundled\n    bundled:\n      autogenerate:\n        enabled: true\n"
 	mgiGood     = "apiVersion: kuma.io/v1alpha1\nkind: MeshGatewayInstance\nmetadata:\n  name: edge\n  namespace: kuma-demo\n  labels:\n    kuma.io/mesh: default\nspec:\n  replicas: 1\n  serviceType: LoadBalancer\n  tags:\n    custom.io/gateway: edge\n"
+	dpGood      = "apiVersion: kuma.io/v1alpha1\nkind: Dataplane\nmetadata:\n  name: dp-1\n  namespace: kuma-demo\n  labels:\n    kuma.io/mesh: default\nspec:\n  networking:\n    address: 192.168.0.1\n    inbound:\n      - port: 8080\n        tags:\n          kuma.io/service: backend\n"
 	mtGoodSpec  = "  trustDomain: default.mesh.local\n  caBundles:\n    - type: Pem\n      pem:\n        value: |\n          -----BEGIN CERTIFICATE-----\n          MIIB\n          -----END CERTIFICATE-----\n"
 )
 
@@ -50,5 +53,8 @@ func gatewaysCatalogue() []RuleDoc {
 		{Code: CodeMeshGatewayInstance, Severity: SeverityError, Summary: "a MeshGatewayInstance Kuma's webhook refuses: tags that are no valid tags or set kuma.io/service (Kuma derives it), or a creation on a global control plane",
 			Bad:  strings.Replace(mgiGood, "custom.io/gateway: edge", "kuma.io/service: edge", 1),
 			Good: mgiGood},
+		{Code: CodeDataplane, Severity: SeverityError, Summary: "a Dataplane Kuma refuses (Kuma writes them itself on Kubernetes): no or a wildcard address, inbounds and outbounds with bad ports, addresses or tags, a service named neither by tags nor backendRef, sections a gateway proxy cannot have, admin port clashes, bad probes, metrics or zone listeners",
+			Bad:  strings.Replace(dpGood, "address: 192.168.0.1", "address: 0.0.0.0", 1),
+			Good: dpGood},
 	}
 }

@@ -14,6 +14,8 @@ func protoSpecCode(spec any) (string, bool) {
 		return CodeMeshGateway, true
 	case *api.MeshGatewayRouteSpec:
 		return CodeMeshGatewayRoute, true
+	case *api.DataplaneSpec:
+		return CodeDataplane, true
 	}
 	return "", false
 }

@@ -99,6 +99,8 @@ func (v *validator) resourceRules(spec any, p *field.Path) {
 		v.meshTrust(s, p)
 	case *api.MeshGatewayInstanceSpec:
 		v.meshGatewayInstance(s, p)
+	case *api.DataplaneSpec:
+		v.dataplane(s, p)
 	}
 }
 
