@@ -16,8 +16,7 @@ import (
 // MeshGatewayRoute and Dataplane; and its Kubernetes-only kinds (MeshGatewayInstance,
 // MeshGatewayConfig) pass no resource admission at all.
 func (v *validator) resourceOrigin(l map[string]string) {
-	switch v.kind.Kind {
-	case "MeshGatewayInstance", "MeshGatewayConfig":
+	if kubernetesOnly(v.kind) {
 		return
 	}
 	origin, has := l[api.LabelOrigin]
@@ -58,4 +57,11 @@ func (v *validator) admissionRefused() bool {
 	outside := v.ns != "" && v.ns != v.s.SystemNamespace
 	return v.kind.ReadOnlyOn != "" && v.kind.ReadOnlyOn == v.s.Mode ||
 		outside && (v.s.Mode == api.ModeGlobal || v.kind.SystemNamespaceOnly)
+}
+
+// kubernetesOnly reports the kinds that exist only as Kubernetes objects, outside
+// Kuma's resource store (MeshGatewayInstance, MeshGatewayConfig): Kuma's resource
+// admission (namespace, read-only and origin rules) never sees them.
+func kubernetesOnly(k *api.Kind) bool {
+	return k.Kind == "MeshGatewayInstance" || k.Kind == "MeshGatewayConfig"
 }

@@ -19,5 +19,7 @@ func TestMeshGatewayInstanceRules(t *testing.T) {
 		{name: "empty tag value", doc: mgi("  tags:\n    team: ''\n"), want: []got{e(CodeMeshGatewayInstance, "spec.tags[team]")}},
 		{name: "created on global", doc: res("MeshGatewayInstance", "edge", "kuma-system", "  replicas: 1\n", "kuma.io/mesh: default"), mode: api.ModeGlobal,
 			want: []got{e(CodeMeshGatewayInstance, "kind")}},
+		{name: "any namespace on global: only the creation is refused", doc: mgi(""), mode: api.ModeGlobal,
+			want: []got{e(CodeMeshGatewayInstance, "kind")}},
 	})
 }

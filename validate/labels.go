@@ -40,7 +40,7 @@ func (v *validator) kumaLabels(obj *unstructured.Unstructured) {
 	if v.req.Privileged {
 		return
 	}
-	if v.s.Mode == api.ModeGlobal && v.ns != "" && v.ns != v.s.SystemNamespace {
+	if v.s.Mode == api.ModeGlobal && v.ns != "" && v.ns != v.s.SystemNamespace && !kubernetesOnly(v.kind) {
 		v.err(field.Forbidden(field.NewPath("metadata", "namespace"), fmt.Sprintf(
 			"on a global control plane %s objects can only be created in the system namespace %q; move the object to %q or apply it on a zone",
 			v.kind.Kind, v.s.SystemNamespace, v.s.SystemNamespace)), CodeGlobalNamespace)
