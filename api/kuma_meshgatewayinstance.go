@@ -25,3 +25,9 @@ type MeshGatewayCommonConfig struct {
 	ServiceTemplate Free   `json:"serviceTemplate,omitempty"`
 	PodTemplate     Free   `json:"podTemplate,omitempty"`
 }
+
+// The Kubernetes-only gateway kinds' names, for code outside api that must spell them.
+const (
+	KindMeshGatewayInstance = "MeshGatewayInstance"
+	KindMeshGatewayConfig   = "MeshGatewayConfig"
+)

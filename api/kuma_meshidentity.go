@@ -99,3 +99,6 @@ type DataSourceRef struct {
 	Kind string `json:"kind"`
 	Name string `json:"name"`
 }
+
+// KindMeshIdentity is the kind's name, for code outside api that must spell it.
+const KindMeshIdentity = "MeshIdentity"

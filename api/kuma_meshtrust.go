@@ -23,3 +23,6 @@ type CABundle struct {
 type CABundlePEM struct {
 	Value string `json:"value"`
 }
+
+// KindMeshTrust is the kind's name, for code outside api that must spell it.
+const KindMeshTrust = "MeshTrust"

@@ -26,7 +26,7 @@ func (v *validator) resourceOrigin(l map[string]string) {
 		return
 	}
 	switch v.kind.Kind {
-	case "Mesh", "MeshGateway", "MeshGatewayRoute", "Dataplane":
+	case string(api.RefMesh), string(api.RefMeshGateway), string(api.RefMeshGatewayRoute), string(api.RefDataplane):
 		return
 	}
 	if v.admissionRefused() {
@@ -63,5 +63,5 @@ func (v *validator) admissionRefused() bool {
 // Kuma's resource store (MeshGatewayInstance, MeshGatewayConfig): Kuma's resource
 // admission (namespace, read-only and origin rules) never sees them.
 func kubernetesOnly(k *api.Kind) bool {
-	return k.Kind == "MeshGatewayInstance" || k.Kind == "MeshGatewayConfig"
+	return k.Kind == api.KindMeshGatewayInstance || k.Kind == api.KindMeshGatewayConfig
 }

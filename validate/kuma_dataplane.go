@@ -17,7 +17,7 @@ var rfc1123SubdomainRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a
 
 // dataplaneBackendKinds are the kinds an outbound or a reachable backend may name.
 func dataplaneBackendKinds() []string {
-	return []string{"MeshExternalService", "MeshMultiZoneService", "MeshService"}
+	return []string{string(api.RefMeshExternalService), string(api.RefMeshMultiZoneService), string(api.RefMeshService)}
 }
 
 // dataplane applies Kuma's Dataplane validator: what each role (ordinary proxy,

@@ -128,7 +128,7 @@ func (v *validator) dataplaneOutbound(out api.DataplaneOutbound, p *field.Path) 
 		if r.Name == "" && len(r.Labels) == 0 {
 			v.err(field.Required(bp, "name the backend or select it by labels"), CodeDataplane)
 		}
-		if r.Kind != "MeshExternalService" {
+		if r.Kind != string(api.RefMeshExternalService) {
 			v.dataplanePort(r.Port, bp.Child("port"))
 		}
 		if len(out.Tags) > 0 {
@@ -222,7 +222,7 @@ func (v *validator) dataplaneListeners(n *api.DataplaneNetworking, p *field.Path
 		lp := p.Index(i)
 		typ, _ := api.DataplaneListenerTypes().Name(l.Type)
 		if typ == "Unspecified" || typ == "" {
-			v.err(field.NotSupported(lp.Child("type"), string(l.Type), []string{"ZoneIngress", "ZoneEgress"}), CodeDataplane)
+			v.err(field.NotSupported(lp.Child("type"), string(l.Type), api.DataplaneListenerTypes()[1:]), CodeDataplane)
 		}
 		v.dataplaneAddress(l.Address, lp.Child("address"))
 		v.dataplanePort(l.Port, lp.Child("port"))
