@@ -2,6 +2,7 @@ package api
 
 import (
 	"reflect"
+	"strconv"
 	"strings"
 )
 
@@ -9,8 +10,9 @@ import (
 // (snake_case) name renamed to its JSON name (lowerCamelCase), guided by the typed
 // spec into. Kuma decodes the specs of its proto kinds (Mesh, MeshGateway, ...) with
 // protobuf's JSON decoder, which takes both names ("status_code" and "statusCode");
-// the typed specs spell only the JSON name. Map-valued fields (tags) and free-form
-// parts are left alone; spec itself is not changed.
+// the typed specs spell only the JSON name. It also turns numbers written as strings
+// ("8080"), which that decoder takes, into numbers. Map-valued fields (tags) and
+// free-form parts are left alone; spec itself is not changed.
 func ProtoJSONNames(spec map[string]any, into any) map[string]any {
 	out, _ := protoNames(reflect.TypeOf(into), spec).(map[string]any)
 	return out
@@ -46,6 +48,17 @@ func protoNames(t reflect.Type, v any) any {
 			out[name] = x
 		}
 		return out
+	case reflect.Int32, reflect.Int64, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		// protobuf's JSON decoder takes a number as a string too ("8080").
+		if str, ok := v.(string); ok {
+			if n, err := strconv.ParseInt(str, 10, 64); err == nil {
+				return n
+			}
+			if f, err := strconv.ParseFloat(str, 64); err == nil && (t.Kind() == reflect.Float32 || t.Kind() == reflect.Float64) {
+				return f
+			}
+		}
+		return v
 	case reflect.Slice:
 		items, ok := v.([]any)
 		if !ok {
