@@ -133,3 +133,15 @@ func UnknownFields(spec map[string]any, into any) []string {
 	}
 	return out
 }
+
+// TopLevelMesh reports the kinds whose mesh Kuma reads on Kubernetes from the
+// object's top-level `mesh` field rather than the kuma.io/mesh label (its old-style,
+// proto-based mesh-scoped kinds): Kuma requires the field and computes the label
+// from it.
+func TopLevelMesh(k *Kind) bool {
+	switch RefKind(k.Kind) {
+	case RefMeshGateway, RefMeshGatewayRoute, RefDataplane:
+		return k.Group == KumaGroup
+	}
+	return false
+}

@@ -20,9 +20,10 @@ const (
 	CodeDataplane = "MG186"
 )
 
-// gatewayDoc is a manifest of a cluster-scoped gateway kind of mesh default.
+// gatewayDoc is a manifest of a cluster-scoped gateway kind of mesh default (which
+// Kuma reads from the top-level mesh field).
 func gatewayDoc(kind, spec string) string {
-	return "apiVersion: kuma.io/v1alpha1\nkind: " + kind + "\nmetadata:\n  name: edge\n  labels:\n    kuma.io/mesh: default\nspec:\n" + spec
+	return "apiVersion: kuma.io/v1alpha1\nkind: " + kind + "\nmesh: default\nmetadata:\n  name: edge\nspec:\n" + spec
 }
 
 const (
@@ -30,7 +31,7 @@ const (
 	gwrGoodSpec = "  selectors:\n    - match:\n        kuma.io/service: edge\n  conf:\n    http:\n      rules:\n        - matches:\n            - path:\n                match: PREFIX\n                value: /\n          backends:\n            - destination:\n                kuma.io/service: web\n"
 	miGoodSpec  = "  selector:\n    dataplane:\n      matchLabels: {}\n  spiffeID:\n    trustDomain: \"{{ .Mesh }}.{{ .Zone }}.mesh.local\"\n  provider:\n    type: Bundled\n    bundled:\n      autogenerate:\n        enabled: true\n"
 	mgiGood     = "apiVersion: kuma.io/v1alpha1\nkind: MeshGatewayInstance\nmetadata:\n  name: edge\n  namespace: kuma-demo\n  labels:\n    kuma.io/mesh: default\nspec:\n  replicas: 1\n  serviceType: LoadBalancer\n  tags:\n    custom.io/gateway: edge\n"
-	dpGood      = "apiVersion: kuma.io/v1alpha1\nkind: Dataplane\nmetadata:\n  name: dp-1\n  namespace: kuma-demo\n  labels:\n    kuma.io/mesh: default\nspec:\n  networking:\n    address: 192.168.0.1\n    inbound:\n      - port: 8080\n        tags:\n          kuma.io/service: backend\n"
+	dpGood      = "apiVersion: kuma.io/v1alpha1\nkind: Dataplane\nmesh: default\nmetadata:\n  name: dp-1\n  namespace: kuma-demo\nspec:\n  networking:\n    address: 192.168.0.1\n    inbound:\n      - port: 8080\n        tags:\n          kuma.io/service: backend\n"
 	mtGoodSpec  = "  trustDomain: default.mesh.local\n  caBundles:\n    - type: Pem\n      pem:\n        value: |\n          -----BEGIN CERTIFICATE-----\n          MIIB\n          -----END CERTIFICATE-----\n"
 )
 

@@ -2,7 +2,9 @@ package validate
 
 import (
 	"fmt"
+	"regexp"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/meshguard/meshguard/api"
@@ -64,4 +66,26 @@ func (v *validator) admissionRefused() bool {
 // admission (namespace, read-only and origin rules) never sees them.
 func kubernetesOnly(k *api.Kind) bool {
 	return k.Kind == api.KindMeshGatewayInstance || k.Kind == api.KindMeshGatewayConfig
+}
+
+// legacyMeshNameRE is the mesh name rule Kuma keeps for old objects' mesh fields.
+var legacyMeshNameRE = regexp.MustCompile(`^[0-9a-z-_.]*$`)
+
+// topLevelMesh checks the top-level mesh field of the kinds Kuma reads it from
+// (MeshGateway, MeshGatewayRoute, Dataplane): Kuma's webhook refuses the object
+// without it, whatever its labels say.
+func (v *validator) topLevelMesh(obj *unstructured.Unstructured) {
+	if !api.TopLevelMesh(v.kind) {
+		return
+	}
+	p := field.NewPath("mesh")
+	mesh, _ := obj.Object["mesh"].(string)
+	switch {
+	case mesh == "":
+		v.err(field.Required(p, fmt.Sprintf("Kuma reads a %s's mesh from the top-level mesh field (not the kuma.io/mesh label); add mesh: %s", v.kind.Kind, v.s.DefaultMesh)), CodeMeshName)
+	case len(mesh) > 253:
+		v.err(field.TooLong(p, "", 253), CodeMeshName)
+	case !legacyMeshNameRE.MatchString(mesh):
+		v.err(field.Invalid(p, mesh, "a mesh name may only contain lower-case letters, digits, '-', '_' and '.'"), CodeMeshName)
+	}
 }

@@ -15,7 +15,7 @@ func TestResourceOrigin(t *testing.T) {
 		return res("MeshTrust", "t", "kuma-system", trust, append([]string{"kuma.io/mesh: default"}, labels...)...)
 	}
 	gwWith := func(label string) string {
-		return res("MeshGateway", "edge", "", gwSel+"  conf:\n    listeners:\n      - port: 80\n        protocol: HTTP\n", "kuma.io/mesh: default", label)
+		return topMesh(res("MeshGateway", "edge", "", gwSel+"  conf:\n    listeners:\n      - port: 80\n        protocol: HTTP\n", label))
 	}
 	const op = "metadata.labels[kuma.io/origin]"
 	runResourceCases(t, []resourceCase{

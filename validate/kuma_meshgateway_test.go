@@ -1,9 +1,20 @@
 package validate
 
-import "testing"
+import (
+	"strings"
+	"testing"
 
-// gw is a MeshGateway with the given spec lines (two-space indented under spec).
-func gw(spec string) string { return res("MeshGateway", "edge", "", spec, "kuma.io/mesh: default") }
+	"github.com/meshguard/meshguard/api"
+)
+
+// gw is a MeshGateway of mesh default with the given spec lines (two-space indented
+// under spec).
+func gw(spec string) string { return topMesh(res("MeshGateway", "edge", "", spec)) }
+
+// topMesh gives a manifest the top-level mesh field Kuma reads for its old-style kinds.
+func topMesh(doc string) string {
+	return strings.Replace(doc, "\nmetadata:", "\nmesh: default\nmetadata:", 1)
+}
 
 const gwSel = "  selectors:\n    - match:\n        kuma.io/service: edge\n"
 
@@ -48,5 +59,8 @@ func TestMeshGatewayRules(t *testing.T) {
 			want: []got{e(CodeMeshGateway, "spec.conf.listeners[0].resources.connectionLimit"), e(CodeMeshGateway, "spec.conf.listeners[1].resources.connectionLimit")}},
 		{name: "wrong type", doc: gwL("      - port: eighty\n        protocol: HTTP\n"), want: []got{e(CodeMeshGateway, "spec")}},
 		{name: "unknown field warns", doc: gwL(http80 + "        hostnme: a.com\n"), want: []got{w("MG001", "spec.conf.listeners[0].hostnme")}},
+		{name: "mesh only as label", doc: res("MeshGateway", "edge", "", gwSel+"  conf:\n    listeners:\n"+http80, "kuma.io/mesh: default"), want: []got{e(CodeMeshName, "mesh")}},
+		{name: "bad top-level mesh", doc: strings.Replace(gwL(http80), "mesh: default", "mesh: Prod!", 1), want: []got{e(CodeMeshName, "mesh"), e(CodeMeshName, "metadata.labels[kuma.io/mesh]")}},
+		{name: "top-level mesh labels the gateway", doc: strings.Replace(gwL(http80), "mesh: default", "mesh: other", 1), mode: api.ModeStandalone},
 	})
 }

@@ -4,7 +4,7 @@ import "testing"
 
 // gwr is a MeshGatewayRoute with the good selector and these http rule lines.
 func gwr(rules string) string {
-	return res("MeshGatewayRoute", "r", "", gwSel+"  conf:\n    http:\n      rules:\n"+rules, "kuma.io/mesh: default")
+	return topMesh(res("MeshGatewayRoute", "r", "", gwSel+"  conf:\n    http:\n      rules:\n"+rules))
 }
 
 const (
@@ -17,13 +17,13 @@ func TestMeshGatewayRouteRules(t *testing.T) {
 	runResourceCases(t, []resourceCase{
 		{name: "valid", doc: gwr(gwrMatch + gwrBackend)},
 		{name: "valid snake_case proto names", doc: gwr("        - matches:\n            - query_parameters:\n                - name: a\n                  value: b\n          filters:\n            - redirect:\n                status_code: 301\n")},
-		{name: "valid tcp", doc: res("MeshGatewayRoute", "r", "", gwSel+"  conf:\n    tcp:\n      rules:\n        - backends:\n            - destination:\n                kuma.io/service: db\n", "kuma.io/mesh: default")},
+		{name: "valid tcp", doc: topMesh(res("MeshGatewayRoute", "r", "", gwSel+"  conf:\n    tcp:\n      rules:\n        - backends:\n            - destination:\n                kuma.io/service: db\n"))},
 		{name: "valid prefix rewrite", doc: gwr(gwrMatch + "          filters:\n            - rewrite:\n                replacePrefixMatch: /\n" + gwrBackend)},
 		{name: "valid host rewrite beside other header", doc: gwr(gwrMatch + "          filters:\n            - rewrite:\n                hostToBackendHostname: true\n            - requestHeader:\n                set:\n                  - name: x-a\n                    value: b\n" + gwrBackend)},
-		{name: "no selectors", doc: res("MeshGatewayRoute", "r", "", "  conf:\n    http:\n      rules:\n"+gwrMatch+gwrBackend, "kuma.io/mesh: default"), want: []got{e(CodeMeshGatewayRoute, "spec.selectors")}},
-		{name: "no conf", doc: res("MeshGatewayRoute", "r", "", gwSel, "kuma.io/mesh: default"), want: []got{e(CodeMeshGatewayRoute, "spec.conf")}},
-		{name: "tcp and http", doc: res("MeshGatewayRoute", "r", "", gwSel+"  conf:\n    tcp: {}\n    http:\n      rules:\n"+gwrMatch+gwrBackend, "kuma.io/mesh: default"), want: []got{e(CodeMeshGatewayRoute, "spec.conf")}},
-		{name: "no rules", doc: res("MeshGatewayRoute", "r", "", gwSel+"  conf:\n    http: {}\n", "kuma.io/mesh: default"), want: []got{e(CodeMeshGatewayRoute, "spec.conf.http.rules")}},
+		{name: "no selectors", doc: topMesh(res("MeshGatewayRoute", "r", "", "  conf:\n    http:\n      rules:\n"+gwrMatch+gwrBackend)), want: []got{e(CodeMeshGatewayRoute, "spec.selectors")}},
+		{name: "no conf", doc: topMesh(res("MeshGatewayRoute", "r", "", gwSel)), want: []got{e(CodeMeshGatewayRoute, "spec.conf")}},
+		{name: "tcp and http", doc: topMesh(res("MeshGatewayRoute", "r", "", gwSel+"  conf:\n    tcp: {}\n    http:\n      rules:\n"+gwrMatch+gwrBackend)), want: []got{e(CodeMeshGatewayRoute, "spec.conf")}},
+		{name: "no rules", doc: topMesh(res("MeshGatewayRoute", "r", "", gwSel+"  conf:\n    http: {}\n")), want: []got{e(CodeMeshGatewayRoute, "spec.conf.http.rules")}},
 		{name: "no matches", doc: gwr("        - backends:\n            - destination:\n                kuma.io/service: api\n"), want: []got{e(CodeMeshGatewayRoute, rp+".matches")}},
 		{name: "empty match", doc: gwr("        - matches:\n            - {}\n" + gwrBackend), want: []got{e(CodeMeshGatewayRoute, rp+".matches[0]")}},
 		{name: "relative path", doc: gwr("        - matches:\n            - path:\n                value: api\n" + gwrBackend), want: []got{e(CodeMeshGatewayRoute, rp+".matches[0].path.value")}},

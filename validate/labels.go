@@ -48,6 +48,7 @@ func (v *validator) kumaLabels(obj *unstructured.Unstructured) {
 	if v.kind.Resource {
 		v.resourceAdmission()
 		v.resourceOrigin(l)
+		v.topLevelMesh(obj)
 	} else {
 		v.origin(l)
 	}
