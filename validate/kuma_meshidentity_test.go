@@ -44,6 +44,7 @@ func TestMeshTrustRules(t *testing.T) {
 		{name: "valid", doc: mtr("  trustDomain: default.mesh.local\n  caBundles:\n    - type: Pem\n      pem:\n        value: \"" + cert + "\"\n")},
 		{name: "private key", doc: mtr("  trustDomain: d\n  caBundles:\n    - type: Pem\n      pem:\n        value: \"" + key + "\"\n"), want: []got{e(CodeMeshTrust, "spec.caBundles[0].pem.value")}},
 		{name: "no pem block", doc: mtr("  trustDomain: d\n  caBundles:\n    - type: Pem\n      pem:\n        value: hello\n"), want: []got{e(CodeMeshTrust, "spec.caBundles[0].pem.value")}},
+		{name: "origin deprecated", doc: mtr("  origin:\n    kri: kri_mid_default___default_id\n  trustDomain: d\n  caBundles:\n    - type: Pem\n      pem:\n        value: \"" + cert + "\"\n"), want: []got{w(CodeDeprecated, "spec.origin")}},
 		{name: "pem missing", doc: mtr("  trustDomain: d\n  caBundles:\n    - type: Pem\n"), want: []got{e(CodeMeshTrust, "spec.caBundles[0].pem")}},
 		{name: "empty trust domain", doc: mtr("  trustDomain: ''\n  caBundles:\n    - type: Pem\n      pem:\n        value: \"" + cert + "\"\n"), want: []got{e(CodeMeshTrust, "spec.trustDomain")}},
 	})

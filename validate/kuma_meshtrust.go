@@ -9,7 +9,8 @@ import (
 )
 
 // meshTrust applies Kuma's MeshTrust validator: at least one CA bundle, each a PEM
-// certificate (not a key), and a trust domain of at most 253 characters.
+// certificate (not a key), and a trust domain of at most 253 characters; and its
+// warning that spec.origin is deprecated.
 func (v *validator) meshTrust(s *api.MeshTrustSpec, p *field.Path) {
 	bp := p.Child("caBundles")
 	if len(s.CABundles) == 0 {
@@ -25,6 +26,9 @@ func (v *validator) meshTrust(s *api.MeshTrustSpec, p *field.Path) {
 		case !pemCertificate(b.PEM.Value):
 			v.err(field.Invalid(ip.Child("pem", "value"), "", "not a PEM certificate (a private key or no PEM block); give the CA certificate(s), -----BEGIN CERTIFICATE-----..."), CodeMeshTrust)
 		}
+	}
+	if s.Origin != nil {
+		v.warn(field.Invalid(p.Child("origin"), "", "Kuma deprecates setting spec.origin (it records which MeshIdentity created the trust itself); remove it"), CodeDeprecated)
 	}
 	tp := p.Child("trustDomain")
 	if s.TrustDomain == "" {
