@@ -2,6 +2,8 @@ package api
 
 import (
 	"encoding/json"
+	"fmt"
+	"strconv"
 	"strings"
 
 	sigsjson "sigs.k8s.io/json"
@@ -59,10 +61,10 @@ type MeshTracing struct {
 
 // MeshTracingBackend is one tracing backend: zipkin or datadog.
 type MeshTracingBackend struct {
-	Name     string   `json:"name,omitempty"`
-	Sampling *float64 `json:"sampling,omitempty"`
-	Type     string   `json:"type,omitempty"`
-	Conf     Free     `json:"conf,omitempty"`
+	Name     string       `json:"name,omitempty"`
+	Sampling *ProtoNumber `json:"sampling,omitempty"`
+	Type     string       `json:"type,omitempty"`
+	Conf     Free         `json:"conf,omitempty"`
 }
 
 // MeshLogging lists the mesh's access-log backends (legacy: MeshAccessLog replaces
@@ -146,4 +148,22 @@ func MeshUnknownFields(spec map[string]any) []string {
 		}
 	}
 	return out
+}
+
+// ProtoNumber is a number as Kuma's protobuf JSON decoder reads a Mesh: a JSON number or
+// a string that holds one ("80.5"), so that meshguard refuses no Mesh Kuma accepts.
+type ProtoNumber float64
+
+// UnmarshalJSON accepts a number or a quoted number.
+func (n *ProtoNumber) UnmarshalJSON(b []byte) error {
+	s := string(b)
+	if uq, err := strconv.Unquote(s); err == nil {
+		s = uq
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil {
+		return fmt.Errorf("%s is not a number", b)
+	}
+	*n = ProtoNumber(f)
+	return nil
 }

@@ -47,12 +47,27 @@ func checkHostnameTemplate(tmpl string) string {
 	stub := struct{ Name, DisplayName, Namespace, Mesh, Zone string }{
 		Name: "name", DisplayName: "displayname", Namespace: "namespace", Mesh: "mesh", Zone: "zone",
 	}
-	var sb strings.Builder
-	if err := parsed.Execute(&sb, stub); err != nil {
+	sb := &boundedWriter{max: 4096}
+	if err := parsed.Execute(sb, stub); err != nil {
 		return fmt.Sprintf("the template does not render (it may use only .Name, .DisplayName, .Namespace, .Mesh, .Zone and label): %v", err)
 	}
 	if errs := validation.IsDNS1123Subdomain(sb.String()); len(errs) > 0 {
 		return fmt.Sprintf("renders to %q, which is not a lower-case DNS name: %s", sb.String(), strings.Join(errs, ", "))
 	}
 	return ""
+}
+
+// boundedWriter collects a rendered template up to max bytes and then fails, which
+// stops the template: a host name is at most 253 characters, and a template that
+// writes without end must not hold the webhook.
+type boundedWriter struct {
+	strings.Builder
+	max int
+}
+
+func (w *boundedWriter) Write(p []byte) (int, error) {
+	if w.Len()+len(p) > w.max {
+		return 0, fmt.Errorf("renders to more than %d characters", w.max)
+	}
+	return w.Builder.Write(p)
 }

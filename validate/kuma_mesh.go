@@ -83,6 +83,12 @@ func (v *validator) meshMTLS(m *api.MeshMTLS, p *field.Path) {
 			}
 		}
 		v.meshEnum(b.Mode, ip.Child("mode"), "STRICT", "PERMISSIVE")
+		if b.DpCert != nil {
+			v.protoDuration(b.DpCert.RequestTimeout, ip.Child("dpCert", "requestTimeout"))
+		}
+		if rc, ok := b.RootChain.(map[string]any); ok {
+			v.protoDuration(rc["requestTimeout"], ip.Child("rootChain", "requestTimeout"))
+		}
 		// Kuma's webhook stops at the first backend whose plugin is missing.
 		if !pluginChecked {
 			pluginChecked = !v.meshCABackend(b, m.SkipValidation, ip)
@@ -103,8 +109,8 @@ func (v *validator) meshCABackend(b api.MeshCABackend, skip bool, p *field.Path)
 		}
 		var conf struct {
 			CaCert *struct {
-				RSAbits    *uint32 `json:"RSAbits,omitempty"`
-				Expiration string  `json:"expiration,omitempty"`
+				RSAbits    *api.ProtoNumber `json:"RSAbits,omitempty"`
+				Expiration string           `json:"expiration,omitempty"`
 			} `json:"caCert,omitempty"`
 		}
 		v.meshConf(b.Conf, &conf, p.Child("conf"))
@@ -277,4 +283,20 @@ func tagChars(s string, slash bool) bool {
 func compiles(re string) error {
 	_, err := regexp.Compile(re)
 	return err
+}
+
+// protoDuration checks a protobuf Duration as Kuma's decoder reads it: a string of
+// seconds with the unit s ("5s", "0.5s"); anything else makes Kuma refuse the Mesh.
+func (v *validator) protoDuration(val any, p *field.Path) {
+	if val == nil {
+		return
+	}
+	s, ok := val.(string)
+	num := strings.TrimPrefix(strings.TrimSuffix(s, "s"), "-")
+	whole, frac, dotted := strings.Cut(num, ".")
+	good := ok && strings.HasSuffix(s, "s") && whole != "" && strings.Trim(whole, "0123456789") == "" &&
+		(!dotted || frac != "" && len(frac) <= 9 && strings.Trim(frac, "0123456789") == "")
+	if !good {
+		v.err(field.Invalid(p, val, "must be a protobuf duration: seconds with the unit s, e.g. \"10s\" or \"0.5s\" (not \"1m\")"), CodeMesh)
+	}
 }

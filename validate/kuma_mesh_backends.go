@@ -69,21 +69,21 @@ func (v *validator) meshTracing(t *api.MeshTracing, p *field.Path) {
 			v.err(field.Required(ip.Child("name"), "name the backend"), CodeMesh)
 		}
 		if b.Sampling != nil && (*b.Sampling < 0 || *b.Sampling > 100) {
-			v.err(field.Invalid(ip.Child("sampling"), *b.Sampling, "must be a percentage, 0.0-100.0"), CodeMesh)
+			v.err(field.Invalid(ip.Child("sampling"), float64(*b.Sampling), "must be a percentage, 0.0-100.0"), CodeMesh)
 		}
 		switch b.Type {
 		case "zipkin":
 			v.zipkin(b.Conf, ip.Child("conf"))
 		case "datadog":
 			var conf struct {
-				Address string `json:"address,omitempty"`
-				Port    int64  `json:"port,omitempty"`
+				Address string          `json:"address,omitempty"`
+				Port    api.ProtoNumber `json:"port,omitempty"`
 			}
 			if v.meshConf(b.Conf, &conf, ip.Child("conf")) {
 				if conf.Address == "" {
 					v.err(field.Required(ip.Child("conf", "address"), "give the Datadog agent's address"), CodeMesh)
 				}
-				if !validPort(conf.Port) {
+				if !validPort(int64(conf.Port)) || float64(conf.Port) != float64(int64(conf.Port)) {
 					v.err(field.Invalid(ip.Child("conf", "port"), conf.Port, "must be a port number, 1-65535"), CodeMesh)
 				}
 			}
@@ -152,7 +152,7 @@ func (v *validator) meshMetrics(m *api.MeshMetrics, p *field.Path) {
 // providedTLS), filterRegex must compile, aggregate names must be unique.
 func (v *validator) prometheus(raw any, p *field.Path) {
 	var conf struct {
-		Port     *uint32           `json:"port,omitempty"`
+		Port     *api.ProtoNumber  `json:"port,omitempty"`
 		Path     string            `json:"path,omitempty"`
 		Tags     map[string]string `json:"tags,omitempty"`
 		SkipMTLS *bool             `json:"skipMTLS,omitempty"`
@@ -164,11 +164,11 @@ func (v *validator) prometheus(raw any, p *field.Path) {
 			UsedOnly    *bool  `json:"usedOnly,omitempty"`
 		} `json:"envoy,omitempty"`
 		Aggregate []struct {
-			Name    string  `json:"name,omitempty"`
-			Port    *uint32 `json:"port,omitempty"`
-			Path    string  `json:"path,omitempty"`
-			Enabled *bool   `json:"enabled,omitempty"`
-			Address string  `json:"address,omitempty"`
+			Name    string           `json:"name,omitempty"`
+			Port    *api.ProtoNumber `json:"port,omitempty"`
+			Path    string           `json:"path,omitempty"`
+			Enabled *bool            `json:"enabled,omitempty"`
+			Address string           `json:"address,omitempty"`
 		} `json:"aggregate,omitempty"`
 	}
 	if !v.meshConf(raw, &conf, p) {

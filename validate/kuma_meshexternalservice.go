@@ -31,7 +31,7 @@ func (v *validator) meshExternalService(s *api.MeshExternalServiceSpec, p *field
 		v.err(field.Required(p.Child("extension", "type"), "name the extension that handles this MeshExternalService"), CodeMeshExternalService)
 	}
 	v.dnsNameDeprecation(CodeMeshExternalService)
-	v.sniPortDeprecation(strconv.Itoa(int(s.Match.Port)), p.Child("match", "port"), CodeMeshExternalService)
+	v.sniPortDeprecation("extsvc", strconv.Itoa(int(s.Match.Port)), p.Child("match", "port"), CodeMeshExternalService)
 }
 
 // mesMatch checks the match; an absent type or protocol is the CRD's default

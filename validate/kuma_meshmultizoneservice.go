@@ -34,6 +34,6 @@ func (v *validator) meshMultiZoneService(s *api.MeshMultiZoneServiceSpec, p *fie
 	}
 	v.dnsNameDeprecation(CodeMeshMultiZoneService)
 	for i, port := range s.Ports {
-		v.sniPortDeprecation(portName(port.Name, port.Port), p.Child("ports").Index(i), CodeMeshMultiZoneService)
+		v.sniPortDeprecation("mzsvc", portName(port.Name, port.Port), p.Child("ports").Index(i), CodeMeshMultiZoneService)
 	}
 }

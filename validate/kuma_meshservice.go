@@ -32,7 +32,7 @@ func (v *validator) meshService(s *api.MeshServiceSpec, p *field.Path) {
 	}
 	v.dnsNameDeprecation(CodeMeshService)
 	for i, port := range s.Ports {
-		v.sniPortDeprecation(portName(port.Name, port.Port), p.Child("ports").Index(i), CodeMeshService)
+		v.sniPortDeprecation("msvc", portName(port.Name, port.Port), p.Child("ports").Index(i), CodeMeshService)
 	}
 }
 
@@ -58,9 +58,10 @@ func (v *validator) dnsNameDeprecation(code string) {
 }
 
 // sniPortDeprecation warns, as Kuma does, when a service's SNI for a port would be
-// malformed: Kuma builds it from the mesh, the name, the zone and namespace labels and
-// the port name, each of which must be a DNS-1123 label (no dots, at most 63).
-func (v *validator) sniPortDeprecation(port string, p *field.Path, code string) {
+// malformed: Kuma builds it as sni.<short>.<mesh>[.<zone>[.<namespace>]].<name>.<port>
+// from the labels and the port's name, each part must be a DNS-1123 label (no dots,
+// at most 63) and the whole at most 253 characters.
+func (v *validator) sniPortDeprecation(short, port string, p *field.Path, code string) {
 	if len(v.res.Errors) > 0 {
 		return
 	}
@@ -68,19 +69,24 @@ func (v *validator) sniPortDeprecation(port string, p *field.Path, code string) 
 	if mesh == "" {
 		mesh = v.s.DefaultMesh
 	}
-	parts := [][2]string{{"mesh", mesh}, {"name", v.name}}
+	parts := [][2]string{{"mesh", mesh}}
 	if z := v.labelMap[api.LabelZone]; z != "" {
 		parts = append(parts, [2]string{"zone", z})
 		if ns := v.labelMap[api.LabelNamespace]; ns != "" {
 			parts = append(parts, [2]string{"namespace", ns})
 		}
 	}
-	parts = append(parts, [2]string{"port name", port})
+	parts = append(parts, [2]string{"name", v.name}, [2]string{"port name", port})
 	var problems []string
+	sni := []string{"sni", short}
 	for _, part := range parts {
+		sni = append(sni, part[1])
 		if msgs := validation.IsDNS1123Label(part[1]); len(msgs) > 0 {
 			problems = append(problems, fmt.Sprintf("%s %q: %s", part[0], part[1], strings.Join(msgs, "; ")))
 		}
+	}
+	if n := len(strings.Join(sni, ".")); n > 253 {
+		problems = append(problems, fmt.Sprintf("the SNI has %d characters, more than a host name's 253", n))
 	}
 	if len(problems) > 0 {
 		v.warn(field.Invalid(p, port, fmt.Sprintf("Kuma deprecates an SNI built from these parts (%s); traffic to this port may break in a later Kuma",

@@ -66,10 +66,13 @@ func TestMeshServiceRules(t *testing.T) {
 		{"one selector", ms("redis", msGood), "", nil},
 		{"no spec at all", ms("redis", "  {}\n"), "", nil},
 		{"two selectors", ms("redis", "  selector:\n    dataplaneTags: {app: redis}\n    dataplaneLabels:\n      matchLabels: {app: redis}\n"), "", []got{e(CodeMeshService, "spec.selector")}},
+		{"mesh label checked", res("MeshService", "redis", ks, msGood, "kuma.io/mesh: Not_A_Mesh!"), "", []got{e(CodeMeshName, "metadata.labels[kuma.io/mesh]")}},
 		{"name too long", ms(strings.Repeat("r", 64), "  {}\n"), "", []got{e(CodeMeshService, "metadata.name")}},
 		{"name of 63", ms(strings.Repeat("r", 63), "  {}\n"), "", nil},
 		{"dotted port name warns", ms("redis", "  ports:\n    - name: bad.port\n      port: 80\n"), "", []got{w(CodeMeshService, "spec.ports[0]")}},
 		{"dotted name warns twice", ms("re.dis", "  ports:\n    - port: 80\n"), "", []got{w(CodeMeshService, "metadata.name"), w(CodeMeshService, "spec.ports[0]")}},
+		{"SNI too long warns", res("MeshService", strings.Repeat("s", 63), strings.Repeat("n", 63), "  ports:\n    - name: "+strings.Repeat("p", 63)+"\n      port: 80\n", "kuma.io/zone: "+strings.Repeat("z", 63)),
+			"", []got{w(CodeMeshService, "spec.ports[0]")}},
 		{"read-only on global", ms("redis", msGood), api.ModeGlobal, []got{e(CodeResourceAdmission, "kind")}},
 		{"created on a zone", strings.Replace(ms("redis", msGood), ks, "payments", 1), api.ModeZone, nil},
 	})
@@ -128,8 +131,10 @@ func TestHostnameGeneratorRules(t *testing.T) {
 		{"two selectors", hg("  selector:\n    meshService: {}\n    meshExternalService: {}\n  template: \"{{ .Name }}.mesh\"\n"), "", []got{e(CodeHostnameGenerator, "spec.selector")}},
 		{"does not parse", hg("  selector:\n    meshService: {}\n  template: \"{{ .Name\"\n"), "", []got{e(CodeHostnameGenerator, "spec.template")}},
 		{"unknown field", hg("  selector:\n    meshService: {}\n  template: \"{{ .Port }}.mesh\"\n"), "", []got{e(CodeHostnameGenerator, "spec.template")}},
+		{"endless output", hg("  selector:\n    meshService: {}\n  template: \"{{ range 100000000 }}abcdefgh{{ end }}\"\n"), "", []got{e(CodeHostnameGenerator, "spec.template")}},
 		{"upper case", hg("  selector:\n    meshService: {}\n  template: \"{{ .Name }}.MESH\"\n"), "", []got{e(CodeHostnameGenerator, "spec.template")}},
 		{"empty", hg("  selector:\n    meshService: {}\n  template: \"\"\n"), "", []got{e(CodeHostnameGenerator, "spec.template")}},
+		{"no mesh to check", res("HostnameGenerator", "local", ks, "  selector:\n    meshService: {}\n  template: \"{{ .Name }}.mesh\"\n", "kuma.io/mesh: Not_A_Mesh!"), "", nil},
 		{"extension without type", hg("  selector:\n    meshService: {}\n  template: \"{{ .Name }}.mesh\"\n  extension: {config: {}}\n"), "", []got{e(CodeHostnameGenerator, "spec.extension.type")}},
 	})
 }

@@ -20,7 +20,8 @@ func labelPath(k string) *field.Path { return field.NewPath("metadata", "labels"
 // what the mutating webhook computes, which catches a skipped or bypassed mutation.
 func (v *validator) kumaLabels(obj *unstructured.Unstructured) {
 	l := v.labelMap
-	if mesh, ok := l[api.LabelMesh]; ok {
+	// Kuma checks the mesh of mesh-scoped kinds only (not of a Mesh or a HostnameGenerator).
+	if mesh, ok := l[api.LabelMesh]; ok && (!v.kind.Resource || v.kind.MeshScoped) {
 		v.meshName(mesh)
 	}
 	if v.req.Operation == api.OpUpdate && v.req.Old != nil {
