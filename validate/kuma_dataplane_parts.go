@@ -63,7 +63,7 @@ func (v *validator) dataplaneInbound(in api.DataplaneInbound, dpAddr string, p *
 			val  *string
 		}{{"interval", sp.Interval}, {"timeout", sp.Timeout}} {
 			if d.val != nil {
-				v.protoDuration(*d.val, pp.Child(d.name))
+				v.dataplaneDuration(*d.val, pp.Child(d.name))
 			}
 		}
 		for _, t := range []struct {
@@ -77,15 +77,17 @@ func (v *validator) dataplaneInbound(in api.DataplaneInbound, dpAddr string, p *
 	}
 }
 
-// protoDuration checks a google.protobuf.Duration in its JSON form ("10s", "1.5s"):
-// Kuma cannot decode another form and refuses a zero duration.
-func (v *validator) protoDuration(s string, p *field.Path) {
-	secs, ok := strings.CutSuffix(s, "s")
-	f, err := strconv.ParseFloat(secs, 64)
+// dataplaneDuration checks a google.protobuf.Duration in its JSON form ("10s",
+// "0.5s"): Kuma cannot decode another form, and refuses a zero duration.
+func (v *validator) dataplaneDuration(s string, p *field.Path) {
+	num := strings.TrimPrefix(strings.TrimSuffix(s, "s"), "-")
+	whole, frac, dotted := strings.Cut(num, ".")
+	good := strings.HasSuffix(s, "s") && whole != "" && strings.Trim(whole, "0123456789") == "" &&
+		(!dotted || frac != "" && len(frac) <= 9 && strings.Trim(frac, "0123456789") == "")
 	switch {
-	case !ok || err != nil || strings.ContainsAny(secs, "eE+xXpP_") || f < -315576000000 || f > 315576000000:
-		v.err(field.Invalid(p, s, "Kuma reads this duration as seconds with an \"s\" suffix (e.g. 10s or 0.5s)"), CodeDataplane)
-	case f == 0:
+	case !good:
+		v.err(field.Invalid(p, s, "Kuma reads this duration as seconds with an \"s\" suffix (e.g. 10s or 0.5s, not 1m)"), CodeDataplane)
+	case strings.Trim(whole+frac, "0") == "":
 		v.err(field.Invalid(p, s, "must be a positive duration"), CodeDataplane)
 	}
 }
