@@ -124,6 +124,17 @@ type DataplaneProbeEndpoint struct {
 // DataplaneGatewayTypes are the gateway types of Kuma's proto, by number.
 func DataplaneGatewayTypes() ProtoEnumNames { return ProtoEnumNames{"DELEGATED", "BUILTIN"} }
 
+// DataplaneInboundStates are an inbound's states in Kuma's proto, by number.
+func DataplaneInboundStates() ProtoEnumNames { return ProtoEnumNames{"Ready", "NotReady", "Ignored"} }
+
+// DataplaneListenerStates are a zone listener's states in Kuma's proto, by number.
+func DataplaneListenerStates() ProtoEnumNames { return ProtoEnumNames{"Ready", "NotReady"} }
+
+// DataplaneIPFamilyModes are the transparent proxy's IP family modes, by number.
+func DataplaneIPFamilyModes() ProtoEnumNames {
+	return ProtoEnumNames{"UnSpecified", "DualStack", "IPv4", "IPv6"}
+}
+
 // DataplaneListenerTypes are the zone listener types of Kuma's proto, by number.
 func DataplaneListenerTypes() ProtoEnumNames {
 	return ProtoEnumNames{"Unspecified", "ZoneIngress", "ZoneEgress"}

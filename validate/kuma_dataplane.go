@@ -148,6 +148,9 @@ func (v *validator) dataplaneNetworking(n *api.DataplaneNetworking, p *field.Pat
 	for i, out := range n.Outbound {
 		v.dataplaneOutbound(out, p.Child("outbound").Index(i))
 	}
+	if tp := n.TransparentProxying; tp != nil {
+		v.protoEnum(tp.IPFamilyMode, api.DataplaneIPFamilyModes(), p.Child("transparentProxying", "ipFamilyMode"))
+	}
 	if tp := n.TransparentProxying; tp != nil && tp.ReachableBackends != nil {
 		rp := p.Child("transparentProxying", "reachableBackends", "refs")
 		for i, r := range tp.ReachableBackends.Refs {

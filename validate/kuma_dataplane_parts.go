@@ -23,6 +23,7 @@ func kumaProtocols() []string {
 // application's, tags, protocol and the service probe.
 func (v *validator) dataplaneInbound(in api.DataplaneInbound, dpAddr string, p *field.Path) {
 	v.dataplanePort(in.Port, p.Child("port"))
+	v.protoEnum(in.State, api.DataplaneInboundStates(), p.Child("state"))
 	if in.ServicePort != 0 {
 		v.dataplanePort(in.ServicePort, p.Child("servicePort"))
 	}
@@ -228,6 +229,7 @@ func (v *validator) dataplaneListeners(n *api.DataplaneNetworking, p *field.Path
 		}
 		v.dataplaneAddress(l.Address, lp.Child("address"))
 		v.dataplanePort(l.Port, lp.Child("port"))
+		v.protoEnum(l.State, api.DataplaneListenerStates(), lp.Child("state"))
 		if l.Name != "" {
 			if names[l.Name] {
 				v.err(field.Duplicate(lp.Child("name"), l.Name), CodeDataplane)
@@ -254,5 +256,12 @@ func (v *validator) dataplaneListeners(n *api.DataplaneNetworking, p *field.Path
 				break
 			}
 		}
+	}
+}
+
+// protoEnum reports an enum name Kuma's decoder does not know (it refuses the object).
+func (v *validator) protoEnum(e api.ProtoEnum, names api.ProtoEnumNames, p *field.Path) {
+	if _, ok := names.Name(e); !ok {
+		v.err(field.NotSupported(p, string(e), names), CodeDataplane)
 	}
 }

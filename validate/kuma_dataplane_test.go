@@ -38,6 +38,8 @@ func TestDataplaneRules(t *testing.T) {
 			want: []got{e(CodeDataplane, np+".transparentProxying.reachableBackends.refs[0].labels"), e(CodeDataplane, np+".transparentProxying.reachableBackends.refs[0].name")}},
 		{name: "listener without type clashing with inbound", doc: dpn(dpIn + "    listeners:\n      - address: 192.168.0.1\n        port: 8080\n"),
 			want: []got{e(CodeDataplane, np+".listeners[0]"), e(CodeDataplane, np+".listeners[0].type")}},
+		{name: "unknown enum names", doc: dpn("    address: 192.168.0.1\n    inbound:\n      - port: 8080\n        state: Broken\n    transparentProxying:\n      ipFamilyMode: IPv5\n"),
+			want: []got{e(CodeDataplane, np+".inbound[0].state"), e(CodeDataplane, np+".transparentProxying.ipFamilyMode")}},
 		{name: "metrics backend type", doc: topMesh(res("Dataplane", "dp-1", "kuma-demo", "  networking:\n"+dpIn+"  metrics:\n    type: statsd\n")), want: []got{e(CodeDataplane, "spec.metrics.type")}},
 	})
 }
