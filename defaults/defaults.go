@@ -65,6 +65,10 @@ func ApplyChanges(obj *unstructured.Unstructured, kind *api.Kind, s api.Settings
 	spec, _ := obj.Object["spec"].(map[string]any)
 
 	if kind.Resource {
+		if api.TopLevelMesh(kind) {
+			// Kuma labels these kinds with their top-level mesh (default if none).
+			labels[api.LabelMesh], _ = obj.Object["mesh"].(string)
+		}
 		resourceLabels(labels, kind, ns, s)
 	} else {
 		policyLabels(labels, spec, ns, s)

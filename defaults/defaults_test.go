@@ -284,6 +284,8 @@ func TestResourceLabels(t *testing.T) {
 			map[string]string{"kuma.io/mesh": "default", "kuma.io/origin": "zone", "kuma.io/zone": "zone-1", "kuma.io/env": "kubernetes", "k8s.kuma.io/namespace": "ns"}},
 		{"MeshGateway on a zone", zoneSettings(), "kind: MeshGateway\nmetadata: {name: a}",
 			map[string]string{"kuma.io/mesh": "default", "kuma.io/origin": "zone", "kuma.io/zone": "zone-1", "kuma.io/env": "kubernetes"}},
+		{"MeshGateway's top-level mesh wins over its label", api.DefaultSettings(), "kind: MeshGateway\nmesh: edge\nmetadata: {name: a, labels: {kuma.io/mesh: default}}",
+			map[string]string{"kuma.io/mesh": "edge"}},
 		{"MeshMultiZoneService on a zone", zoneSettings(), "kind: MeshMultiZoneService\nmetadata: {name: a, namespace: kuma-system}",
 			map[string]string{"kuma.io/mesh": "default", "k8s.kuma.io/namespace": "kuma-system"}},
 		{"HostnameGenerator marked global, on global", func() api.Settings { s := api.DefaultSettings(); s.Mode = api.ModeGlobal; return s }(),

@@ -109,6 +109,10 @@ func rewriteResourcePath(kind, p string) string {
 	if p == "name" {
 		return "metadata.name"
 	}
+	switch kind {
+	case "MeshGateway", "MeshGatewayRoute", "Dataplane", "MeshGatewayInstance":
+		return rewriteProtoPath(kind, "spec."+p)
+	}
 	if kind != string(api.RefMesh) {
 		return p
 	}

@@ -365,35 +365,3 @@ func pathSteps(p string) []string {
 	}
 	return out
 }
-
-// Opaque reports whether the schema of gvk leaves the value at path unchecked: it
-// preserves unknown fields and declares no type or properties of its own (Kuma's
-// older resources carry their proto spec this way). Whoever reads such a value must
-// check it.
-func (s *Set) Opaque(gvk schema.GroupVersionKind, path string) bool {
-	c := s.kinds[gvk]
-	if c == nil {
-		return false
-	}
-	st := c.structural
-	for _, step := range pathSteps(path) {
-		switch {
-		case st == nil:
-			return false
-		case step == "[]" && st.Items != nil:
-			st = st.Items
-		case step == "[]" || st.Properties == nil:
-			if st.AdditionalProperties == nil {
-				return false
-			}
-			st = st.AdditionalProperties.Structural
-		default:
-			p, ok := st.Properties[step]
-			if !ok {
-				return false
-			}
-			st = &p
-		}
-	}
-	return st != nil && st.XPreserveUnknownFields && st.Type == "" && len(st.Properties) == 0
-}

@@ -41,15 +41,18 @@ func (v *validator) kumaLabels(obj *unstructured.Unstructured) {
 	if v.req.Privileged {
 		return
 	}
-	if v.s.Mode == api.ModeGlobal && v.ns != "" && v.ns != v.s.SystemNamespace {
+	if v.s.Mode == api.ModeGlobal && v.ns != "" && v.ns != v.s.SystemNamespace && !kubernetesOnly(v.kind) {
 		v.err(field.Forbidden(field.NewPath("metadata", "namespace"), fmt.Sprintf(
 			"on a global control plane %s objects can only be created in the system namespace %q; move the object to %q or apply it on a zone",
 			v.kind.Kind, v.s.SystemNamespace, v.s.SystemNamespace)), CodeGlobalNamespace)
 	}
 	if v.kind.Resource {
 		v.resourceAdmission()
+		v.resourceOrigin(l)
+		v.topLevelMesh(obj)
+	} else {
+		v.origin(l)
 	}
-	v.origin(l)
 	if nsLabel, ok := l[api.LabelNamespace]; ok && v.ns != "" && nsLabel != v.ns {
 		v.err(field.Invalid(labelPath(api.LabelNamespace), nsLabel, fmt.Sprintf(
 			"must be the policy's namespace %q; remove the label and let the webhook set it", v.ns)), CodeOwnedLabel)

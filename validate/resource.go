@@ -3,7 +3,6 @@ package validate
 import (
 	"fmt"
 	"net"
-	"reflect"
 	"strconv"
 	"strings"
 
@@ -29,36 +28,25 @@ func (v *validator) kumaResource(raw any) {
 		}
 	}
 	typed := v.kind.NewSpec()
-	if _, mesh := typed.(*api.MeshSpec); !mesh && v.specOpaque() {
-		// The CRD leaves this spec to Kuma's own decoding (a proto message as JSON):
-		// wrong types fail there, unknown fields are ignored.
-		cr := api.Check(reflect.TypeOf(typed).Elem(), spec, p)
-		v.res.Errors = append(v.res.Errors, cr.Errors...)
-		v.res.Warnings = append(v.res.Warnings, cr.Warnings...)
-		spec, _ = cr.Clean.(map[string]any)
+	if _, free := protoSpecCode(typed); free {
+		spec = api.ProtoJSONNames(spec, typed)
 	}
 	if err := api.Decode(spec, typed); err != nil {
-		if _, free := typed.(*api.MeshSpec); free {
-			// The Mesh CRD has no schema for spec: no earlier layer saw the types.
-			v.err(field.Invalid(p, "", fmt.Sprintf("Kuma cannot decode this Mesh spec (%v); fix the field's type", err)), CodeMesh)
+		if code, free := protoSpecCode(typed); free {
+			// The CRD has no schema for spec: no earlier layer saw the types.
+			v.err(field.Invalid(p, "", fmt.Sprintf("Kuma cannot decode this %s spec (%v); fix the field's type", v.kind.Kind, err)), code)
 		}
 		return // the schema layer reported the types that do not decode
 	}
 	v.res.Spec = typed
-	if _, mesh := typed.(*api.MeshSpec); mesh {
-		for _, f := range api.MeshUnknownFields(spec) {
-			v.warn(field.Invalid(jsonPath(p, f), "", "Kuma does not know this field of a Mesh and ignores it (the Mesh CRD keeps it): check its spelling"), api.CodeUnknownField)
+	if _, free := protoSpecCode(typed); free {
+		for _, f := range api.UnknownFields(spec, v.kind.NewSpec()) {
+			v.warn(field.Invalid(jsonPath(p, f), "", fmt.Sprintf("Kuma does not know this field of a %s and ignores it (the CRD keeps it): check its spelling", v.kind.Kind)), api.CodeUnknownField)
 		}
 	}
 	before := len(v.res.Errors)
 	v.resourceRules(typed, p)
 	v.dropSchemaRepeats(before)
-}
-
-// specOpaque reports whether the kind's CRD leaves the spec unchecked (Kuma's
-// proto-based resources such as Dataplane and MeshGateway).
-func (v *validator) specOpaque() bool {
-	return v.schemaAnswered && v.s.Schemas.Opaque(v.kind.GVK(), "spec")
 }
 
 // dropSchemaRepeats removes the kind's rule errors (those from index from on) at a
@@ -101,6 +89,18 @@ func (v *validator) resourceRules(spec any, p *field.Path) {
 		v.meshOpenTelemetryBackend(s, p)
 	case *api.WorkloadSpec:
 		v.workload(s, p)
+	case *api.MeshGatewaySpec:
+		v.meshGateway(s, p)
+	case *api.MeshGatewayRouteSpec:
+		v.meshGatewayRoute(s, p)
+	case *api.MeshIdentitySpec:
+		v.meshIdentity(s, p)
+	case *api.MeshTrustSpec:
+		v.meshTrust(s, p)
+	case *api.MeshGatewayInstanceSpec:
+		v.meshGatewayInstance(s, p)
+	case *api.DataplaneSpec:
+		v.dataplane(s, p)
 	}
 }
 
