@@ -112,6 +112,7 @@ class Corpus:
         self.items = []  # (filename, header lines, object)
         self.seen = set()
         self.refused = []  # (source, kind, name, why)
+        self.count = {}  # slug -> objects so far, to number the files of one source
 
     def add(self, slug, source, obj, flags=None):
         why = next((w for f, k, test, w in REFUSED_BY_KUMA
@@ -125,7 +126,8 @@ class Corpus:
             return
         self.seen.add(key)
         name = str(obj["metadata"].get("name", "noname"))
-        fname = f"{slug}-{len(self.items) + 1:03d}-{obj['kind'].lower()}-{name}"
+        self.count[slug] = self.count.get(slug, 0) + 1
+        fname = f"{slug}-{self.count[slug]:03d}-{obj['kind'].lower()}-{name}"
         fname = re.sub(r"[^a-zA-Z0-9._-]+", "-", fname)[:120] + ".yaml"
         header = [f"# source: {source}"]
         if flags:
@@ -165,10 +167,27 @@ def kuma_sources(repo, corpus):
             corpus.add(slug, f"kumahq/kuma {KUMA_TAG} {f}", obj, mode_flags(obj))
     # 3. YAML in Go raw strings of the e2e tests: only literals with no format verb and no
     #    template, so the YAML is exactly what the test applies.
+    gofiles = {}
+    for f in sorted(x for x in files if x.startswith("test/") and x.endswith(".go")):
+        gofiles.setdefault(f.rsplit("/", 1)[0], []).append(f)
     for f in sorted(x for x in files if x.startswith("test/") and x.endswith(".go")):
         src = show(repo, KUMA_TAG, f)
         if "kuma.io/v1alpha1" not in src:
             continue
+        # 4. fmt.Sprintf of a raw string whose arguments are all literal strings, in the
+        #    call or bound once in the package.
+        pkg = [show(repo, KUMA_TAG, g) for g in gofiles[f.rsplit("/", 1)[0]]]
+        merged = {}
+        for g in pkg:
+            for k, v in go_string_values(g).items():
+                merged.setdefault(k, set()).add(v)
+        pkg_vals = {k: v.pop() for k, v in merged.items() if len(v) == 1}
+        for i, text in sprintf_yaml(src, pkg_vals):
+            if "apiVersion: kuma.io/v1alpha1" not in text or "{{" in text:
+                continue
+            for obj in filter(is_kuma, docs_of(text)):
+                corpus.add("kuma-e2e-sprintf", f"kumahq/kuma {KUMA_TAG} {f} (fmt.Sprintf of raw string "
+                           f"literal #{i}, arguments bound to string literals in the package)", obj, mode_flags(obj))
         for i, lit in enumerate(re.findall(r"`([^`]*)`", src)):
             if "apiVersion: kuma.io/v1alpha1" not in lit or re.search(r"%[-+#0 ]*[0-9.]*[a-zA-Z%]", lit):
                 continue
@@ -179,6 +198,42 @@ def kuma_sources(repo, corpus):
             for obj in filter(is_kuma, docs_of(lit)):
                 corpus.add("kuma-e2e", f"kumahq/kuma {KUMA_TAG} {f} (raw string literal #{i + 1})",
                            obj, mode_flags(obj))
+
+
+def go_string_values(src):
+    """Identifiers bound to exactly one string literal in a Go file (const or var,
+    `name = "x"` or `name := "x"`); an identifier bound twice is left out."""
+    vals = {}
+    for name, val in re.findall(r"\b([A-Za-z_]\w*)\s*(?::=|=)\s*\"([^\"\\]*)\"", src):
+        vals.setdefault(name, set()).add(val)
+    return {k: v.pop() for k, v in vals.items() if len(v) == 1}
+
+
+# What the e2e framework's configuration gives (test/framework/config.go defaults).
+GO_KNOWN = {"Config.KumaNamespace": "kuma-system"}
+
+
+def sprintf_yaml(src, pkg_vals):
+    """The YAML of fmt.Sprintf(`...`, args) calls whose every argument is a string
+    literal or an identifier bound to one literal in the package: (literal index, text)."""
+    for m in re.finditer(r"fmt\.Sprintf\(\s*`([^`]*)`\s*,([^()`]*(?:\([^()`]*\)[^()`]*)*)\)", src):
+        lit, args = m.group(1), [a.strip() for a in m.group(2).split(",") if a.strip()]
+        verbs = re.findall(r"%[-+#0 ]*[0-9.]*[a-zA-Z%]", lit)
+        if any(v not in ("%s", "%d", "%v") for v in verbs) or len(verbs) != len(args):
+            continue
+        vals = []
+        for a in args:
+            if re.fullmatch(r"\"[^\"\\]*\"", a):
+                vals.append(a[1:-1])
+            elif a in GO_KNOWN:
+                vals.append(GO_KNOWN[a])
+            elif a in pkg_vals:
+                vals.append(pkg_vals[a])
+            else:
+                break
+        else:
+            it = iter(vals)
+            yield src[:m.start()].count("`") // 2 + 1, re.sub(r"%[-+#0 ]*[0-9.]*[a-zA-Z%]", lambda _: next(it), lit)
 
 
 # ---------------------------------------------------------------- kuma-website
