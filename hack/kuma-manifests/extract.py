@@ -77,6 +77,9 @@ REFUSED_BY_KUMA = [
     ("app/_src/policies/introduction_new.md", "MeshTimeout", lambda o: any(t["targetRef"].get("kind") == "MeshService" and not t["targetRef"].get("name") and not t["targetRef"].get("labels") for t in o["spec"].get("to") or []),
         "to[0].targetRef kind MeshService with neither name nor labels: 'name or labels must be set when "
         "kind is MeshService' (pkg/core/resources/apis/mesh/validators.go, ValidateTargetRef)"),
+    ("app/_src/policies/introduction.md", "MeshGateway", lambda o: "spec" not in o,
+        "no spec (its conf sits at the top level, where the API server drops it): Kuma's MeshGateway "
+        "validator needs at least one selector (pkg/core/resources/apis/mesh/gateway_validator.go)"),
     ("app/_src/policies/meshfaultinjection.md", "MeshFaultInjection", lambda o: any(t["targetRef"].get("kind") == "Mesh" and t["targetRef"].get("name") for t in o["spec"].get("from") or []),
         "from[0].targetRef kind Mesh with a name: 'using name with kind Mesh is not yet supported' "
         "(pkg/core/resources/apis/mesh/validators.go, ValidateTargetRef)"),
