@@ -168,6 +168,24 @@ def kuma_sources(repo, corpus):
         for obj in filter(is_kuma, docs_of(show(repo, KUMA_TAG, f))):
             slug = "kuma-" + ("controllers" if "controllers" in f else "kumactl")
             corpus.add(slug, f"kumahq/kuma {KUMA_TAG} {f}", obj, mode_flags(obj))
+    # 2b. Kuma's webhook test inputs of the kinds validate/testdata/conformance/kuma-webhook-2.14
+    #     does not hold (Dataplane, MeshTrust) that its non-federated (standalone) golden admits;
+    #     the namespace is the one the header comment names.
+    d = "pkg/plugins/runtime/k8s/webhooks/testdata/validation/"
+    for f in sorted(x for x in files if x.startswith(d) and x.endswith(".input.yaml")):
+        text = show(repo, KUMA_TAG, f)
+        golden = f.replace(".input.yaml", ".non-federated.golden.yaml")
+        if "operation=CREATE" not in text.split("\n", 1)[0] or golden not in files or \
+                "allowed: true" not in show(repo, KUMA_TAG, golden):
+            continue
+        ns = re.search(r"namespace=([\w-]+)", text.split("\n", 1)[0])
+        for obj in filter(is_kuma, docs_of(text)):
+            if obj["kind"] not in ("Dataplane", "MeshTrust"):
+                continue
+            if ns and "namespace" not in obj["metadata"]:
+                obj["metadata"]["namespace"] = ns.group(1)
+            corpus.add("kuma-webhook", f"kumahq/kuma {KUMA_TAG} {f} (non-federated golden: allowed"
+                       + (f"; namespace {ns.group(1)} from its header" if ns else "") + ")", obj, mode_flags(obj))
     # 3. YAML in Go raw strings of the e2e tests: only literals with no format verb and no
     #    template, so the YAML is exactly what the test applies.
     gofiles = {}
