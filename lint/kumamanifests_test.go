@@ -1,0 +1,140 @@
+package lint
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/meshguard/meshguard/api"
+)
+
+// kumaManifests is a corpus of real, valid Kuma 2.14 manifests from Kuma's tests and
+// documentation (see its README): every one is accepted by Kuma 2.14's CRDs and by Kuma.
+const kumaManifests = "../validate/testdata/conformance/kuma-manifests-2.14"
+
+// kumaKindCount is the number of kinds Kuma 2.14 defines (its CRDs): the corpus has
+// manifests of each.
+const kumaKindCount = 31
+
+// TestKumaManifests lints every manifest of the corpus on its own, as
+// `meshguard lint --system-namespace kuma-system [flags] FILE` does with the flags of
+// its `# meshguard-flags:` header, and requires no error finding: these are manifests
+// Kuma accepts. An error that stays must be listed, with the reason, between the
+// kuma-manifests markers of docs/conformance.md; the test fails when the list and the
+// findings disagree.
+func TestKumaManifests(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(kumaManifests, "*.yaml"))
+	if len(files) < 200 {
+		t.Fatalf("only %d manifests under %s", len(files), kumaManifests)
+	}
+	reg := api.DefaultRegistry()
+	base := api.DefaultSettings()
+	base.SystemNamespace = "kuma-system"
+	if err := base.LoadSchemas(); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{} // "file: CODE field" → message
+	kinds := map[string]int{}
+	for _, f := range files {
+		s := base
+		kind, err := manifestHeader(f, &s)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		kinds[kind]++
+		fs, _, _ := Run([]string{f}, nil, LoadOptions{}, Options{Settings: s, Namespace: "default", Registry: reg}, nil)
+		for _, x := range fs {
+			if x.Severity == "error" || x.Code == "MG000" {
+				got[fmt.Sprintf("%s: %s %s", filepath.Base(f), x.Code, x.Field)] = x.Message
+			}
+		}
+	}
+	t.Logf("%d manifests of %d kinds: %v", len(files), len(kinds), kinds)
+	if len(kinds) != kumaKindCount {
+		t.Errorf("the corpus has manifests of %d kinds, Kuma 2.14 has %d", len(kinds), kumaKindCount)
+	}
+	listed := listedManifestErrors(t)
+	var missing, stale []string
+	for k, msg := range got {
+		if _, ok := listed[k]; !ok {
+			file, rest, _ := strings.Cut(k, ": ")
+			missing = append(missing, fmt.Sprintf("| %s | %s | (reason; meshguard says: %s) |", file, rest, msg))
+		}
+	}
+	for k := range listed {
+		if _, ok := got[k]; !ok {
+			stale = append(stale, k)
+		}
+	}
+	sort.Strings(missing)
+	sort.Strings(stale)
+	if len(missing) > 0 {
+		t.Errorf("%d errors on manifests Kuma accepts are not listed in docs/conformance.md (fix meshguard, or add a row with the reason):\n%s", len(missing), strings.Join(missing, "\n"))
+	}
+	if len(stale) > 0 {
+		t.Errorf("docs/conformance.md lists errors on Kuma's manifests that no longer happen (remove the rows):\n%s", strings.Join(stale, "\n"))
+	}
+}
+
+// manifestHeader reads a corpus file's kind and applies its `# meshguard-flags:` header
+// (--mode M, --zone Z) to s.
+func manifestHeader(path string, s *api.Settings) (kind string, err error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer fh.Close()
+	sc := bufio.NewScanner(fh)
+	for sc.Scan() {
+		line := sc.Text()
+		if k, ok := strings.CutPrefix(line, "kind: "); ok {
+			kind = k
+		}
+		flags, ok := strings.CutPrefix(line, "# meshguard-flags:")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(flags)
+		for i := 0; i+1 < len(f); i += 2 {
+			switch f[i] {
+			case "--mode":
+				s.Mode = api.Mode(f[i+1])
+			case "--zone":
+				s.Zone = f[i+1]
+			default:
+				return "", fmt.Errorf("unknown flag %q in the meshguard-flags header", f[i])
+			}
+		}
+	}
+	if kind == "" {
+		return "", fmt.Errorf("no top-level kind")
+	}
+	return kind, s.Check()
+}
+
+// listedManifestErrors reads the table between the kuma-manifests markers of
+// docs/conformance.md: rows "| file | CODE field | why |".
+func listedManifestErrors(t *testing.T) map[string]string {
+	raw, err := os.ReadFile(conformanceDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(raw), "<!-- kuma-manifests:begin -->")
+	body, _, ok2 := strings.Cut(rest, "<!-- kuma-manifests:end -->")
+	if !ok || !ok2 {
+		t.Fatal("docs/conformance.md has no kuma-manifests markers")
+	}
+	out := map[string]string{}
+	row := regexp.MustCompile(`^\|\s*(\S+\.yaml)\s*\|\s*` + "`?" + `([^|` + "`" + `]+?)` + "`?" + `\s*\|\s*(.*?)\s*\|\s*$`)
+	for _, line := range strings.Split(body, "\n") {
+		if m := row.FindStringSubmatch(line); m != nil {
+			out[m[1]+": "+m[2]] = m[3]
+		}
+	}
+	return out
+}
