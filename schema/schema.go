@@ -14,7 +14,6 @@ package schema
 import (
 	"context"
 	"embed"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"path"
@@ -32,7 +31,6 @@ import (
 	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"sigs.k8s.io/yaml"
@@ -276,20 +274,6 @@ func (s *Set) Check(ctx context.Context, obj *unstructured.Unstructured) (res Re
 		res.Warnings = append(res.Warnings, c.deprecated)
 	}
 	return res, true
-}
-
-// apiServerCopy returns obj re-encoded and decoded the way the API server decodes an
-// object it receives.
-func apiServerCopy(obj map[string]any) (map[string]any, error) {
-	data, err := json.Marshal(obj)
-	if err != nil {
-		return nil, fmt.Errorf("the object cannot be encoded as JSON: %w", err)
-	}
-	var out map[string]any
-	if err := utiljson.Unmarshal(data, &out); err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 // FieldsAt lists the fields the schema of gvk allows in the object at path (a field
