@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -86,4 +88,25 @@ func cpuTime() int64 {
 		return 0
 	}
 	return ru.Utime.Nano() + ru.Stime.Nano()
+}
+
+// TestWriteBenchCorpus writes BenchmarkLint10k's documents to the file named by
+// MESHGUARD_BENCH_CORPUS (MESHGUARD_BENCH_DOCS of them, 10,000 unless set), so
+// that the binary and other tools can be measured on the same input
+// (hack/lint-vs-kubeconform.sh). Without the variable it does nothing.
+func TestWriteBenchCorpus(t *testing.T) {
+	path := os.Getenv("MESHGUARD_BENCH_CORPUS")
+	if path == "" {
+		t.Skip("MESHGUARD_BENCH_CORPUS not set")
+	}
+	n := 10000
+	if s := os.Getenv("MESHGUARD_BENCH_DOCS"); s != "" {
+		var err error
+		if n, err = strconv.Atoi(s); err != nil || n < 1 {
+			t.Fatalf("MESHGUARD_BENCH_DOCS=%q: want a positive number", s)
+		}
+	}
+	if err := os.WriteFile(path, []byte(corpus(n)), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
