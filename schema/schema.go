@@ -14,12 +14,15 @@ package schema
 import (
 	"context"
 	"embed"
-	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	apiextensions "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -32,7 +35,6 @@ import (
 	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"sigs.k8s.io/yaml"
@@ -90,21 +92,61 @@ type compiled struct {
 }
 
 // Load compiles the CRDs of the named releases ("kuma-2.14", "linkerd-edge-26.8.3"). It fails on an
-// unknown release or a CRD the API server itself would refuse to serve.
+// unknown release or a CRD the API server itself would refuse to serve. The files
+// of a release are parsed and compiled on GOMAXPROCS goroutines: every door loads
+// them before its first object, and on one core that wait was most of a small
+// lint's run.
 func Load(releases ...string) (*Set, error) {
 	s := &Set{kinds: map[schema.GroupVersionKind]*compiled{}}
 	for _, r := range releases {
-		files, crds, err := readRelease(r)
+		paths, err := releaseFiles(r)
 		if err != nil {
 			return nil, err
 		}
-		for i, crd := range crds {
-			if err := s.add(crd); err != nil {
-				return nil, fmt.Errorf("%s: %s: %w", r, files[i], err)
+		files := make([]loadedFile, len(paths))
+		eachParallel(len(paths), func(i int) { files[i] = loadFile(r, paths[i]) })
+		for _, f := range files { // in file name order, as one goroutine would
+			if f.err != nil {
+				return nil, f.err
 			}
+			maps.Copy(s.kinds, f.kinds)
 		}
 	}
 	return s, nil
+}
+
+// loadedFile is one CRD file of a release, compiled.
+type loadedFile struct {
+	kinds map[schema.GroupVersionKind]*compiled
+	err   error
+}
+
+// loadFile parses and compiles the CRD file p of release r.
+func loadFile(r, p string) loadedFile {
+	crd, err := readCRD(r, p)
+	if err != nil {
+		return loadedFile{err: err}
+	}
+	kinds, err := compileVersions(crd)
+	if err != nil {
+		return loadedFile{err: fmt.Errorf("%s: %s: %w", r, path.Base(p), err)}
+	}
+	return loadedFile{kinds: kinds}
+}
+
+// eachParallel calls fn(0) … fn(n-1) on up to GOMAXPROCS goroutines and returns
+// when all have returned.
+func eachParallel(n int, fn func(int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(n, runtime.GOMAXPROCS(0)) {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+				fn(i)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // CRDs returns the CustomResourceDefinitions of the named releases as the mesh
@@ -113,41 +155,48 @@ func Load(releases ...string) (*Set, error) {
 func CRDs(releases ...string) ([]*apiextensionsv1.CustomResourceDefinition, error) {
 	var out []*apiextensionsv1.CustomResourceDefinition
 	for _, r := range releases {
-		_, crds, err := readRelease(r)
+		paths, err := releaseFiles(r)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, crds...)
+		for _, p := range paths {
+			crd, err := readCRD(r, p)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, crd)
+		}
 	}
 	return out, nil
 }
 
-// readRelease parses the embedded CRD files of release r, in file name order.
-func readRelease(r string) (files []string, crds []*apiextensionsv1.CustomResourceDefinition, err error) {
+// releaseFiles lists the embedded CRD files of release r, in file name order.
+func releaseFiles(r string) ([]string, error) {
 	dir, ok := releaseDirs()[r]
 	if !ok {
-		return nil, nil, fmt.Errorf("no CRDs for %q; known: %s", r, strings.Join(releaseNames(), ", "))
+		return nil, fmt.Errorf("no CRDs for %q; known: %s", r, strings.Join(releaseNames(), ", "))
 	}
 	paths, err := fs.Glob(embedded, path.Join(dir, "*.yaml"))
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if len(paths) == 0 {
-		return nil, nil, fmt.Errorf("%s: no CRD files in %s", r, dir)
+		return nil, fmt.Errorf("%s: no CRD files in %s", r, dir)
 	}
-	for _, p := range paths {
-		data, err := fs.ReadFile(embedded, p)
-		if err != nil {
-			return nil, nil, err
-		}
-		crd := &apiextensionsv1.CustomResourceDefinition{}
-		if err := yaml.UnmarshalStrict(data, crd); err != nil {
-			return nil, nil, fmt.Errorf("%s: %s: %w", r, path.Base(p), err)
-		}
-		files = append(files, path.Base(p))
-		crds = append(crds, crd)
+	return paths, nil
+}
+
+// readCRD parses the embedded CRD file p of release r.
+func readCRD(r, p string) (*apiextensionsv1.CustomResourceDefinition, error) {
+	data, err := fs.ReadFile(embedded, p)
+	if err != nil {
+		return nil, err
 	}
-	return files, crds, nil
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	if err := yaml.UnmarshalStrict(data, crd); err != nil {
+		return nil, fmt.Errorf("%s: %s: %w", r, path.Base(p), err)
+	}
+	return crd, nil
 }
 
 func releaseNames() []string {
@@ -159,19 +208,20 @@ func releaseNames() []string {
 	return out
 }
 
-// add compiles every served version of crd.
-func (s *Set) add(crd *apiextensionsv1.CustomResourceDefinition) error {
+// compileVersions compiles every served version of crd.
+func compileVersions(crd *apiextensionsv1.CustomResourceDefinition) (map[schema.GroupVersionKind]*compiled, error) {
+	out := map[schema.GroupVersionKind]*compiled{}
 	for _, v := range crd.Spec.Versions {
 		if !v.Served || v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
 			continue
 		}
 		var props apiextensions.JSONSchemaProps
 		if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(v.Schema.OpenAPIV3Schema, &props, nil); err != nil {
-			return fmt.Errorf("version %s: %w", v.Name, err)
+			return nil, fmt.Errorf("version %s: %w", v.Name, err)
 		}
 		c, err := compile(&props)
 		if err != nil {
-			return fmt.Errorf("version %s: %w", v.Name, err)
+			return nil, fmt.Errorf("version %s: %w", v.Name, err)
 		}
 		if v.Deprecated {
 			c.deprecated = fmt.Sprintf("%s/%s %s is deprecated", crd.Spec.Group, v.Name, crd.Spec.Names.Kind)
@@ -179,9 +229,9 @@ func (s *Set) add(crd *apiextensionsv1.CustomResourceDefinition) error {
 				c.deprecated = *v.DeprecationWarning
 			}
 		}
-		s.kinds[schema.GroupVersionKind{Group: crd.Spec.Group, Version: v.Name, Kind: crd.Spec.Names.Kind}] = c
+		out[schema.GroupVersionKind{Group: crd.Spec.Group, Version: v.Name, Kind: crd.Spec.Names.Kind}] = c
 	}
-	return nil
+	return out, nil
 }
 
 func compile(props *apiextensions.JSONSchemaProps) (*compiled, error) {
@@ -281,20 +331,6 @@ func (s *Set) Check(ctx context.Context, obj *unstructured.Unstructured) (res Re
 		res.Warnings = append(res.Warnings, c.deprecated)
 	}
 	return res, true
-}
-
-// apiServerCopy returns obj re-encoded and decoded the way the API server decodes an
-// object it receives.
-func apiServerCopy(obj map[string]any) (map[string]any, error) {
-	data, err := json.Marshal(obj)
-	if err != nil {
-		return nil, fmt.Errorf("the object cannot be encoded as JSON: %w", err)
-	}
-	var out map[string]any
-	if err := utiljson.Unmarshal(data, &out); err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 // FieldsAt lists the fields the schema of gvk allows in the object at path (a field

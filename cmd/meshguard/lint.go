@@ -120,6 +120,7 @@ usage error or a document that cannot be read or parsed, or a render that fails
 			if err != nil {
 				return err
 			}
+			defer tuneGCForLint()()
 			findings, sum, skipped := lint.Run(args, s.in, o.loadOptions(), eng, prog.Update)
 			prog.Done()
 			if err := o.write(s, findings, sum, skipped); err != nil {

@@ -1,0 +1,34 @@
+package schema
+
+import (
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// TestLoadOnManyGoroutinesIsLoadOnOne: compiling a release's files in parallel
+// gives the set one goroutine gives, kind for kind, for both meshes.
+func TestLoadOnManyGoroutinesIsLoadOnOne(t *testing.T) {
+	releases := []string{"kuma-2.14", "linkerd-edge-26.8.3"}
+	prev := runtime.GOMAXPROCS(1)
+	one, err := Load(releases...)
+	runtime.GOMAXPROCS(max(prev, 4))
+	many, err2 := Load(releases...)
+	runtime.GOMAXPROCS(prev)
+	if err != nil || err2 != nil {
+		t.Fatal(err, err2)
+	}
+	if !reflect.DeepEqual(one.Kinds(), many.Kinds()) {
+		t.Fatalf("kinds differ:\n%v\n%v", one.Kinds(), many.Kinds())
+	}
+	for _, gvk := range one.Kinds() {
+		a, b := one.kinds[gvk], many.kinds[gvk]
+		if !reflect.DeepEqual(a.structural, b.structural) || a.deprecated != b.deprecated || (a.cel == nil) != (b.cel == nil) {
+			t.Errorf("%v compiled differently", gvk)
+		}
+	}
+	if _, err := Load("kuma-0.1"); err == nil || !strings.Contains(err.Error(), "no CRDs for") {
+		t.Errorf("unknown release: %v", err)
+	}
+}
