@@ -40,7 +40,11 @@ type Settings struct {
 	// KumaVersion is the Kuma release whose CRDs the cluster serves ("2.14"): its
 	// schemas are the first layer of validation, as the API server applies them.
 	KumaVersion string
-	// Schemas are the compiled CRDs of KumaVersion (see LoadSchemas). Every door
+	// LinkerdVersion is the Linkerd release whose CRDs the cluster serves
+	// ("edge-26.8.3"): Linkerd's policy.linkerd.io kinds and the Gateway API route
+	// CRDs it bundles, checked as the API server checks them.
+	LinkerdVersion string
+	// Schemas are the compiled CRDs of KumaVersion and LinkerdVersion (see LoadSchemas). Every door
 	// loads them; nil skips the schema layer, which only engine unit tests of the
 	// later layers do.
 	Schemas *schema.Set
@@ -50,13 +54,18 @@ type Settings struct {
 // Schemas stay nil until LoadSchemas: compiling CRDs costs tens of milliseconds.
 func DefaultSettings() Settings {
 	return Settings{Mode: ModeStandalone, SystemNamespace: DefaultSystemNS, DefaultMesh: DefaultMeshName,
-		Sugar: SugarExpand, KumaVersion: schema.DefaultKumaVersion}
+		Sugar: SugarExpand, KumaVersion: schema.DefaultKumaVersion, LinkerdVersion: schema.DefaultLinkerdVersion}
 }
 
-// LoadSchemas compiles the CRDs of KumaVersion into Schemas, once per process: the
-// doors call it after Check.
+// LoadSchemas compiles the CRDs of KumaVersion and LinkerdVersion into Schemas, once
+// per process: the doors call it after Check. An empty LinkerdVersion (settings built
+// by hand rather than from DefaultSettings) means the embedded default.
 func (s *Settings) LoadSchemas() error {
-	set, err := schema.Load(schema.KumaRelease(s.KumaVersion))
+	lv := s.LinkerdVersion
+	if lv == "" {
+		lv = schema.DefaultLinkerdVersion
+	}
+	set, err := schema.Load(schema.KumaRelease(s.KumaVersion), schema.LinkerdRelease(lv))
 	if err != nil {
 		return err
 	}
@@ -92,6 +101,9 @@ func (s Settings) Check() error {
 	}
 	if !schema.KnowsKuma(s.KumaVersion) {
 		return fmt.Errorf("--kuma-version must be one of %s (got %q)", strings.Join(schema.KumaVersions(), ", "), s.KumaVersion)
+	}
+	if s.LinkerdVersion != "" && !schema.KnowsLinkerd(s.LinkerdVersion) {
+		return fmt.Errorf("--linkerd-version must be one of %s (got %q)", strings.Join(schema.LinkerdVersions(), ", "), s.LinkerdVersion)
 	}
 	return nil
 }

@@ -76,6 +76,34 @@ func KnowsKuma(version string) bool {
 	return ok
 }
 
+// DefaultLinkerdVersion is the Linkerd release whose CRDs (its policy.linkerd.io kinds
+// and the Gateway API routes it bundles) meshguard checks against unless told
+// otherwise (--linkerd-version).
+const DefaultLinkerdVersion = "edge-26.8.3"
+
+// LinkerdRelease names the embedded CRD set of a Linkerd version ("edge-26.8.3" →
+// "linkerd-edge-26.8.3").
+func LinkerdRelease(version string) string { return "linkerd-" + version }
+
+// LinkerdVersions lists the Linkerd versions whose CRDs are embedded, sorted, for
+// flag help and errors.
+func LinkerdVersions() []string {
+	var out []string
+	for name := range releaseDirs() {
+		if v, ok := strings.CutPrefix(name, "linkerd-"); ok {
+			out = append(out, v)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// KnowsLinkerd reports whether the CRDs of Linkerd version are embedded.
+func KnowsLinkerd(version string) bool {
+	_, ok := releaseDirs()[LinkerdRelease(version)]
+	return ok
+}
+
 // Set is the compiled CRDs of one or more mesh releases, by group, version and kind.
 type Set struct {
 	kinds map[schema.GroupVersionKind]*compiled

@@ -68,7 +68,12 @@ func Validate(obj *unstructured.Unstructured, kind *api.Kind, s api.Settings, re
 			v.kumaSpec(obj.Object["spec"])
 		}
 	case api.FamilyLinkerd:
-		v.linkerdSpec(obj.Object["spec"])
+		if !api.GuardedRoute(kind, obj.Object) {
+			// A Gateway API route parented only to other gateways is not Linkerd's.
+			return res
+		}
+		v.schemaAnswered = v.schemaLayer(obj)
+		v.linkerdSpec(obj)
 	}
 	return res
 }
