@@ -20,8 +20,12 @@ var linkerdSchemas = sync.OnceValues(func() (api.Settings, error) {
 // Linkerd admits and one it rejects, with and without Linkerd's CRDs loaded.
 func TestLinkerdRouteRules(t *testing.T) {
 	const meta = "metadata:\n  name: x\n  namespace: web\n"
-	lk := func(v, kind string) string { return "apiVersion: policy.linkerd.io/" + v + "\nkind: " + kind + "\n" + meta + "spec:\n" }
-	gw := func(v, kind string) string { return "apiVersion: gateway.networking.k8s.io/" + v + "\nkind: " + kind + "\n" + meta + "spec:\n" }
+	lk := func(v, kind string) string {
+		return "apiVersion: policy.linkerd.io/" + v + "\nkind: " + kind + "\n" + meta + "spec:\n"
+	}
+	gw := func(v, kind string) string {
+		return "apiVersion: gateway.networking.k8s.io/" + v + "\nkind: " + kind + "\n" + meta + "spec:\n"
+	}
 	gwAnn := func(ann string) string {
 		return "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\n" + meta + "  annotations:\n    " + ann + "\nspec:\n"
 	}
