@@ -80,6 +80,11 @@ const (
 	lkSrvParent = "  parentRefs:\n    - group: policy.linkerd.io\n      kind: Server\n      name: web-http\n"
 )
 
+// lkObjNamed is a v1alpha1 policy.linkerd.io object with its own name.
+func lkObjNamed(name, kind, spec string) string {
+	return "apiVersion: " + api.LinkerdGroup + "/v1alpha1\nkind: " + kind + "\nmetadata:\n  name: " + name + "\n  namespace: web-ns\nspec:\n" + spec
+}
+
 func lkEgress(spec string) string { return lkObj("v1alpha1", api.KindEgressNetwork, spec) }
 func lkRL(spec string) string     { return lkObj("v1alpha1", api.KindHTTPLocalRateLimitPolicy, spec) }
 func lkRoute(spec string) string  { return lkObj("v1beta3", api.KindHTTPRoute, spec) }
@@ -122,6 +127,9 @@ func linkerdRouteCatalogue() []RuleDoc {
 		{Code: CodeLinkerdRouteAnnotation, Severity: SeverityError, Summary: "a retry.linkerd.io or timeout.linkerd.io annotation on a route parented to a Service or an EgressNetwork does not parse (Linkerd's durations: a whole number and ms, s, m, h or d)",
 			Bad:  gwRoute("  annotations:\n    timeout.linkerd.io/request: 1.5s\n", lkSvcParent+"  rules:\n    - backendRefs:\n        - name: web\n          port: 8080\n"),
 			Good: gwRoute("  annotations:\n    timeout.linkerd.io/request: 1500ms\n", lkSvcParent+"  rules:\n    - backendRefs:\n        - name: web\n          port: 8080\n")},
+		{Code: CodeLinkerdMissingEgressNet, Severity: SeverityWarning, Summary: "a route is parented to an EgressNetwork that is not in the linted files (linter across files): Linkerd leaves it unattached until the EgressNetwork exists",
+			Bad:  lkRoute(lkEgressRef + "      port: 443\n"),
+			Good: lkObjNamed("internet", api.KindEgressNetwork, lkEgressOK) + "---\n" + lkRoute(lkEgressRef+"      port: 443\n")},
 	}
 }
 
