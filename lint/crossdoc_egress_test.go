@@ -43,3 +43,35 @@ func TestMissingEgressNetwork(t *testing.T) {
 		})
 	}
 }
+
+// TestRateLimitConflicts: two HTTPLocalRateLimitPolicies on one Server draw MG370 on
+// both; on different Servers (or namespaces) none.
+func TestRateLimitConflicts(t *testing.T) {
+	rl := func(name, ns, server string) string {
+		return "apiVersion: policy.linkerd.io/v1alpha1\nkind: HTTPLocalRateLimitPolicy\nmetadata:\n  name: " + name + "\n  namespace: " + ns +
+			"\nspec:\n  targetRef: {group: policy.linkerd.io, kind: Server, name: " + server + "}\n  total: {requestsPerSecond: 10}\n---\n"
+	}
+	s := api.DefaultSettings()
+	o := Options{Settings: s, Namespace: "default", Registry: api.DefaultRegistry(), Stages: CrossDocument(s, "default")}
+	for _, tc := range []struct {
+		name string
+		doc  string
+		want int
+	}{
+		{"one per Server", rl("a", "web", "http") + rl("b", "web", "admin") + rl("c", "other", "http"), 0},
+		{"two on one Server", rl("a", "web", "http") + rl("b", "web", "http"), 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs, _ := Lint(LoadBytes("x.yaml", []byte(tc.doc)), o)
+			n := 0
+			for _, f := range fs {
+				if f.Code == validate.CodeLinkerdRateLimitConflict {
+					n++
+				}
+			}
+			if n != tc.want {
+				t.Errorf("%d MG370 findings, want %d: %+v", n, tc.want, fs)
+			}
+		})
+	}
+}

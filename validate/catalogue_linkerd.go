@@ -130,6 +130,9 @@ func linkerdRouteCatalogue() []RuleDoc {
 		{Code: CodeLinkerdMissingEgressNet, Severity: SeverityWarning, Summary: "a route is parented to an EgressNetwork that is not in the linted files (linter across files): Linkerd leaves it unattached until the EgressNetwork exists",
 			Bad:  lkRoute(lkEgressRef + "      port: 443\n"),
 			Good: lkObjNamed("internet", api.KindEgressNetwork, lkEgressOK) + "---\n" + lkRoute(lkEgressRef+"      port: 443\n")},
+		{Code: CodeLinkerdRateLimitConflict, Severity: SeverityWarning, Summary: "two HTTPLocalRateLimitPolicies target the same Server (linter across files): Linkerd applies only one",
+			Bad:  lkObjNamed("web-rl", api.KindHTTPLocalRateLimitPolicy, lkRLTarget+"  total:\n    requestsPerSecond: 100\n") + "---\n" + lkObjNamed("web-rl-burst", api.KindHTTPLocalRateLimitPolicy, lkRLTarget+"  total:\n    requestsPerSecond: 500\n"),
+			Good: lkObjNamed("web-rl", api.KindHTTPLocalRateLimitPolicy, lkRLTarget+"  total:\n    requestsPerSecond: 100\n")},
 	}
 }
 
@@ -140,14 +143,15 @@ func inboundNS(mode string) string {
 // Codes of the Linkerd kinds issue 16 added (EgressNetwork, HTTPLocalRateLimitPolicy,
 // HTTPRoute and the Gateway API routes Linkerd validates).
 const (
-	CodeLinkerdEgressNetwork    = "MG360"
-	CodeLinkerdRateLimit        = "MG361"
-	CodeLinkerdRouteParent      = "MG362"
-	CodeLinkerdRouteMatch       = "MG363"
-	CodeLinkerdRouteFilter      = "MG364"
-	CodeLinkerdRouteBackend     = "MG365"
-	CodeLinkerdRouteTimeouts    = "MG366"
-	CodeLinkerdRouteRules       = "MG367"
-	CodeLinkerdRouteAnnotation  = "MG368"
-	CodeLinkerdMissingEgressNet = "MG369"
+	CodeLinkerdEgressNetwork     = "MG360"
+	CodeLinkerdRateLimit         = "MG361"
+	CodeLinkerdRouteParent       = "MG362"
+	CodeLinkerdRouteMatch        = "MG363"
+	CodeLinkerdRouteFilter       = "MG364"
+	CodeLinkerdRouteBackend      = "MG365"
+	CodeLinkerdRouteTimeouts     = "MG366"
+	CodeLinkerdRouteRules        = "MG367"
+	CodeLinkerdRouteAnnotation   = "MG368"
+	CodeLinkerdMissingEgressNet  = "MG369"
+	CodeLinkerdRateLimitConflict = "MG370"
 )
