@@ -70,7 +70,10 @@ func newRoot(s streams) *cobra.Command {
 		Short: "Admission webhook and offline linter for Kuma and Linkerd traffic policies",
 		Long: `meshguard checks service-mesh traffic policies before the mesh refuses or misreads
 them: Kuma's targetRef policies (MeshTrafficPermission, MeshTimeout, MeshHTTPRoute, ...)
-and Linkerd's authorization policies (Server, AuthorizationPolicy, ...).
+and Linkerd's policies and routes (Server, AuthorizationPolicy, HTTPLocalRateLimitPolicy,
+EgressNetwork, HTTPRoute, ...). Gateway API routes (HTTPRoute, GRPCRoute, TCPRoute,
+TLSRoute) are checked when a parentRef names a Linkerd Server, an EgressNetwork or a
+Service; a route parented only to other gateways is left alone.
 
 The same engine runs behind every command:
   meshguard lint      check manifests in CI (files, directories, stdin)
