@@ -2,6 +2,7 @@ package validate
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -116,14 +117,15 @@ func linkerdDurationError(s string) string {
 	if err != nil {
 		return "not a duration; write a whole number and a unit, e.g. 500ms, 10s or 2m"
 	}
-	switch unit {
-	case "ms", "s", "m", "h", "d":
-	case "":
-		if n != 0 {
-			return fmt.Sprintf("the duration has no unit; did you mean %ds or %dms?", n, n)
-		}
-	default:
+	msPerUnit := map[string]uint64{"ms": 1, "s": 1000, "m": 60 * 1000, "h": 60 * 60 * 1000, "d": 24 * 60 * 60 * 1000}
+	mul, known := msPerUnit[unit]
+	switch {
+	case unit == "" && n != 0:
+		return fmt.Sprintf("the duration has no unit; did you mean %ds or %dms?", n, n)
+	case unit != "" && !known:
 		return fmt.Sprintf("unknown duration unit %q; use ms, s, m, h or d", unit)
+	case known && n > math.MaxUint64/mul:
+		return "the duration is too long: it overflows a count of milliseconds"
 	}
 	return ""
 }

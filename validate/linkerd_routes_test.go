@@ -103,12 +103,12 @@ func TestLinkerdRouteRules(t *testing.T) {
 
 // TestLinkerdDurations uses the vectors of Linkerd's own parse_duration tests.
 func TestLinkerdDurations(t *testing.T) {
-	for _, ok := range []string{"0", "0s", "0ms", "100ms", "5m", "2h", "1d", " 3s "} {
+	for _, ok := range []string{"0", "0s", "0ms", "100ms", "5m", "2h", "1d", " 3s ", "18446744073709551ms"} {
 		if msg := linkerdDurationError(ok); msg != "" {
 			t.Errorf("%q: %s", ok, msg)
 		}
 	}
-	for _, bad := range []string{"1", "1.5s", "0.0s", "1.5m", "-1s", "-0.5s", "", "5x", "ms", "99999999999999999999s"} {
+	for _, bad := range []string{"1", "1.5s", "0.0s", "1.5m", "-1s", "-0.5s", "", "5x", "ms", "99999999999999999999s", "18446744073709551615d", "1 s"} {
 		if linkerdDurationError(bad) == "" {
 			t.Errorf("%q accepted", bad)
 		}
