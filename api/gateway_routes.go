@@ -25,40 +25,54 @@ func GuardedRoute(k *Kind, obj map[string]any) bool {
 	refs, _ := spec["parentRefs"].([]any)
 	for _, r := range refs {
 		m, _ := r.(map[string]any)
-		group, hasGroup := m["group"].(string)
-		kind, _ := m["kind"].(string)
-		if LinkerdParent(group, hasGroup, kind) {
+		var ref ParentRef
+		if g, ok := m["group"].(string); ok {
+			ref.Group = &g
+		}
+		if kind, ok := m["kind"].(string); ok {
+			ref.Kind = &kind
+		}
+		if IsServiceParent(ref, k.Group) || IsEgressNetworkParent(ref, k.Group) || IsServerParent(ref, k.Group) {
 			return true
 		}
 	}
 	return false
 }
 
-// LinkerdParent reports whether a parentRef's group and kind name a Linkerd Server, an
-// EgressNetwork (group policy.linkerd.io) or a core Service (no group, "" or "core"),
-// compared case-insensitively as Linkerd does. A parentRef without a kind is a
-// Gateway (the Gateway API default).
-func LinkerdParent(group string, hasGroup bool, kind string) bool {
-	switch {
-	case strings.EqualFold(kind, KindService):
-		return !hasGroup || group == "" || strings.EqualFold(group, "core")
-	case strings.EqualFold(kind, KindServer), strings.EqualFold(kind, KindEgressNetwork):
-		return hasGroup && strings.EqualFold(group, LinkerdGroup)
-	}
-	return false
-}
-
-// IsEgressNetworkParent reports whether a parentRef names an EgressNetwork: Linkerd
-// wants the group spelt out.
-func IsEgressNetworkParent(r ParentRef) bool {
-	return r.Group != nil && strings.EqualFold(*r.Group, LinkerdGroup) && r.Kind != nil && strings.EqualFold(*r.Kind, KindEgressNetwork)
-}
-
-// IsServiceParent reports whether a parentRef names a core Service.
-func IsServiceParent(r ParentRef) bool {
-	g := ""
+// ParentGroup is the API group a parentRef names once the API server has defaulted
+// it: an absent group is the route's own group (gateway.networking.k8s.io for a
+// Gateway API route, policy.linkerd.io for Linkerd's HTTPRoute), as their CRDs say.
+func ParentGroup(r ParentRef, routeGroup string) string {
 	if r.Group != nil {
-		g = *r.Group
+		return *r.Group
 	}
-	return r.Kind != nil && LinkerdParent(g, r.Group != nil, *r.Kind) && strings.EqualFold(*r.Kind, KindService)
+	return routeGroup
+}
+
+// parentKind is a parentRef's kind once defaulted (Gateway).
+func parentKind(r ParentRef) string {
+	if r.Kind != nil {
+		return *r.Kind
+	}
+	return "Gateway"
+}
+
+// IsEgressNetworkParent reports whether a parentRef of a route of routeGroup names an
+// EgressNetwork, compared case-insensitively as Linkerd does.
+func IsEgressNetworkParent(r ParentRef, routeGroup string) bool {
+	return strings.EqualFold(ParentGroup(r, routeGroup), LinkerdGroup) && strings.EqualFold(parentKind(r), KindEgressNetwork)
+}
+
+// IsServerParent reports whether a parentRef of a route of routeGroup names a Linkerd
+// Server.
+func IsServerParent(r ParentRef, routeGroup string) bool {
+	return strings.EqualFold(ParentGroup(r, routeGroup), LinkerdGroup) && strings.EqualFold(parentKind(r), KindServer)
+}
+
+// IsServiceParent reports whether a parentRef of a route of routeGroup names a core
+// Service: group "" or "core". Linkerd's docs write `group: core` because an absent
+// group is defaulted to the route's own group, which is not a Service's.
+func IsServiceParent(r ParentRef, routeGroup string) bool {
+	g := ParentGroup(r, routeGroup)
+	return (g == "" || strings.EqualFold(g, "core")) && strings.EqualFold(parentKind(r), KindService)
 }

@@ -101,7 +101,8 @@ func authzRoute(group, kind string) bool {
 func routeKey(ns, group, kind, name string) string { return ns + "/" + group + "/" + kind + "/" + name }
 
 // routeParents are the Servers a route names in parentRefs (kind Server of
-// policy.linkerd.io); parents of other kinds (Services, Gateways) are outbound.
+// policy.linkerd.io, the default group only of Linkerd's own HTTPRoute); parents of
+// other kinds (Services, Gateways) are outbound.
 func routeParents(o *unstructured.Unstructured) []parent {
 	refs, _, _ := unstructured.NestedSlice(o.Object, "spec", "parentRefs")
 	var out []parent
@@ -109,7 +110,11 @@ func routeParents(o *unstructured.Unstructured) []parent {
 		m, _ := r.(map[string]any)
 		kind, _ := m["kind"].(string)
 		group, hasGroup := m["group"].(string)
-		if kind != api.KindServer || (hasGroup && group != api.LinkerdGroup) {
+		if !hasGroup {
+			// The API server defaults a parentRef's group to the route's own.
+			group = o.GroupVersionKind().Group
+		}
+		if kind != api.KindServer || group != api.LinkerdGroup {
 			continue
 		}
 		name, _ := m["name"].(string)

@@ -46,7 +46,7 @@ func (s *egressStage) Summarize(c Checked) any {
 	var r egressRoute
 	var paths []string
 	for i, p := range refs {
-		if !api.IsEgressNetworkParent(p) {
+		if !api.IsEgressNetworkParent(p, c.Kind.Group) {
 			continue
 		}
 		pns := p.Namespace

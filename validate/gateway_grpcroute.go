@@ -13,7 +13,7 @@ import (
 // matches and modifiers are valid HTTP, Service backends name a port.
 func (v *validator) gwGRPCRoute(s *api.GatewayGRPCRouteSpec, obj *unstructured.Unstructured, p *field.Path) {
 	v.lkParents(s.ParentRefs, p.Child("parentRefs"))
-	if lkMeshParent(s.ParentRefs) {
+	if v.lkMeshParent(s.ParentRefs) {
 		v.lkRouteAnnotations(obj, true)
 	}
 	for i, r := range s.Rules {

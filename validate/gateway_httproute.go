@@ -12,7 +12,7 @@ import (
 // backends that name a port.
 func (v *validator) gwHTTPRoute(s *api.GatewayHTTPRouteSpec, obj *unstructured.Unstructured, p *field.Path) {
 	v.lkParents(s.ParentRefs, p.Child("parentRefs"))
-	if lkMeshParent(s.ParentRefs) {
+	if v.lkMeshParent(s.ParentRefs) {
 		v.lkRouteAnnotations(obj, false)
 	}
 	for i, r := range s.Rules {

@@ -17,7 +17,7 @@ import (
 // fits in the request timeout.
 func (v *validator) lkHTTPRoute(s *api.LinkerdHTTPRouteSpec, obj *unstructured.Unstructured, p *field.Path) {
 	v.lkParents(s.ParentRefs, p.Child("parentRefs"))
-	if lkMeshParent(s.ParentRefs) {
+	if v.lkMeshParent(s.ParentRefs) {
 		v.lkRouteAnnotations(obj, false)
 	}
 	for i, r := range s.Rules {

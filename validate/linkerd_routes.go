@@ -36,21 +36,24 @@ func (v *validator) linkerdRoutes(typed any, obj *unstructured.Unstructured, p *
 }
 
 // lkParents applies Linkerd's rule for every route kind: an EgressNetwork parent
-// names the port the route applies to.
+// names the port the route applies to. A parentRef without a group has the route's
+// own group once the API server defaulted it, so on a policy.linkerd.io HTTPRoute
+// `kind: EgressNetwork` alone names one, on a Gateway API route it does not.
 func (v *validator) lkParents(refs []api.ParentRef, p *field.Path) {
 	for i, r := range refs {
-		if api.IsEgressNetworkParent(r) && r.Port == nil {
+		if api.IsEgressNetworkParent(r, v.kind.Group) && r.Port == nil {
 			v.err(field.Required(p.Index(i).Child("port"),
 				"a route parented to an EgressNetwork must name the port it applies to (e.g. port: 443); Linkerd rejects it otherwise"), CodeLinkerdRouteParent)
 		}
 	}
 }
 
-// lkMeshParent reports whether a parentRef names a Service or an EgressNetwork: the
-// outbound routes whose retry and timeout annotations Linkerd parses at admission.
-func lkMeshParent(refs []api.ParentRef) bool {
+// lkMeshParent reports whether a parentRef names a Service or an EgressNetwork (with
+// the group the API server defaults): the outbound routes whose retry and timeout
+// annotations Linkerd parses at admission.
+func (v *validator) lkMeshParent(refs []api.ParentRef) bool {
 	for _, r := range refs {
-		if api.IsEgressNetworkParent(r) || api.IsServiceParent(r) {
+		if api.IsEgressNetworkParent(r, v.kind.Group) || api.IsServiceParent(r, v.kind.Group) {
 			return true
 		}
 	}

@@ -30,7 +30,7 @@ func TestLinkerdRouteRules(t *testing.T) {
 		return "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\n" + meta + "  annotations:\n    " + ann + "\nspec:\n"
 	}
 	const (
-		svc    = "  parentRefs:\n    - {kind: Service, name: web, port: 80}\n"
+		svc    = "  parentRefs:\n    - {group: core, kind: Service, name: web, port: 80}\n"
 		server = "  parentRefs:\n    - {group: policy.linkerd.io, kind: Server, name: web}\n"
 		egress = "  parentRefs:\n    - {group: policy.linkerd.io, kind: EgressNetwork, name: out}\n"
 		gwOnly = "  parentRefs:\n    - {name: public-gateway}\n"
@@ -76,6 +76,10 @@ func TestLinkerdRouteRules(t *testing.T) {
 		{"tcp one rule", gw("v1alpha2", "TCPRoute") + svc + oneTCP, nil},
 		{"tcp two rules", gw("v1alpha2", "TCPRoute") + svc + twoTCP, e(CodeLinkerdRouteRules, "spec.rules")},
 		{"tls two rules", gw("v1alpha2", "TLSRoute") + svc + twoTCP, e(CodeLinkerdRouteRules, "spec.rules")},
+		{"Service parent without a group is defaulted to the Gateway API group: not Linkerd's", gw("v1alpha2", "TLSRoute") + "  parentRefs:\n    - {kind: Service, name: web, port: 80}\n" + twoTCP, nil},
+		{"EgressNetwork parent without a group on Linkerd's HTTPRoute is defaulted to policy.linkerd.io", lk("v1beta3", "HTTPRoute") + "  parentRefs:\n    - {kind: EgressNetwork, name: out}\n",
+			e(CodeLinkerdRouteParent, "spec.parentRefs[0].port")},
+		{"EgressNetwork parent without a group on a Gateway API route is not an EgressNetwork", gw("v1", "HTTPRoute") + server + "    - {kind: EgressNetwork, name: out}\n", nil},
 		{"tls of another gateway", gw("v1alpha2", "TLSRoute") + gwOnly + twoTCP, nil},
 		{"timeout annotation ok", gwAnn("timeout.linkerd.io/request: 10s") + svc, nil},
 		{"timeout annotation fraction", gwAnn("timeout.linkerd.io/request: 1.5s") + svc, e(CodeLinkerdRouteAnnotation, "metadata.annotations[timeout.linkerd.io/request]")},

@@ -21,7 +21,7 @@ func TestGatewayRoutes(t *testing.T) {
 	}
 	e := testEngine()
 	ctx := context.Background()
-	mesh := serverRequest(t, admissionv1.Create, mustObj(t, route("{kind: Service, name: web, port: 80}")))
+	mesh := serverRequest(t, admissionv1.Create, mustObj(t, route("{group: core, kind: Service, name: web, port: 80}")))
 	resp := e.Validate(ctx, mesh)
 	if resp.Allowed || resp.Result == nil || !strings.Contains(resp.Result.Message, validate.CodeLinkerdRouteRules) {
 		t.Errorf("Linkerd route with two rules: allowed=%v %+v", resp.Allowed, resp.Result)
