@@ -57,16 +57,22 @@ func DefaultSettings() Settings {
 		Sugar: SugarExpand, KumaVersion: schema.DefaultKumaVersion, LinkerdVersion: schema.DefaultLinkerdVersion}
 }
 
-// LoadSchemas compiles the CRDs of KumaVersion and LinkerdVersion into Schemas, once
-// per process: the doors call it after Check. An empty LinkerdVersion (settings built
-// by hand rather than from DefaultSettings) means the embedded default.
+// LoadSchemas compiles the CRDs of KumaVersion into Schemas, once per process, and
+// adds those of LinkerdVersion (policy.linkerd.io and the Gateway API routes Linkerd
+// bundles) to be compiled on the first Linkerd object: a run over Kuma manifests only
+// does not pay for them. The doors call it after Check; the webhook then calls
+// Schemas.DeferredErr to compile everything before serving. An empty LinkerdVersion
+// (settings built by hand rather than from DefaultSettings) means the embedded default.
 func (s *Settings) LoadSchemas() error {
 	lv := s.LinkerdVersion
 	if lv == "" {
 		lv = schema.DefaultLinkerdVersion
 	}
-	set, err := schema.Load(schema.KumaRelease(s.KumaVersion), schema.LinkerdRelease(lv))
+	set, err := schema.Load(schema.KumaRelease(s.KumaVersion))
 	if err != nil {
+		return err
+	}
+	if err := set.Defer(schema.LinkerdRelease(lv), LinkerdGroup, GatewayGroup); err != nil {
 		return err
 	}
 	s.Schemas = set
