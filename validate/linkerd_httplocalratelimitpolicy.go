@@ -12,6 +12,9 @@ import (
 // targets a Server; every limit is above zero; the identity and override limits do
 // not exceed the total; overrides name ServiceAccounts.
 func (v *validator) lkRateLimit(s *api.HTTPLocalRateLimitPolicySpec, p *field.Path) {
+	if s.TargetRef == nil && !v.schemaAnswered {
+		v.err(field.Required(p.Child("targetRef"), "name the Server to limit: group policy.linkerd.io, kind Server, name"), CodeLinkerdRateLimit)
+	}
 	if t := s.TargetRef; t != nil && !refIs(t.Group, t.Kind, api.LinkerdGroup, api.KindServer) {
 		v.err(field.Invalid(p.Child("targetRef", "kind"), canonicalKind(t.Group, t.Kind),
 			"an HTTPLocalRateLimitPolicy targets a Server (group policy.linkerd.io, kind Server)"), CodeLinkerdRateLimit)

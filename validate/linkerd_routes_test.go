@@ -105,6 +105,27 @@ func TestLinkerdRouteRules(t *testing.T) {
 	}
 }
 
+// TestRateLimitWithoutTarget: the CRD requires targetRef (MG002); without the schema
+// layer the rule says so itself, so the finding never goes missing.
+func TestRateLimitWithoutTarget(t *testing.T) {
+	doc := "apiVersion: policy.linkerd.io/v1alpha1\nkind: HTTPLocalRateLimitPolicy\nmetadata:\n  name: x\n  namespace: web\nspec:\n  total: {requestsPerSecond: 10}\n"
+	withCRDs, err := linkerdSchemas()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		s    api.Settings
+		want []got
+	}{
+		{api.Settings{}, []got{{CodeLinkerdRateLimit, "spec.targetRef", SeverityError}}},
+		{withCRDs, []got{{api.CodeWrongType, "spec.targetRef", SeverityError}}},
+	} {
+		if g := errorsOnly(lintOne(t, doc, tc.s, api.Request{})); !reflect.DeepEqual(g, tc.want) {
+			t.Errorf("got %+v\nwant %+v", g, tc.want)
+		}
+	}
+}
+
 // TestLinkerdDurations uses the vectors of Linkerd's own parse_duration tests.
 func TestLinkerdDurations(t *testing.T) {
 	for _, ok := range []string{"0", "0s", "0ms", "100ms", "5m", "2h", "1d", " 3s ", "18446744073709551ms"} {
