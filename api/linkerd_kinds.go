@@ -48,11 +48,17 @@ func LinkerdKinds() []*Kind {
 
 // linkerdRouteKinds are the kinds Linkerd's admission validates beyond authorization:
 // EgressNetwork, HTTPLocalRateLimitPolicy, its own HTTPRoute (every served version,
-// v1beta3 stored) and the Gateway API routes of the CRDs Linkerd bundles. They are not
-// Watched: the webhook keeps no cache of them (the lint run reads them from its input).
+// v1beta3 stored) and the Gateway API routes of the CRDs Linkerd bundles. Only the
+// HTTPRoute is Watched; the webhook keeps no cache of the others (the lint run reads
+// them from its input).
 func linkerdRouteKinds() []*Kind {
 	const route = "HTTP routing and per-route policy for a Server, an EgressNetwork or a Service"
 	lkRoute := func() any { return &LinkerdHTTPRouteSpec{} }
+	// Linkerd's own HTTPRoute is Watched: an AuthorizationPolicy on one grants on the
+	// route's parent Servers, which the webhook's preview finds through the cache.
+	lkWatched := func(version string) *Kind {
+		return linkerd(version, KindHTTPRoute, "httproutes", route, lkRoute)
+	}
 	gwHTTP := func() any { return &GatewayHTTPRouteSpec{} }
 	gwGRPC := func() any { return &GatewayGRPCRouteSpec{} }
 	out := []*Kind{
@@ -61,10 +67,10 @@ func linkerdRouteKinds() []*Kind {
 		linkerdOnly("v1alpha1", KindHTTPLocalRateLimitPolicy, "httplocalratelimitpolicies",
 			"per-proxy HTTP rate limits on a Server (total, per identity, per client)",
 			func() any { return &HTTPLocalRateLimitPolicySpec{} }),
-		linkerdOnly("v1beta3", KindHTTPRoute, "httproutes", route, lkRoute),
-		linkerdOnly("v1beta2", KindHTTPRoute, "httproutes", route, lkRoute),
-		linkerdOnly("v1beta1", KindHTTPRoute, "httproutes", route, lkRoute),
-		linkerdOnly("v1alpha1", KindHTTPRoute, "httproutes", route, lkRoute),
+		lkWatched("v1beta3"),
+		lkWatched("v1beta2"),
+		lkWatched("v1beta1"),
+		lkWatched("v1alpha1"),
 		gatewayRoute("v1", KindHTTPRoute, "httproutes", gwHTTP),
 		gatewayRoute("v1beta1", KindHTTPRoute, "httproutes", gwHTTP),
 		gatewayRoute("v1", KindGRPCRoute, "grpcroutes", gwGRPC),

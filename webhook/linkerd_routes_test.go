@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	admissionv1 "k8s.io/api/admission/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/meshguard/meshguard/validate"
@@ -34,5 +35,30 @@ func TestGatewayRoutes(t *testing.T) {
 		if resp := e.Mutate(ctx, req); len(resp.Patches) != 0 {
 			t.Errorf("%s: route patched: %v", name, resp.Patches)
 		}
+	}
+}
+
+// TestRouteLevelPolicyPreview: an AuthorizationPolicy on a stored (cached) Linkerd
+// HTTPRoute is previewed on the route's parent Server, as granting on that route only.
+func TestRouteLevelPolicyPreview(t *testing.T) {
+	stored := []unstructured.Unstructured{*mustObj(t, `apiVersion: policy.linkerd.io/v1beta3
+kind: Server
+metadata: {name: web-http, namespace: web}
+spec: {podSelector: {matchLabels: {app: web}}, port: 8080}`), *mustObj(t, `apiVersion: policy.linkerd.io/v1beta3
+kind: HTTPRoute
+metadata: {name: api, namespace: web}
+spec: {parentRefs: [{group: policy.linkerd.io, kind: Server, name: web-http}]}`)}
+	e := testEngine()
+	e.LinkerdStored = func(context.Context) []unstructured.Unstructured { return stored }
+	ap := mustObj(t, `apiVersion: policy.linkerd.io/v1alpha1
+kind: AuthorizationPolicy
+metadata: {name: api-open, namespace: web}
+spec:
+  targetRef: {group: policy.linkerd.io, kind: HTTPRoute, name: api}
+  requiredAuthenticationRefs: []`)
+	resp := e.Validate(context.Background(), serverRequest(t, admissionv1.Create, ap))
+	joined := strings.Join(resp.Warnings, "\n")
+	if !resp.Allowed || !strings.Contains(joined, "Server web/web-http") {
+		t.Errorf("allowed=%v, warnings do not preview the route's Server:\n%s", resp.Allowed, joined)
 	}
 }

@@ -107,6 +107,6 @@ access to the kinds the registry marks Watched. Call it with any argument:
   resources: ["meshtrafficpermissions"]
   verbs: ["get", "list", "watch"]
 - apiGroups: ["policy.linkerd.io"]
-  resources: ["servers", "serverauthorizations", "authorizationpolicies", "meshtlsauthentications", "networkauthentications"]
+  resources: ["servers", "serverauthorizations", "authorizationpolicies", "meshtlsauthentications", "networkauthentications", "httproutes"]
   verbs: ["get", "list", "watch"]
 {{- end -}}
