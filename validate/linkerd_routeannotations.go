@@ -20,10 +20,14 @@ const (
 )
 
 // lkTimeoutAnnotations are the route timeouts Linkerd reads from annotations.
-var lkTimeoutAnnotations = []string{"timeout.linkerd.io/response", "timeout.linkerd.io/request", "timeout.linkerd.io/idle"}
+func lkTimeoutAnnotations() []string {
+	return []string{"timeout.linkerd.io/response", "timeout.linkerd.io/request", "timeout.linkerd.io/idle"}
+}
 
 // grpcRetryConditions are the gRPC status names retry.linkerd.io/grpc accepts.
-var grpcRetryConditions = []string{"cancelled", "deadline-exceeded", "internal", "resource-exhausted", "unavailable"}
+func grpcRetryConditions() []string {
+	return []string{"cancelled", "deadline-exceeded", "internal", "resource-exhausted", "unavailable"}
+}
 
 // lkRouteAnnotations checks the retry and timeout annotations of an outbound route as
 // Linkerd parses them; grpc selects the gRPC retry conditions instead of HTTP's.
@@ -41,7 +45,7 @@ func (v *validator) lkRouteAnnotations(obj *unstructured.Unstructured, grpc bool
 			bad(annRetryLimit, "the retry limit is a whole number from 0 to 65535")
 		}
 	}
-	for _, key := range append([]string{annRetryTimeout}, lkTimeoutAnnotations...) {
+	for _, key := range append([]string{annRetryTimeout}, lkTimeoutAnnotations()...) {
 		if s, ok := ann[key]; ok {
 			if msg := linkerdDurationError(s); msg != "" {
 				bad(key, msg)
@@ -58,8 +62,8 @@ func (v *validator) lkRouteAnnotations(obj *unstructured.Unstructured, grpc bool
 	}
 	if s, ok := ann[annRetryGRPC]; ok && grpc {
 		for _, c := range strings.Split(s, ",") {
-			if !containsFold(grpcRetryConditions, c) {
-				bad(annRetryGRPC, fmt.Sprintf("unknown gRPC retry condition %q: use %s, comma-separated without spaces", c, strings.Join(grpcRetryConditions, ", ")))
+			if !containsFold(grpcRetryConditions(), c) {
+				bad(annRetryGRPC, fmt.Sprintf("unknown gRPC retry condition %q: use %s, comma-separated without spaces", c, strings.Join(grpcRetryConditions(), ", ")))
 				break
 			}
 		}

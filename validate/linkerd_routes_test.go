@@ -2,19 +2,18 @@ package validate
 
 import (
 	"reflect"
-	"sync"
 	"testing"
 
 	"github.com/meshguard/meshguard/api"
 )
 
-// linkerdSchemas compiles the default settings' CRDs once for the tests that want the
-// schema layer, as every door runs it.
-var linkerdSchemas = sync.OnceValues(func() (api.Settings, error) {
+// linkerdSchemas are the default settings with the CRDs loaded, for the tests that
+// want the schema layer as every door runs it.
+func linkerdSchemas() (api.Settings, error) {
 	s := api.DefaultSettings()
 	err := s.LoadSchemas()
 	return s, err
-})
+}
 
 // TestLinkerdRouteRules: each rule of the kinds issue 16 added, with a manifest
 // Linkerd admits and one it rejects, with and without Linkerd's CRDs loaded.
