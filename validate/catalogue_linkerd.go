@@ -31,6 +31,11 @@ const (
 )
 
 func linkerdCatalogue() []RuleDoc {
+	return append(linkerdAuthzCatalogue(), linkerdRouteCatalogue()...)
+}
+
+// linkerdAuthzCatalogue documents the codes of issue 6's authorization kinds.
+func linkerdAuthzCatalogue() []RuleDoc {
 	return []RuleDoc{
 		{Code: CodeLinkerdServerSelector, Severity: SeverityError, Summary: "a Server sets both or neither of podSelector and externalWorkloadSelector",
 			Bad: lkServer(lkPods + "  externalWorkloadSelector:\n    matchLabels:\n      app: web\n  port: 8080\n"), Good: lkServer(lkServerOK)},
