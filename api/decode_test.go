@@ -128,9 +128,12 @@ func TestRegistryIsConsistent(t *testing.T) {
 		t.Errorf("%d Kuma kinds, want the 16 policies and 15 resources", perFamily[FamilyKuma])
 	}
 	// Server v1beta3/v1beta2/v1beta1/v1alpha1, ServerAuthorization v1beta1/v1alpha1,
-	// AuthorizationPolicy, MeshTLSAuthentication, NetworkAuthentication (issue 6).
-	if perFamily[FamilyLinkerd] != 9 {
-		t.Errorf("%d Linkerd kind versions, want the 9 of issue 6", perFamily[FamilyLinkerd])
+	// AuthorizationPolicy, MeshTLSAuthentication, NetworkAuthentication (issue 6);
+	// EgressNetwork, HTTPLocalRateLimitPolicy, HTTPRoute v1beta3/v1beta2/v1beta1/v1alpha1
+	// and the Gateway API HTTPRoute v1/v1beta1, GRPCRoute v1/v1alpha2, TCPRoute and
+	// TLSRoute v1alpha2 (issue 16): every served version of Linkerd's CRDs.
+	if perFamily[FamilyLinkerd] != 21 {
+		t.Errorf("%d Linkerd kind versions, want the 21 served by Linkerd edge-26.8.3's CRDs", perFamily[FamilyLinkerd])
 	}
 	for gk, n := range storage {
 		if n != 1 {

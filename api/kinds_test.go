@@ -48,6 +48,7 @@ func TestWatched(t *testing.T) {
 		"policy.linkerd.io/v1alpha1, Kind=AuthorizationPolicy",
 		"policy.linkerd.io/v1alpha1, Kind=MeshTLSAuthentication",
 		"policy.linkerd.io/v1alpha1, Kind=NetworkAuthentication",
+		"policy.linkerd.io/v1beta3, Kind=HTTPRoute",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Error(diff)

@@ -54,6 +54,39 @@ func TestKnownKindsMatchTheCRDs(t *testing.T) {
 	}
 }
 
+// TestLinkerdRegistryIsTheCRDs: the Linkerd family of the registry is exactly the
+// served versions of Linkerd's embedded CRDs (its policy kinds and the Gateway API
+// routes it bundles), and a version is deprecated in one exactly when in the other.
+func TestLinkerdRegistryIsTheCRDs(t *testing.T) {
+	crds, err := schema.CRDs("linkerd-" + schema.DefaultLinkerdVersion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := api.DefaultRegistry()
+	served := map[k8sschema.GroupVersionKind]bool{}
+	for _, crd := range crds {
+		for _, v := range crd.Spec.Versions {
+			if !v.Served {
+				continue
+			}
+			gvk := crdGVK(crd.Spec.Group, v.Name, crd.Spec.Names.Kind)
+			served[gvk] = true
+			k := reg.Lookup(gvk)
+			switch {
+			case k == nil || k.Family != api.FamilyLinkerd:
+				t.Errorf("%s is served by Linkerd's CRDs but not a Linkerd registry kind", gvk)
+			case v.Deprecated != (k.Deprecated != ""):
+				t.Errorf("%s: CRD deprecated=%v, registry %q", gvk, v.Deprecated, k.Deprecated)
+			}
+		}
+	}
+	for _, k := range reg.Kinds() {
+		if k.Family == api.FamilyLinkerd && !served[k.GVK()] {
+			t.Errorf("registry kind %s is not served by Linkerd's CRDs", k.GVK())
+		}
+	}
+}
+
 // TestRegistryScopeMatchesTheCRDs: a kind is cluster-scoped in the registry exactly
 // when its CRD says so, so the linter namespaces documents as the API server does.
 func TestRegistryScopeMatchesTheCRDs(t *testing.T) {

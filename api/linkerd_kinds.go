@@ -43,7 +43,59 @@ func LinkerdKinds() []*Kind {
 	out[2].Deprecated = LinkerdGroup + "/v1beta3 " + KindServer
 	out[3].Deprecated = LinkerdGroup + "/v1beta3 " + KindServer
 	out[5].Deprecated = LinkerdGroup + "/v1beta1 " + KindServerAuthorization
+	return append(out, linkerdRouteKinds()...)
+}
+
+// linkerdRouteKinds are the kinds Linkerd's admission validates beyond authorization:
+// EgressNetwork, HTTPLocalRateLimitPolicy, its own HTTPRoute (every served version,
+// v1beta3 stored) and the Gateway API routes of the CRDs Linkerd bundles. Only the
+// HTTPRoute is Watched; the webhook keeps no cache of the others (the lint run reads
+// them from its input).
+func linkerdRouteKinds() []*Kind {
+	const route = "HTTP routing and per-route policy for a Server, an EgressNetwork or a Service"
+	lkRoute := func() any { return &LinkerdHTTPRouteSpec{} }
+	// Linkerd's own HTTPRoute is Watched: an AuthorizationPolicy on one grants on the
+	// route's parent Servers, which the webhook's preview finds through the cache.
+	lkWatched := func(version string) *Kind {
+		return linkerd(version, KindHTTPRoute, "httproutes", route, lkRoute)
+	}
+	gwHTTP := func() any { return &GatewayHTTPRouteSpec{} }
+	gwGRPC := func() any { return &GatewayGRPCRouteSpec{} }
+	out := []*Kind{
+		linkerdOnly("v1alpha1", KindEgressNetwork, "egressnetworks",
+			"destinations outside the cluster that routes may take as parent", func() any { return &EgressNetworkSpec{} }),
+		linkerdOnly("v1alpha1", KindHTTPLocalRateLimitPolicy, "httplocalratelimitpolicies",
+			"per-proxy HTTP rate limits on a Server (total, per identity, per client)",
+			func() any { return &HTTPLocalRateLimitPolicySpec{} }),
+		lkWatched("v1beta3"),
+		lkWatched("v1beta2"),
+		lkWatched("v1beta1"),
+		lkWatched("v1alpha1"),
+		gatewayRoute("v1", KindHTTPRoute, "httproutes", gwHTTP),
+		gatewayRoute("v1beta1", KindHTTPRoute, "httproutes", gwHTTP),
+		gatewayRoute("v1", KindGRPCRoute, "grpcroutes", gwGRPC),
+		gatewayRoute("v1alpha2", KindGRPCRoute, "grpcroutes", gwGRPC),
+		gatewayRoute("v1alpha2", KindTCPRoute, "tcproutes", func() any { return &GatewayTCPRouteSpec{} }),
+		gatewayRoute("v1alpha2", KindTLSRoute, "tlsroutes", func() any { return &GatewayTLSRouteSpec{} }),
+	}
+	// Gateway API deprecates GRPCRoute v1alpha2 in the CRD Linkerd bundles.
+	out[9].Deprecated = GatewayGroup + "/v1 " + KindGRPCRoute
 	return out
+}
+
+// linkerdOnly is a policy.linkerd.io entry that is not Watched.
+func linkerdOnly(version, kind, plural, summary string, spec func() any) *Kind {
+	k := linkerd(version, kind, plural, summary, spec)
+	k.Watched = false
+	return k
+}
+
+// gatewayRoute is a Gateway API route entry of the Linkerd family: meshguard checks
+// it only when a parentRef names a Linkerd Server, an EgressNetwork or a Service
+// (see GuardedRoute); a route of another gateway is left alone.
+func gatewayRoute(version, kind, plural string, spec func() any) *Kind {
+	return &Kind{Group: GatewayGroup, Version: version, Kind: kind, Plural: plural, Family: FamilyLinkerd,
+		Summary: "a Gateway API " + kind + " parented to a Linkerd Server, an EgressNetwork or a Service", NewSpec: spec}
 }
 
 // StorageVersion reports whether k is the version its kind's CRD stores: by
@@ -58,8 +110,7 @@ func (r *Registry) StorageVersion(k *Kind) bool {
 	return false
 }
 
-// KnownLinkerdResources are policy.linkerd.io kinds meshguard does not guard (yet)
-// but that are legitimate; the linter does not call them unknown.
-func KnownLinkerdResources() []string {
-	return []string{"HTTPRoute", "EgressNetwork", "HTTPLocalRateLimitPolicy"}
-}
+// KnownLinkerdResources are policy.linkerd.io kinds meshguard does not guard but that
+// are legitimate, so the linter does not call them unknown. Since issue 16 every kind
+// of Linkerd's CRDs is a registry kind; the list stays for releases that add one.
+func KnownLinkerdResources() []string { return nil }

@@ -40,7 +40,11 @@ type Settings struct {
 	// KumaVersion is the Kuma release whose CRDs the cluster serves ("2.14"): its
 	// schemas are the first layer of validation, as the API server applies them.
 	KumaVersion string
-	// Schemas are the compiled CRDs of KumaVersion (see LoadSchemas). Every door
+	// LinkerdVersion is the Linkerd release whose CRDs the cluster serves
+	// ("edge-26.8.3"): Linkerd's policy.linkerd.io kinds and the Gateway API route
+	// CRDs it bundles, checked as the API server checks them.
+	LinkerdVersion string
+	// Schemas are the compiled CRDs of KumaVersion and LinkerdVersion (see LoadSchemas). Every door
 	// loads them; nil skips the schema layer, which only engine unit tests of the
 	// later layers do.
 	Schemas *schema.Set
@@ -50,14 +54,25 @@ type Settings struct {
 // Schemas stay nil until LoadSchemas: compiling CRDs costs tens of milliseconds.
 func DefaultSettings() Settings {
 	return Settings{Mode: ModeStandalone, SystemNamespace: DefaultSystemNS, DefaultMesh: DefaultMeshName,
-		Sugar: SugarExpand, KumaVersion: schema.DefaultKumaVersion}
+		Sugar: SugarExpand, KumaVersion: schema.DefaultKumaVersion, LinkerdVersion: schema.DefaultLinkerdVersion}
 }
 
-// LoadSchemas compiles the CRDs of KumaVersion into Schemas, once per process: the
-// doors call it after Check.
+// LoadSchemas compiles the CRDs of KumaVersion into Schemas, once per process, and
+// adds those of LinkerdVersion (policy.linkerd.io and the Gateway API routes Linkerd
+// bundles) to be compiled on the first Linkerd object: a run over Kuma manifests only
+// does not pay for them. The doors call it after Check; the webhook then calls
+// Schemas.DeferredErr to compile everything before serving. An empty LinkerdVersion
+// (settings built by hand rather than from DefaultSettings) means the embedded default.
 func (s *Settings) LoadSchemas() error {
+	lv := s.LinkerdVersion
+	if lv == "" {
+		lv = schema.DefaultLinkerdVersion
+	}
 	set, err := schema.Load(schema.KumaRelease(s.KumaVersion))
 	if err != nil {
+		return err
+	}
+	if err := set.Defer(schema.LinkerdRelease(lv), LinkerdGroup, GatewayGroup); err != nil {
 		return err
 	}
 	s.Schemas = set
@@ -92,6 +107,9 @@ func (s Settings) Check() error {
 	}
 	if !schema.KnowsKuma(s.KumaVersion) {
 		return fmt.Errorf("--kuma-version must be one of %s (got %q)", strings.Join(schema.KumaVersions(), ", "), s.KumaVersion)
+	}
+	if s.LinkerdVersion != "" && !schema.KnowsLinkerd(s.LinkerdVersion) {
+		return fmt.Errorf("--linkerd-version must be one of %s (got %q)", strings.Join(schema.LinkerdVersions(), ", "), s.LinkerdVersion)
 	}
 	return nil
 }

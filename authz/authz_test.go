@@ -158,6 +158,32 @@ metadata: {name: rpc, namespace: shop}
 spec: {parentRefs: [{group: policy.linkerd.io, kind: Server, name: web-http}]}`,
 			want: []string{"no one | Server accessPolicy default deny"},
 			note: "probe paths need a route"},
+		{name: "a policy on a GRPCRoute of policy.linkerd.io (no such kind) authorizes nothing", ref: "shop/web-http",
+			extra: `apiVersion: gateway.networking.k8s.io/v1
+kind: GRPCRoute
+metadata: {name: rpc, namespace: shop}
+spec: {parentRefs: [{group: policy.linkerd.io, kind: Server, name: web-http}]}
+---
+apiVersion: policy.linkerd.io/v1alpha1
+kind: AuthorizationPolicy
+metadata: {name: rpc-ap, namespace: shop}
+spec:
+  targetRef: {group: policy.linkerd.io, kind: GRPCRoute, name: rpc}
+  requiredAuthenticationRefs: []`,
+			want: []string{"no one | Server accessPolicy default deny"}},
+		{name: "a Gateway API route naming a Server without a group has a Gateway parent, not the Server", ref: "shop/web-http",
+			extra: `apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: probes, namespace: shop}
+spec: {parentRefs: [{kind: Server, name: web-http}]}
+---
+apiVersion: policy.linkerd.io/v1alpha1
+kind: AuthorizationPolicy
+metadata: {name: probe-ap, namespace: shop}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: probes}
+  requiredAuthenticationRefs: []`,
+			want: []string{"no one | Server accessPolicy default deny"}},
 		{name: "route not in the set", ref: "shop/HTTPRoute/elsewhere",
 			extra: `apiVersion: policy.linkerd.io/v1alpha1
 kind: AuthorizationPolicy

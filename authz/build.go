@@ -72,9 +72,8 @@ func newIndex(objs []unstructured.Unstructured) *index {
 			s := &api.NetworkAuthenticationSpec{}
 			decodeSpec(o, s)
 			ix.authn.network[key] = s
-		case (gvk.Group == api.LinkerdGroup || gvk.Group == api.GatewayGroup) &&
-			(gvk.Kind == api.KindHTTPRoute || gvk.Kind == api.KindGRPCRoute):
-			ix.routes[o.GetNamespace()+"/"+gvk.Kind+"/"+o.GetName()] = routeParents(o)
+		case authzRoute(gvk.Group, gvk.Kind):
+			ix.routes[routeKey(o.GetNamespace(), gvk.Group, gvk.Kind, o.GetName())] = routeParents(o)
 		case gvk.Group == "" && gvk.Kind == api.KindNamespace:
 			ix.nsModes[o.GetName()] = o.GetAnnotations()[AnnotationDefaultPolicy]
 		default:
@@ -89,8 +88,21 @@ func newIndex(objs []unstructured.Unstructured) *index {
 	return ix
 }
 
+// authzRoute reports whether group/kind is a route an AuthorizationPolicy may target
+// in Linkerd: its own HTTPRoute and the Gateway API HTTPRoute and GRPCRoute
+// (policy.linkerd.io has no GRPCRoute).
+func authzRoute(group, kind string) bool {
+	return (group == api.LinkerdGroup && kind == api.KindHTTPRoute) ||
+		(group == api.GatewayGroup && (kind == api.KindHTTPRoute || kind == api.KindGRPCRoute))
+}
+
+// routeKey indexes a route by namespace, group, kind and name: a policy.linkerd.io
+// and a Gateway API HTTPRoute of one name are different routes.
+func routeKey(ns, group, kind, name string) string { return ns + "/" + group + "/" + kind + "/" + name }
+
 // routeParents are the Servers a route names in parentRefs (kind Server of
-// policy.linkerd.io); parents of other kinds (Services, Gateways) are outbound.
+// policy.linkerd.io, the default group only of Linkerd's own HTTPRoute); parents of
+// other kinds (Services, Gateways) are outbound.
 func routeParents(o *unstructured.Unstructured) []parent {
 	refs, _, _ := unstructured.NestedSlice(o.Object, "spec", "parentRefs")
 	var out []parent
@@ -98,7 +110,11 @@ func routeParents(o *unstructured.Unstructured) []parent {
 		m, _ := r.(map[string]any)
 		kind, _ := m["kind"].(string)
 		group, hasGroup := m["group"].(string)
-		if kind != api.KindServer || (hasGroup && group != api.LinkerdGroup) {
+		if !hasGroup {
+			// The API server defaults a parentRef's group to the route's own.
+			group = o.GroupVersionKind().Group
+		}
+		if kind != api.KindServer || group != api.LinkerdGroup {
 			continue
 		}
 		name, _ := m["name"].(string)
@@ -236,8 +252,13 @@ func (ix *index) attachPolicy(ns string, t *api.LinkerdLocalRef, g grant, byServ
 		}
 	case "httproute", "grpcroute":
 		routeKind := map[string]string{"httproute": api.KindHTTPRoute, "grpcroute": api.KindGRPCRoute}[kind]
+		group := strings.ToLower(t.Group)
+		if !authzRoute(group, routeKind) {
+			orphan(ns, t.Name, routeKind+" of group "+t.Group+" is not a route Linkerd has", g)
+			return
+		}
 		route := routeKind + " " + ns + "/" + t.Name
-		parents, ok := ix.routes[ns+"/"+routeKind+"/"+t.Name]
+		parents, ok := ix.routes[routeKey(ns, group, routeKind, t.Name)]
 		attached := false
 		for _, p := range parents {
 			for _, s := range ix.servers {

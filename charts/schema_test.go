@@ -36,6 +36,27 @@ func TestKumaVersionEnumIsTheEmbeddedCRDs(t *testing.T) {
 	}
 }
 
+// TestLinkerdVersionEnumIsTheEmbeddedCRDs: likewise for the Linkerd releases.
+func TestLinkerdVersionEnumIsTheEmbeddedCRDs(t *testing.T) {
+	raw, err := os.ReadFile("meshguard/values.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Properties struct {
+			LinkerdVersion struct {
+				Enum []string `json:"enum"`
+			} `json:"linkerdVersion"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(raw, &s); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Properties.LinkerdVersion.Enum; !slices.Equal(got, schema.LinkerdVersions()) {
+		t.Errorf("values.schema.json linkerdVersion enum %v; the binary embeds %v", got, schema.LinkerdVersions())
+	}
+}
+
 // TestSchemaRejects: values.schema.json (and the template guards behind it) turn
 // away values that `meshguard serve` would refuse at start-up, or worse, accept.
 func TestSchemaRejects(t *testing.T) {
@@ -50,6 +71,7 @@ func TestSchemaRejects(t *testing.T) {
 		{"zone outside zone mode", map[string]any{"mode": "global", "zone": "z1"}, "", "zone"},
 		{"sugar", map[string]any{"sugar": "sprinkle"}, "", "sugar"},
 		{"kumaVersion meshguard has no CRDs of", map[string]any{"kumaVersion": "1.0"}, "", "kumaVersion"},
+		{"linkerdVersion meshguard has no CRDs of", map[string]any{"linkerdVersion": "stable-2.14.10"}, "", "linkerdVersion"},
 		{"failurePolicy", map[string]any{"failurePolicy": map[string]any{"mutating": "Maybe"}}, "", "mutating"},
 		{"logLevel", map[string]any{"logLevel": "trace"}, "", "logLevel"},
 		{"previewForm", map[string]any{"previewForm": "pretty"}, "", "previewForm"},

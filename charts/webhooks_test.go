@@ -99,10 +99,11 @@ func registryGVRs() []string {
 func TestRulesMatchRegistry(t *testing.T) {
 	mut, val := webhooks(t, mustRender(t, nil))
 	want := registryGVRs()
-	// 16 Kuma policies (issue 2), 15 Kuma resources (issue 15) and 9 Linkerd kind
-	// versions (issue 6).
-	if len(want) != 16+15+9 {
-		t.Errorf("registry has %d kinds; want the 31 Kuma and 9 Linkerd ones", len(want))
+	// 16 Kuma policies (issue 2), 15 Kuma resources (issue 15) and 21 Linkerd kind
+	// versions (issue 6: 9; issue 16: EgressNetwork, HTTPLocalRateLimitPolicy, 4
+	// HTTPRoute versions and 6 versions of the Gateway API routes Linkerd bundles).
+	if len(want) != 16+15+21 {
+		t.Errorf("registry has %d kinds; want the 31 Kuma and 21 Linkerd ones", len(want))
 	}
 	for _, c := range []struct {
 		name string

@@ -252,7 +252,9 @@ func parallel(n int, fn func(int)) {
 func unknownKind(d *Document, o Options) (Finding, bool) {
 	gvk := d.Object.GroupVersionKind()
 	reg := o.Registry
-	if !reg.IsGroupOf(gvk.Group) {
+	if !reg.IsGroupOf(gvk.Group) || gvk.Group == api.GatewayGroup {
+		// The Gateway API is not a mesh's own group: its other kinds (Gateway,
+		// GatewayClass, ReferenceGrant, ...) and versions are another project's.
 		return Finding{}, false
 	}
 	known := api.KnownKumaResources()

@@ -80,10 +80,11 @@ func (a Anchor) Finding(severity, code, fieldPath, msg string) Finding {
 }
 
 // CrossDocument returns the stages `meshguard lint` runs over the whole input: the
-// RBAC analysis of MeshTrafficPermissions and Linkerd Server conflicts. s are the
+// RBAC analysis of MeshTrafficPermissions, Linkerd Server conflicts, routes whose
+// parent EgressNetwork is missing and Servers with several rate-limit policies. s are the
 // deployment settings and ns the namespace of documents that name none.
 func CrossDocument(s api.Settings, ns string) func() []Stage {
 	return func() []Stage {
-		return []Stage{&rbacStage{systemNamespace: s.SystemNamespace}, &serverStage{namespace: ns}}
+		return []Stage{&rbacStage{systemNamespace: s.SystemNamespace}, &serverStage{namespace: ns}, &egressStage{namespace: ns}, &rateLimitStage{namespace: ns}}
 	}
 }

@@ -26,6 +26,11 @@ func TestUnknownKinds(t *testing.T) {
 		{"kuma.io/v1alpha1", "ZoneIngress", "", ""},
 		{"policy.linkerd.io/v1beta3", "Sever", "warning " + validate.CodeUnknownKind, "not a kind meshguard knows"},
 		{"apps/v1", "Deployment", "", ""},
+		// The Gateway API group holds routes meshguard checks for Linkerd, but its other
+		// kinds and versions are not unknown to anyone.
+		{"gateway.networking.k8s.io/v1", "Gateway", "", ""},
+		{"gateway.networking.k8s.io/v1beta1", "ReferenceGrant", "", ""},
+		{"gateway.networking.k8s.io/v1", "HTTPRoute", "", ""},
 	} {
 		doc := "apiVersion: " + tc.apiVersion + "\nkind: " + tc.kind + "\nmetadata:\n  name: x\n  namespace: default\nspec: {}\n"
 		fs, _ := Lint(LoadBytes("x.yaml", []byte(doc)), o)

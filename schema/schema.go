@@ -19,6 +19,7 @@ import (
 	"maps"
 	"path"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -78,9 +79,104 @@ func KnowsKuma(version string) bool {
 	return ok
 }
 
+// DefaultLinkerdVersion is the Linkerd release whose CRDs (its policy.linkerd.io kinds
+// and the Gateway API routes it bundles) meshguard checks against unless told
+// otherwise (--linkerd-version).
+const DefaultLinkerdVersion = "edge-26.8.3"
+
+// LinkerdRelease names the embedded CRD set of a Linkerd version ("edge-26.8.3" →
+// "linkerd-edge-26.8.3").
+func LinkerdRelease(version string) string { return "linkerd-" + version }
+
+// LinkerdVersions lists the Linkerd versions whose CRDs are embedded, sorted, for
+// flag help and errors.
+func LinkerdVersions() []string {
+	var out []string
+	for name := range releaseDirs() {
+		if v, ok := strings.CutPrefix(name, "linkerd-"); ok {
+			out = append(out, v)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// KnowsLinkerd reports whether the CRDs of Linkerd version are embedded.
+func KnowsLinkerd(version string) bool {
+	_, ok := releaseDirs()[LinkerdRelease(version)]
+	return ok
+}
+
 // Set is the compiled CRDs of one or more mesh releases, by group, version and kind.
+// Releases added with Defer are compiled on the first lookup in one of their groups.
 type Set struct {
-	kinds map[schema.GroupVersionKind]*compiled
+	kinds    map[schema.GroupVersionKind]*compiled
+	deferred []*deferredRelease
+}
+
+// deferredRelease is a release compiled on first use: a linter run over one mesh's
+// manifests need not pay for compiling the other mesh's CRDs (Linkerd's bundled
+// Gateway API routes and their CEL rules take longer than all of Kuma's).
+type deferredRelease struct {
+	name   string
+	groups []string
+	once   sync.Once
+	kinds  map[schema.GroupVersionKind]*compiled
+	err    error
+}
+
+// Defer adds release r, serving the API groups listed, to be compiled on the first
+// lookup of a kind in one of those groups. It fails only on an unknown release; a
+// CRD that does not compile (which the package's tests rule out for every embedded
+// release) leaves its kinds without a schema, as DeferredErr reports.
+func (s *Set) Defer(r string, groups ...string) error {
+	if _, ok := releaseDirs()[r]; !ok {
+		return fmt.Errorf("no CRDs for %q; known: %s", r, strings.Join(releaseNames(), ", "))
+	}
+	s.deferred = append(s.deferred, &deferredRelease{name: r, groups: groups})
+	return nil
+}
+
+// DeferredErr compiles every deferred release now and returns the first error.
+func (s *Set) DeferredErr() error {
+	for _, d := range s.deferred {
+		if err := d.load(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (d *deferredRelease) load() error {
+	d.once.Do(func() {
+		set, err := Load(d.name)
+		if err != nil {
+			d.err = err
+			return
+		}
+		d.kinds = set.kinds
+	})
+	return d.err
+}
+
+// lookup is the compiled schema of gvk, compiling a deferred release of its group
+// first if need be; nil when no release serves it. Safe for concurrent use: the
+// eager map is never written after Load, a deferred one only inside its Once.
+func (s *Set) lookup(gvk schema.GroupVersionKind) *compiled {
+	if c := s.kinds[gvk]; c != nil {
+		return c
+	}
+	for _, d := range s.deferred {
+		if !slices.Contains(d.groups, gvk.Group) {
+			continue
+		}
+		if d.load() == nil {
+			if c := d.kinds[gvk]; c != nil {
+				return c
+			}
+		}
+	}
+	return nil
 }
 
 // compiled is one served version of one CRD, ready to check objects.
@@ -273,13 +369,20 @@ func hasCEL(s *structuralschema.Structural) bool {
 }
 
 // Knows reports whether the set has a schema for gvk.
-func (s *Set) Knows(gvk schema.GroupVersionKind) bool { return s.kinds[gvk] != nil }
+func (s *Set) Knows(gvk schema.GroupVersionKind) bool { return s.lookup(gvk) != nil }
 
 // Kinds lists the group-version-kinds the set has schemas for, sorted.
 func (s *Set) Kinds() []schema.GroupVersionKind {
 	out := make([]schema.GroupVersionKind, 0, len(s.kinds))
 	for k := range s.kinds {
 		out = append(out, k)
+	}
+	for _, d := range s.deferred {
+		if d.load() == nil {
+			for k := range d.kinds {
+				out = append(out, k)
+			}
+		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
 	return out
@@ -300,7 +403,7 @@ type Result struct {
 // rules. obj is not changed. ok is false when the set has no schema for obj's kind
 // and version.
 func (s *Set) Check(ctx context.Context, obj *unstructured.Unstructured) (res Result, ok bool) {
-	c := s.kinds[obj.GroupVersionKind()]
+	c := s.lookup(obj.GroupVersionKind())
 	if c == nil {
 		return Result{}, false
 	}
@@ -338,7 +441,7 @@ func (s *Set) Check(ctx context.Context, obj *unstructured.Unstructured) (res Re
 // the schema. It lets a door suggest the field a user meant when the API server would
 // drop a key.
 func (s *Set) FieldsAt(gvk schema.GroupVersionKind, path string) []string {
-	c := s.kinds[gvk]
+	c := s.lookup(gvk)
 	if c == nil {
 		return nil
 	}

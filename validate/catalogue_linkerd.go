@@ -31,6 +31,11 @@ const (
 )
 
 func linkerdCatalogue() []RuleDoc {
+	return append(linkerdAuthzCatalogue(), linkerdRouteCatalogue()...)
+}
+
+// linkerdAuthzCatalogue documents the codes of issue 6's authorization kinds.
+func linkerdAuthzCatalogue() []RuleDoc {
 	return []RuleDoc{
 		{Code: CodeLinkerdServerSelector, Severity: SeverityError, Summary: "a Server sets both or neither of podSelector and externalWorkloadSelector",
 			Bad: lkServer(lkPods + "  externalWorkloadSelector:\n    matchLabels:\n      app: web\n  port: 8080\n"), Good: lkServer(lkServerOK)},
@@ -71,6 +76,87 @@ func linkerdCatalogue() []RuleDoc {
 	}
 }
 
+// Examples of the kinds issue 16 added.
+const (
+	lkEgressOK  = "  trafficPolicy: Allow\n  networks:\n    - cidr: 0.0.0.0/0\n      except:\n        - 10.0.0.0/8\n"
+	lkEgressRef = "  parentRefs:\n    - group: policy.linkerd.io\n      kind: EgressNetwork\n      name: internet\n"
+	lkRLTarget  = "  targetRef:\n    group: policy.linkerd.io\n    kind: Server\n    name: web-http\n"
+	lkSvcParent = "  parentRefs:\n    - kind: Service\n      group: core\n      name: web\n      port: 8080\n"
+	lkSrvParent = "  parentRefs:\n    - group: policy.linkerd.io\n      kind: Server\n      name: web-http\n"
+)
+
+// lkObjNamed is a v1alpha1 policy.linkerd.io object with its own name.
+func lkObjNamed(name, kind, spec string) string {
+	return "apiVersion: " + api.LinkerdGroup + "/v1alpha1\nkind: " + kind + "\nmetadata:\n  name: " + name + "\n  namespace: web-ns\nspec:\n" + spec
+}
+
+func lkEgress(spec string) string { return lkObj("v1alpha1", api.KindEgressNetwork, spec) }
+func lkRL(spec string) string     { return lkObj("v1alpha1", api.KindHTTPLocalRateLimitPolicy, spec) }
+func lkRoute(spec string) string  { return lkObj("v1beta3", api.KindHTTPRoute, spec) }
+
+// gwObj is a Gateway API route of kind in version.
+func gwObj(version, kind, spec string) string {
+	return "apiVersion: " + api.GatewayGroup + "/" + version + "\nkind: " + kind + "\nmetadata:\n  name: web\n  namespace: web-ns\nspec:\n" + spec
+}
+
+// gwRoute is a Gateway API HTTPRoute with its metadata annotations (may be empty).
+func gwRoute(annotations, spec string) string {
+	return "apiVersion: " + api.GatewayGroup + "/v1\nkind: HTTPRoute\nmetadata:\n  name: web\n  namespace: web-ns\n" + annotations + "spec:\n" + spec
+}
+
+// linkerdRouteCatalogue documents the codes of issue 16's kinds.
+func linkerdRouteCatalogue() []RuleDoc {
+	return []RuleDoc{
+		{Code: CodeLinkerdEgressNetwork, Severity: SeverityError, Summary: "an EgressNetwork sets networks to an empty list (drop it to mean every address outside the cluster)",
+			Bad: lkEgress("  trafficPolicy: Allow\n  networks: []\n"), Good: lkEgress(lkEgressOK)},
+		{Code: CodeLinkerdRateLimit, Severity: SeverityError, Summary: "an HTTPLocalRateLimitPolicy targets something other than a Server, sets a zero limit, an identity or override limit above the total, or an override client that is not a ServiceAccount",
+			Bad:  lkRL(lkRLTarget + "  total:\n    requestsPerSecond: 100\n  identity:\n    requestsPerSecond: 200\n"),
+			Good: lkRL(lkRLTarget + "  total:\n    requestsPerSecond: 100\n  identity:\n    requestsPerSecond: 20\n")},
+		{Code: CodeLinkerdRouteParent, Severity: SeverityError, Summary: "a route parented to an EgressNetwork names no port",
+			Bad: lkRoute(lkEgressRef), Good: lkRoute(lkEgressRef + "      port: 443\n")},
+		{Code: CodeLinkerdRouteMatch, Severity: SeverityError, Summary: "a route match Linkerd cannot read: a relative path, a regular expression that does not compile, an invalid header name or value, a gRPC method matched by regular expression",
+			Bad:  lkRoute(lkSrvParent + "  rules:\n    - matches:\n        - path:\n            type: PathPrefix\n            value: api\n"),
+			Good: lkRoute(lkSrvParent + "  rules:\n    - matches:\n        - path:\n            type: PathPrefix\n            value: /api\n")},
+		{Code: CodeLinkerdRouteFilter, Severity: SeverityError, Summary: "a route filter Linkerd cannot apply: a redirect to a relative path, an invalid header name or value",
+			Bad:  lkRoute(lkSrvParent + "  rules:\n    - filters:\n        - type: RequestRedirect\n          requestRedirect:\n            path:\n              type: ReplaceFullPath\n              replaceFullPath: login\n"),
+			Good: lkRoute(lkSrvParent + "  rules:\n    - filters:\n        - type: RequestRedirect\n          requestRedirect:\n            path:\n              type: ReplaceFullPath\n              replaceFullPath: /login\n")},
+		{Code: CodeLinkerdRouteBackend, Severity: SeverityError, Summary: "a Gateway API HTTPRoute or GRPCRoute parented to Linkerd sends to a Service backend without a port",
+			Bad:  gwRoute("", lkSvcParent+"  rules:\n    - backendRefs:\n        - group: core\n          kind: Service\n          name: web-v2\n"),
+			Good: gwRoute("", lkSvcParent+"  rules:\n    - backendRefs:\n        - name: web-v2\n          port: 8080\n")},
+		{Code: CodeLinkerdRouteTimeouts, Severity: SeverityError, Summary: "a policy.linkerd.io HTTPRoute rule timeout is negative, or its backendRequest timeout exceeds its request timeout",
+			Bad:  lkRoute(lkSrvParent + "  rules:\n    - timeouts:\n        request: 5s\n        backendRequest: 10s\n"),
+			Good: lkRoute(lkSrvParent + "  rules:\n    - timeouts:\n        request: 10s\n        backendRequest: 5s\n")},
+		{Code: CodeLinkerdRouteRules, Severity: SeverityError, Summary: "a TCPRoute or TLSRoute parented to Linkerd has more than one rule (Linkerd supports exactly one)",
+			Bad:  gwObj("v1alpha2", api.KindTCPRoute, lkSvcParent+"  rules:\n    - backendRefs:\n        - name: web-v1\n          port: 8080\n    - backendRefs:\n        - name: web-v2\n          port: 8080\n"),
+			Good: gwObj("v1alpha2", api.KindTCPRoute, lkSvcParent+"  rules:\n    - backendRefs:\n        - name: web-v1\n          port: 8080\n        - name: web-v2\n          port: 8080\n")},
+		{Code: CodeLinkerdRouteAnnotation, Severity: SeverityError, Summary: "a retry.linkerd.io or timeout.linkerd.io annotation on a route parented to a Service or an EgressNetwork does not parse (Linkerd's durations: a whole number and ms, s, m, h or d)",
+			Bad:  gwRoute("  annotations:\n    timeout.linkerd.io/request: 1.5s\n", lkSvcParent+"  rules:\n    - backendRefs:\n        - name: web\n          port: 8080\n"),
+			Good: gwRoute("  annotations:\n    timeout.linkerd.io/request: 1500ms\n", lkSvcParent+"  rules:\n    - backendRefs:\n        - name: web\n          port: 8080\n")},
+		{Code: CodeLinkerdMissingEgressNet, Severity: SeverityWarning, Summary: "a route is parented to an EgressNetwork that is not in the linted files (linter across files): Linkerd leaves it unattached until the EgressNetwork exists",
+			Bad:  lkRoute(lkEgressRef + "      port: 443\n"),
+			Good: lkObjNamed("internet", api.KindEgressNetwork, lkEgressOK) + "---\n" + lkRoute(lkEgressRef+"      port: 443\n")},
+		{Code: CodeLinkerdRateLimitConflict, Severity: SeverityWarning, Summary: "two HTTPLocalRateLimitPolicies target the same Server (linter across files): Linkerd applies only one",
+			Bad:  lkObjNamed("web-rl", api.KindHTTPLocalRateLimitPolicy, lkRLTarget+"  total:\n    requestsPerSecond: 100\n") + "---\n" + lkObjNamed("web-rl-burst", api.KindHTTPLocalRateLimitPolicy, lkRLTarget+"  total:\n    requestsPerSecond: 500\n"),
+			Good: lkObjNamed("web-rl", api.KindHTTPLocalRateLimitPolicy, lkRLTarget+"  total:\n    requestsPerSecond: 100\n")},
+	}
+}
+
 func inboundNS(mode string) string {
 	return "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: web-ns\n  annotations:\n    config.linkerd.io/default-inbound-policy: " + mode + "\n"
 }
+
+// Codes of the Linkerd kinds issue 16 added (EgressNetwork, HTTPLocalRateLimitPolicy,
+// HTTPRoute and the Gateway API routes Linkerd validates).
+const (
+	CodeLinkerdEgressNetwork     = "MG360"
+	CodeLinkerdRateLimit         = "MG361"
+	CodeLinkerdRouteParent       = "MG362"
+	CodeLinkerdRouteMatch        = "MG363"
+	CodeLinkerdRouteFilter       = "MG364"
+	CodeLinkerdRouteBackend      = "MG365"
+	CodeLinkerdRouteTimeouts     = "MG366"
+	CodeLinkerdRouteRules        = "MG367"
+	CodeLinkerdRouteAnnotation   = "MG368"
+	CodeLinkerdMissingEgressNet  = "MG369"
+	CodeLinkerdRateLimitConflict = "MG370"
+)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -23,9 +24,11 @@ var (
 		"cluster-authenticated", "deny", "audit"}
 )
 
-// linkerdSpec runs the structural check and then Linkerd's own admission rules (and
-// the ones its policy index applies) on the typed spec.
-func (v *validator) linkerdSpec(raw any) {
+// linkerdSpec runs the structural check (silent when Linkerd's CRD answered) and then
+// Linkerd's own admission rules (and the ones its policy index applies) on the typed
+// spec.
+func (v *validator) linkerdSpec(obj *unstructured.Unstructured) {
+	raw := obj.Object["spec"]
 	if v.kind.Deprecated != "" {
 		v.warn(field.Invalid(field.NewPath("apiVersion"), v.kind.Group+"/"+v.kind.Version,
 			fmt.Sprintf("%s/%s %s is deprecated; use %s (the API server converts it, but new fields are only in the newer version)",
@@ -42,13 +45,15 @@ func (v *validator) linkerdSpec(raw any) {
 		return
 	}
 	cr := api.Check(reflect.TypeOf(v.kind.NewSpec()).Elem(), spec, p)
-	v.res.Errors = append(v.res.Errors, cr.Errors...)
-	v.res.Warnings = append(v.res.Warnings, cr.Warnings...)
+	v.structural(cr)
 	typed := v.kind.NewSpec()
 	if api.Decode(cr.Clean, typed) != nil {
 		return
 	}
 	v.res.Spec = typed
+	if v.linkerdRoutes(typed, obj, p) {
+		return
+	}
 	switch s := typed.(type) {
 	case *api.ServerSpec:
 		v.lkServer(s.PodSelector, s.ExternalWorkloadSelector, true, s.Port, s.ProxyProtocol, s.AccessPolicy, p)

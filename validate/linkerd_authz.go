@@ -19,12 +19,12 @@ import (
 func (v *validator) lkAuthorizationPolicy(s *api.AuthorizationPolicySpec, raw map[string]any, p *field.Path) {
 	tp := p.Child("targetRef")
 	if t := s.TargetRef; t == nil {
-		v.err(field.Required(tp, "set targetRef: a Server, an HTTPRoute, a GRPCRoute or this policy's Namespace"), CodeLinkerdPolicyTarget)
+		v.err(field.Required(tp, "set targetRef: a Server, an HTTPRoute, a Gateway API GRPCRoute or this policy's Namespace"), CodeLinkerdPolicyTarget)
 	} else {
 		switch {
 		case refIs(t.Group, t.Kind, api.LinkerdGroup, api.KindServer),
 			refIs(t.Group, t.Kind, api.LinkerdGroup, api.KindHTTPRoute), refIs(t.Group, t.Kind, api.GatewayGroup, api.KindHTTPRoute),
-			refIs(t.Group, t.Kind, api.LinkerdGroup, api.KindGRPCRoute), refIs(t.Group, t.Kind, api.GatewayGroup, api.KindGRPCRoute):
+			refIs(t.Group, t.Kind, api.GatewayGroup, api.KindGRPCRoute):
 		case refIs(t.Group, t.Kind, "", api.KindNamespace):
 			if v.ns != "" && t.Name != v.ns {
 				v.err(field.Invalid(tp.Child("name"), t.Name,

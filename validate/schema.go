@@ -2,7 +2,6 @@ package validate
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -38,14 +37,30 @@ func (v *validator) schemaLayer(obj *unstructured.Unstructured) bool {
 		// the finding's field.
 		e.Detail = strings.TrimPrefix(e.Detail, e.Field+" in body ")
 		if e.Detail == "" {
-			e.Detail = fmt.Sprintf("Kuma %s's CRD refuses it", v.s.KumaVersion)
+			e.Detail = v.crdName() + "'s CRD refuses it"
 		}
 		v.err(e, api.CodeWrongType)
 	}
 	for _, w := range res.Warnings {
+		if v.kind.Family == api.FamilyLinkerd {
+			// linkerdSpec warns about deprecated versions itself, naming the replacement.
+			continue
+		}
 		v.warn(field.Invalid(field.NewPath("apiVersion"), obj.GetAPIVersion(), w), CodeDeprecated)
 	}
 	return true
+}
+
+// crdName names the release whose CRD checked the object, for messages.
+func (v *validator) crdName() string {
+	if v.kind.Family == api.FamilyLinkerd {
+		lv := v.s.LinkerdVersion
+		if lv == "" {
+			lv = "the embedded release"
+		}
+		return "Linkerd " + lv
+	}
+	return "Kuma " + v.s.KumaVersion
 }
 
 // splitLast splits "spec.to[0].default.x" into "spec.to[0].default" and "x".

@@ -38,6 +38,11 @@ func Validate(obj *unstructured.Unstructured, kind *api.Kind, s api.Settings, re
 	if kind == nil || req.Operation == api.OpDelete || obj == nil {
 		return res
 	}
+	if !api.GuardedRoute(kind, obj.Object) {
+		// A Gateway API route parented only to other gateways is that gateway's
+		// controller's business: meshguard says nothing about it.
+		return res
+	}
 	v := &validator{kind: kind, s: s, req: req, res: &res}
 	meta, ok := obj.Object["metadata"].(map[string]any)
 	if !ok {
@@ -68,7 +73,8 @@ func Validate(obj *unstructured.Unstructured, kind *api.Kind, s api.Settings, re
 			v.kumaSpec(obj.Object["spec"])
 		}
 	case api.FamilyLinkerd:
-		v.linkerdSpec(obj.Object["spec"])
+		v.schemaAnswered = v.schemaLayer(obj)
+		v.linkerdSpec(obj)
 	}
 	return res
 }

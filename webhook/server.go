@@ -147,6 +147,10 @@ func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) erro
 			return err
 		}
 	}
+	// Every mesh's CRDs compiled before the first request, not during one.
+	if err := o.Settings.Schemas.DeferredErr(); err != nil {
+		return err
+	}
 	ctrl.SetLogger(log)
 	if o.Offline {
 		c := offlineConfig

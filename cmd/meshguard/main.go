@@ -70,7 +70,10 @@ func newRoot(s streams) *cobra.Command {
 		Short: "Admission webhook and offline linter for Kuma and Linkerd traffic policies",
 		Long: `meshguard checks service-mesh traffic policies before the mesh refuses or misreads
 them: Kuma's targetRef policies (MeshTrafficPermission, MeshTimeout, MeshHTTPRoute, ...)
-and Linkerd's authorization policies (Server, AuthorizationPolicy, ...).
+and Linkerd's policies and routes (Server, AuthorizationPolicy, HTTPLocalRateLimitPolicy,
+EgressNetwork, HTTPRoute, ...). Gateway API routes (HTTPRoute, GRPCRoute, TCPRoute,
+TLSRoute) are checked when a parentRef names a Linkerd Server, an EgressNetwork or a
+Service; a route parented only to other gateways is left alone.
 
 The same engine runs behind every command:
   meshguard lint      check manifests in CI (files, directories, stdin)
@@ -99,6 +102,7 @@ func settingsFlags(fs *pflag.FlagSet, st *api.Settings) {
 	fs.StringVar(&st.DefaultMesh, "default-mesh", st.DefaultMesh, "mesh for objects without a kuma.io/mesh label")
 	fs.StringVar((*string)(&st.Sugar), "sugar", string(st.Sugar), "expand: write implied spec defaults (targetRef Mesh, namespaces); keep: add labels only")
 	fs.StringVar(&st.KumaVersion, "kuma-version", st.KumaVersion, "the Kuma release the cluster runs ("+strings.Join(schema.KumaVersions(), ", ")+"); objects are checked against its CRDs as the API server checks them")
+	fs.StringVar(&st.LinkerdVersion, "linkerd-version", st.LinkerdVersion, "the Linkerd release the cluster runs ("+strings.Join(schema.LinkerdVersions(), ", ")+"); Linkerd's policy.linkerd.io objects and the Gateway API routes parented to a Linkerd Server, EgressNetwork or Service are checked against its CRDs (routes parented only to other gateways are left alone)")
 }
 
 func usageErr(format string, a ...any) error {

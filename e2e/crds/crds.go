@@ -61,7 +61,8 @@ func CRD(k *api.Kind) *apiextensionsv1.CustomResourceDefinition {
 		ObjectMeta: metav1.ObjectMeta{
 			Name: k.Plural + "." + k.Group,
 			// Lets the e2e suite find and remove exactly the CRDs it installed.
-			Labels: map[string]string{"app.kubernetes.io/part-of": "meshguard-e2e"},
+			Labels:      map[string]string{"app.kubernetes.io/part-of": "meshguard-e2e"},
+			Annotations: approval(k.Group),
 		},
 		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
 			Group: k.Group,
@@ -76,6 +77,16 @@ func CRD(k *api.Kind) *apiextensionsv1.CustomResourceDefinition {
 			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{Version(k, true)},
 		},
 	}
+}
+
+// approval is the annotation the API server requires of a CRD in a protected group
+// (*.k8s.io, such as the Gateway API routes Linkerd validates); a generated fixture
+// says it is not approved, which the API server accepts.
+func approval(group string) map[string]string {
+	if !strings.HasSuffix(group, ".k8s.io") {
+		return nil
+	}
+	return map[string]string{"api-approved.kubernetes.io": "unapproved, meshguard e2e fixture"}
 }
 
 // CategoriesOf lets `kubectl get kuma` (or `linkerd`) and `kubectl get meshguard`

@@ -9,6 +9,27 @@ access to the kinds the registry marks Watched. Call it with any argument:
 {{ include "meshguard.informerRules" . }}
 */}}
 {{- define "meshguard.rules" -}}
+- apiGroups: ["gateway.networking.k8s.io"]
+  apiVersions: ["v1"]
+  operations: {{ toJson . }}
+  scope: "*"
+  resources:
+    - grpcroutes
+    - httproutes
+- apiGroups: ["gateway.networking.k8s.io"]
+  apiVersions: ["v1alpha2"]
+  operations: {{ toJson . }}
+  scope: "*"
+  resources:
+    - grpcroutes
+    - tcproutes
+    - tlsroutes
+- apiGroups: ["gateway.networking.k8s.io"]
+  apiVersions: ["v1beta1"]
+  operations: {{ toJson . }}
+  scope: "*"
+  resources:
+    - httproutes
 - apiGroups: ["kuma.io"]
   apiVersions: ["v1alpha1"]
   operations: {{ toJson . }}
@@ -51,6 +72,9 @@ access to the kinds the registry marks Watched. Call it with any argument:
   scope: "*"
   resources:
     - authorizationpolicies
+    - egressnetworks
+    - httplocalratelimitpolicies
+    - httproutes
     - meshtlsauthentications
     - networkauthentications
     - serverauthorizations
@@ -60,6 +84,7 @@ access to the kinds the registry marks Watched. Call it with any argument:
   operations: {{ toJson . }}
   scope: "*"
   resources:
+    - httproutes
     - serverauthorizations
     - servers
 - apiGroups: ["policy.linkerd.io"]
@@ -67,12 +92,14 @@ access to the kinds the registry marks Watched. Call it with any argument:
   operations: {{ toJson . }}
   scope: "*"
   resources:
+    - httproutes
     - servers
 - apiGroups: ["policy.linkerd.io"]
   apiVersions: ["v1beta3"]
   operations: {{ toJson . }}
   scope: "*"
   resources:
+    - httproutes
     - servers
 {{- end -}}
 {{- define "meshguard.informerRules" -}}
@@ -80,6 +107,6 @@ access to the kinds the registry marks Watched. Call it with any argument:
   resources: ["meshtrafficpermissions"]
   verbs: ["get", "list", "watch"]
 - apiGroups: ["policy.linkerd.io"]
-  resources: ["servers", "serverauthorizations", "authorizationpolicies", "meshtlsauthentications", "networkauthentications"]
+  resources: ["servers", "serverauthorizations", "authorizationpolicies", "meshtlsauthentications", "networkauthentications", "httproutes"]
   verbs: ["get", "list", "watch"]
 {{- end -}}

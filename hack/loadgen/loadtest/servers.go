@@ -30,6 +30,10 @@ func NewHandlers(stored []unstructured.Unstructured) (*webhook.Handlers, error) 
 	if err := settings.LoadSchemas(); err != nil {
 		return nil, err
 	}
+	// As serve does: no request pays for compiling a mesh's CRDs.
+	if err := settings.Schemas.DeferredErr(); err != nil {
+		return nil, err
+	}
 	lister := func(context.Context) ([]unstructured.Unstructured, bool) { return stored, true }
 	preview := webhook.NewPreview(lister, compile.Options{Form: compile.FormExpanded, MaxExpandedRules: 64,
 		SystemNamespace: settings.SystemNamespace, MaxGroupItems: webhook.DefaultPreviewMaxItems})

@@ -1,0 +1,28 @@
+package validate
+
+import (
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/meshguard/meshguard/api"
+)
+
+// gwHTTPRoute applies Linkerd's admission rules to a Gateway API HTTPRoute parented to
+// Linkerd: as its own HTTPRoute (parents, annotations, matches, filters), plus Service
+// backends that name a port.
+func (v *validator) gwHTTPRoute(s *api.GatewayHTTPRouteSpec, obj *unstructured.Unstructured, p *field.Path) {
+	v.lkParents(s.ParentRefs, p.Child("parentRefs"))
+	if v.lkMeshParent(s.ParentRefs) {
+		v.lkRouteAnnotations(obj, false)
+	}
+	for i, r := range s.Rules {
+		rp := p.Child("rules").Index(i)
+		for j, m := range r.Matches {
+			v.lkHTTPMatch(m, rp.Child("matches").Index(j))
+		}
+		for j, f := range r.Filters {
+			v.lkHTTPFilter(f, rp.Child("filters").Index(j))
+		}
+		v.lkBackends(r.BackendRefs, rp.Child("backendRefs"))
+	}
+}

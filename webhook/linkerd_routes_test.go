@@ -1,0 +1,64 @@
+package webhook
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/meshguard/meshguard/validate"
+)
+
+// TestGatewayRoutes: the validating handler denies a Gateway API route parented to a
+// Linkerd Service that Linkerd would reject, admits the same route parented to another
+// gateway without a word, and the mutating handler patches neither.
+func TestGatewayRoutes(t *testing.T) {
+	route := func(parent string) string {
+		return "apiVersion: gateway.networking.k8s.io/v1alpha2\nkind: TCPRoute\nmetadata: {name: r, namespace: web}\nspec:\n" +
+			"  parentRefs: [" + parent + "]\n  rules:\n    - backendRefs: [{name: a, port: 80}]\n    - backendRefs: [{name: b, port: 80}]\n"
+	}
+	e := testEngine()
+	ctx := context.Background()
+	mesh := serverRequest(t, admissionv1.Create, mustObj(t, route("{group: core, kind: Service, name: web, port: 80}")))
+	resp := e.Validate(ctx, mesh)
+	if resp.Allowed || resp.Result == nil || !strings.Contains(resp.Result.Message, validate.CodeLinkerdRouteRules) {
+		t.Errorf("Linkerd route with two rules: allowed=%v %+v", resp.Allowed, resp.Result)
+	}
+	other := serverRequest(t, admissionv1.Create, mustObj(t, route("{name: public-gateway}")))
+	if resp := e.Validate(ctx, other); !resp.Allowed || len(resp.Warnings) != 0 {
+		t.Errorf("route of another gateway: allowed=%v warnings %q", resp.Allowed, resp.Warnings)
+	}
+	for name, req := range map[string]admission.Request{"mesh": mesh, "other": other} {
+		if resp := e.Mutate(ctx, req); len(resp.Patches) != 0 {
+			t.Errorf("%s: route patched: %v", name, resp.Patches)
+		}
+	}
+}
+
+// TestRouteLevelPolicyPreview: an AuthorizationPolicy on a stored (cached) Linkerd
+// HTTPRoute is previewed on the route's parent Server, as granting on that route only.
+func TestRouteLevelPolicyPreview(t *testing.T) {
+	stored := []unstructured.Unstructured{*mustObj(t, `apiVersion: policy.linkerd.io/v1beta3
+kind: Server
+metadata: {name: web-http, namespace: web}
+spec: {podSelector: {matchLabels: {app: web}}, port: 8080}`), *mustObj(t, `apiVersion: policy.linkerd.io/v1beta3
+kind: HTTPRoute
+metadata: {name: api, namespace: web}
+spec: {parentRefs: [{group: policy.linkerd.io, kind: Server, name: web-http}]}`)}
+	e := testEngine()
+	e.LinkerdStored = func(context.Context) []unstructured.Unstructured { return stored }
+	ap := mustObj(t, `apiVersion: policy.linkerd.io/v1alpha1
+kind: AuthorizationPolicy
+metadata: {name: api-open, namespace: web}
+spec:
+  targetRef: {group: policy.linkerd.io, kind: HTTPRoute, name: api}
+  requiredAuthenticationRefs: []`)
+	resp := e.Validate(context.Background(), serverRequest(t, admissionv1.Create, ap))
+	joined := strings.Join(resp.Warnings, "\n")
+	if !resp.Allowed || !strings.Contains(joined, "Server web/web-http") {
+		t.Errorf("allowed=%v, warnings do not preview the route's Server:\n%s", resp.Allowed, joined)
+	}
+}
