@@ -178,6 +178,9 @@ func lintReports(t *testing.T, file string, expects []expectation) {
 		return
 	}
 	s := api.DefaultSettings()
+	if err := s.LoadSchemas(); err != nil { // as `meshguard lint` does
+		t.Fatal(err)
+	}
 	findings, _, _ := lint.Run([]string{file}, nil, lint.LoadOptions{}, lint.Options{Settings: s, Namespace: "default", Registry: api.DefaultRegistry()}, nil)
 	for _, e := range expects {
 		found := false
