@@ -33,10 +33,10 @@ type ParentRef struct {
 
 // HTTPRouteMatch is one request match of an HTTP route rule.
 type HTTPRouteMatch struct {
-	Path        *RouteHTTPPathMatch   `json:"path,omitempty"`
-	Headers     []HTTPValueMatch `json:"headers,omitempty"`
-	QueryParams []HTTPValueMatch `json:"queryParams,omitempty"`
-	Method      string           `json:"method,omitempty"`
+	Path        *RouteHTTPPathMatch `json:"path,omitempty"`
+	Headers     []HTTPValueMatch    `json:"headers,omitempty"`
+	QueryParams []HTTPValueMatch    `json:"queryParams,omitempty"`
+	Method      string              `json:"method,omitempty"`
 }
 
 // RouteHTTPPathMatch matches the request path: Exact, PathPrefix (the default) or
@@ -57,15 +57,15 @@ type HTTPValueMatch struct {
 // HTTPRouteFilter is one filter of an HTTP route rule; the kinds Linkerd does not
 // implement stay free-form (it admits and ignores them).
 type HTTPRouteFilter struct {
-	Type                   string               `json:"type,omitempty"`
-	RequestHeaderModifier  *RouteHTTPHeaderModifier  `json:"requestHeaderModifier,omitempty"`
-	ResponseHeaderModifier *RouteHTTPHeaderModifier  `json:"responseHeaderModifier,omitempty"`
-	RequestRedirect        *HTTPRequestRedirect `json:"requestRedirect,omitempty"`
-	RequestMirror          Free                 `json:"requestMirror,omitempty"`
-	URLRewrite             Free                 `json:"urlRewrite,omitempty"`
-	ExtensionRef           Free                 `json:"extensionRef,omitempty"`
-	CORS                   Free                 `json:"cors,omitempty"`
-	ExternalAuth           Free                 `json:"externalAuth,omitempty"`
+	Type                   string                   `json:"type,omitempty"`
+	RequestHeaderModifier  *RouteHTTPHeaderModifier `json:"requestHeaderModifier,omitempty"`
+	ResponseHeaderModifier *RouteHTTPHeaderModifier `json:"responseHeaderModifier,omitempty"`
+	RequestRedirect        *HTTPRequestRedirect     `json:"requestRedirect,omitempty"`
+	RequestMirror          Free                     `json:"requestMirror,omitempty"`
+	URLRewrite             Free                     `json:"urlRewrite,omitempty"`
+	ExtensionRef           Free                     `json:"extensionRef,omitempty"`
+	CORS                   Free                     `json:"cors,omitempty"`
+	ExternalAuth           Free                     `json:"externalAuth,omitempty"`
 }
 
 // RouteHTTPHeaderModifier adds, sets and removes headers.
