@@ -36,7 +36,7 @@ for t in $TARGETS; do
     -o "$work/$name/meshguard" ./cmd/meshguard
   tar --sort=name --mtime="@$SOURCE_DATE_EPOCH" --owner=0 --group=0 --numeric-owner \
     -C "$work/$name" -cf - meshguard | gzip -n -9 >"$DIST/$name.tar.gz"
-  "$work/sbom" "$work/$name/meshguard" >"$DIST/$name.cdx.json"
+  "$work/sbom" "$work/$name/meshguard" "$VERSION" >"$DIST/$name.cdx.json"
   files+=("$name.tar.gz" "$name.cdx.json")
 done
 

@@ -3,7 +3,10 @@
 // needs no network and no other tool, and its output depends only on the binary, so
 // release SBOMs are as reproducible as the binaries.
 //
-//	go run ./hack/sbom dist/meshguard_linux_amd64/meshguard > dist/meshguard.cdx.json
+//	go run ./hack/sbom BINARY [VERSION] > meshguard.cdx.json
+//
+// VERSION names the application's release when the binary was built from a checkout
+// (its module version is then "(devel)"; release builds set the version by -ldflags).
 package main
 
 import (
@@ -41,14 +44,17 @@ type bomProperty struct {
 }
 
 func main() {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: sbom BINARY")
+	if len(os.Args) < 2 || len(os.Args) > 3 {
+		fmt.Fprintln(os.Stderr, "usage: sbom BINARY [VERSION]")
 		os.Exit(2)
 	}
 	bi, err := buildinfo.ReadFile(os.Args[1])
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "sbom: %v\n", err)
 		os.Exit(1)
+	}
+	if len(os.Args) == 3 {
+		bi.Main.Version = os.Args[2]
 	}
 	if err := write(os.Stdout, bi); err != nil {
 		fmt.Fprintf(os.Stderr, "sbom: %v\n", err)
