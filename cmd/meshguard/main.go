@@ -84,6 +84,7 @@ The same engine runs behind every command:
   meshguard serve     run the mutating and validating admission webhook
   meshguard rules     list every finding code
   meshguard version   print the meshguard version, commit and embedded CRD releases
+  meshguard schema    write JSON Schemas of the Kuma and Linkerd kinds for editors, kubeconform
   meshguard completion  print a shell completion script (bash, zsh, fish, powershell)
 
 Exit codes: 0 success, 1 findings (lint: at or above --fail-on; default: an object
@@ -91,7 +92,7 @@ would be denied), 2 usage or parse errors.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newLintCmd(s), newDefaultCmd(s), newRulesCmd(s), newPreviewCmd(s), newServeCmd(s), newVersionCmd(s))
+	root.AddCommand(newLintCmd(s), newDefaultCmd(s), newRulesCmd(s), newPreviewCmd(s), newServeCmd(s), newVersionCmd(s), newSchemaCmd(s))
 	// Added now rather than at Execute, so help tests and the docs see it; the
 	// scripts go to the output set at this point.
 	root.SetOut(s.out)
