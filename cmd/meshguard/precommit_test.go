@@ -52,6 +52,11 @@ func sh(t *testing.T, dir string, env []string, name string, args ...string) (st
 // returns that commit.
 func gitRepo(t *testing.T, dir string) string {
 	t.Helper()
+	// A .git here (a worktree's .git is a file) would make git commit into that
+	// repository instead of a new one.
+	if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+		t.Fatalf("%s already has a .git; refusing to commit there", dir)
+	}
 	id := []string{"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com"}
 	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-q", "-m", "test"}} {
 		if out, code := sh(t, dir, id, "git", args...); code != 0 {
@@ -141,7 +146,10 @@ func TestPreCommitGoHook(t *testing.T) {
 			return err
 		}
 		rel, _ := filepath.Rel(repoRoot, p)
-		if d.IsDir() && (d.Name() == ".git" || d.Name() == "bin" || d.Name() == ".demo") {
+		switch {
+		case d.Name() == ".git" && !d.IsDir():
+			return nil // a worktree's .git file: it points at the checkout's repository
+		case d.IsDir() && (d.Name() == ".git" || d.Name() == "bin" || d.Name() == ".demo" || d.Name() == ".cache"):
 			return filepath.SkipDir
 		}
 		if d.Type().IsRegular() {
