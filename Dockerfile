@@ -7,6 +7,9 @@
 FROM --platform=$BUILDPLATFORM golang:1.26 AS build
 ARG TARGETOS
 ARG TARGETARCH
+# make image sets these; meshguard version prints them.
+ARG VERSION=devel
+ARG COMMIT=
 WORKDIR /src
 # Module download in its own layer: it is only redone when go.mod/go.sum change.
 COPY go.mod go.sum ./
@@ -14,11 +17,13 @@ RUN --mount=type=cache,target=/go/pkg/mod \
     go mod download
 COPY . .
 # CGO off: a static binary that runs on distroless/static (no libc).
-# -trimpath and -s -w: reproducible paths, smaller binary.
+# -trimpath and -s -w: reproducible paths, smaller binary; flags as hack/release.sh.
 RUN --mount=type=cache,target=/go/pkg/mod \
     --mount=type=cache,target=/root/.cache/go-build \
     CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} \
-    go build -trimpath -ldflags "-s -w" -o /out/meshguard ./cmd/meshguard
+    go build -trimpath -buildvcs=false \
+      -ldflags "-s -w -buildid= -X main.version=${VERSION} -X main.commit=${COMMIT}" \
+      -o /out/meshguard ./cmd/meshguard
 
 # distroless/static:nonroot has CA certificates and tzdata, no shell, and uid 65532,
 # the user the Helm chart's securityContext expects.

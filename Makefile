@@ -6,6 +6,8 @@ PKGS  := ./...
 # Each long step says what it does, how long it usually takes, a line a minute while the
 # go tool is silent, and its elapsed time (times measured on a 2-core VM; docs/e2e.md).
 STEP  := bash hack/step.sh
+# Release version: the tag at HEAD, or a describe string between tags.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 
 .DEFAULT_GOAL := help
 
@@ -58,6 +60,14 @@ fuzz: ## Run each fuzz target for FUZZTIME (default 30s)
 .PHONY: bench
 bench: ## Run the benchmarks recorded in docs/performance.md
 	$(GO) test -run='^$$' -bench=. -benchmem ./compile/ ./lint/ ./cmd/meshguard/
+
+.PHONY: release
+release: ## Reproducible release archives, SBOMs, checksums and krew manifest in dist/ (VERSION=v1.2.3; 4 targets, minutes)
+	VERSION=$(VERSION) bash hack/release.sh
+
+.PHONY: image
+image: ## Container image from the Dockerfile, stamped with VERSION and the commit (needs Docker)
+	docker build --build-arg VERSION=$(VERSION) --build-arg COMMIT=$$(git rev-parse HEAD) -t ghcr.io/meshguard/meshguard:$(VERSION) .
 
 .PHONY: docs
 docs: build ## Regenerate docs/rules.md from the rule catalogue

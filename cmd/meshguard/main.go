@@ -41,12 +41,17 @@ type streams struct {
 }
 
 func main() {
-	os.Exit(run(os.Args[1:], streams{in: os.Stdin, out: os.Stdout, err: os.Stderr, stdout: os.Stdout, stderr: os.Stderr}))
+	os.Exit(runAs(invokedAs(os.Args[0]), os.Args[1:], streams{in: os.Stdin, out: os.Stdout, err: os.Stderr, stdout: os.Stdout, stderr: os.Stderr}))
 }
 
 // run executes meshguard with args and returns the process exit code.
-func run(args []string, s streams) int {
+func run(args []string, s streams) int { return runAs("meshguard", args, s) }
+
+// runAs is run for a binary invoked as name: "kubectl meshguard" when kubectl runs
+// it as a plugin, so help and usage show the command the user typed.
+func runAs(name string, args []string, s streams) int {
 	root := newRoot(s)
+	displayAs(root, name)
 	root.SetArgs(args)
 	root.SetIn(s.in)
 	root.SetOut(s.out)
@@ -59,7 +64,7 @@ func run(args []string, s streams) int {
 	case errors.As(err, &ee):
 		return ee.code
 	default:
-		fmt.Fprintf(s.err, "meshguard: %v\n", err)
+		fmt.Fprintf(s.err, "%s: %v\n", name, err)
 		return exitUsage
 	}
 }
@@ -81,14 +86,20 @@ The same engine runs behind every command:
   meshguard preview   show the Envoy RBAC of MeshTrafficPermissions, who may reach Linkerd Servers
   meshguard serve     run the mutating and validating admission webhook
   meshguard rules     list every finding code
-  meshguard version   print the meshguard version
+  meshguard version   print the meshguard version, commit and embedded CRD releases
+  meshguard schema    write JSON Schemas of the Kuma and Linkerd kinds for editors, kubeconform
+  meshguard completion  print a shell completion script (bash, zsh, fish, powershell)
 
 Exit codes: 0 success, 1 findings (lint: at or above --fail-on; default: an object
 would be denied), 2 usage or parse errors.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newLintCmd(s), newDefaultCmd(s), newRulesCmd(s), newPreviewCmd(s), newServeCmd(s), newVersionCmd(s))
+	root.AddCommand(newLintCmd(s), newDefaultCmd(s), newRulesCmd(s), newPreviewCmd(s), newServeCmd(s), newVersionCmd(s), newSchemaCmd(s))
+	// Added now rather than at Execute, so help tests and the docs see it; the
+	// scripts go to the output set at this point.
+	root.SetOut(s.out)
+	root.InitDefaultCompletionCmd()
 	return root
 }
 

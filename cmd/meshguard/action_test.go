@@ -1,0 +1,160 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+)
+
+// actionEnv is what GitHub gives the composite's shell steps, pointed at files in dir.
+func actionEnv(t *testing.T, bin, dir string, extra ...string) []string {
+	t.Helper()
+	for _, f := range []string{"output", "path", "summary"} {
+		if err := os.WriteFile(filepath.Join(dir, f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return append([]string{"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH"),
+		"GITHUB_OUTPUT=" + filepath.Join(dir, "output"), "GITHUB_PATH=" + filepath.Join(dir, "path"),
+		"GITHUB_STEP_SUMMARY=" + filepath.Join(dir, "summary"), "RUNNER_TEMP=" + dir}, extra...)
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// TestActionScript runs the GitHub Action's shell steps (action/run.sh) as
+// action.yml calls them, with a locally built meshguard on fixtures: a clean tree,
+// a tree with a bad policy, and the guarded diff step.
+func TestActionScript(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds meshguard")
+	}
+	needTool(t, "bash", "apt-get install bash")
+	bin := buildBinary(t)
+	script, err := filepath.Abs(filepath.Join(repoRoot, "action", "run.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	copyFile(t, filepath.Join(repoRoot, "examples/valid/02-producer-backend.yaml"), filepath.Join(work, "good/policy.yaml"))
+	copyFile(t, filepath.Join(repoRoot, "examples/invalid/wrong-type.yaml"), filepath.Join(work, "bad/policy.yaml"))
+
+	tmp := t.TempDir()
+	out, code := sh(t, work, actionEnv(t, bin, tmp, "MESHGUARD_VERSION=path"), "bash", script, "install")
+	if code != 0 || !strings.Contains(out, "meshguard ") || !strings.Contains(out, "kuma-2.14") {
+		t.Errorf("install (version: path): exit %d\n%s", code, out)
+	}
+
+	for _, tc := range []struct {
+		paths, flags string
+		code         string
+		results      int
+	}{
+		{paths: "good", code: "0"},
+		{paths: "good bad", flags: "--mode standalone", code: "1", results: 1},
+		{paths: "missing.yaml", code: "2", results: 1},
+	} {
+		tmp := t.TempDir()
+		sarif := filepath.Join(tmp, "out.sarif")
+		env := actionEnv(t, bin, tmp, "INPUT_PATHS="+tc.paths, "INPUT_FLAGS="+tc.flags, "INPUT_SARIF_FILE="+sarif)
+		log, code := sh(t, work, env, "bash", script, "lint")
+		if code != 0 {
+			t.Errorf("lint %s: the step itself failed (exit %d); it must leave failing to finish\n%s", tc.paths, code, log)
+		}
+		outputs := readFile(t, filepath.Join(tmp, "output"))
+		if !strings.Contains(outputs, "exit-code="+tc.code+"\n") || !strings.Contains(outputs, "sarif-file="+sarif+"\n") {
+			t.Errorf("lint %s: outputs %q, want exit-code=%s and sarif-file", tc.paths, outputs, tc.code)
+		}
+		if tc.code == "1" && (!strings.Contains(log, "MG002") || !strings.Contains(log, "::error::")) {
+			t.Errorf("lint %s: the log lacks the text findings or the error annotation:\n%s", tc.paths, log)
+		}
+		var report struct {
+			Version string `json:"version"`
+			Runs    []struct {
+				Results []struct {
+					RuleID string `json:"ruleId"`
+				} `json:"results"`
+			} `json:"runs"`
+		}
+		if err := json.Unmarshal([]byte(readFile(t, sarif)), &report); err != nil || report.Version != "2.1.0" || len(report.Runs) != 1 {
+			t.Fatalf("lint %s: not a SARIF 2.1.0 report: %v", tc.paths, err)
+		}
+		if n := len(report.Runs[0].Results); n != tc.results {
+			t.Errorf("lint %s: %d SARIF results, want %d", tc.paths, n, tc.results)
+		}
+		_, fin := sh(t, work, []string{"LINT_EXIT_CODE=" + tc.code}, "bash", script, "finish")
+		if want := map[string]int{"0": 0, "1": 1, "2": 2}[tc.code]; fin != want {
+			t.Errorf("finish after lint %s: exit %d, want %d", tc.paths, fin, want)
+		}
+	}
+
+	// meshguard has no diff command yet: the step says so and succeeds.
+	tmp = t.TempDir()
+	log, code := sh(t, work, actionEnv(t, bin, tmp, "INPUT_PATHS=good", "INPUT_BASE=HEAD~1"), "bash", script, "diff")
+	if code != 0 || !strings.Contains(log, "no diff command") || readFile(t, filepath.Join(tmp, "summary")) != "" {
+		t.Errorf("diff without the command: exit %d\n%s", code, log)
+	}
+}
+
+// TestActionManifest keeps action.yml and action/run.sh in step: every shell step
+// calls a subcommand the script has, every input a step uses is declared, and the
+// upload uses the standard code-scanning action.
+func TestActionManifest(t *testing.T) {
+	var action struct {
+		Inputs map[string]any `json:"inputs"`
+		Runs   struct {
+			Using string `json:"using"`
+			Steps []struct {
+				Run  string            `json:"run"`
+				Uses string            `json:"uses"`
+				If   string            `json:"if"`
+				Env  map[string]string `json:"env"`
+				With map[string]string `json:"with"`
+			} `json:"steps"`
+		} `json:"runs"`
+	}
+	data := readFile(t, filepath.Join(repoRoot, "action.yml"))
+	if err := yaml.Unmarshal([]byte(data), &action); err != nil {
+		t.Fatal(err)
+	}
+	if action.Runs.Using != "composite" {
+		t.Errorf("runs.using = %q, want composite", action.Runs.Using)
+	}
+	script := readFile(t, filepath.Join(repoRoot, "action", "run.sh"))
+	subcommands := regexp.MustCompile(`(?m)^  ([a-z |]+)\) "\$1" ;;$`).FindStringSubmatch(script)
+	if subcommands == nil {
+		t.Fatal("action/run.sh has no subcommand dispatch line")
+	}
+	uploads := 0
+	for _, in := range regexp.MustCompile(`inputs\.([a-z-]+)`).FindAllStringSubmatch(data, -1) {
+		if _, ok := action.Inputs[in[1]]; !ok {
+			t.Errorf("action.yml uses inputs.%s, which it does not declare", in[1])
+		}
+	}
+	for _, s := range action.Runs.Steps {
+		if strings.HasPrefix(s.Uses, "github/codeql-action/upload-sarif@") {
+			uploads++
+		}
+		if s.Run == "" {
+			continue
+		}
+		m := regexp.MustCompile(`^bash "\$GITHUB_ACTION_PATH/action/run.sh" ([a-z]+)$`).FindStringSubmatch(s.Run)
+		if m == nil || !strings.Contains(" "+subcommands[1]+" ", " "+m[1]+" ") {
+			t.Errorf("step run %q does not call a run.sh subcommand", s.Run)
+		}
+	}
+	if uploads != 1 {
+		t.Errorf("%d upload-sarif steps, want 1", uploads)
+	}
+}

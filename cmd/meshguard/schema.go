@@ -1,0 +1,63 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/meshguard/meshguard/schema"
+)
+
+func newSchemaCmd(s streams) *cobra.Command {
+	var dir, kumaVersion string
+	cmd := &cobra.Command{
+		Use:   "schema",
+		Short: "Write JSON Schemas of every Kuma and Linkerd kind for editors and kubeconform",
+		Long: `Schema writes a JSON Schema (draft-07) for every kind and version of the embedded
+Kuma and Linkerd CRDs into --dir, as <group>/<kind>_<version>.json (kind in lower case):
+the layout of the public CRDs catalog, which kubeconform's -schema-location and
+yaml-language-server (VS Code's YAML extension, Neovim, Helix) read.
+
+The schemas say what the API server's schema check says: types, enums, patterns,
+required fields, unknown fields. Kuma's and Linkerd's own rules and meshguard's
+cross-document checks are meshguard lint's. See docs/integrations.md.`,
+		Example: `  meshguard schema --dir schemas
+  kubeconform -schema-location default -schema-location 'schemas/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json' policies/
+  # in a manifest: # yaml-language-server: $schema=../schemas/kuma.io/meshtimeout_v1alpha1.json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !schema.KnowsKuma(kumaVersion) {
+				return usageErr("--kuma-version must be one of %v (got %q)", schema.KumaVersions(), kumaVersion)
+			}
+			var releases []string
+			for _, r := range schema.Releases() {
+				if r == schema.KumaRelease(kumaVersion) || !isKumaRelease(r) {
+					releases = append(releases, r)
+				}
+			}
+			files, err := schema.JSONSchemas(releases...)
+			if err != nil {
+				return err
+			}
+			for _, f := range files {
+				p := filepath.Join(dir, filepath.FromSlash(f.Path))
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					return err
+				}
+				if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+					return err
+				}
+			}
+			_, err = fmt.Fprintf(s.err, "meshguard: wrote %d JSON Schemas to %s\n", len(files), dir)
+			return err
+		},
+	}
+	cmd.Flags().StringVarP(&dir, "dir", "d", "schemas", "directory to write the schemas to (created)")
+	cmd.Flags().StringVar(&kumaVersion, "kuma-version", schema.DefaultKumaVersion, "the Kuma release whose CRDs to convert")
+	return cmd
+}
+
+// isKumaRelease tells Kuma's CRD sets from other meshes'.
+func isKumaRelease(r string) bool { return len(r) > 5 && r[:5] == "kuma-" }

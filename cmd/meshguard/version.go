@@ -1,0 +1,120 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/meshguard/meshguard/schema"
+)
+
+// version and commit are set by release builds (make release: -ldflags
+// "-X main.version=v1.2.3 -X main.commit=<sha>"), which do not depend on the go tool
+// finding the VCS. They are package variables because the linker can only set
+// variables; nothing writes them at run time.
+var version, commit string
+
+// versionInfo is what `meshguard version` reports; its JSON form is stable for
+// scripts (bug reports, the GitHub Action's log).
+type versionInfo struct {
+	Version string `json:"version"`
+	Commit  string `json:"commit,omitempty"`
+	// CommitTime is the commit's time (RFC 3339) as the go tool recorded it.
+	CommitTime string `json:"commitTime,omitempty"`
+	// Modified is true when the binary was built from a work tree with changes.
+	Modified  bool   `json:"modified,omitempty"`
+	GoVersion string `json:"goVersion"`
+	// KumaVersions are the values --kuma-version accepts; DefaultKumaVersion is used
+	// without the flag.
+	KumaVersions       []string `json:"kumaVersions"`
+	DefaultKumaVersion string   `json:"defaultKumaVersion"`
+	// CRDReleases names every embedded CRD set, Kuma's and Linkerd's.
+	CRDReleases []string `json:"crdReleases"`
+}
+
+// buildVersion reads the version and commit from what the go tool stamped into the
+// binary (module version for go install m@v, VCS data for builds in a checkout), with
+// the linker-set ldVersion and ldCommit, when set, taking precedence.
+func buildVersion(bi *debug.BuildInfo, ok bool, ldVersion, ldCommit string) versionInfo {
+	v := versionInfo{Version: "devel", KumaVersions: schema.KumaVersions(),
+		DefaultKumaVersion: schema.DefaultKumaVersion, CRDReleases: schema.Releases()}
+	if ok {
+		v.GoVersion = bi.GoVersion
+		if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			v.Version = bi.Main.Version
+		}
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				v.Commit = s.Value
+			case "vcs.time":
+				v.CommitTime = s.Value
+			case "vcs.modified":
+				v.Modified = s.Value == "true"
+			}
+		}
+	}
+	if ldVersion != "" {
+		v.Version = ldVersion
+	}
+	if ldCommit != "" {
+		v.Commit = ldCommit
+	}
+	return v
+}
+
+func (v versionInfo) writeText(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "meshguard %s\n", v.Version)
+	if v.Commit != "" {
+		c := v.Commit
+		if v.CommitTime != "" {
+			c += " (" + v.CommitTime + ")"
+		}
+		if v.Modified {
+			c += ", modified work tree"
+		}
+		fmt.Fprintf(&b, "commit:        %s\n", c)
+	}
+	if v.GoVersion != "" {
+		fmt.Fprintf(&b, "go:            %s\n", v.GoVersion)
+	}
+	fmt.Fprintf(&b, "kuma versions: %s (default %s, --kuma-version)\n", strings.Join(v.KumaVersions, ", "), v.DefaultKumaVersion)
+	fmt.Fprintf(&b, "CRDs embedded: %s\n", strings.Join(v.CRDReleases, ", "))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func newVersionCmd(s streams) *cobra.Command {
+	var output string
+	cmd := &cobra.Command{
+		Use:   "version",
+		Short: "Print the meshguard version, commit and embedded CRD releases",
+		Long: `Version prints the meshguard version (the release tag, or the module version
+go install recorded, or devel), the commit it was built from, the Go version, and the
+Kuma and Linkerd CRD releases embedded in the binary: the releases policies are
+checked against. -o json prints the same as one JSON object.`,
+		Example: `  meshguard version
+  meshguard version -o json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			bi, ok := debug.ReadBuildInfo()
+			v := buildVersion(bi, ok, version, commit)
+			switch output {
+			case "text":
+				return v.writeText(s.out)
+			case "json":
+				enc := json.NewEncoder(s.out)
+				enc.SetIndent("", "  ")
+				return enc.Encode(v)
+			}
+			return usageErr("--output must be text or json (got %q)", output)
+		},
+	}
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	return cmd
+}
