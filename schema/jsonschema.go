@@ -81,6 +81,11 @@ func jsonSchemaNode(s map[string]any) {
 		}
 	}
 	delete(s, "nullable")
+	// Kubernetes' "duration" is a Go duration ("5s"); JSON Schema's is ISO 8601
+	// ("PT5S"), which would refuse what the API server accepts.
+	if s["format"] == "duration" {
+		delete(s, "format")
+	}
 	if s["x-kubernetes-int-or-string"] == true && s["anyOf"] == nil {
 		s["anyOf"] = []any{map[string]any{"type": "integer"}, map[string]any{"type": "string"}}
 	}
