@@ -71,9 +71,9 @@ func linkerdRouteKinds() []*Kind {
 		lkWatched("v1beta2"),
 		lkWatched("v1beta1"),
 		lkWatched("v1alpha1"),
-		gatewayRoute("v1", KindHTTPRoute, "httproutes", gwHTTP),
+		watchedRoute(gatewayRoute("v1", KindHTTPRoute, "httproutes", gwHTTP)),
 		gatewayRoute("v1beta1", KindHTTPRoute, "httproutes", gwHTTP),
-		gatewayRoute("v1", KindGRPCRoute, "grpcroutes", gwGRPC),
+		watchedRoute(gatewayRoute("v1", KindGRPCRoute, "grpcroutes", gwGRPC)),
 		gatewayRoute("v1alpha2", KindGRPCRoute, "grpcroutes", gwGRPC),
 		gatewayRoute("v1alpha2", KindTCPRoute, "tcproutes", func() any { return &GatewayTCPRouteSpec{} }),
 		gatewayRoute("v1alpha2", KindTLSRoute, "tlsroutes", func() any { return &GatewayTLSRouteSpec{} }),
@@ -96,6 +96,14 @@ func linkerdOnly(version, kind, plural, summary string, spec func() any) *Kind {
 func gatewayRoute(version, kind, plural string, spec func() any) *Kind {
 	return &Kind{Group: GatewayGroup, Version: version, Kind: kind, Plural: plural, Family: FamilyLinkerd,
 		Summary: "a Gateway API " + kind + " parented to a Linkerd Server, an EgressNetwork or a Service", NewSpec: spec}
+}
+
+// watchedRoute marks the storage version of a Gateway API route kind an
+// AuthorizationPolicy may target: the webhook caches them, so that the admission
+// preview of a policy on a stored route finds the route's parent Servers.
+func watchedRoute(k *Kind) *Kind {
+	k.Watched = true
+	return k
 }
 
 // StorageVersion reports whether k is the version its kind's CRD stores: by

@@ -67,10 +67,13 @@ func (e *Handlers) serverConflicts(ctx context.Context, d decoded) field.ErrorLi
 }
 
 // LinkerdAuthzGVKs are the kinds, besides Servers, the authorization preview reads
-// from informer caches: their storage versions.
+// from informer caches: their storage versions, Linkerd's and the Gateway API routes
+// an AuthorizationPolicy may target. A cluster without the Gateway API CRDs gets a
+// working webhook all the same (policyCache retries, the preview leaves them out).
 func LinkerdAuthzGVKs() []schema.GroupVersionKind {
 	var out []schema.GroupVersionKind
-	for _, k := range api.DefaultRegistry().WatchedIn(api.LinkerdGroup) {
+	reg := api.DefaultRegistry()
+	for _, k := range append(reg.WatchedIn(api.LinkerdGroup), reg.WatchedIn(api.GatewayGroup)...) {
 		if k.Kind != api.KindServer {
 			out = append(out, k.GVK())
 		}
@@ -87,7 +90,7 @@ func (e *Handlers) linkerdPreview(ctx context.Context, obj *unstructured.Unstruc
 	stored := e.LinkerdStored(ctx)
 	kept := stored[:0:0]
 	for _, u := range stored {
-		if u.GetKind() == obj.GetKind() && u.GetNamespace() == obj.GetNamespace() && u.GetName() == obj.GetName() {
+		if u.GroupVersionKind().GroupKind() == obj.GroupVersionKind().GroupKind() && u.GetNamespace() == obj.GetNamespace() && u.GetName() == obj.GetName() {
 			continue // the incoming object replaces its stored version
 		}
 		kept = append(kept, u)

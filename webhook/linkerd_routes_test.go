@@ -62,3 +62,49 @@ spec:
 		t.Errorf("allowed=%v, warnings do not preview the route's Server:\n%s", resp.Allowed, joined)
 	}
 }
+
+// TestGatewayRoutePolicyPreview: the same for a stored Gateway API HTTPRoute (cached
+// since Linkerd's AuthorizationPolicy may target one), which a policy.linkerd.io
+// HTTPRoute of the same name does not shadow.
+func TestGatewayRoutePolicyPreview(t *testing.T) {
+	stored := []unstructured.Unstructured{*mustObj(t, `apiVersion: policy.linkerd.io/v1beta3
+kind: Server
+metadata: {name: web-http, namespace: web}
+spec: {podSelector: {matchLabels: {app: web}}, port: 8080}`), *mustObj(t, `apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: api, namespace: web}
+spec: {parentRefs: [{group: policy.linkerd.io, kind: Server, name: web-http}]}`)}
+	e := testEngine()
+	e.LinkerdStored = func(context.Context) []unstructured.Unstructured { return stored }
+	policy := func(group string) *unstructured.Unstructured {
+		return mustObj(t, `apiVersion: policy.linkerd.io/v1alpha1
+kind: AuthorizationPolicy
+metadata: {name: api-open, namespace: web}
+spec:
+  targetRef: {group: `+group+`, kind: HTTPRoute, name: api}
+  requiredAuthenticationRefs: []`)
+	}
+	resp := e.Validate(context.Background(), serverRequest(t, admissionv1.Create, policy("gateway.networking.k8s.io")))
+	if joined := strings.Join(resp.Warnings, "\n"); !resp.Allowed || !strings.Contains(joined, "Server web/web-http") {
+		t.Errorf("allowed=%v, warnings do not preview the Gateway API route's Server:\n%s", resp.Allowed, joined)
+	}
+	// A policy on the policy.linkerd.io HTTPRoute "api", which is not stored, grants nothing.
+	resp = e.Validate(context.Background(), serverRequest(t, admissionv1.Create, policy("policy.linkerd.io")))
+	if joined := strings.Join(resp.Warnings, "\n"); strings.Contains(joined, "Server web/web-http") {
+		t.Errorf("a policy on a missing policy.linkerd.io route is previewed on the Gateway API route's Server:\n%s", joined)
+	}
+}
+
+// TestLinkerdAuthzCachesCoverRouteTargets: the preview caches every kind an
+// AuthorizationPolicy may target besides Servers, including Gateway API routes.
+func TestLinkerdAuthzCachesCoverRouteTargets(t *testing.T) {
+	got := map[string]bool{}
+	for _, gvk := range LinkerdAuthzGVKs() {
+		got[gvk.String()] = true
+	}
+	for _, want := range []string{"gateway.networking.k8s.io/v1, Kind=HTTPRoute", "gateway.networking.k8s.io/v1, Kind=GRPCRoute", "policy.linkerd.io/v1beta3, Kind=HTTPRoute"} {
+		if !got[want] {
+			t.Errorf("no cache of %s (caches: %v)", want, got)
+		}
+	}
+}

@@ -103,6 +103,9 @@ access to the kinds the registry marks Watched. Call it with any argument:
     - servers
 {{- end -}}
 {{- define "meshguard.informerRules" -}}
+- apiGroups: ["gateway.networking.k8s.io"]
+  resources: ["httproutes", "grpcroutes"]
+  verbs: ["get", "list", "watch"]
 - apiGroups: ["kuma.io"]
   resources: ["meshtrafficpermissions"]
   verbs: ["get", "list", "watch"]
