@@ -41,7 +41,7 @@ test-intro:
 
 .PHONY: test-unit
 test-unit: deps ## Unit, golden, conformance, chart and fuzz-corpus tests
-	@$(STEP) "unit tests" "first run 1 to 1.5 minutes; then about 30 seconds" $(GO) test -count=1 $(PKGS)
+	@PATH="$$(bash hack/test-tools.sh):$$PATH" $(STEP) "unit tests" "first run 1 to 1.5 minutes; then about 30 seconds" $(GO) test -count=1 $(PKGS)
 
 .PHONY: test-e2e
 test-e2e: ## e2e suite against a local kube-apiserver + etcd (built from source once per machine, 4-12 min)
