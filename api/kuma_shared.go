@@ -76,7 +76,7 @@ func IncludesGateways(top *TargetRef) bool {
 	switch top.Kind {
 	case RefMeshGateway, RefMeshHTTPRoute:
 		return true
-	case RefMesh, RefMeshSubset:
+	case "", RefMesh, RefMeshSubset: // an empty kind is Mesh
 		if len(top.ProxyTypes) == 0 {
 			return true
 		}

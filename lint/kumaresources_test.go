@@ -2,11 +2,9 @@ package lint
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"testing"
 
@@ -55,26 +53,7 @@ func TestKumaResourceValidatorSuite(t *testing.T) {
 		}
 	}
 	t.Logf("%d/%d Kuma resource validator verdicts agree; %d/%d Kuma violation fields found", agree, total, fieldsFound, fieldsAll)
-	listed := listedResourceDiffs(t)
-	var missing, stale []string
-	for d, desc := range got {
-		if _, ok := listed[d]; !ok && (*suiteKind == "" || strings.HasPrefix(desc, *suiteKind+":")) {
-			missing = append(missing, fmt.Sprintf("| %s | %s | %s |", strings.Replace(d, ": ", " | ", 1), desc, "(reason)"))
-		}
-	}
-	for d := range listed {
-		if _, ok := got[d]; !ok {
-			stale = append(stale, d)
-		}
-	}
-	sort.Strings(missing)
-	sort.Strings(stale)
-	if len(missing) > 0 {
-		t.Errorf("%d differences from Kuma's resource validators are not listed in docs/conformance.md (add a row with the reason, or fix meshguard):\n%s", len(missing), strings.Join(missing, "\n"))
-	}
-	if len(stale) > 0 {
-		t.Errorf("docs/conformance.md lists resource differences that no longer happen (remove the rows):\n%s", strings.Join(stale, "\n"))
-	}
+	holdListed(t, suiteRows(got), listedResourceDiffs(t), "differences from Kuma's resource validators", "docs/conformance.md")
 }
 
 func readResourceCases(t *testing.T, path string) []suiteCase {

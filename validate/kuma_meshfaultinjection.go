@@ -15,7 +15,7 @@ func (v *validator) meshFaultInjection(s *api.MeshFaultInjectionSpec, p *field.P
 	for i, r := range s.Rules {
 		v.faultConf(r.Default, p.Child("rules").Index(i).Child("default"))
 	}
-	gateways := shapingIncludesGateways(s.TargetRef)
+	gateways := api.IncludesGateways(s.TargetRef)
 	if !gateways {
 		for i, it := range s.From {
 			v.faultConf(it.Default, p.Child("from").Index(i).Child("default"))

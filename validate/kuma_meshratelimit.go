@@ -18,7 +18,7 @@ import (
 // ID cannot limit TCP connections (made before the client is known).
 func (v *validator) meshRateLimit(s *api.MeshRateLimitSpec, p *field.Path) {
 	c := confRules{v: v, kind: v.kind.Kind, code: CodeRateLimitConf}
-	gw := includesGateways(s.TargetRef)
+	gw := api.IncludesGateways(s.TargetRef)
 	route := s.TargetRef != nil && s.TargetRef.Kind == api.RefMeshHTTPRoute
 	inboundWhy := "limits sidecars' inbound traffic, but this policy's targetRef may select gateways; set targetRef.proxyTypes: [Sidecar] (or target sidecars only), or limit gateways with 'to'"
 	if route {

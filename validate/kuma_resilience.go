@@ -173,26 +173,3 @@ type notWithField struct {
 }
 
 func fieldSet[T any](name string, x *T) notWithField { return notWithField{name: name, set: x != nil} }
-
-// includesGateways mirrors Kuma's rule for a top-level targetRef whose proxies may
-// include gateways: a MeshGateway, a MeshHTTPRoute, or Mesh/MeshSubset unless its
-// proxyTypes leave Gateway out. An absent targetRef is Mesh.
-func includesGateways(r *api.TargetRef) bool {
-	if r == nil {
-		return true
-	}
-	switch r.Kind {
-	case api.RefMeshGateway, api.RefMeshHTTPRoute:
-		return true
-	case "", api.RefMesh, api.RefMeshSubset:
-		if len(r.ProxyTypes) == 0 {
-			return true
-		}
-		for _, t := range r.ProxyTypes {
-			if t == "Gateway" {
-				return true
-			}
-		}
-	}
-	return false
-}

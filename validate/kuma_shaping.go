@@ -7,8 +7,6 @@ import (
 	"github.com/shopspring/decimal"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-
-	"github.com/meshguard/meshguard/api"
 )
 
 // Helpers shared by the rules of MeshFaultInjection, MeshLoadBalancingStrategy,
@@ -61,27 +59,4 @@ func (v *validator) shapingDuration(s string, p *field.Path, code string) (time.
 		return 0, false
 	}
 	return d, true
-}
-
-// shapingIncludesGateways reports whether the proxies a top-level targetRef selects
-// may include gateways, as Kuma decides it: a MeshGateway or a MeshHTTPRoute, or
-// Mesh/MeshSubset unless proxyTypes leaves Gateway out. An absent targetRef is Mesh.
-func shapingIncludesGateways(r *api.TargetRef) bool {
-	if r == nil {
-		return true
-	}
-	switch r.Kind {
-	case api.RefMeshGateway, api.RefMeshHTTPRoute:
-		return true
-	case "", api.RefMesh, api.RefMeshSubset:
-		if len(r.ProxyTypes) == 0 {
-			return true
-		}
-		for _, t := range r.ProxyTypes {
-			if t == "Gateway" {
-				return true
-			}
-		}
-	}
-	return false
 }
