@@ -1,0 +1,135 @@
+package lint
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/meshguard/meshguard/api"
+)
+
+// linkerdManifests is a corpus of real, valid Linkerd edge-26.8.3 manifests from
+// Linkerd's tests, install goldens and documentation (see its README): every one is
+// accepted by Linkerd's CRDs and by Linkerd's admission.
+const linkerdManifests = "../validate/testdata/conformance/linkerd-manifests-edge-26.8.3"
+
+// TestLinkerdManifests lints every manifest of the corpus on its own, as
+// `meshguard lint FILE` does, and requires no error finding: these are manifests Linkerd
+// accepts. An error that stays must be listed, with the reason, between the
+// linkerd-manifests markers of docs/linkerd.md; the test fails when the list and the
+// findings disagree.
+func TestLinkerdManifests(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(linkerdManifests, "*.yaml"))
+	if len(files) < 80 {
+		t.Fatalf("only %d manifests under %s", len(files), linkerdManifests)
+	}
+	reg := api.DefaultRegistry()
+	s := api.DefaultSettings()
+	if err := s.LoadSchemas(); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{} // "file: CODE field" → message
+	kinds := map[string]int{}
+	for _, f := range files {
+		kind, err := groupKind(f)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		kinds[kind]++
+		fs, _, _ := Run([]string{f}, nil, LoadOptions{}, Options{Settings: s, Namespace: "default", Registry: reg}, nil)
+		for _, x := range fs {
+			if x.Severity == "error" || x.Code == "MG000" {
+				got[fmt.Sprintf("%s: %s %s", filepath.Base(f), x.Code, x.Field)] = x.Message
+			}
+		}
+	}
+	t.Logf("%d manifests of %d kinds: %v", len(files), len(kinds), kinds)
+	// The kinds the corpus holds: the eight policy.linkerd.io kinds and the Gateway API
+	// routes Linkerd's docs parent to its objects. Neither Linkerd's repository nor its
+	// docs have a TCPRoute (see the README).
+	for _, k := range []string{
+		"gateway.networking.k8s.io/GRPCRoute", "gateway.networking.k8s.io/HTTPRoute",
+		"gateway.networking.k8s.io/TLSRoute", "policy.linkerd.io/AuthorizationPolicy",
+		"policy.linkerd.io/EgressNetwork", "policy.linkerd.io/HTTPLocalRateLimitPolicy",
+		"policy.linkerd.io/HTTPRoute", "policy.linkerd.io/MeshTLSAuthentication",
+		"policy.linkerd.io/NetworkAuthentication", "policy.linkerd.io/Server",
+		"policy.linkerd.io/ServerAuthorization",
+	} {
+		if kinds[k] == 0 {
+			t.Errorf("the corpus has no %s", k)
+		}
+	}
+	listed := markedManifestRows(t, linkerdDoc, "linkerd-manifests")
+	var missing, stale []string
+	for k, msg := range got {
+		if _, ok := listed[k]; !ok {
+			file, rest, _ := strings.Cut(k, ": ")
+			missing = append(missing, fmt.Sprintf("| %s | %s | (reason; meshguard says: %s) |", file, rest, msg))
+		}
+	}
+	for k := range listed {
+		if _, ok := got[k]; !ok {
+			stale = append(stale, k)
+		}
+	}
+	sort.Strings(missing)
+	sort.Strings(stale)
+	if len(missing) > 0 {
+		t.Errorf("%d errors on manifests Linkerd accepts are not listed in docs/linkerd.md (fix meshguard, or add a row with the reason):\n%s", len(missing), strings.Join(missing, "\n"))
+	}
+	if len(stale) > 0 {
+		t.Errorf("docs/linkerd.md lists errors on Linkerd's manifests that no longer happen (remove the rows):\n%s", strings.Join(stale, "\n"))
+	}
+}
+
+// groupKind reads a corpus file's top-level apiVersion and kind as "group/Kind": the
+// corpus has two HTTPRoute kinds, Linkerd's and the Gateway API's.
+func groupKind(path string) (string, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer fh.Close()
+	var group, kind string
+	sc := bufio.NewScanner(fh)
+	for sc.Scan() {
+		line := sc.Text()
+		if v, ok := strings.CutPrefix(line, "apiVersion: "); ok {
+			group, _, _ = strings.Cut(v, "/")
+		}
+		if k, ok := strings.CutPrefix(line, "kind: "); ok {
+			kind = k
+		}
+	}
+	if group == "" || kind == "" {
+		return "", fmt.Errorf("no top-level apiVersion or kind")
+	}
+	return group + "/" + kind, sc.Err()
+}
+
+// markedManifestRows reads the table between the `<name>:begin` and `<name>:end`
+// markers of the document at path: rows "| file | CODE field | why |".
+func markedManifestRows(t *testing.T, path, name string) map[string]string {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(raw), "<!-- "+name+":begin -->")
+	body, _, ok2 := strings.Cut(rest, "<!-- "+name+":end -->")
+	if !ok || !ok2 {
+		t.Fatalf("%s has no %s markers", path, name)
+	}
+	out := map[string]string{}
+	row := regexp.MustCompile(`^\|\s*(\S+\.yaml)\s*\|\s*` + "`?" + `([^|` + "`" + `]+?)` + "`?" + `\s*\|\s*(.*?)\s*\|\s*$`)
+	for _, line := range strings.Split(body, "\n") {
+		if m := row.FindStringSubmatch(line); m != nil {
+			out[m[1]+": "+m[2]] = m[3]
+		}
+	}
+	return out
+}
