@@ -1,12 +1,9 @@
 package api
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
-
-	sigsjson "sigs.k8s.io/json"
 )
 
 // MeshSpec is the spec of a Mesh: Kuma's proto Mesh message as JSON. Its CRD
@@ -126,28 +123,6 @@ type MeshTagRules struct {
 // enum name (Disabled, Everywhere, ReachableBackends, Exclusive) or its number.
 type MeshServicesMode struct {
 	Mode Free `json:"mode,omitempty"`
-}
-
-// MeshUnknownFields lists the fields of a Mesh spec Kuma does not know, as dotted
-// paths from spec ("mtls.enabledbackend", "logging.backends[0].confg"). The Mesh CRD
-// keeps them and Kuma's decoder ignores them, so a typo there is silently lost. The
-// backends' confs are free-form here and not looked into.
-func MeshUnknownFields(spec map[string]any) []string {
-	data, err := json.Marshal(spec)
-	if err != nil {
-		return nil
-	}
-	strict, err := sigsjson.UnmarshalStrict(data, &MeshSpec{}, sigsjson.DisallowUnknownFields)
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, e := range strict {
-		if _, rest, ok := strings.Cut(e.Error(), `unknown field "`); ok {
-			out = append(out, strings.TrimSuffix(rest, `"`))
-		}
-	}
-	return out
 }
 
 // ProtoNumber is a number as Kuma's protobuf JSON decoder reads a Mesh: a JSON number or
