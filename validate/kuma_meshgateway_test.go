@@ -60,7 +60,7 @@ func TestMeshGatewayRules(t *testing.T) {
 		{name: "wrong type", doc: gwL("      - port: eighty\n        protocol: HTTP\n"), want: []got{e(CodeMeshGateway, "spec")}},
 		{name: "unknown field warns", doc: gwL(http80 + "        hostnme: a.com\n"), want: []got{w("MG001", "spec.conf.listeners[0].hostnme")}},
 		{name: "mesh only as label", doc: res("MeshGateway", "edge", "", gwSel+"  conf:\n    listeners:\n"+http80, "kuma.io/mesh: default"), want: []got{e(CodeMeshName, "mesh")}},
-		{name: "bad top-level mesh", doc: strings.Replace(gwL(http80), "mesh: default", "mesh: Prod!", 1), want: []got{e(CodeMeshName, "mesh"), e(CodeMeshName, "metadata.labels[kuma.io/mesh]")}},
+		{name: "bad top-level mesh", doc: strings.Replace(gwL(http80), "mesh: default", "mesh: Prod!", 1), want: []got{e(CodeMeshName, "mesh")}},
 		{name: "top-level mesh labels the gateway", doc: strings.Replace(gwL(http80), "mesh: default", "mesh: other", 1), mode: api.ModeStandalone},
 	})
 }

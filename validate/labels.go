@@ -20,8 +20,10 @@ func labelPath(k string) *field.Path { return field.NewPath("metadata", "labels"
 // what the mutating webhook computes, which catches a skipped or bypassed mutation.
 func (v *validator) kumaLabels(obj *unstructured.Unstructured) {
 	l := v.labelMap
-	// Kuma checks the mesh of mesh-scoped kinds only (not of a Mesh or a HostnameGenerator).
-	if mesh, ok := l[api.LabelMesh]; ok && (!v.kind.Resource || v.kind.MeshScoped) {
+	// Kuma checks the mesh of mesh-scoped kinds only (not of a Mesh or a HostnameGenerator);
+	// a label the mutating stage copied from a top-level mesh field is that field's to
+	// report (topLevelMesh), once.
+	if mesh, ok := l[api.LabelMesh]; ok && (!v.kind.Resource || v.kind.MeshScoped) && !v.copiedMesh(obj, mesh) {
 		v.meshName(mesh)
 	}
 	if v.req.Operation == api.OpUpdate && v.req.Old != nil {
@@ -65,6 +67,13 @@ func (v *validator) kumaLabels(obj *unstructured.Unstructured) {
 				"the policy's role is %q (computed from its namespace and 'to' items); remove the label and let the webhook set it", rr.Role)), CodeOwnedLabel)
 		}
 	}
+}
+
+// copiedMesh reports whether mesh, the kuma.io/mesh label, is the top-level mesh field
+// of a kind Kuma reads its mesh from (MeshGateway, MeshGatewayRoute, Dataplane).
+func (v *validator) copiedMesh(obj *unstructured.Unstructured, mesh string) bool {
+	top, _ := obj.Object["mesh"].(string)
+	return api.TopLevelMesh(v.kind) && top == mesh
 }
 
 func (v *validator) meshName(mesh string) {
