@@ -8,7 +8,7 @@ Usage (from the repository root; both repositories are plain git mirrors, no wor
 
 It reads Kuma at tag v2.14.3 and kuma-website at WEBSITE_COMMIT (default HEAD), writes one
 file per object into a fresh staging directory, runs every object through Kuma 2.14's
-CRDs (hack/kuma-manifests/crdcheck) and keeps those the CRDs accept; the refused ones go
+CRDs (hack/crdcheck) and keeps those the CRDs accept; the refused ones go
 to refused-by-crd.txt with the API server's reason. Nothing but data is taken: YAML
 documents, unchanged except where the README says.
 """
@@ -476,7 +476,7 @@ def main():
         with open(os.path.join(stage, fname), "w") as fh:
             fh.write("\n".join(header) + "\n")
             yaml.safe_dump(obj, fh, sort_keys=False, default_flow_style=False, width=1000)
-    res = subprocess.run(["go", "run", "./hack/kuma-manifests/crdcheck", stage], check=True,
+    res = subprocess.run(["go", "run", "./hack/crdcheck", "-release", "kuma-2.14", stage], check=True,
                          capture_output=True, text=True).stdout
     refused = json.loads(res)
     lines = []

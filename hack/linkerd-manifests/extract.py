@@ -6,7 +6,7 @@ Usage: extract.py LINKERD_GIT_DIR WEBSITE_GIT_DIR WEBSITE_COMMIT
 Reads github.com/linkerd/linkerd2 (tag edge-26.8.3) and github.com/linkerd/website (the
 given commit) with `git show`, writes one file per Linkerd policy object (policy.linkerd.io,
 and Gateway API routes whose parents are Linkerd's: a Service, Server or EgressNetwork),
-keeps the README, and moves what Linkerd's CRDs refuse (hack/linkerd-manifests/crdcheck)
+keeps the README, and moves what Linkerd's CRDs refuse (hack/crdcheck)
 or Linkerd's admission refuses (REFUSED_BY_LINKERD) into the two refused-*.txt lists.
 Only data is taken: YAML documents.
 """
@@ -165,7 +165,7 @@ def main():
         with open(os.path.join(OUT, fname), "w") as fh:
             fh.write(f"# source: {src}\n")
             yaml.safe_dump(obj, fh, sort_keys=False, default_flow_style=False)
-    crd = json.loads(subprocess.run(["go", "run", "./hack/linkerd-manifests/crdcheck", OUT], cwd=ROOT,
+    crd = json.loads(subprocess.run(["go", "run", "./hack/crdcheck", "-release", "linkerd-edge-26.8.3", OUT], cwd=ROOT,
                                     check=True, capture_output=True, text=True).stdout)
     refuse(crd, "refused-by-crd.txt", "Refused by Linkerd edge-26.8.3's CRDs (the API server's errors)")
     refuse(REFUSED_BY_LINKERD, "refused-by-linkerd.txt",

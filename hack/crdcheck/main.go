@@ -1,12 +1,16 @@
-// Command crdcheck reports which manifests of a directory Linkerd edge-26.8.3's CRDs
-// refuse, as the API server would on create. hack/linkerd-manifests/extract.py runs it to
-// keep only manifests that are valid for Linkerd edge-26.8.3: it prints a JSON object, file
-// name → the API server's errors, for the refused files only.
+// Command crdcheck reports which manifests of a directory a mesh release's embedded CRDs
+// refuse, as the API server would on create. hack/kuma-manifests/extract.py and
+// hack/linkerd-manifests/extract.py run it to keep only manifests that are valid for
+// the release: it prints a JSON object, file name → the API server's errors, for the
+// refused files only.
+//
+//	go run ./hack/crdcheck -release kuma-2.14 DIR
 package main
 
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,11 +24,13 @@ import (
 )
 
 func main() {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: crdcheck DIR")
+	release := flag.String("release", "", "the embedded CRD release to check against (kuma-2.14, linkerd-edge-26.8.3)")
+	flag.Parse()
+	if *release == "" || flag.NArg() != 1 {
+		fmt.Fprintln(os.Stderr, "usage: crdcheck -release RELEASE DIR")
 		os.Exit(2)
 	}
-	refused, err := check(os.Args[1])
+	refused, err := check(*release, flag.Arg(0))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -35,8 +41,8 @@ func main() {
 
 // check returns, for each *.yaml file of dir (one object each) that the CRDs refuse,
 // the API server's errors; a kind with no CRD is refused too.
-func check(dir string) (map[string]string, error) {
-	set, err := schema.Load(schema.LinkerdRelease(schema.DefaultLinkerdVersion))
+func check(release, dir string) (map[string]string, error) {
+	set, err := schema.Load(release)
 	if err != nil {
 		return nil, err
 	}
