@@ -17,12 +17,7 @@ func (v *validator) gwHTTPRoute(s *api.GatewayHTTPRouteSpec, obj *unstructured.U
 	}
 	for i, r := range s.Rules {
 		rp := p.Child("rules").Index(i)
-		for j, m := range r.Matches {
-			v.lkHTTPMatch(m, rp.Child("matches").Index(j))
-		}
-		for j, f := range r.Filters {
-			v.lkHTTPFilter(f, rp.Child("filters").Index(j))
-		}
+		v.lkHTTPRule(r.Matches, r.Filters, rp)
 		v.lkBackends(r.BackendRefs, rp.Child("backendRefs"))
 	}
 }

@@ -22,13 +22,19 @@ func (v *validator) lkHTTPRoute(s *api.LinkerdHTTPRouteSpec, obj *unstructured.U
 	}
 	for i, r := range s.Rules {
 		rp := p.Child("rules").Index(i)
-		for j, m := range r.Matches {
-			v.lkHTTPMatch(m, rp.Child("matches").Index(j))
-		}
-		for j, f := range r.Filters {
-			v.lkHTTPFilter(f, rp.Child("filters").Index(j))
-		}
+		v.lkHTTPRule(r.Matches, r.Filters, rp)
 		v.lkTimeouts(r.Timeouts, rp.Child("timeouts"))
+	}
+}
+
+// lkHTTPRule checks the matches and filters of an HTTPRoute rule, which Linkerd reads
+// alike on its own HTTPRoute and on the Gateway API's.
+func (v *validator) lkHTTPRule(ms []api.HTTPRouteMatch, fs []api.HTTPRouteFilter, rp *field.Path) {
+	for j, m := range ms {
+		v.lkHTTPMatch(m, rp.Child("matches").Index(j))
+	}
+	for j, f := range fs {
+		v.lkHTTPFilter(f, rp.Child("filters").Index(j))
 	}
 }
 
