@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -46,23 +45,34 @@ func TestKumaManifests(t *testing.T) {
 			t.Fatalf("%s: %v", f, err)
 		}
 		kinds[kind]++
-		fs, _, _ := Run([]string{f}, nil, LoadOptions{}, Options{Settings: s, Namespace: "default", Registry: reg}, nil)
-		for _, x := range fs {
-			if x.Severity == "error" || x.Code == "MG000" {
-				got[fmt.Sprintf("%s: %s %s", filepath.Base(f), x.Code, x.Field)] = x.Message
-			}
-		}
+		manifestErrors(got, f, s, reg)
 	}
 	t.Logf("%d manifests of %d kinds: %v", len(files), len(kinds), kinds)
 	if len(kinds) != kumaKindCount {
 		t.Errorf("the corpus has manifests of %d kinds, Kuma 2.14 has %d", len(kinds), kumaKindCount)
 	}
+	holdListed(t, manifestRows(got), markedManifestRows(t, conformanceDoc, "kuma-manifests"), "errors on manifests Kuma accepts", "docs/conformance.md")
+}
+
+// manifestErrors lints one corpus file on its own with s, as `meshguard lint FILE`
+// does, and adds its errors (and MG000) to got: "file: CODE field" → message.
+func manifestErrors(got map[string]string, file string, s api.Settings, reg *api.Registry) {
+	fs, _, _ := Run([]string{file}, nil, LoadOptions{}, Options{Settings: s, Namespace: "default", Registry: reg}, nil)
+	for _, x := range fs {
+		if x.Severity == "error" || x.Code == "MG000" {
+			got[fmt.Sprintf("%s: %s %s", filepath.Base(file), x.Code, x.Field)] = x.Message
+		}
+	}
+}
+
+// manifestRows turns manifestErrors' findings into the rows a docs table could add.
+func manifestRows(got map[string]string) map[string]string {
 	rows := make(map[string]string, len(got))
 	for k, msg := range got {
 		file, rest, _ := strings.Cut(k, ": ")
 		rows[k] = fmt.Sprintf("| %s | %s | (reason; meshguard says: %s) |", file, rest, msg)
 	}
-	holdListed(t, rows, listedManifestErrors(t), "errors on manifests Kuma accepts", "docs/conformance.md")
+	return rows
 }
 
 // manifestHeader reads a corpus file's kind and applies its `# meshguard-flags:` header
@@ -99,26 +109,4 @@ func manifestHeader(path string, s *api.Settings) (kind string, err error) {
 		return "", fmt.Errorf("no top-level kind")
 	}
 	return kind, s.Check()
-}
-
-// listedManifestErrors reads the table between the kuma-manifests markers of
-// docs/conformance.md: rows "| file | CODE field | why |".
-func listedManifestErrors(t *testing.T) map[string]string {
-	raw, err := os.ReadFile(conformanceDoc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, rest, ok := strings.Cut(string(raw), "<!-- kuma-manifests:begin -->")
-	body, _, ok2 := strings.Cut(rest, "<!-- kuma-manifests:end -->")
-	if !ok || !ok2 {
-		t.Fatal("docs/conformance.md has no kuma-manifests markers")
-	}
-	out := map[string]string{}
-	row := regexp.MustCompile(`^\|\s*(\S+\.yaml)\s*\|\s*` + "`?" + `([^|` + "`" + `]+?)` + "`?" + `\s*\|\s*(.*?)\s*\|\s*$`)
-	for _, line := range strings.Split(body, "\n") {
-		if m := row.FindStringSubmatch(line); m != nil {
-			out[m[1]+": "+m[2]] = m[3]
-		}
-	}
-	return out
 }

@@ -40,12 +40,7 @@ func TestLinkerdManifests(t *testing.T) {
 			t.Fatalf("%s: %v", f, err)
 		}
 		kinds[kind]++
-		fs, _, _ := Run([]string{f}, nil, LoadOptions{}, Options{Settings: s, Namespace: "default", Registry: reg}, nil)
-		for _, x := range fs {
-			if x.Severity == "error" || x.Code == "MG000" {
-				got[fmt.Sprintf("%s: %s %s", filepath.Base(f), x.Code, x.Field)] = x.Message
-			}
-		}
+		manifestErrors(got, f, s, reg)
 	}
 	t.Logf("%d manifests of %d kinds: %v", len(files), len(kinds), kinds)
 	// The kinds the corpus holds: the eight policy.linkerd.io kinds and the Gateway API
@@ -63,12 +58,7 @@ func TestLinkerdManifests(t *testing.T) {
 			t.Errorf("the corpus has no %s", k)
 		}
 	}
-	rows := make(map[string]string, len(got))
-	for k, msg := range got {
-		file, rest, _ := strings.Cut(k, ": ")
-		rows[k] = fmt.Sprintf("| %s | %s | (reason; meshguard says: %s) |", file, rest, msg)
-	}
-	holdListed(t, rows, markedManifestRows(t, linkerdDoc, "linkerd-manifests"), "errors on manifests Linkerd accepts", "docs/linkerd.md")
+	holdListed(t, manifestRows(got), markedManifestRows(t, linkerdDoc, "linkerd-manifests"), "errors on manifests Linkerd accepts", "docs/linkerd.md")
 }
 
 // groupKind reads a corpus file's top-level apiVersion and kind as "group/Kind": the
