@@ -53,7 +53,7 @@ func TestKumaResourceValidatorSuite(t *testing.T) {
 		}
 	}
 	t.Logf("%d/%d Kuma resource validator verdicts agree; %d/%d Kuma violation fields found", agree, total, fieldsFound, fieldsAll)
-	holdListed(t, suiteRows(got), listedResourceDiffs(t), "differences from Kuma's resource validators", "docs/conformance.md")
+	holdListed(t, suiteRows(got), listedDiffs(t, conformanceDoc, "kuma-resource-suite", regexp.MustCompile(`^\s*[a-z]+-\d{3}\s*$`)), "differences from Kuma's resource validators", "docs/conformance.md")
 }
 
 func readResourceCases(t *testing.T, path string) []suiteCase {
@@ -100,27 +100,4 @@ func rewriteResourcePath(kind, p string) string {
 		return "spec.mtls.backends"
 	}
 	return regexp.MustCompile(`^(spec\.(logging|tracing)\.backends\[\d+\])\.config\b`).ReplaceAllString(p, "$1.conf")
-}
-
-// listedResourceDiffs reads the table between the kuma-resource-suite markers of
-// docs/conformance.md: rows "| <kind>-NNN | difference | case | reason |".
-func listedResourceDiffs(t *testing.T) map[string]string {
-	raw, err := os.ReadFile(conformanceDoc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, rest, ok := strings.Cut(string(raw), "<!-- kuma-resource-suite:begin -->")
-	body, _, ok2 := strings.Cut(rest, "<!-- kuma-resource-suite:end -->")
-	if !ok || !ok2 {
-		t.Fatal("docs/conformance.md has no kuma-resource-suite markers")
-	}
-	out := map[string]string{}
-	for _, line := range strings.Split(body, "\n") {
-		cells := strings.Split(line, "|")
-		if len(cells) < 5 || !regexp.MustCompile(`^\s*[a-z]+-\d{3}\s*$`).MatchString(cells[1]) {
-			continue
-		}
-		out[strings.TrimSpace(cells[1])+": "+strings.Trim(strings.TrimSpace(cells[2]), "`")] = strings.TrimSpace(cells[4])
-	}
-	return out
 }

@@ -68,7 +68,7 @@ func TestKumaValidatorSuite(t *testing.T) {
 		}
 	}
 	t.Logf("%d/%d Kuma validator verdicts agree; %d/%d Kuma violation fields found", agree, len(suite.Cases), fieldsFound, fieldsAll)
-	holdListed(t, suiteRows(got), listedSuiteDiffs(t), "differences from Kuma's validators", "docs/conformance.md")
+	holdListed(t, suiteRows(got), listedDiffs(t, conformanceDoc, "kuma-validator-suite", regexp.MustCompile(`^\s*\d{3}\s*$`)), "differences from Kuma's validators", "docs/conformance.md")
 }
 
 // suiteRows turns differences ("NNN: difference" → "Kind: entry") into the rows the
@@ -230,26 +230,34 @@ func pathsAgree(kuma, ours []string) bool {
 	return true
 }
 
-// listedSuiteDiffs reads the table between the suite markers of docs/conformance.md:
-// rows "| NNN | difference | case | reason |".
-func listedSuiteDiffs(t *testing.T) map[string]string {
-	raw, err := os.ReadFile(conformanceDoc)
+// markedTable returns the text between the `<!-- name:begin -->` and
+// `<!-- name:end -->` markers of the document at path: a table of listed differences.
+func markedTable(t *testing.T, path, name string) string {
+	t.Helper()
+	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, rest, ok := strings.Cut(string(raw), "<!-- kuma-validator-suite:begin -->")
-	body, _, ok2 := strings.Cut(rest, "<!-- kuma-validator-suite:end -->")
+	_, rest, ok := strings.Cut(string(raw), "<!-- "+name+":begin -->")
+	body, _, ok2 := strings.Cut(rest, "<!-- "+name+":end -->")
 	if !ok || !ok2 {
-		t.Fatal("docs/conformance.md has no kuma-validator-suite markers")
+		t.Fatalf("%s has no %s markers", path, name)
 	}
+	return body
+}
+
+// listedDiffs reads a suite's table of differences (see markedTable): rows
+// "| case | difference | entry | why |" whose case matches id, as "case: difference" →
+// why.
+func listedDiffs(t *testing.T, path, name string, id *regexp.Regexp) map[string]string {
+	t.Helper()
 	out := map[string]string{}
-	for _, line := range strings.Split(body, "\n") {
+	for _, line := range strings.Split(markedTable(t, path, name), "\n") {
 		cells := strings.Split(line, "|")
-		if len(cells) < 5 || !regexp.MustCompile(`^\s*\d{3}\s*$`).MatchString(cells[1]) {
+		if len(cells) < 5 || !id.MatchString(cells[1]) {
 			continue
 		}
-		key := strings.TrimSpace(cells[1]) + ": " + strings.Trim(strings.TrimSpace(cells[2]), "`")
-		out[key] = strings.TrimSpace(cells[4])
+		out[strings.TrimSpace(cells[1])+": "+strings.Trim(strings.TrimSpace(cells[2]), "`")] = strings.TrimSpace(cells[4])
 	}
 	return out
 }

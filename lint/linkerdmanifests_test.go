@@ -89,18 +89,10 @@ func groupKind(path string) (string, error) {
 // markedManifestRows reads the table between the `<name>:begin` and `<name>:end`
 // markers of the document at path: rows "| file | CODE field | why |".
 func markedManifestRows(t *testing.T, path, name string) map[string]string {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, rest, ok := strings.Cut(string(raw), "<!-- "+name+":begin -->")
-	body, _, ok2 := strings.Cut(rest, "<!-- "+name+":end -->")
-	if !ok || !ok2 {
-		t.Fatalf("%s has no %s markers", path, name)
-	}
+	t.Helper()
 	out := map[string]string{}
 	row := regexp.MustCompile(`^\|\s*(\S+\.yaml)\s*\|\s*` + "`?" + `([^|` + "`" + `]+?)` + "`?" + `\s*\|\s*(.*?)\s*\|\s*$`)
-	for _, line := range strings.Split(body, "\n") {
+	for _, line := range strings.Split(markedTable(t, path, name), "\n") {
 		if m := row.FindStringSubmatch(line); m != nil {
 			out[m[1]+": "+m[2]] = m[3]
 		}

@@ -75,30 +75,7 @@ func TestLinkerdAdmissionSuite(t *testing.T) {
 	for d, desc := range got {
 		rows[d] = fmt.Sprintf("| %s | %s | %s |", strings.Replace(d, ": ", " | ", 1), desc, "(reason)")
 	}
-	holdListed(t, rows, listedLinkerdDiffs(t), "differences from Linkerd's admission", "docs/linkerd.md")
-}
-
-// listedLinkerdDiffs reads the table between the linkerd-admission-suite markers of
-// docs/linkerd.md: rows "| NNN | difference | case | reason |".
-func listedLinkerdDiffs(t *testing.T) map[string]string {
-	raw, err := os.ReadFile(linkerdDoc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, rest, ok := strings.Cut(string(raw), "<!-- linkerd-admission-suite:begin -->")
-	body, _, ok2 := strings.Cut(rest, "<!-- linkerd-admission-suite:end -->")
-	if !ok || !ok2 {
-		t.Fatal("docs/linkerd.md has no linkerd-admission-suite markers")
-	}
-	out := map[string]string{}
-	for _, line := range strings.Split(body, "\n") {
-		cells := strings.Split(line, "|")
-		if len(cells) < 5 || !regexp.MustCompile(`^\s*\d{3}\s*$`).MatchString(cells[1]) {
-			continue
-		}
-		out[strings.TrimSpace(cells[1])+": "+strings.Trim(strings.TrimSpace(cells[2]), "`")] = strings.TrimSpace(cells[4])
-	}
-	return out
+	holdListed(t, rows, listedDiffs(t, linkerdDoc, "linkerd-admission-suite", regexp.MustCompile(`^\s*\d{3}\s*$`)), "differences from Linkerd's admission", "docs/linkerd.md")
 }
 
 // TestLinkerdDocsManifestsLintClean: manifests written the way Linkerd's docs write
