@@ -62,22 +62,10 @@ func KumaRelease(version string) string { return "kuma-" + version }
 
 // KumaVersions lists the Kuma versions whose CRDs are embedded, sorted, for flag help
 // and errors.
-func KumaVersions() []string {
-	var out []string
-	for name := range releaseDirs() {
-		if v, ok := strings.CutPrefix(name, "kuma-"); ok {
-			out = append(out, v)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
+func KumaVersions() []string { return versionsOf("kuma-") }
 
 // KnowsKuma reports whether the CRDs of Kuma version are embedded.
-func KnowsKuma(version string) bool {
-	_, ok := releaseDirs()[KumaRelease(version)]
-	return ok
-}
+func KnowsKuma(version string) bool { return isEmbedded(KumaRelease(version)) }
 
 // DefaultLinkerdVersion is the Linkerd release whose CRDs (its policy.linkerd.io kinds
 // and the Gateway API routes it bundles) meshguard checks against unless told
@@ -90,10 +78,16 @@ func LinkerdRelease(version string) string { return "linkerd-" + version }
 
 // LinkerdVersions lists the Linkerd versions whose CRDs are embedded, sorted, for
 // flag help and errors.
-func LinkerdVersions() []string {
+func LinkerdVersions() []string { return versionsOf("linkerd-") }
+
+// KnowsLinkerd reports whether the CRDs of Linkerd version are embedded.
+func KnowsLinkerd(version string) bool { return isEmbedded(LinkerdRelease(version)) }
+
+// versionsOf lists the versions of the embedded releases named mesh+version, sorted.
+func versionsOf(mesh string) []string {
 	var out []string
 	for name := range releaseDirs() {
-		if v, ok := strings.CutPrefix(name, "linkerd-"); ok {
+		if v, ok := strings.CutPrefix(name, mesh); ok {
 			out = append(out, v)
 		}
 	}
@@ -101,9 +95,9 @@ func LinkerdVersions() []string {
 	return out
 }
 
-// KnowsLinkerd reports whether the CRDs of Linkerd version are embedded.
-func KnowsLinkerd(version string) bool {
-	_, ok := releaseDirs()[LinkerdRelease(version)]
+// isEmbedded reports whether the CRDs of release are embedded.
+func isEmbedded(release string) bool {
+	_, ok := releaseDirs()[release]
 	return ok
 }
 
