@@ -30,7 +30,7 @@ func (v *validator) meshRateLimit(s *api.MeshRateLimitSpec, p *field.Path) {
 	default:
 		for i, r := range s.Rules {
 			rp := p.Child("rules").Index(i)
-			if c.sourceMatches(rp.Child("matches"), r.Matches) && r.Default != nil && r.Default.Local != nil && r.Default.Local.TCP != nil {
+			if sourceMatches(r.Matches) && r.Default != nil && r.Default.Local != nil && r.Default.Local.TCP != nil {
 				c.forbidden(rp.Child("default", "local", "tcp"), "TCP connections are limited before the client's identity is known, so a rule whose matches contain spiffeID cannot set local.tcp; move it to a rule without spiffeID matches")
 			}
 			c.rateLimitConf(rp.Child("default"), r.Default)

@@ -29,7 +29,7 @@ func (v *validator) meshTimeout(s *api.MeshTimeoutSpec, p *field.Path) {
 	}
 	for i, r := range s.Rules {
 		rp := p.Child("rules").Index(i)
-		if c.sourceMatches(rp.Child("matches"), r.Matches) && r.Default != nil {
+		if sourceMatches(r.Matches) && r.Default != nil {
 			c.sourceConditionedTimeouts(rp.Child("default"), r.Default)
 		}
 		c.timeoutConf(rp.Child("default"), r.Default, top)

@@ -127,33 +127,16 @@ func (c confRules) decimalPercent(p *field.Path, n *intstr.IntOrString) {
 	}
 }
 
-// ruleMatch is what the conf rules read of a `rules[].matches` item: which
-// conditions it sets. It is decoded from whatever type the rule's matches have.
-type ruleMatch struct {
-	SpiffeID *api.StringMatch `json:"spiffeID,omitempty"`
-	SNI      *api.StringMatch `json:"sni,omitempty"`
-}
-
-// sourceMatches checks that every match of an inbound rule sets a condition (Kuma
-// refuses an empty match in MeshTimeout and MeshRateLimit) and reports whether any
-// of them conditions on the client's SPIFFE ID, which some conf fields cannot be.
-func (c confRules) sourceMatches(p *field.Path, matches any) (spiffe bool) {
-	if matches == nil {
-		return false
-	}
-	var ms []ruleMatch
-	if api.Decode(matches, &ms) != nil {
-		return false // malformed matches are the schema's finding
-	}
-	for i, m := range ms {
-		switch {
-		case m.SpiffeID != nil:
-			spiffe = true
-		case m.SNI == nil:
-			c.required(p.Index(i), "a match needs a condition: set spiffeID or sni (or remove the match to apply the rule to every client)")
+// sourceMatches reports whether any match of an inbound rule conditions on the
+// client's SPIFFE ID, which some conf fields cannot be. (An empty match is the shared
+// rules' MG125.)
+func sourceMatches(matches []api.RuleMatch) bool {
+	for _, m := range matches {
+		if m.SpiffeID != nil {
+			return true
 		}
 	}
-	return spiffe
+	return false
 }
 
 // notWith reports set fields that a context forbids: each a field name under p and
