@@ -93,14 +93,7 @@ func TestDeploymentDefaults(t *testing.T) {
 		t.Errorf("resources = %+v", c.Resources)
 	}
 
-	// Spread softly: preferred anti-affinity, ScheduleAnyway spread.
-	if a := ps.Affinity; a == nil || a.PodAntiAffinity == nil || len(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) != 0 ||
-		len(a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution) != 1 {
-		t.Errorf("affinity = %+v", ps.Affinity)
-	}
-	if len(ps.TopologySpreadConstraints) != 1 || ps.TopologySpreadConstraints[0].WhenUnsatisfiable != corev1.ScheduleAnyway {
-		t.Errorf("topologySpreadConstraints = %+v", ps.TopologySpreadConstraints)
-	}
+	// Spread, shutdown, NetworkPolicy and resources: hardening_test.go.
 
 	svc := get[*corev1.Service](t, m, "Service/meshguard-webhook")
 	if p := svc.Spec.Ports[0]; p.Port != 443 || p.TargetPort.String() != "webhook" {
