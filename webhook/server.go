@@ -275,7 +275,9 @@ func addCertRotation(mgr manager.Manager, o Options, ready chan struct{}, log lo
 		close(ready)
 		return nil
 	}
-	err := rotator.AddRotator(mgr, &rotator.CertRotator{
+	// cert-controller's cache lists and watches only the objects named in o (see
+	// certscope.go), so RBAC can name them.
+	err := rotator.AddRotator(scopedRotatorManager(mgr, rotatorCollections(o)), &rotator.CertRotator{
 		SecretKey:      types.NamespacedName{Namespace: o.SecretNamespace, Name: o.SecretName},
 		CertDir:        o.CertDir,
 		CAName:         "meshguard-ca",
