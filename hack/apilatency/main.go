@@ -23,12 +23,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-logr/logr"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/e2e/crds"
@@ -52,6 +54,8 @@ func main() {
 	flag.StringVar(&o.dir, "dir", "", "directory for the control plane's files (default: a temporary one, removed)")
 	flag.BoolVar(&o.sameTarget, "same-target", false, "every policy selects app=backend, so each RBAC preview merges all policies stored before it")
 	flag.Parse()
+	// The client's own logs are not part of the measurement.
+	ctrllog.SetLogger(logr.Discard())
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if err := run(ctx, o); err != nil {
