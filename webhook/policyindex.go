@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	toolscache "k8s.io/client-go/tools/cache"
 
+	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/compile"
 )
 
@@ -23,13 +24,16 @@ const PolicyIndexField = "meshguard.io/rbac-target"
 
 // PolicyIndexKeys are the keys a stored MeshTrafficPermission is filed under: those
 // of its target (compile.Target.IndexKeys, with the deployment's system namespace,
-// which scopes targets). An object that does not compile has none: the preview
-// leaves it out, as it always did. The informer computes them once per write of
-// the object, not per admission request.
+// which scopes targets; "" is compile's default, as for the preview). An object
+// that does not compile has none: the preview leaves it out, as it always did. The
+// informer computes them once per write of the object, not per admission request.
 func PolicyIndexKeys(obj *unstructured.Unstructured, systemNamespace string) []string {
 	p, err := compile.PolicyFromObject(obj)
 	if err != nil {
 		return nil
+	}
+	if systemNamespace == "" {
+		systemNamespace = api.DefaultSystemNS
 	}
 	return compile.TargetOf(p, systemNamespace).IndexKeys()
 }

@@ -136,47 +136,51 @@ func TestPreviewCacheMatchesReference(t *testing.T) {
 	}
 	changed[2].DeepCopyInto(&rewritten[2])
 
-	opts := compile.Options{Form: compile.FormExpanded, MaxExpandedRules: 64}
-	// Each state is indexed as an informer indexes the cluster's objects.
-	indexes := map[*[]unstructured.Unstructured]webhook.PolicyIndex{}
-	for _, st := range []*[]unstructured.Unstructured{&stored, &changed, &rewritten} {
-		idx, err := webhook.IndexedPolicies(*st, api.DefaultSystemNS)
-		if err != nil {
-			t.Fatal(err)
-		}
-		indexes[st] = idx
-	}
-	state := &stored
-	var mu sync.Mutex
-	list := func(context.Context) ([]unstructured.Unstructured, bool) {
-		mu.Lock()
-		defer mu.Unlock()
-		return *state, true
-	}
-	index := func(ctx context.Context, key string) ([]unstructured.Unstructured, bool) {
-		mu.Lock()
-		idx := indexes[state]
-		mu.Unlock()
-		return idx(ctx, key)
-	}
-	cached, ref := webhook.NewPreview(index, opts), referencePreview(list, opts)
-	for round, st := range []*[]unstructured.Unstructured{&stored, &changed, &rewritten, &stored, &rewritten} {
-		mu.Lock()
-		state = st
-		mu.Unlock()
-		for _, in := range previewCases(*st) {
-			wantLines, wantAnn := ref(context.Background(), in, nil)
-			var wg sync.WaitGroup
-			for range 4 {
-				wg.Go(func() {
-					gotLines, gotAnn := cached(context.Background(), in.DeepCopy(), nil)
-					if gotAnn != wantAnn || !reflect.DeepEqual(gotLines, wantLines) {
-						t.Errorf("round %d, %s/%s: preview differs from the uncached one\ngot  %q\nwant %q",
-							round, in.GetNamespace(), in.GetName(), gotLines, wantLines)
-					}
-				})
+	// The deployment's system namespace scopes targets: the default ("" and
+	// kuma-system), and one where kuma-system is an ordinary namespace.
+	for _, sysNS := range []string{"", "mesh-system"} {
+		opts := compile.Options{Form: compile.FormExpanded, MaxExpandedRules: 64, SystemNamespace: sysNS}
+		// Each state is indexed as an informer indexes the cluster's objects.
+		indexes := map[*[]unstructured.Unstructured]webhook.PolicyIndex{}
+		for _, st := range []*[]unstructured.Unstructured{&stored, &changed, &rewritten} {
+			idx, err := webhook.IndexedPolicies(*st, sysNS)
+			if err != nil {
+				t.Fatal(err)
 			}
-			wg.Wait()
+			indexes[st] = idx
+		}
+		state := &stored
+		var mu sync.Mutex
+		list := func(context.Context) ([]unstructured.Unstructured, bool) {
+			mu.Lock()
+			defer mu.Unlock()
+			return *state, true
+		}
+		index := func(ctx context.Context, key string) ([]unstructured.Unstructured, bool) {
+			mu.Lock()
+			idx := indexes[state]
+			mu.Unlock()
+			return idx(ctx, key)
+		}
+		cached, ref := webhook.NewPreview(index, opts), referencePreview(list, opts)
+		for round, st := range []*[]unstructured.Unstructured{&stored, &changed, &rewritten, &stored, &rewritten} {
+			mu.Lock()
+			state = st
+			mu.Unlock()
+			for _, in := range previewCases(*st) {
+				wantLines, wantAnn := ref(context.Background(), in, nil)
+				var wg sync.WaitGroup
+				for range 4 {
+					wg.Go(func() {
+						gotLines, gotAnn := cached(context.Background(), in.DeepCopy(), nil)
+						if gotAnn != wantAnn || !reflect.DeepEqual(gotLines, wantLines) {
+							t.Errorf("system namespace %q, round %d, %s/%s: preview differs from the uncached one\ngot  %q\nwant %q",
+								sysNS, round, in.GetNamespace(), in.GetName(), gotLines, wantLines)
+						}
+					})
+				}
+				wg.Wait()
+			}
 		}
 	}
 	if !reflect.DeepEqual(stored, pristine) {
