@@ -59,17 +59,46 @@ func (s *ServingServer) Register(path string, h http.Handler) { s.mux.Handle(pat
 func (s *ServingServer) NeedLeaderElection() bool { return false }
 
 // Handler is the server's handler: the registered paths, with "Connection: close"
-// on every answer while draining.
+// on every answer that starts while draining (a request that arrived before
+// SIGTERM and is answered after it too).
 func (s *ServingServer) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.Draining != nil && s.Draining.Load() {
-			// net/http closes the connection after writing an answer whose handler
-			// set this header; the client sees it and does not reuse the connection.
-			w.Header().Set("Connection", "close")
+		if s.Draining == nil {
+			s.mux.ServeHTTP(w, r)
+			return
 		}
-		s.mux.ServeHTTP(w, r)
+		s.mux.ServeHTTP(&drainWriter{ResponseWriter: w, draining: s.Draining}, r)
 	})
 }
+
+// drainWriter adds "Connection: close" to an answer written while draining:
+// net/http then closes the connection after it, and the client, seeing the
+// header, does not reuse it.
+type drainWriter struct {
+	http.ResponseWriter
+	draining *atomic.Bool
+	wrote    bool
+}
+
+func (d *drainWriter) WriteHeader(code int) {
+	if !d.wrote {
+		d.wrote = true
+		if d.draining.Load() {
+			d.Header().Set("Connection", "close")
+		}
+	}
+	d.ResponseWriter.WriteHeader(code)
+}
+
+func (d *drainWriter) Write(b []byte) (int, error) {
+	if !d.wrote {
+		d.WriteHeader(http.StatusOK)
+	}
+	return d.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection (read deadlines).
+func (d *drainWriter) Unwrap() http.ResponseWriter { return d.ResponseWriter }
 
 // Start serves until ctx ends, then stops accepting, closes idle connections and
 // waits up to ShutdownTimeout for requests in flight.

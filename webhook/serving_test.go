@@ -69,8 +69,8 @@ func get(t *testing.T, c *http.Client, url string) (body string, reused, closed 
 }
 
 // TestServingDrain: keep-alive connections are reused while serving; once
-// draining, every answer closes its connection (so clients move to new ones);
-// on stop, new connections are refused while a request in flight completes.
+// draining, every answer closes its connection (so clients move to new ones),
+// also one to a request that arrived before; on stop, new connections are refused while a request in flight completes.
 func TestServingDrain(t *testing.T) {
 	release, slowStarted := make(chan struct{}), make(chan struct{})
 	c, base, draining, stop, done := startServing(t, release, slowStarted)
@@ -85,6 +85,9 @@ func TestServingDrain(t *testing.T) {
 	if _, reused, closed := get(t, c, base+"/fast"); reused || !closed {
 		t.Fatalf("draining: reused %t, closed %t; want a new connection, closed again", reused, closed)
 	}
+	// A request that arrives before SIGTERM and is answered after it closes its
+	// connection too.
+	draining.Store(false)
 	slow := make(chan string, 1)
 	go func() {
 		resp, err := c.Get(base + "/slow")
@@ -94,9 +97,10 @@ func TestServingDrain(t *testing.T) {
 		}
 		defer resp.Body.Close()
 		b, _ := io.ReadAll(resp.Body)
-		slow <- string(b)
+		slow <- fmt.Sprintf("%s, close %t", b, resp.Close)
 	}()
 	<-slowStarted
+	draining.Store(true)
 	stop()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -116,7 +120,7 @@ func TestServingDrain(t *testing.T) {
 	default:
 	}
 	close(release)
-	if got := <-slow; got != "slow" {
+	if got := <-slow; got != "slow, close true" {
 		t.Fatalf("request in flight at stop: got %q, want its answer", got)
 	}
 	if err := <-done; err != nil {
