@@ -133,13 +133,16 @@ func (a *availability) freshInstall(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	a.stopAll(t)
-	sec := &corev1.Secret{}
-	if err := a.c.Get(ctx, client.ObjectKey{Namespace: localcp.ReleaseNamespace, Name: "meshguard-webhook-cert"}, sec); err != nil {
-		t.Fatal(err)
-	}
-	sec.Data = nil
-	if err := a.c.Update(ctx, sec); err != nil {
-		t.Fatal(err)
+	// What a first install finds: no Secret with certificates, no webhook
+	// configurations (the chart creates them without a caBundle).
+	for _, o := range []client.Object{
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: localcp.ReleaseNamespace, Name: "meshguard-webhook-cert"}},
+		&admissionregv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "meshguard-mutating"}},
+		&admissionregv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "meshguard-validating"}},
+	} {
+		if err := a.c.Delete(ctx, o); err != nil {
+			t.Fatal(err)
+		}
 	}
 	objs, err := localcp.RenderChart(map[string]any{"webhook": map[string]any{"url": a.st.WebhookURL()},
 		"deployment": map[string]any{"enabled": false}, "failOpenUntilReady": true})

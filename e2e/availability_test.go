@@ -18,14 +18,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/e2e/crds"
@@ -94,9 +92,6 @@ func TestAvailability(t *testing.T) {
 func upAvailability(t *testing.T) *availability {
 	t.Helper()
 	dir := filepath.Join(env.dir, "availability")
-	// The control plane's client logs through controller-runtime's logger; set
-	// once, it stops controller-runtime's warning that it never was.
-	ctrllog.SetLogger(logr.Discard())
 	installed, err := crds.Installed(api.DefaultRegistry())
 	if err != nil {
 		t.Fatal(err)
@@ -253,13 +248,14 @@ func (a *availability) sigtermInFlight(t *testing.T) {
 	if err := <-stopped; err != nil {
 		t.Errorf("replica 0 did not exit cleanly: %v", err)
 	}
-	t.Logf("SIGTERM: not ready (out of the balancer) after %s; listener closed after %s; the request in flight answered %s after that (%s, Connection: %q); exit after %s; new connections meanwhile: %d to replica 0, %d to replica 1",
+	t.Logf("SIGTERM: not ready (out of the balancer) after %s; listener closed after %s; the request in flight answered %s after that (%s, connection closed after it: %t); exit after %s; new connections meanwhile: %d to replica 0, %d to replica 1",
 		outAt.Sub(termAt).Round(time.Millisecond), closedAt.Sub(termAt).Round(time.Millisecond), answeredAt.Sub(closedAt).Round(time.Millisecond),
-		resp.Status, resp.Header.Get("Connection"), time.Since(termAt).Round(time.Millisecond), be.Conns()-connsAt, other.Conns()-otherAt)
+		resp.Status, resp.Close, time.Since(termAt).Round(time.Millisecond), be.Conns()-connsAt, other.Conns()-otherAt)
 	if be.Conns() != connsAt {
 		t.Errorf("%d new connections went to the terminating replica", be.Conns()-connsAt)
 	}
-	if resp.Header.Get("Connection") != "close" {
+	// http.ReadResponse turns "Connection: close" into resp.Close.
+	if !resp.Close {
 		t.Errorf("answer of a draining replica without Connection: close")
 	}
 	a.start(t, 0, m)

@@ -252,7 +252,9 @@ func newManager(cfg *rest.Config, o Options, log logr.Logger) (manager.Manager, 
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
 		return nil, err
 	}
-	timeout := o.ShutdownTimeout
+	// The webhook server serves open connections for up to ShutdownTimeout and
+	// gives requests in flight one more second (ServingServer.stop).
+	timeout := o.ShutdownTimeout + 5*time.Second
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  scheme,
 		Logger:                  log,

@@ -9,12 +9,14 @@ import (
 	"net/http"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
 	"sigs.k8s.io/controller-runtime/pkg/certwatcher"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 )
 
 // DefaultIdleTimeout is how long the webhook server keeps an idle keep-alive
@@ -28,13 +30,15 @@ import (
 const DefaultIdleTimeout = 120 * time.Second
 
 // ServingServer is the HTTPS server of the admission handlers. It replaces
-// controller-runtime's webhook server for three things an always-on webhook needs:
-// idle connections outlive the API server's keep-alive (DefaultIdleTimeout);
-// requests in flight at shutdown keep their context (controller-runtime cancels it
-// with the manager's); and while Draining is set every answer carries
-// "Connection: close", so the API server's pooled keep-alive connections to this
-// replica end after their next request, cleanly, and its next requests open new
-// connections that the Service (or load balancer) sends to a ready replica.
+// controller-runtime's webhook server (whose mux it still uses, for the request
+// metrics) for what an always-on webhook needs: idle connections outlive the API
+// server's keep-alive (DefaultIdleTimeout); while Draining is set, and once
+// stopping, every answer carries "Connection: close", so the API server's pooled
+// keep-alive connections to this replica end after their next request, cleanly,
+// and its next requests open new connections that the Service (or load balancer)
+// sends to a ready replica; on stop, open connections are served until their
+// clients close them instead of being closed under them (stop); and requests in
+// flight keep their context (controller-runtime cancels it with the manager's).
 type ServingServer struct {
 	Host    string
 	Port    int
@@ -48,12 +52,25 @@ type ServingServer struct {
 	Draining *atomic.Bool
 	Log      logr.Logger
 
-	mux     http.ServeMux
-	started atomic.Bool
+	// routes registers the handlers: controller-runtime's server, used only for
+	// its mux, which instruments each handler with the
+	// controller_runtime_webhook_* metrics; it never listens.
+	routes   crwebhook.Server
+	once     sync.Once
+	started  atomic.Bool
+	stopping atomic.Bool
 }
 
-// Register serves h on path; call it before Start.
-func (s *ServingServer) Register(path string, h http.Handler) { s.mux.Handle(path, h) }
+func (s *ServingServer) mux() *http.ServeMux {
+	s.once.Do(func() { s.routes = crwebhook.NewServer(crwebhook.Options{}) })
+	return s.routes.WebhookMux()
+}
+
+// Register serves h on path, with request metrics; call it before Start.
+func (s *ServingServer) Register(path string, h http.Handler) {
+	s.mux()
+	s.routes.Register(path, h)
+}
 
 // NeedLeaderElection is false: every replica serves.
 func (s *ServingServer) NeedLeaderElection() bool { return false }
@@ -63,11 +80,7 @@ func (s *ServingServer) NeedLeaderElection() bool { return false }
 // SIGTERM and is answered after it too).
 func (s *ServingServer) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.Draining == nil {
-			s.mux.ServeHTTP(w, r)
-			return
-		}
-		s.mux.ServeHTTP(&drainWriter{ResponseWriter: w, draining: s.Draining}, r)
+		s.mux().ServeHTTP(&drainWriter{ResponseWriter: w, draining: s.Draining, stopping: &s.stopping}, r)
 	})
 }
 
@@ -76,14 +89,14 @@ func (s *ServingServer) Handler() http.Handler {
 // header, does not reuse it.
 type drainWriter struct {
 	http.ResponseWriter
-	draining *atomic.Bool
-	wrote    bool
+	draining, stopping *atomic.Bool
+	wrote              bool
 }
 
 func (d *drainWriter) WriteHeader(code int) {
 	if !d.wrote {
 		d.wrote = true
-		if d.draining.Load() {
+		if (d.draining != nil && d.draining.Load()) || d.stopping.Load() {
 			d.Header().Set("Connection", "close")
 		}
 	}
@@ -100,8 +113,8 @@ func (d *drainWriter) Write(b []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the connection (read deadlines).
 func (d *drainWriter) Unwrap() http.ResponseWriter { return d.ResponseWriter }
 
-// Start serves until ctx ends, then stops accepting, closes idle connections and
-// waits up to ShutdownTimeout for requests in flight.
+// Start serves until ctx ends, then stops accepting and serves the open
+// connections until their clients close them, at most ShutdownTimeout (stop).
 func (s *ServingServer) Start(ctx context.Context) error {
 	cfg := &tls.Config{NextProtos: []string{"h2", "http/1.1"}}
 	for _, op := range s.TLSOpts {
@@ -134,24 +147,55 @@ func (s *ServingServer) Start(ctx context.Context) error {
 		// answers Shutdown is waiting for.
 		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
+	var open atomic.Int64
+	srv.ConnState = func(_ net.Conn, st http.ConnState) {
+		switch st {
+		case http.StateNew:
+			open.Add(1)
+		case http.StateClosed, http.StateHijacked:
+			open.Add(-1)
+		}
+	}
 	stopped := make(chan struct{})
 	go func() {
 		defer close(stopped)
 		<-ctx.Done()
-		s.Log.Info("stopping the webhook server", "waitForInFlight", s.ShutdownTimeout)
-		sctx, cancel := context.WithTimeout(context.Background(), s.ShutdownTimeout)
-		defer cancel()
-		if err := srv.Shutdown(sctx); err != nil {
-			s.Log.Error(err, "requests still in flight when the shutdown timeout ended")
-		}
+		s.stop(srv, ln, &open)
 	}()
 	s.started.Store(true)
 	s.Log.Info("serving webhooks", "host", s.Host, "port", s.Port, "idleTimeout", idle)
-	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	err = srv.Serve(ln)
+	if err != nil && !errors.Is(err, http.ErrServerClosed) && !(s.stopping.Load() && errors.Is(err, net.ErrClosed)) {
 		return err
 	}
 	<-stopped
 	return nil
+}
+
+// stop closes the listener, then serves the connections still open until their
+// clients close them, for at most ShutdownTimeout: every answer now closes its
+// connection, and an idle keep-alive connection is left for the client to close
+// (at its own idle timeout) rather than closed under it — a client can pick an
+// idle connection for its next request at the moment the server closes it, and a
+// POST that was written is not retried. Only at the deadline is what is left
+// shut down: idle connections closed, requests in flight given one more second.
+func (s *ServingServer) stop(srv *http.Server, ln net.Listener, open *atomic.Int64) {
+	s.stopping.Store(true)
+	_ = ln.Close()
+	deadline := time.Now().Add(s.ShutdownTimeout)
+	s.Log.Info("stopped listening; serving open connections until their clients close them", "open", open.Load(), "atMost", s.ShutdownTimeout)
+	for open.Load() > 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := open.Load(); n > 0 {
+		s.Log.Info("closing connections still open at the shutdown timeout", "open", n)
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		s.Log.Error(err, "requests still in flight when the shutdown timeout ended")
+		_ = srv.Close()
+	}
 }
 
 // StartedChecker is a readiness check: the server is started and accepts a TLS

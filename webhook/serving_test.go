@@ -17,6 +17,7 @@ import (
 	admissionregv1 "k8s.io/api/admissionregistration/v1"
 
 	"github.com/go-logr/logr"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 )
 
 // startServing runs a ServingServer with a /fast handler and a /slow one that
@@ -77,6 +78,9 @@ func TestServingDrain(t *testing.T) {
 	get(t, c, base+"/fast")
 	if _, reused, closed := get(t, c, base+"/fast"); !reused || closed {
 		t.Fatalf("before draining: reused %t, closed %t; want a kept-alive connection", reused, closed)
+	}
+	if !requestsCounted(t, "/fast") {
+		t.Error("controller_runtime_webhook_requests_total has no /fast series: handlers are not instrumented")
 	}
 	draining.Store(true)
 	if body, _, closed := get(t, c, base+"/fast"); body != "fast" || !closed {
@@ -202,5 +206,60 @@ func TestEndpoint(t *testing.T) {
 	}
 	if _, err := endpoint(admissionregv1.WebhookClientConfig{}); err == nil {
 		t.Error("a clientConfig without url or service gave no error")
+	}
+}
+
+// requestsCounted reports whether controller-runtime's request counter has a
+// series for path.
+func requestsCounted(t *testing.T, path string) bool {
+	t.Helper()
+	mfs, err := metrics.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != "controller_runtime_webhook_requests_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "webhook" && l.GetValue() == path && m.GetCounter().GetValue() > 0 {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// TestServingStopLeavesIdleConnections: after stop the server does not close an
+// idle keep-alive connection under its client (which may be sending on it at that
+// moment): a request on it is answered, with Connection: close, and only then does
+// Start return.
+func TestServingStopLeavesIdleConnections(t *testing.T) {
+	c, base, _, stop, done := startServing(t, make(chan struct{}), make(chan struct{}))
+	get(t, c, base+"/fast")
+	stop()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		conn, err := tls.Dial("tcp", strings.TrimPrefix(base, "https://"), &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // reachability only
+		if err != nil {
+			break
+		}
+		conn.Close()
+		if time.Now().After(deadline) {
+			t.Fatal("the server still accepts connections after stop")
+		}
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("Start returned (%v) with a client's idle connection open", err)
+	default:
+	}
+	body, reused, closed := get(t, c, base+"/fast")
+	if body != "fast" || !reused || !closed {
+		t.Fatalf("request on the idle connection after stop: body %q, reused %t, closed %t; want an answer on it that closes it", body, reused, closed)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("Start: %v", err)
 	}
 }

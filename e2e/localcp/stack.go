@@ -121,14 +121,16 @@ func (s *Stack) Down() {
 	if s == nil {
 		return
 	}
+	// The control plane first: its connections to meshguard close with it, and a
+	// stopping meshguard serves open connections until their clients close them.
+	if s.CP != nil {
+		_ = s.CP.Stop()
+	}
 	for _, m := range s.Replicas {
 		_ = m.Stop(15 * time.Second)
 	}
 	if s.Balancer != nil {
 		_ = s.Balancer.Close()
-	}
-	if s.CP != nil {
-		_ = s.CP.Stop()
 	}
 }
 
