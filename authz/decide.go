@@ -186,13 +186,14 @@ func Decide(objs []unstructured.Unstructured, c Caller, dst Destination, req Req
 		}
 		d.Route = route.kind + " " + route.ns + "/" + route.name
 	}
+	var misses []string // near misses, said only when nothing admits the client
 	for _, a := range ix.authorizationsFor(s, route) {
 		d.Considered = append(d.Considered, a.words())
 		if dec, ok := a.admits(ev); ok {
 			d.Allow, d.Decider = true, dec
 			return d, nil
 		} else if dec.Words != "" {
-			d.Notes = append(d.Notes, dec.Words)
+			misses = append(misses, dec.Words)
 		}
 	}
 	if s.spec.AccessPolicy != "" && s.version == "v1beta3" {
@@ -213,6 +214,7 @@ func Decide(objs []unstructured.Unstructured, c Caller, dst Destination, req Req
 		mode = s.spec.AccessPolicy
 	}
 	d.Decider = Decider{Kind: api.KindServer, Namespace: s.ns, Name: s.name, Words: words + " (accessPolicy " + mode + ")"}
+	d.Notes = append(d.Notes, misses...)
 	return d, nil
 }
 
@@ -531,6 +533,14 @@ func sortAuthz(as []authorization) {
 	})
 }
 
+// onRoute is " on <route>" for a route-level authorization.
+func (a authorization) onRoute() string {
+	if a.route == "" {
+		return ""
+	}
+	return " on " + a.route
+}
+
 // admits reports whether the authorization admits the caller and, if so, which
 // field does; when not, dec.Words may explain a near miss (a network the IP was
 // not given for).
@@ -551,7 +561,7 @@ func (a authorization) sazAdmits(ev evaluator, d Decider) (Decider, bool) {
 		return a.networkMiss(ev, c.Networks, "spec.client.networks")
 	}
 	say := func(path, words string) (Decider, bool) {
-		d.Path, d.Words = path, a.words()+" admits "+words
+		d.Path, d.Words = path, "admits "+words+a.onRoute()
 		return d, true
 	}
 	if c.Unauthenticated {
@@ -659,7 +669,7 @@ func (a authorization) policyAdmits(ev evaluator, d Decider) (Decider, bool) {
 	if idAuth != nil {
 		who = idAuth.Words
 	}
-	d.Words = a.words() + " admits " + who
+	d.Words = "admits " + who + a.onRoute()
 	return d, true
 }
 

@@ -56,8 +56,7 @@ apiVersion: policy.linkerd.io/v1alpha1
 kind: MeshTLSAuthentication
 metadata: {name: frontends, namespace: shop}
 spec:
-  identities: ["*.edge.serviceaccount.identity.linkerd.cluster.local"]
-  identityRefs: [{kind: ServiceAccount, name: gateway}]
+  identityRefs: [{kind: ServiceAccount, name: gateway}, {kind: Namespace, name: edge}]
 ---
 apiVersion: policy.linkerd.io/v1alpha1
 kind: AuthorizationPolicy
@@ -111,7 +110,7 @@ func TestDecideLinkerd(t *testing.T) {
 		want     want
 	}{
 		{"edge identity on /api", "ui.edge.serviceaccount.identity.linkerd.cluster.local", "", 0, "http", Request{"POST", "/api/orders"},
-			want{true, "AuthorizationPolicy", "api-frontends", "spec.requiredAuthenticationRefs[0]", "MeshTLSAuthentication", "spec.identities[0]", "shop/web-http", "HTTPRoute shop/web-api", false}},
+			want{true, "AuthorizationPolicy", "api-frontends", "spec.requiredAuthenticationRefs[0]", "MeshTLSAuthentication", "spec.identityRefs[1]", "shop/web-http", "HTTPRoute shop/web-api", false}},
 		{"gateway service account on /api", "shop/gateway", "", 8080, "", Request{"GET", "/api"},
 			want{true, "AuthorizationPolicy", "api-frontends", "spec.requiredAuthenticationRefs[0]", "MeshTLSAuthentication", "spec.identityRefs[0]", "shop/web-http", "HTTPRoute shop/web-api", false}},
 		{"other identity on /api is denied", "shop/billing", "", 8080, "", Request{"GET", "/api"},
