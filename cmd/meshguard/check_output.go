@@ -184,7 +184,11 @@ func writeCheck(w io.Writer, output string, r checkResult) error {
 		fmt.Fprintf(&b, "    authentication: %s\n", itemWords(*a))
 	}
 	if r.ShadowDecision != "" {
-		fmt.Fprintf(&b, "  shadow: %s, decided by %s\n", r.ShadowDecision, itemWords(*r.ShadowDecidedBy))
+		by := "decided by " + itemWords(*r.ShadowDecidedBy)
+		if *r.ShadowDecidedBy == r.DecidedBy {
+			by = "by the same item"
+		}
+		fmt.Fprintf(&b, "  shadow: %s, %s\n", r.ShadowDecision, by)
 	}
 	if r.Filter != "" && r.Filter != "none" {
 		fmt.Fprintf(&b, "  filter: Envoy %s RBAC (%s form)\n", r.Filter, r.Form)
@@ -268,8 +272,10 @@ func destWords(r checkResult) string {
 		s = d.Workload
 	case d.Name != "":
 		s = "Dataplane " + d.Name
+	case r.Mesh == "kuma":
+		s = "proxy with tags " + tagWords(d.Tags)
 	default:
-		s = "pods with " + tagWords(d.Tags)
+		s = "pods with labels " + tagWords(d.Tags)
 	}
 	if d.Section != "" {
 		s += " inbound " + d.Section
