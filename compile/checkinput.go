@@ -239,3 +239,24 @@ func serviceTag(objs []*unstructured.Unstructured, ns string, podLabels map[stri
 	sort.Slice(cands, func(a, b int) bool { return cands[a].name < cands[b].name })
 	return cands[0].tag
 }
+
+// PolicyHeader reads what selecting a policy needs, and nothing more: the
+// metadata and the top-level targetRef. `meshguard check` uses it to find, among
+// thousands of policies, the few worth decoding and validating in full; it is
+// not a substitute for PolicyFromObject.
+func PolicyHeader(u *unstructured.Unstructured) (Policy, error) {
+	p, err := policyMeta(u)
+	if err != nil {
+		return Policy{}, err
+	}
+	ref, found, err := unstructured.NestedFieldNoCopy(u.Object, "spec", "targetRef")
+	if err != nil || !found || ref == nil {
+		return p, err
+	}
+	var t api.TargetRef
+	if err := api.Decode(ref, &t); err != nil {
+		return Policy{}, fmt.Errorf("%s: spec.targetRef: %v", p.Ref(), err)
+	}
+	p.Spec.TargetRef = &t
+	return p, nil
+}

@@ -75,28 +75,50 @@ func SelectPolicies(ps []Policy, px Proxy, systemNamespace string) Selection {
 	g := px.Target()
 	var sel Selection
 	for _, p := range ps {
-		if p.Mesh != px.Mesh {
-			continue
-		}
-		pt := TargetOf(p, systemNamespace)
-		if pt.Route() {
-			sel.Notes = append(sel.Notes, fmt.Sprintf("%s targets %s %s: its route-level RBAC filter is not evaluated here", p.Ref(), pt.Kind, pt.Name))
-			continue
-		}
-		if Applies(pt, g) {
+		selected, why := relevance(p, px, g, systemNamespace)
+		if selected {
 			sel.Policies = append(sel.Policies, p)
-			continue
-		}
-		if pt.Kind == api.RefDataplane && pt.SectionName != "" && px.Section == "" {
-			noSection := pt
-			noSection.SectionName = ""
-			if Applies(noSection, g) {
-				sel.Notes = append(sel.Notes, fmt.Sprintf("%s applies to inbound %q only; give --section to check that inbound", p.Ref(), pt.SectionName))
-			}
+		} else if why != "" {
+			sel.Notes = append(sel.Notes, why)
 		}
 	}
 	SortPolicies(sel.Policies, systemNamespace)
 	return sel
+}
+
+// Relevant reports whether SelectPolicies would select p for the proxy or say
+// something about it, so that a caller holding many policies can validate only
+// those.
+func Relevant(p Policy, px Proxy, systemNamespace string) bool {
+	if systemNamespace == "" {
+		systemNamespace = "kuma-system"
+	}
+	selected, why := relevance(p, px, px.Target(), systemNamespace)
+	return selected || why != ""
+}
+
+// relevance says whether p configures the proxy whose target is g, and if not,
+// why it is worth a note: a route-level policy of its mesh, or a policy of one
+// inbound when no inbound was asked for.
+func relevance(p Policy, px Proxy, g Target, systemNamespace string) (bool, string) {
+	if p.Mesh != px.Mesh {
+		return false, ""
+	}
+	pt := TargetOf(p, systemNamespace)
+	if pt.Route() {
+		return false, fmt.Sprintf("%s targets %s %s: its route-level RBAC filter is not evaluated here", p.Ref(), pt.Kind, pt.Name)
+	}
+	if Applies(pt, g) {
+		return true, ""
+	}
+	if pt.Kind == api.RefDataplane && pt.SectionName != "" && px.Section == "" {
+		noSection := pt
+		noSection.SectionName = ""
+		if Applies(noSection, g) {
+			return false, fmt.Sprintf("%s applies to inbound %q only; give --section to check that inbound", p.Ref(), pt.SectionName)
+		}
+	}
+	return false, ""
 }
 
 // Decider is the element of the merged list that decides a call: a `from` item

@@ -174,6 +174,7 @@ func (o *checkOptions) run(s streams, args []string) error {
 	if err := o.validate(); err != nil {
 		return err
 	}
+	defer tuneGCForLint()() // reading thousands of documents is lint's workload
 	loaded, err := o.documents(s, args)
 	if err != nil {
 		return err
@@ -181,22 +182,15 @@ func (o *checkOptions) run(s streams, args []string) error {
 	if err := lint.WriteNotes(s.err, loaded.Skipped); err != nil {
 		return err
 	}
-	docs := loaded.Docs
-	in := lint.Preview(docs, eng)
-	// Objects the webhook would deny never reach a proxy: they are left out, and
-	// said so on standard error, as preview does.
-	printNotes(s, in.Notes)
-	if o.meshType == "linkerd" {
-		printNotes(s, in.LinkerdNotes)
-	}
-	if in.Unreadable {
-		return usageErr("the input has documents that cannot be read (see above)")
+	if notes := lint.ParseNotes(loaded.Docs); len(notes) > 0 {
+		printNotes(s, notes)
+		return usageErr("the input has documents that cannot be read (see above): a policy check cannot read could be the one that decides")
 	}
 	var res checkResult
 	if o.meshType == "kuma" {
-		res, err = o.checkKuma(docs, in)
+		res, err = o.checkKuma(s, loaded.Docs, eng)
 	} else {
-		res, err = o.checkLinkerd(docs, in)
+		res, err = o.checkLinkerd(s, loaded.Docs, eng)
 	}
 	if err != nil {
 		return err
@@ -268,8 +262,24 @@ func portString(p string) (int64, string) {
 	return 0, p
 }
 
+// readable prints the notes of the input read (objects the webhook would deny
+// never reach a proxy: they are left out, and said so on standard error, as
+// preview does) and fails when some document cannot be parsed.
+func readable(s streams, in lint.CheckInput) error {
+	printNotes(s, in.Notes)
+	printNotes(s, in.LinkerdNotes)
+	if in.Unreadable {
+		return usageErr("the input has documents that cannot be read (see above)")
+	}
+	return nil
+}
+
 // checkLinkerd answers a Linkerd call.
-func (o *checkOptions) checkLinkerd(docs []lint.Document, in lint.PreviewInput) (checkResult, error) {
+func (o *checkOptions) checkLinkerd(s streams, docs []lint.Document, eng lint.Options) (checkResult, error) {
+	in := lint.LinkerdCheckInput(docs, eng)
+	if err := readable(s, in); err != nil {
+		return checkResult{}, err
+	}
 	c, err := authz.ParseCaller(o.from, o.fromIP, o.trustDomain)
 	if err != nil {
 		return checkResult{}, err
@@ -295,7 +305,7 @@ func (o *checkOptions) checkLinkerd(docs []lint.Document, in lint.PreviewInput) 
 }
 
 // checkKuma answers a Kuma call.
-func (o *checkOptions) checkKuma(docs []lint.Document, in lint.PreviewInput) (checkResult, error) {
+func (o *checkOptions) checkKuma(s streams, docs []lint.Document, eng lint.Options) (checkResult, error) {
 	objs := o.objectsOf(docs)
 	var px compile.Proxy
 	if strings.Contains(o.to, "=") {
@@ -321,6 +331,10 @@ func (o *checkOptions) checkKuma(docs []lint.Document, in lint.PreviewInput) (ch
 	}
 	cl, err := compile.ParseClient(o.from, clientMesh)
 	if err != nil {
+		return checkResult{}, err
+	}
+	in := lint.KumaCheckInput(docs, eng, func(p compile.Policy) bool { return compile.Relevant(p, px, o.settings.SystemNamespace) })
+	if err := readable(s, in); err != nil {
 		return checkResult{}, err
 	}
 	sel := compile.SelectPolicies(in.Policies, px, o.settings.SystemNamespace)

@@ -89,9 +89,10 @@ func TestCheckErrors(t *testing.T) {
 		{"live cluster", []string{"check", "--kubeconfig", "/nonexistent", "--from", "kuma.io/service=web", "--to", "app=x"}, "--kubeconfig"},
 		{"bad mesh type", []string{"check", kumaCheckDir, "--mesh-type", "istio", "--from", "x", "--to", "app=x"}, "--mesh-type must be"},
 		{"bad output", []string{"check", kumaCheckDir, "-o", "yaml", "--from", "kuma.io/service=web", "--to", "app=x"}, "--output must be text or json"},
+		{"unreadable input", []string{"check", "-", "--from", "kuma.io/service=web", "--to", "app=x"}, "cannot be read"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			out, errOut, code := cli(t, "", tt.args...)
+			out, errOut, code := cli(t, "kind: [unclosed\n", tt.args...)
 			if code != exitUsage || !strings.Contains(errOut, tt.want) {
 				t.Errorf("exit %d, stderr %q; want exit 2 and %q\n%s", code, errOut, tt.want, out)
 			}
