@@ -33,6 +33,9 @@ var checkCases = []struct {
 	{"seed001-shadow", []string{"check", seed001File, "--from", "spiffe://trust-domain.mesh/ns/legacy/sa/old", "--to", "app=backend"}, 0},
 	{"seed001-operator-deny", []string{"check", seed001File, "--from", "spiffe://trust-domain.mesh/ns/default/sa/api-gateway", "--to", "app=backend"}, 1},
 	{"seed001-default", []string{"check", seed001File, "--from", "spiffe://trust-domain.mesh/ns/default/sa/web", "--to", "app=frontend"}, 1},
+	// The two calls of make demo (hack/demo/check.go), on the files it applies.
+	{"demo-allow", []string{"check", filepath.Join(repoRoot, "examples", "valid"), "--from", "kuma.io/service=frontend_frontend-ns_svc_8080", "--to", "app=backend,kuma.io/service=backend_backend-ns_svc_8080", "--to-namespace", "backend-ns"}, 0},
+	{"demo-deny", []string{"check", filepath.Join(repoRoot, "examples", "valid"), "--from", "kuma.io/service=ops-console_ops-ns_svc_8080", "--to", "app=backend,kuma.io/service=backend_backend-ns_svc_8080", "--to-namespace", "backend-ns"}, 1},
 	{"linkerd-route", []string{"check", linkerdCheckDir, "--from", "shop/gateway", "--to", "Deployment/web", "--to-namespace", "shop", "--port", "8080", "--method", "GET", "--path", "/api/orders"}, 0},
 	{"linkerd-route-deny", []string{"check", linkerdCheckDir, "--from", "web.shop.serviceaccount.identity.linkerd.cluster.local", "--to", "web", "--to-namespace", "shop", "--port", "http", "--method", "GET", "--path", "/api"}, 1},
 	{"linkerd-network", []string{"check", linkerdCheckDir, "--from-ip", "192.168.1.4", "--to", "Deployment/web", "--to-namespace", "shop", "--port", "http", "--method", "GET", "--path", "/"}, 0},
