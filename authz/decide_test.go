@@ -225,3 +225,17 @@ func TestParseCaller(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseCaller: any --from and --from-ip is a caller or a clear error, never a
+// panic; a caller is either identified or unauthenticated, not both.
+func FuzzParseCaller(f *testing.F) {
+	for _, s := range [][2]string{{"shop/web", ""}, {"", "10.0.0.1"}, {"a.b.serviceaccount.identity.linkerd.cluster.local", "::1"}, {"x/y/z", "1.2.3"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, from, ip string) {
+		c, err := ParseCaller(from, ip, "")
+		if err == nil && (c.Identity == "") == !c.Unauthenticated {
+			t.Fatalf("%q %q: %+v", from, ip, c)
+		}
+	})
+}
