@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -100,9 +99,6 @@ Exit codes: 0 ALLOW, 1 DENY, 2 usage or input errors.`,
 	return cmd
 }
 
-// errLiveNotWired is what --kubeconfig answers until the cluster reader is wired in.
-var errLiveNotWired = errors.New("--kubeconfig/--context: reading a live cluster is not available in this build yet; export the objects (kubectl get ... -o yaml) and pass the files")
-
 // documents is the single place check's input comes from: the files and
 // directories of args, or, with --kubeconfig/--context, the cluster.
 func (o *checkOptions) documents(s streams, args []string) (lint.Loaded, error) {
@@ -110,7 +106,7 @@ func (o *checkOptions) documents(s streams, args []string) (lint.Loaded, error) 
 		if len(args) > 0 {
 			return lint.Loaded{}, usageErr("give either manifests or --kubeconfig/--context, not both")
 		}
-		return lint.Loaded{}, errLiveNotWired
+		return readLive(o.kubeconfig, o.kubeContext)
 	}
 	if len(args) == 0 {
 		return lint.Loaded{}, usageErr("check needs at least one PATH, - for standard input, or --kubeconfig")
