@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -329,7 +330,13 @@ func (o *checkOptions) checkKuma(s streams, docs []lint.Document, eng lint.Optio
 	if err != nil {
 		return checkResult{}, err
 	}
-	in := lint.KumaCheckInput(docs, eng, func(p compile.Policy) bool { return compile.Relevant(p, px, o.settings.SystemNamespace) })
+	var serviceTargets atomic.Bool // some policy of the mesh targets a MeshService (keep runs in parallel)
+	in := lint.KumaCheckInput(docs, eng, func(p compile.Policy) bool {
+		if k := p.TopRef().Kind; p.Mesh == px.Mesh && (k == api.RefMeshService || k == api.RefMeshServiceSubset) {
+			serviceTargets.Store(true)
+		}
+		return compile.Relevant(p, px, o.settings.SystemNamespace)
+	})
 	if err := readable(s, in); err != nil {
 		return checkResult{}, err
 	}
@@ -340,6 +347,9 @@ func (o *checkOptions) checkKuma(s streams, docs []lint.Document, eng lint.Optio
 		return checkResult{}, err
 	}
 	d.Notes = append(sel.Notes, d.Notes...)
+	if _, ok := px.Tags[api.ServiceTag]; !ok && serviceTargets.Load() {
+		d.Notes = append(d.Notes, "the destination has no "+api.ServiceTag+" tag, so policies that target a MeshService cannot select it; give it in --to, or name the workload (its Service gives the tag)")
+	}
 	return kumaResult(o, cl, px, sel.Policies, d, newLocator(docs, o.namespace)), nil
 }
 
