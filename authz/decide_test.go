@@ -19,11 +19,13 @@ apiVersion: apps/v1
 kind: Deployment
 metadata: {name: web, namespace: shop}
 spec:
+  selector: {matchLabels: {app: web}}
   template:
     metadata: {labels: {app: web}}
     spec:
       containers:
         - name: web
+          image: web:1
           ports: [{name: http, containerPort: 8080}, {name: admin, containerPort: 9990}, {name: metrics, containerPort: 9100}]
 ---
 apiVersion: policy.linkerd.io/v1beta3
