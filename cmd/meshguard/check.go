@@ -248,8 +248,16 @@ func (l locator) at(kind, ns, name, path string) (string, int) {
 	if d == nil {
 		return "", 0
 	}
-	return d.Locate(path)
+	file, line := d.Locate(path)
+	if strings.HasPrefix(file, clusterSource) {
+		return file, 0 // read from a cluster: there is no line to point to
+	}
+	return file, line
 }
+
+// clusterSource starts the File of documents read from a cluster (the live
+// reader's "cluster:<namespace>/<Kind>/<name>").
+const clusterSource = "cluster:"
 
 // portString is the port flag as a number, or 0 and the name.
 func portString(p string) (int64, string) {

@@ -219,8 +219,11 @@ func writeCheck(w io.Writer, output string, r checkResult) error {
 }
 
 func place(it checkItem) string {
-	if it.File == "" {
+	switch {
+	case it.File == "":
 		return ""
+	case it.Line == 0:
+		return "  (" + it.File + ")"
 	}
 	return fmt.Sprintf("  (%s:%d)", it.File, it.Line)
 }
