@@ -120,8 +120,8 @@ func (r Resolver) checkMeshService(ref Ref) (string, bool) {
 			if slices.ContainsFunc(e.Ports, func(p Port) bool { return p.Number == port }) || len(e.Ports) == 0 {
 				return "", false
 			}
-			return fmt.Sprintf("the kuma.io/service %q names port %d of Service %s (namespace %s), which has no such port (ports: %s)%s",
-				ref.Name, port, svc, ns, portList(e.Ports), r.advice()), true
+			return fmt.Sprintf("the kuma.io/service %q names port %d of Service %s (namespace %s), which has no such port (ports: %s), so the reference resolves to nothing",
+				ref.Name, port, svc, ns, portList(e.Ports)), true
 		}
 		if !inv.covers(ClassService, ns) {
 			return "", false
