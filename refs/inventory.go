@@ -49,6 +49,12 @@ func ClassOf(group, kind string) Class {
 	return Class(group + "/" + kind)
 }
 
+// Group is the API group part of c ("" for the core group).
+func (c Class) Group() string {
+	g, _, _ := strings.Cut(string(c), "/")
+	return g
+}
+
 // Kind is the kind part of c.
 func (c Class) Kind() string {
 	_, k, _ := strings.Cut(string(c), "/")

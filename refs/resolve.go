@@ -99,8 +99,8 @@ func (r Resolver) checkMesh(ref Ref) (string, bool) {
 	if r.Inv.classes[ClassMesh] == 0 && api.Suggest(ref.Name, names[:1]) == "" {
 		return "", false
 	}
-	return fmt.Sprintf("the mesh %q is not found %s (meshes: %s)%s; Kuma's control plane ignores objects of a mesh that does not exist%s",
-		ref.Name, r.where(), strings.Join(names, ", "), didYouMean(ref.Name, names), r.advice()), true
+	return fmt.Sprintf("mesh %q: not found %s%s; meshes: %s. Kuma's control plane ignores objects of a mesh that does not exist%s",
+		ref.Name, r.where(), didYouMean(ref.Name, names), strings.Join(names, ", "), r.advice()), true
 }
 
 // checkMeshService resolves a MeshService by name: a MeshService object, the
@@ -126,8 +126,8 @@ func (r Resolver) checkMeshService(ref Ref) (string, bool) {
 		if !inv.covers(ClassService, ns) {
 			return "", false
 		}
-		return fmt.Sprintf("the kuma.io/service %q names Service %s (namespace %s), which is not found %s%s%s",
-			ref.Name, svc, ns, r.where(), didYouMean(svc, inv.names[scope{ClassService, ns}]), r.advice()), true
+		return fmt.Sprintf("Service %q (namespace %s) of kuma.io/service %s: not found %s%s%s",
+			svc, ns, ref.Name, r.where(), didYouMean(svc, inv.names[scope{ClassService, ns}]), r.advice()), true
 	}
 	if e, ok := inv.get(ClassService, ref.Namespace, ref.Name); ok {
 		if m, disabled := r.meshServicesDisabled(e); disabled {
@@ -227,7 +227,7 @@ func (r Resolver) missing(ref Ref, candidates []string) string {
 	if ns := nsOf(ref); ns != "" {
 		where = " (namespace " + ns + ")"
 	}
-	return fmt.Sprintf("%s %q%s is not found %s%s%s", ref.Class.Kind(), ref.Name, where, r.where(),
+	return fmt.Sprintf("%s %q%s: not found %s%s%s", ref.Class.Kind(), ref.Name, where, r.where(),
 		didYouMean(ref.Name, candidates), r.advice())
 }
 
@@ -242,14 +242,14 @@ func (r Resolver) where() string {
 	if r.Source == SourceCluster {
 		return "in the cluster"
 	}
-	return "in the inventory (the linted files and --inventory)"
+	return "in the inventory"
 }
 
 func (r Resolver) advice() string {
 	if r.Source == SourceCluster {
 		return "; until it exists the reference resolves to nothing (apply it, or fix the name)"
 	}
-	return "; it may exist in the cluster only (lint it with this file, or pass it with --inventory)"
+	return "; the inventory is the linted files and --inventory: it may exist in the cluster only (lint it with this file, or pass it with --inventory)"
 }
 
 func (r Resolver) selectorAdvice() string {
@@ -298,7 +298,7 @@ func (r Resolver) checkSelector(ref Ref) (string, bool) {
 	if ref.Namespace != "" {
 		in = " of namespace " + ref.Namespace
 	}
-	return fmt.Sprintf("the selector %s matches none of the %d %s%s %s, so it selects nothing%s",
+	return fmt.Sprintf("the selector %s matches none of the %d %s%s %s: it selects nothing%s",
 		s.String(), total, what, in, r.where(), r.selectorAdvice()), true
 }
 

@@ -5,7 +5,8 @@ meshguard.rules prints the webhook rules for every kind meshguard guards.
 Call it with the operations: {{ include "meshguard.rules" (list "CREATE" "UPDATE") }}
 
 meshguard.informerRules prints the ClusterRole rules of the informer caches: read
-access to the kinds the registry marks Watched. Call it with any argument:
+access to the kinds the registry marks Watched and to the kinds references name
+(refs.WatchedKinds). Call it with any argument:
 {{ include "meshguard.informerRules" . }}
 */}}
 {{- define "meshguard.rules" -}}
@@ -103,11 +104,14 @@ access to the kinds the registry marks Watched. Call it with any argument:
     - servers
 {{- end -}}
 {{- define "meshguard.informerRules" -}}
+- apiGroups: [""]
+  resources: ["services", "pods", "namespaces", "serviceaccounts"]
+  verbs: ["get", "list", "watch"]
 - apiGroups: ["gateway.networking.k8s.io"]
   resources: ["httproutes", "grpcroutes"]
   verbs: ["get", "list", "watch"]
 - apiGroups: ["kuma.io"]
-  resources: ["meshtrafficpermissions"]
+  resources: ["meshtrafficpermissions", "meshes", "meshservices", "meshexternalservices", "meshmultizoneservices", "meshgateways", "meshhttproutes", "meshopentelemetrybackends"]
   verbs: ["get", "list", "watch"]
 - apiGroups: ["policy.linkerd.io"]
   resources: ["servers", "serverauthorizations", "authorizationpolicies", "meshtlsauthentications", "networkauthentications", "httproutes"]
