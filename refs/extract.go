@@ -52,7 +52,8 @@ func Extract(u *unstructured.Unstructured, o Options) []Ref {
 	switch gvk.Group {
 	case api.KumaGroup:
 		var out []Ref
-		if mesh := u.GetLabels()[api.LabelMesh]; mesh != "" && gvk.Kind != "Mesh" {
+		// The default mesh always exists: no reference to keep for it.
+		if mesh := u.GetLabels()[api.LabelMesh]; mesh != "" && mesh != o.DefaultMesh && gvk.Kind != "Mesh" {
 			out = append(out, Ref{Path: "metadata.labels[" + api.LabelMesh + "]", Class: ClassMesh, Name: mesh, Code: CodeMesh})
 		}
 		w := kumaWalker{ns: ns, o: o, out: out}

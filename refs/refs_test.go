@@ -210,7 +210,7 @@ func TestMessages(t *testing.T) {
 	if len(files) != 1 || len(cluster) != 1 {
 		t.Fatalf("files %v, cluster %v", files, cluster)
 	}
-	for _, want := range []string{`MeshService "backnd" (namespace shop)`, `did you mean "backend"?`, "not found in the inventory", "may exist in the cluster"} {
+	for _, want := range []string{`MeshService shop/backnd: not found`, `did you mean "backend"?`, "not found in the inventory", "may exist in the cluster"} {
 		if !strings.Contains(files[0].Message, want) {
 			t.Errorf("lint message %q lacks %q", files[0].Message, want)
 		}

@@ -223,11 +223,13 @@ func portList(ps []Port) string {
 
 // missing is the message of a reference by name that resolves to nothing.
 func (r Resolver) missing(ref Ref, candidates []string) string {
-	where := ""
+	// namespace/name, as kubectl writes it: admission warnings are cut at 120
+	// characters, and the suggestion must fit.
+	name := ref.Name
 	if ns := nsOf(ref); ns != "" {
-		where = " (namespace " + ns + ")"
+		name = ns + "/" + name
 	}
-	return fmt.Sprintf("%s %q%s: not found %s%s%s", ref.Class.Kind(), ref.Name, where, r.where(),
+	return fmt.Sprintf("%s %s: not found %s%s%s", ref.Class.Kind(), name, r.where(),
 		didYouMean(ref.Name, candidates), r.advice())
 }
 

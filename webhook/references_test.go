@@ -52,7 +52,7 @@ func TestReferenceWarnings(t *testing.T) {
 		want      string // a warning prefix, "" for none
 	}{
 		{"resolves", "backend", "", ""},
-		{"dangling", "backnd", "", `MG401 spec.to[0].targetRef: MeshService "backnd" (namespace shop): not found in the cluster (did you mean "backend"?)`},
+		{"dangling", "backnd", "", `MG401 spec.to[0].targetRef: MeshService shop/backnd: not found in the cluster (did you mean "backend"?)`},
 		{"cache not usable", "backnd", refs.ClassMeshService, ""},
 	}
 	for _, tt := range tests {
