@@ -53,7 +53,7 @@ func Extract(u *unstructured.Unstructured, o Options) []Ref {
 	case api.KumaGroup:
 		var out []Ref
 		// The default mesh always exists: no reference to keep for it.
-		if mesh := u.GetLabels()[api.LabelMesh]; mesh != "" && mesh != o.DefaultMesh && gvk.Kind != "Mesh" {
+		if mesh := u.GetLabels()[api.LabelMesh]; mesh != "" && mesh != o.DefaultMesh && gvk.Kind != string(api.RefMesh) {
 			out = append(out, Ref{Path: "metadata.labels[" + api.LabelMesh + "]", Class: ClassMesh, Name: mesh, Code: CodeMesh})
 		}
 		w := kumaWalker{ns: ns, o: o, out: out}
@@ -103,7 +103,7 @@ func (w *kumaWalker) walk(v any, path, key string) {
 // ref reads one Kuma targetRef or backendRef. top is the policy's own targetRef,
 // the only place a Dataplane selector picks the proxies the policy configures.
 func (w *kumaWalker) ref(m map[string]any, path string, top bool) {
-	kind, name, ns := str(m, "kind"), str(m, "name"), str(m, "namespace")
+	kind, name, ns := api.RefKind(str(m, "kind")), str(m, "name"), str(m, "namespace")
 	labels := stringMap(m["labels"])
 	if ns == "" {
 		ns = w.ns
@@ -113,19 +113,19 @@ func (w *kumaWalker) ref(m map[string]any, path string, top bool) {
 		r.Section = strconv.FormatInt(p, 10)
 	}
 	switch kind {
-	case "MeshService":
+	case api.RefMeshService:
 		r.Class = ClassMeshService
-	case "MeshExternalService":
+	case api.RefMeshExternalService:
 		r.Class, r.Section = ClassMeshExternal, "" // any sectionName names its one port
-	case "MeshMultiZoneService":
+	case api.RefMeshMultiZoneService:
 		r.Class = ClassMeshMultiZone
-	case "MeshHTTPRoute":
+	case api.RefMeshHTTPRoute:
 		r.Class = ClassMeshHTTPRoute
-	case "MeshGateway":
+	case api.RefMeshGateway:
 		r.Class, r.Namespace, r.Section = ClassMeshGateway, "", "" // a listener, not checked
-	case "MeshOpenTelemetryBackend":
+	case api.RefKind(api.KindMeshOpenTelemetryBackend):
 		r.Class, r.Code = ClassMeshOTelBackend, CodeOTelBackend
-	case "Dataplane":
+	case api.RefDataplane:
 		if !top || len(labels) == 0 || name != "" {
 			return
 		}
@@ -184,7 +184,7 @@ func linkerdRefs(group, kind, ns string, spec map[string]any) []Ref {
 		if ok && runtime.DefaultUnstructuredConverter.FromUnstructured(sel, &ls) == nil {
 			out = append(out, Ref{Path: "spec.podSelector", Class: ClassPod, Namespace: ns, Selector: &ls, Code: CodeLinkerdPods})
 		}
-	case kind == api.KindHTTPRoute || kind == api.KindGRPCRoute || kind == "TCPRoute" || kind == "TLSRoute":
+	case kind == api.KindHTTPRoute || kind == api.KindGRPCRoute || kind == api.KindTCPRoute || kind == api.KindTLSRoute:
 		out = routeRefs(group, ns, spec)
 	}
 	return out
