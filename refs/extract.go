@@ -162,6 +162,10 @@ func linkerdRefs(group, kind, ns string, spec map[string]any) []Ref {
 	case group == api.LinkerdGroup && kind == api.KindAuthorizationPolicy:
 		if t, ok := spec["targetRef"].(map[string]any); ok {
 			c := ClassOf(str(t, "group"), str(t, "kind"))
+			if c == ClassNamespace && str(t, "name") == ns {
+				// The policy's own namespace exists: the policy is stored in it.
+				c = ""
+			}
 			switch c {
 			case ClassOf(api.LinkerdGroup, api.KindServer), ClassOf(api.LinkerdGroup, api.KindHTTPRoute),
 				ClassOf(api.GatewayGroup, api.KindHTTPRoute), ClassOf(api.GatewayGroup, api.KindGRPCRoute), ClassNamespace:

@@ -196,6 +196,14 @@ func TestLinkerdReferences(t *testing.T) {
 			}
 		})
 	}
+	// The policy's own namespace exists, Namespace object or not.
+	other := "apiVersion: v1\nkind: Namespace\nmetadata: {name: other}"
+	if got := problems(t, other, ap("{kind: Namespace, name: web}", ""), SourceFiles); len(got) != 0 {
+		t.Errorf("own namespace reported: %v", got)
+	}
+	if got := problems(t, other, ap("{kind: Namespace, name: wbe}", ""), SourceFiles); len(got) != 1 {
+		t.Errorf("another missing namespace: %v, want MG420", got)
+	}
 }
 
 // TestMessages: a finding names the missing object, the nearest name and where
