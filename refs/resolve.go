@@ -44,21 +44,14 @@ type Resolver struct {
 func (r Resolver) Check(refs []Ref) []Problem {
 	var out []Problem
 	for _, ref := range refs {
-		if msg, bad := r.check(ref); bad {
-			code := ref.Code
-			if strings.HasPrefix(msg, sectionPrefix) {
-				msg = strings.TrimPrefix(msg, sectionPrefix)
-				if code == CodeKumaRef {
-					code = CodeKumaSection
-				}
-			}
+		if msg, code, bad := r.check(ref); bad {
 			out = append(out, Problem{Path: ref.Path, Code: code, Message: msg})
 		}
 	}
 	return out
 }
 
-func (r Resolver) check(ref Ref) (string, bool) {
+func (r Resolver) check(ref Ref) (msg, code string, bad bool) {
 	if ref.Selector != nil {
 		return r.checkSelector(ref)
 	}
@@ -73,9 +66,9 @@ func (r Resolver) check(ref Ref) (string, bool) {
 		return r.checkSection(ref, e.Ports, e)
 	}
 	if !inv.covers(ref.Class, ref.Namespace) {
-		return "", false
+		return "", "", false
 	}
-	return r.missing(ref, inv.names[scope{ref.Class, nsOf(ref)}]), true
+	return r.missing(ref, inv.names[scope{ref.Class, nsOf(ref)}]), ref.Code, true
 }
 
 func nsOf(ref Ref) string {
@@ -88,59 +81,59 @@ func nsOf(ref Ref) string {
 // checkMesh: the mesh of a Kuma object must be a Mesh of the inventory or the
 // default mesh, which Kuma's control plane creates. Without any Mesh in the
 // inventory only a near miss of the default mesh's name is reported.
-func (r Resolver) checkMesh(ref Ref) (string, bool) {
+func (r Resolver) checkMesh(ref Ref) (msg, code string, bad bool) {
 	if ref.Name == r.Opts.DefaultMesh {
-		return "", false
+		return "", "", false
 	}
 	if _, ok := r.Inv.get(ClassMesh, "", ref.Name); ok {
-		return "", false
+		return "", "", false
 	}
 	names := append([]string{r.Opts.DefaultMesh}, r.Inv.names[scope{ClassMesh, ""}]...)
 	if r.Inv.classes[ClassMesh] == 0 && api.Suggest(ref.Name, names[:1]) == "" {
-		return "", false
+		return "", "", false
 	}
 	return fmt.Sprintf("mesh %q: not found %s%s; meshes: %s. Kuma's control plane ignores objects of a mesh that does not exist%s",
-		ref.Name, r.where(), didYouMean(ref.Name, names), strings.Join(names, ", "), r.advice()), true
+		ref.Name, r.where(), didYouMean(ref.Name, names), strings.Join(names, ", "), r.advice()), ref.Code, true
 }
 
 // checkMeshService resolves a MeshService by name: a MeshService object, the
 // one Kuma generates from a Service of that name (unless the Service's mesh has
 // meshServices.mode Disabled), or a kuma.io/service name <svc>_<ns>_svc_<port>
 // Kuma derives from a Service.
-func (r Resolver) checkMeshService(ref Ref) (string, bool) {
+func (r Resolver) checkMeshService(ref Ref) (msg, code string, bad bool) {
 	inv := r.Inv
 	if e, ok := inv.get(ClassMeshService, ref.Namespace, ref.Name); ok {
 		if len(e.Ports) == 0 {
-			return "", false // ports not written: nothing to compare with
+			return "", "", false // ports not written: nothing to compare with
 		}
 		return r.checkSection(ref, e.Ports, e)
 	}
 	if svc, ns, port, ok := legacyName(ref.Name); ok {
 		if e, found := inv.get(ClassService, ns, svc); found {
 			if slices.ContainsFunc(e.Ports, func(p Port) bool { return p.Number == port }) || len(e.Ports) == 0 {
-				return "", false
+				return "", "", false
 			}
 			return fmt.Sprintf("the kuma.io/service %q names port %d of Service %s (namespace %s), which has no such port (ports: %s), so the reference resolves to nothing",
-				ref.Name, port, svc, ns, portList(e.Ports)), true
+				ref.Name, port, svc, ns, portList(e.Ports)), ref.Code, true
 		}
 		if !inv.covers(ClassService, ns) {
-			return "", false
+			return "", "", false
 		}
 		return fmt.Sprintf("Service %q (namespace %s) of kuma.io/service %s: not found %s%s%s",
-			svc, ns, ref.Name, r.where(), didYouMean(svc, inv.names[scope{ClassService, ns}]), r.advice()), true
+			svc, ns, ref.Name, r.where(), didYouMean(svc, inv.names[scope{ClassService, ns}]), r.advice()), ref.Code, true
 	}
 	if e, ok := inv.get(ClassService, ref.Namespace, ref.Name); ok {
 		if m, disabled := r.meshServicesDisabled(e); disabled {
 			return fmt.Sprintf("no MeshService %s (namespace %s): Kuma generates none from the Service of that name because the mesh %q has meshServices.mode Disabled (its default); enable meshServices on the Mesh, or name the kuma.io/service %s_%s_svc_<port>",
-				ref.Name, ref.Namespace, m, ref.Name, ref.Namespace), true
+				ref.Name, ref.Namespace, m, ref.Name, ref.Namespace), ref.Code, true
 		}
 		return r.checkSection(ref, e.Ports, e)
 	}
 	if !inv.covers(ClassMeshService, ref.Namespace) && !inv.covers(ClassService, ref.Namespace) {
-		return "", false
+		return "", "", false
 	}
 	cands := append(slices.Clone(inv.names[scope{ClassMeshService, ref.Namespace}]), inv.names[scope{ClassService, ref.Namespace}]...)
-	return r.missing(ref, cands), true
+	return r.missing(ref, cands), ref.Code, true
 }
 
 // meshServicesDisabled reports whether the mesh of Service e is in the inventory
@@ -172,20 +165,16 @@ func legacyName(name string) (svc, ns string, port int64, ok bool) {
 	return parts[0], parts[1], p, true
 }
 
-// sectionPrefix marks a message of checkSection, whose Kuma findings have their
-// own code.
-const sectionPrefix = "\x00section:"
-
 // checkSection: a sectionName (or port) must name a port of what was found, by
 // name or by number (Kuma's FindPortByName; Linkerd's parent and backend ports
 // are numbers).
-func (r Resolver) checkSection(ref Ref, ports []Port, e *Entry) (string, bool) {
+func (r Resolver) checkSection(ref Ref, ports []Port, e *Entry) (msg, code string, bad bool) {
 	if ref.Section == "" || len(ports) == 0 {
-		return "", false
+		return "", "", false
 	}
 	for _, p := range ports {
 		if p.Name == ref.Section || strconv.FormatInt(p.Number, 10) == ref.Section {
-			return "", false
+			return "", "", false
 		}
 	}
 	what := fmt.Sprintf("%s %s (namespace %s)", e.Class.Kind(), e.Name, e.Namespace)
@@ -199,12 +188,21 @@ func (r Resolver) checkSection(ref Ref, ports []Port, e *Entry) (string, bool) {
 		}
 		names = append(names, strconv.FormatInt(p.Number, 10))
 	}
-	code := "port"
-	if ref.Class.Kind() != "Service" {
-		code = "sectionName"
+	field := "port"
+	if ref.Class != ClassService {
+		field = "sectionName"
 	}
-	return sectionPrefix + fmt.Sprintf("%s %q is not a port of %s (ports: %s)%s, so the reference resolves to no port",
-		code, ref.Section, what, portList(ports), didYouMean(ref.Section, names)), true
+	return fmt.Sprintf("%s %q is not a port of %s (ports: %s)%s, so the reference resolves to no port",
+		field, ref.Section, what, portList(ports), didYouMean(ref.Section, names)), sectionCode(ref), true
+}
+
+// sectionCode is the code of a port that is not on the object found: Kuma's has
+// its own (MG402); a Linkerd parent's or backend's stays its family's.
+func sectionCode(ref Ref) string {
+	if ref.Code == CodeKumaRef {
+		return CodeKumaSection
+	}
+	return ref.Code
 }
 
 func portList(ps []Port) string {
@@ -262,7 +260,7 @@ func (r Resolver) selectorAdvice() string {
 }
 
 // checkSelector: a label selection must select something of its class.
-func (r Resolver) checkSelector(ref Ref) (string, bool) {
+func (r Resolver) checkSelector(ref Ref) (msg, code string, bad bool) {
 	sel := *ref.Selector
 	var cands []*Entry
 	what := ref.Class.Kind() + "s"
@@ -271,29 +269,29 @@ func (r Resolver) checkSelector(ref Ref) (string, bool) {
 	case ClassPod:
 		var ok bool
 		if cands, total, ok = r.podCandidates(ref, &sel); !ok {
-			return "", false
+			return "", "", false
 		}
 		what = "pod templates (workloads and Pods)"
 	case ClassMeshService:
 		if r.Inv.classes[ClassMeshService]+r.Inv.classes[ClassService] == 0 {
-			return "", false
+			return "", "", false
 		}
 		cands = r.meshServiceCandidates()
 		total = len(cands)
 	default:
 		if r.Inv.classes[ref.Class] == 0 {
-			return "", false
+			return "", "", false
 		}
 		cands = r.Inv.labelled[ref.Class]
 		total = len(cands)
 	}
 	s, err := metav1.LabelSelectorAsSelector(&sel)
 	if err != nil {
-		return "", false // validation reports a malformed selector
+		return "", "", false // validation reports a malformed selector
 	}
 	for _, e := range cands {
 		if s.Matches(labels.Set(e.Labels)) {
-			return "", false
+			return "", "", false
 		}
 	}
 	in := ""
@@ -301,7 +299,7 @@ func (r Resolver) checkSelector(ref Ref) (string, bool) {
 		in = " of namespace " + ref.Namespace
 	}
 	return fmt.Sprintf("the selector %s matches none of the %d %s%s %s: it selects nothing%s",
-		s.String(), total, what, in, r.where(), r.selectorAdvice()), true
+		s.String(), total, what, in, r.where(), r.selectorAdvice()), ref.Code, true
 }
 
 // podCandidates are the pods a selector can match: those carrying its rarest
