@@ -1,6 +1,8 @@
 package lint
 
 import (
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/refs"
 	"github.com/meshguard/meshguard/validate"
@@ -95,6 +97,22 @@ func (s *refStage) Findings() []Finding {
 // reference checks off (--no-inventory).
 type Inventory struct {
 	Entries []refs.Entry
+}
+
+// InventoryOf is the inventory of objects already in hand (a cluster's, listed by
+// `meshguard audit`): those a reference can name are entered, namespaced objects
+// without a namespace in ns.
+func InventoryOf(objs []*unstructured.Unstructured, ns string) *Inventory {
+	inv := &Inventory{}
+	for _, u := range objs {
+		if e, ok := refs.EntryOf(u); ok {
+			if e.Namespace == "" && !e.Class.ClusterScoped() {
+				e.Namespace = ns
+			}
+			inv.Entries = append(inv.Entries, e)
+		}
+	}
+	return inv
 }
 
 // LoadInventory reads the inventory documents of paths (files or directories, as
