@@ -285,13 +285,23 @@ func (r Resolver) checkSelector(ref Ref) (msg, code string, bad bool) {
 		cands = r.Inv.labelled[ref.Class]
 		total = len(cands)
 	}
+	if len(sel.MatchExpressions) == 0 {
+		// The common case, matchLabels alone, without building a Selector.
+		for _, e := range cands {
+			if hasAll(e.Labels, sel.MatchLabels) {
+				return "", "", false
+			}
+		}
+	}
 	s, err := metav1.LabelSelectorAsSelector(&sel)
 	if err != nil {
 		return "", "", false // validation reports a malformed selector
 	}
-	for _, e := range cands {
-		if s.Matches(labels.Set(e.Labels)) {
-			return "", "", false
+	if len(sel.MatchExpressions) > 0 {
+		for _, e := range cands {
+			if s.Matches(labels.Set(e.Labels)) {
+				return "", "", false
+			}
 		}
 	}
 	in := ""
@@ -363,6 +373,16 @@ func (r Resolver) meshServiceCandidates() []*Entry {
 	}
 	r.Inv.msCands = out
 	return out
+}
+
+// hasAll reports whether labels carry every pair of want.
+func hasAll(labels, want map[string]string) bool {
+	for k, v := range want {
+		if got, ok := labels[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
 }
 
 func mergeLabels(a, b map[string]string) map[string]string {
