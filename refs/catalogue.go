@@ -22,10 +22,13 @@ const (
 	// CodeMesh: a Kuma object belongs to a mesh that does not exist.
 	CodeMesh = "MG405"
 	// CodeLinkerdTarget: an AuthorizationPolicy targets a Server, route or
-	// Namespace that does not exist.
+	// Namespace that does not exist, or a ServerAuthorization names a missing
+	// Server.
 	CodeLinkerdTarget = "MG420"
 	// CodeLinkerdAuthn: an AuthorizationPolicy requires a MeshTLSAuthentication,
-	// NetworkAuthentication or ServiceAccount that does not exist.
+	// NetworkAuthentication or ServiceAccount that does not exist, or a
+	// MeshTLSAuthentication or ServerAuthorization names a missing ServiceAccount
+	// (or Namespace).
 	CodeLinkerdAuthn = "MG421"
 	// CodeLinkerdParent: a route's Server or Service parent does not exist, or
 	// the Service has no such port.
@@ -97,9 +100,9 @@ func Catalogue() []validate.RuleDoc {
 			Bad: exOTel + "---\n" + exMetric("otel-colector"), Good: exOTel + "---\n" + exMetric("otel-collector")},
 		{Code: CodeMesh, Severity: w, Summary: "a Kuma object's kuma.io/mesh names a mesh that does not exist (the default mesh always does: Kuma's control plane creates it)" + lint,
 			Bad: exMesh + "---\n" + exMeshTimeout("payment"), Good: exMesh + "---\n" + exMeshTimeout("payments")},
-		{Code: CodeLinkerdTarget, Severity: w, Summary: "an AuthorizationPolicy targets a Server, HTTPRoute, GRPCRoute or Namespace that does not exist" + lint,
+		{Code: CodeLinkerdTarget, Severity: w, Summary: "an AuthorizationPolicy targets a Server, HTTPRoute, GRPCRoute or Namespace that does not exist, or a ServerAuthorization names a Server that does not exist" + lint,
 			Bad: exServer("web-http", "web") + "---\n" + exAuthn("frontend") + "---\n" + exAP("web-htp", "frontend"), Good: exServer("web-http", "web") + "---\n" + exAuthn("frontend") + "---\n" + exAP("web-http", "frontend")},
-		{Code: CodeLinkerdAuthn, Severity: w, Summary: "an AuthorizationPolicy requires a MeshTLSAuthentication, NetworkAuthentication or ServiceAccount that does not exist: Linkerd then authorizes no client (linkerd2 #13166)" + lint,
+		{Code: CodeLinkerdAuthn, Severity: w, Summary: "an AuthorizationPolicy requires a MeshTLSAuthentication, NetworkAuthentication or ServiceAccount that does not exist (Linkerd then authorizes no client, linkerd2 #13166), or a MeshTLSAuthentication's identityRefs or a ServerAuthorization's serviceAccounts name a ServiceAccount or Namespace that does not exist" + lint,
 			Bad: exServer("web-http", "web") + "---\n" + exAuthn("frontend") + "---\n" + exAP("web-http", "fronted"), Good: exServer("web-http", "web") + "---\n" + exAuthn("frontend") + "---\n" + exAP("web-http", "frontend")},
 		{Code: CodeLinkerdParent, Severity: w, Summary: "a route's Server or Service parent does not exist, or the Service has no such port: Linkerd leaves the route unattached" + lint,
 			Bad: exSvcWeb + "---\n" + exRoute("wbe", "web", "8080"), Good: exSvcWeb + "---\n" + exRoute("web", "web", "8080")},

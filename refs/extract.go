@@ -154,8 +154,9 @@ func (w *kumaWalker) ref(m map[string]any, path string, top bool) {
 }
 
 // linkerdRefs are the references of a Linkerd or Gateway API object: an
-// AuthorizationPolicy's target and authentications, a route's parents and
-// backends, a Server's pod selector.
+// AuthorizationPolicy's target and authentications, a MeshTLSAuthentication's
+// identity refs, a ServerAuthorization's Server and ServiceAccounts, a route's
+// parents and backends, a Server's pod selector.
 func linkerdRefs(group, kind, ns string, spec map[string]any) []Ref {
 	var out []Ref
 	switch {
@@ -181,6 +182,27 @@ func linkerdRefs(group, kind, ns string, spec map[string]any) []Ref {
 				out = appendNamed(out, Ref{Path: "spec.requiredAuthenticationRefs[" + strconv.Itoa(i) + "]", Class: c,
 					Namespace: orNS(str(am, "namespace"), ns), Name: str(am, "name"), Code: CodeLinkerdAuthn})
 			}
+		}
+	case group == api.LinkerdGroup && kind == api.KindMeshTLSAuthentication:
+		list, _ := spec["identityRefs"].([]any)
+		for i, a := range list {
+			am, _ := a.(map[string]any)
+			if c := ClassOf(str(am, "group"), str(am, "kind")); c == ClassServiceAccount || c == ClassNamespace {
+				out = appendNamed(out, Ref{Path: "spec.identityRefs[" + strconv.Itoa(i) + "]", Class: c,
+					Namespace: orNS(str(am, "namespace"), ns), Name: str(am, "name"), Code: CodeLinkerdAuthn})
+			}
+		}
+	case group == api.LinkerdGroup && kind == api.KindServerAuthorization:
+		server, _ := spec["server"].(map[string]any)
+		out = appendNamed(out, Ref{Path: "spec.server.name", Class: ClassOf(api.LinkerdGroup, api.KindServer), Namespace: ns,
+			Name: str(server, "name"), Code: CodeLinkerdTarget})
+		client, _ := spec["client"].(map[string]any)
+		mtls, _ := client["meshTLS"].(map[string]any)
+		sas, _ := mtls["serviceAccounts"].([]any)
+		for i, a := range sas {
+			am, _ := a.(map[string]any)
+			out = appendNamed(out, Ref{Path: "spec.client.meshTLS.serviceAccounts[" + strconv.Itoa(i) + "]", Class: ClassServiceAccount,
+				Namespace: orNS(str(am, "namespace"), ns), Name: str(am, "name"), Code: CodeLinkerdAuthn})
 		}
 	case group == api.LinkerdGroup && kind == api.KindServer:
 		sel, ok := spec["podSelector"].(map[string]any)
@@ -244,10 +266,10 @@ func routeRefs(group, ns string, spec map[string]any) []Ref {
 	return out
 }
 
-// appendNamed appends r when it names something (validation reports an empty
-// name).
+// appendNamed appends r when it names one object (validation reports an empty
+// name; "*" is a wildcard, not a name).
 func appendNamed(out []Ref, r Ref) []Ref {
-	if r.Name == "" {
+	if r.Name == "" || r.Name == "*" {
 		return out
 	}
 	if r.Class.ClusterScoped() {

@@ -185,6 +185,8 @@ func TestLinkerdReferences(t *testing.T) {
 		{"Gateway parent is not judged", gwRoute("{name: public-gw}", "{name: web, port: 8080}"), nil},
 		{"backend missing", gwRoute("{group: core, kind: Service, name: web}", "{name: web-v2, port: 8080}"), []string{"MG423 spec.rules[0].backendRefs[0]"}},
 		{"backend in another namespace unknown", gwRoute("{group: core, kind: Service, name: web}", "{name: web, namespace: other, port: 8080}"), nil},
+		{"MeshTLSAuthentication identityRefs", "apiVersion: policy.linkerd.io/v1alpha1\nkind: MeshTLSAuthentication\nmetadata: {name: m, namespace: web}\nspec: {identityRefs: [{kind: ServiceAccount, name: front, namespace: front}, {kind: ServiceAccount, name: frnt, namespace: front}]}", []string{"MG421 spec.identityRefs[1]"}},
+		{"ServerAuthorization", "apiVersion: policy.linkerd.io/v1beta1\nkind: ServerAuthorization\nmetadata: {name: sa, namespace: web}\nspec: {server: {name: web-htp}, client: {meshTLS: {serviceAccounts: [{name: front, namespace: front}, {name: fron, namespace: front}]}}}", []string{"MG420 spec.server.name", "MG421 spec.client.meshTLS.serviceAccounts[1]"}},
 		{"Server selects pods", srvSel("{matchLabels: {app: web}}"), nil},
 		{"Server selects pods by expression", srvSel("{matchExpressions: [{key: tier, operator: In, values: [front, back]}]}"), nil},
 		{"Server selects no pod", srvSel("{matchLabels: {app: web, tier: back}}"), []string{"MG424 spec.podSelector"}},
