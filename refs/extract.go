@@ -41,6 +41,9 @@ type Ref struct {
 	Section string
 	// Code is the finding's code when the reference resolves to nothing.
 	Code string
+	// Mesh is the mesh of a Kuma object's reference: Kuma resolves it among that
+	// mesh's objects only. "" for Linkerd references.
+	Mesh string
 }
 
 // Extract returns the references of u, a defaulted object of a registry kind;
@@ -56,7 +59,11 @@ func Extract(u *unstructured.Unstructured, o Options) []Ref {
 		if mesh := u.GetLabels()[api.LabelMesh]; mesh != "" && mesh != o.DefaultMesh && gvk.Kind != string(api.RefMesh) {
 			out = append(out, Ref{Path: "metadata.labels[" + api.LabelMesh + "]", Class: ClassMesh, Name: mesh, Code: CodeMesh})
 		}
-		w := kumaWalker{ns: ns, o: o, out: out}
+		mesh := u.GetLabels()[api.LabelMesh]
+		if mesh == "" {
+			mesh = o.DefaultMesh
+		}
+		w := kumaWalker{ns: ns, mesh: mesh, o: o, out: out}
 		w.walk(spec, "spec", "")
 		return w.out
 	case api.LinkerdGroup, api.GatewayGroup:
@@ -69,9 +76,9 @@ func Extract(u *unstructured.Unstructured, o Options) []Ref {
 // they are (to[], from[], rules[].default.backendRefs, backends[].openTelemetry
 // .backendRef, ...).
 type kumaWalker struct {
-	ns  string
-	o   Options
-	out []Ref
+	ns, mesh string
+	o        Options
+	out      []Ref
 }
 
 func (w *kumaWalker) walk(v any, path, key string) {
@@ -108,7 +115,7 @@ func (w *kumaWalker) ref(m map[string]any, path string, top bool) {
 	if ns == "" {
 		ns = w.ns
 	}
-	r := Ref{Path: path, Namespace: ns, Name: name, Code: CodeKumaRef, Section: str(m, "sectionName")}
+	r := Ref{Path: path, Namespace: ns, Name: name, Code: CodeKumaRef, Section: str(m, "sectionName"), Mesh: w.mesh}
 	if p, ok := number(m["port"]); ok && r.Section == "" {
 		r.Section = strconv.FormatInt(p, 10)
 	}

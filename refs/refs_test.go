@@ -67,6 +67,9 @@ func TestKumaReferences(t *testing.T) {
 		want               []string
 	}{
 		{"MeshService from a Service", svcBackend, timeoutTo("shop", "{kind: MeshService, name: backend}"), nil},
+		{"MeshService of another mesh", strings.Replace(msBackend, "team: a", "team: a, kuma.io/mesh: prod", 1), timeoutTo("shop", "{kind: MeshService, name: backend}"), []string{"MG401 spec.to[0].targetRef"}},
+		{"MeshService of the same mesh", strings.Replace(msBackend, "team: a", "team: a, kuma.io/mesh: default", 1), timeoutTo("shop", "{kind: MeshService, name: backend}"), nil},
+		{"Service of another mesh", strings.Replace(svcBackend, "namespace: shop}", "namespace: shop, labels: {kuma.io/mesh: prod}}", 1), timeoutTo("shop", "{kind: MeshService, name: backend}"), []string{"MG401 spec.to[0].targetRef"}},
 		{"MeshService missing", svcBackend, timeoutTo("shop", "{kind: MeshService, name: backnd}"), []string{"MG401 spec.to[0].targetRef"}},
 		{"namespace the inventory cannot see", svcBackend, timeoutTo("shop", "{kind: MeshService, name: payments, namespace: billing}"), nil},
 		{"empty inventory", "", timeoutTo("shop", "{kind: MeshService, name: anything}"), nil},

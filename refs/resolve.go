@@ -63,6 +63,9 @@ func (r Resolver) check(ref Ref) (msg, code string, bad bool) {
 		return r.checkMeshService(ref)
 	}
 	if e, ok := inv.get(ref.Class, ref.Namespace, ref.Name); ok {
+		if msg, bad := r.otherMesh(ref, e); bad {
+			return msg, ref.Code, true
+		}
 		return r.checkSection(ref, e.Ports, e)
 	}
 	if !inv.covers(ref.Class, ref.Namespace) {
@@ -103,6 +106,9 @@ func (r Resolver) checkMesh(ref Ref) (msg, code string, bad bool) {
 func (r Resolver) checkMeshService(ref Ref) (msg, code string, bad bool) {
 	inv := r.Inv
 	if e, ok := inv.get(ClassMeshService, ref.Namespace, ref.Name); ok {
+		if msg, bad := r.otherMesh(ref, e); bad {
+			return msg, ref.Code, true
+		}
 		if len(e.Ports) == 0 {
 			return "", "", false // ports not written: nothing to compare with
 		}
@@ -123,6 +129,9 @@ func (r Resolver) checkMeshService(ref Ref) (msg, code string, bad bool) {
 			svc, ns, ref.Name, r.where(), didYouMean(svc, inv.names[scope{ClassService, ns}]), r.advice()), ref.Code, true
 	}
 	if e, ok := inv.get(ClassService, ref.Namespace, ref.Name); ok {
+		if msg, bad := r.otherMesh(ref, e); bad {
+			return msg, ref.Code, true
+		}
 		if m, disabled := r.meshServicesDisabled(e); disabled {
 			return fmt.Sprintf("no MeshService %s (namespace %s): Kuma generates none from the Service of that name because the mesh %q has meshServices.mode Disabled (its default); enable meshServices on the Mesh, or name the kuma.io/service %s_%s_svc_<port>",
 				ref.Name, ref.Namespace, m, ref.Name, ref.Namespace), ref.Code, true
@@ -134,6 +143,25 @@ func (r Resolver) checkMeshService(ref Ref) (msg, code string, bad bool) {
 	}
 	cands := append(slices.Clone(inv.names[scope{ClassMeshService, ref.Namespace}]), inv.names[scope{ClassService, ref.Namespace}]...)
 	return r.missing(ref, cands), ref.Code, true
+}
+
+// otherMesh reports a Kuma reference that names an object of another mesh: Kuma
+// resolves references among the referring object's mesh only. Objects whose mesh
+// is not written (a Service without kuma.io/mesh takes its namespace's, which the
+// inventory may not hold) are not compared.
+func (r Resolver) otherMesh(ref Ref, e *Entry) (string, bool) {
+	if ref.Mesh == "" || e.Mesh == "" || e.Mesh == ref.Mesh {
+		return "", false
+	}
+	return fmt.Sprintf("%s %s is in mesh %q, not in this object's mesh %q: Kuma resolves references within one mesh, so this one resolves to nothing",
+		e.Class.Kind(), qualified(e.Namespace, e.Name), e.Mesh, ref.Mesh), true
+}
+
+func qualified(ns, name string) string {
+	if ns == "" {
+		return name
+	}
+	return ns + "/" + name
 }
 
 // meshServicesDisabled reports whether the mesh of Service e is in the inventory
