@@ -11,6 +11,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 
 	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/refs"
 )
 
 func deployment(t *testing.T, m *manifests) *appsv1.Deployment {
@@ -211,6 +212,12 @@ func TestRBACLeastPrivilege(t *testing.T) {
 	for _, k := range api.DefaultRegistry().Watched() {
 		for _, verb := range []string{"get", "list", "watch"} {
 			wantCluster[k.Group+"/"+k.Plural+":"+verb] = []string{""}
+		}
+	}
+	// And the kinds references name, which the webhook caches for MG401-MG449.
+	for _, w := range refs.WatchedKinds(api.DefaultRegistry()) {
+		for _, verb := range []string{"get", "list", "watch"} {
+			wantCluster[w.GVK.Group+"/"+w.Plural+":"+verb] = []string{""}
 		}
 	}
 	equalGrants(t, "ClusterRole", cg, wantCluster)

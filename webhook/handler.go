@@ -63,6 +63,9 @@ type Handlers struct {
 	// LinkerdStored lists the cached Linkerd policy objects (Servers and what
 	// authorizes them) for the authorization preview; nil shows none.
 	LinkerdStored func(ctx context.Context) []unstructured.Unstructured
+	// RefObjects lists cached objects that references may name, for the warnings of
+	// references that resolve to nothing (MG401-MG449); nil checks none.
+	RefObjects RefLister
 }
 
 // privileged reports whether the request comes from the mesh's own sync (or another
@@ -187,6 +190,10 @@ func (e *Handlers) Validate(ctx context.Context, req admission.Request) admissio
 		}
 		res.Warnings = append(slices.Clip(res.Warnings), conflicts...)
 		warnings = appendBounded(warnings, Warnings(conflicts)...)
+	}
+	if dangling := e.references(ctx, d.obj); len(dangling) > 0 {
+		res.Warnings = append(slices.Clip(res.Warnings), dangling...)
+		warnings = appendBounded(warnings, Warnings(dangling)...)
 	}
 	e.record(kind, res)
 	resp := admission.Allowed("")

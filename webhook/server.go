@@ -298,8 +298,12 @@ func newHandlers(mgr manager.Manager, o Options, log logr.Logger) (*Handlers, er
 		}
 		authzCaches = append(authzCaches, c)
 	}
+	refObjects, err := startRefCaches(mgr, o, log)
+	if err != nil {
+		return nil, err
+	}
 	return &Handlers{
-		Registry: api.DefaultRegistry(), Settings: o.Settings,
+		Registry: api.DefaultRegistry(), Settings: o.Settings, RefObjects: refObjects,
 		PrivilegedUsers: set(o.PrivilegedUsers), PrivilegedGroups: set(o.PrivilegedGroups),
 		Record: func(kind, code, sev string) { findings.WithLabelValues(kind, code, sev).Inc() },
 		Log:    log.WithName("admission"),

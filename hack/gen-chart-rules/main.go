@@ -20,6 +20,7 @@ import (
 	"strings"
 
 	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/refs"
 )
 
 // DefaultOutput is the generated file, relative to the repository root.
@@ -48,7 +49,8 @@ Call it with the webhook ("mutating" or "validating") and the mode:
 {{ include "meshguard.rules" (dict "webhook" "validating" "mode" .Values.mode) }}
 
 meshguard.informerRules prints the ClusterRole rules of the informer caches: read
-access to the kinds the registry marks Watched. Call it with any argument:
+access to the kinds the registry marks Watched and to the kinds references name
+(refs.WatchedKinds). Call it with any argument:
 {{ include "meshguard.informerRules" . }}
 */}}
 {{- define "meshguard.rules" -}}
@@ -120,20 +122,31 @@ func webhookRules(b *bytes.Buffer, reg *api.Registry) {
 }
 
 // informerRules writes one read-only ClusterRole rule per API group of the Watched
-// kinds (get, list and watch: what a controller-runtime informer needs), resources
-// in registry order. Nothing else: the pod never writes a guarded kind.
+// kinds and of the kinds the reference checks cache (refs.WatchedKinds): get, list
+// and watch, what a controller-runtime informer needs; resources in registry order,
+// then the reference kinds' order. Nothing else: the pod never writes a watched kind.
 func informerRules(b *bytes.Buffer, reg *api.Registry) {
-	var groups []string
-	for _, k := range reg.Watched() {
-		if !slices.Contains(groups, k.Group) {
-			groups = append(groups, k.Group)
+	byGroup := map[string][]string{}
+	add := func(group, plural string) {
+		if !slices.Contains(byGroup[group], plural) {
+			byGroup[group] = append(byGroup[group], plural)
 		}
+	}
+	for _, k := range reg.Watched() {
+		add(k.Group, k.Plural)
+	}
+	for _, w := range refs.WatchedKinds(reg) {
+		add(w.GVK.Group, w.Plural)
+	}
+	groups := make([]string, 0, len(byGroup))
+	for g := range byGroup {
+		groups = append(groups, g)
 	}
 	sort.Strings(groups)
 	for _, g := range groups {
-		var res []string
-		for _, k := range reg.WatchedIn(g) {
-			res = append(res, strconv.Quote(k.Plural))
+		res := make([]string, len(byGroup[g]))
+		for i, p := range byGroup[g] {
+			res[i] = strconv.Quote(p)
 		}
 		fmt.Fprintf(b, "- apiGroups: [%q]\n  resources: [%s]\n  verbs: [\"get\", \"list\", \"watch\"]\n", g, strings.Join(res, ", "))
 	}

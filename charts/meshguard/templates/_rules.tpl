@@ -8,7 +8,8 @@ Call it with the webhook ("mutating" or "validating") and the mode:
 {{ include "meshguard.rules" (dict "webhook" "validating" "mode" .Values.mode) }}
 
 meshguard.informerRules prints the ClusterRole rules of the informer caches: read
-access to the kinds the registry marks Watched. Call it with any argument:
+access to the kinds the registry marks Watched and to the kinds references name
+(refs.WatchedKinds). Call it with any argument:
 {{ include "meshguard.informerRules" . }}
 */}}
 {{- define "meshguard.rules" -}}
@@ -125,11 +126,14 @@ access to the kinds the registry marks Watched. Call it with any argument:
 {{- end }}
 {{- end -}}
 {{- define "meshguard.informerRules" -}}
+- apiGroups: [""]
+  resources: ["services", "pods", "namespaces", "serviceaccounts"]
+  verbs: ["get", "list", "watch"]
 - apiGroups: ["gateway.networking.k8s.io"]
   resources: ["httproutes", "grpcroutes"]
   verbs: ["get", "list", "watch"]
 - apiGroups: ["kuma.io"]
-  resources: ["meshtrafficpermissions"]
+  resources: ["meshtrafficpermissions", "meshes", "meshservices", "meshexternalservices", "meshmultizoneservices", "meshgateways", "meshhttproutes", "meshopentelemetrybackends"]
   verbs: ["get", "list", "watch"]
 - apiGroups: ["policy.linkerd.io"]
   resources: ["servers", "serverauthorizations", "authorizationpolicies", "meshtlsauthentications", "networkauthentications", "httproutes"]
