@@ -1,0 +1,562 @@
+package compile
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/meshguard/meshguard/api"
+)
+
+// listSide is one side of a group's diff: its merged list and how it decides.
+type listSide struct {
+	matcher bool
+	// `from` form: the merged items and their atoms.
+	items []MergedItem
+	cs    []cItem
+	// matcher form: the SPIFFE matchers in merge order.
+	entries []SpiffeEntry
+}
+
+func newListSide(ps []Policy, mesh string) (*listSide, error) {
+	s := &listSide{matcher: usesMatchers(ps)}
+	if s.matcher {
+		for _, p := range ps {
+			if p.IsRulesForm() {
+				s.entries = append(s.entries, SpiffeEntries(p)...)
+			}
+		}
+		return s, nil
+	}
+	s.items = MergeFrom(ps)
+	cs, err := toItems(s.items, mesh)
+	if err != nil {
+		return nil, err
+	}
+	s.cs = cs
+	return s, nil
+}
+
+func (s *listSide) len() int {
+	if s.matcher {
+		return len(s.entries)
+	}
+	return len(s.cs)
+}
+
+// decide is the side's decision for a cell whose conditions met are met; the
+// side's conditions are bits base.. of met.
+func (s *listSide) decide(met []uint64, base int) Decision {
+	if !s.matcher {
+		top := topBit(met, base/64, (base+len(s.cs)+63)/64)
+		if top < 0 {
+			return Decision{}
+		}
+		i := top - base
+		a := s.cs[i].action
+		return Decision{Allow: a.Allows(), ShadowAllow: a.ShadowAllows(),
+			By: &ItemRef{Policy: s.items[i].Policy, Path: s.items[i].Path(), Action: s.items[i].From.Default.Action}}
+	}
+	// The matcher trees: denying matchers first, then allowing ones, no match denies.
+	first := func(denying func(string) bool, want bool) int {
+		for j, e := range s.entries {
+			if hasBit(met, base+j) && denying(e.List) == want {
+				return j
+			}
+		}
+		return -1
+	}
+	enforcedDeny := func(l string) bool { return l == ListDeny }
+	shadowDeny := func(l string) bool { return l == ListDeny || l == ListAllowWithShadowDeny }
+	var d Decision
+	by, sh := first(enforcedDeny, true), first(shadowDeny, true)
+	if by < 0 {
+		if by = first(enforcedDeny, false); by >= 0 {
+			d.Allow = true
+		}
+	}
+	if sh < 0 {
+		if sh = first(shadowDeny, false); sh >= 0 {
+			d.ShadowAllow = true
+		}
+	}
+	ref := func(j int) *ItemRef {
+		if j < 0 {
+			return nil
+		}
+		e := s.entries[j]
+		return &ItemRef{Policy: e.Policy, Path: e.Path, Action: e.List}
+	}
+	d.By = ref(by)
+	if sh != by {
+		d.ShadowBy = ref(sh)
+	}
+	return d
+}
+
+// classModel is the dimensions of a group's clients with both sides' conditions
+// laid out: old at bits 0.., new at bits newOff.. (a word boundary).
+type classModel struct {
+	dims    []classDim
+	render  []func(choice []int) string
+	words   int
+	newOff  int
+	lastDim []int
+	start   []uint64
+	sides   []sideEval
+	// What tests need to build a client of a cell.
+	idClasses []idClass
+	tagKeys   []string
+	tagVals   [][]string
+	strDims   []strDim
+}
+
+func newClassModel(o, n *listSide) *classModel {
+	m := &classModel{newOff: (o.len() + 63) / 64 * 64}
+	m.words = max(1, (m.newOff+n.len()+63)/64)
+	m.lastDim = make([]int, m.words*64)
+	for i := range m.lastDim {
+		m.lastDim[i] = -1
+	}
+	m.start = make([]uint64, m.words)
+	m.sides = []sideEval{{w0: 0, w1: m.newOff / 64, lastWins: !o.matcher}, {w0: m.newOff / 64, w1: m.words, lastWins: !n.matcher}}
+	return m
+}
+
+func (m *classModel) addDim(nvals int, render func([]int) string) int {
+	d := classDim{has: make([]uint64, m.words), vals: make([][]uint64, nvals)}
+	for v := range d.vals {
+		d.vals[v] = make([]uint64, m.words)
+	}
+	m.dims = append(m.dims, d)
+	m.render = append(m.render, render)
+	return len(m.dims) - 1
+}
+
+func (m *classModel) enum(limit int) *classEnum {
+	return newClassEnum(m.dims, m.words, m.lastDim, m.sides, limit)
+}
+
+// describe renders a cell's conditions, one per restricted dimension.
+func (m *classModel) describe(choice [][]int) []string {
+	out := []string{}
+	for d, ch := range choice {
+		if ch != nil {
+			out = append(out, m.render[d](ch))
+		}
+	}
+	return out
+}
+
+// idClass is a class of the identity dimension of the tag model: a service of a
+// mesh, any other service of a mesh, or a mesh no condition names.
+type idClass struct {
+	mesh, svc string
+	anySvc    bool
+	otherMesh bool
+}
+
+func (c idClass) holds(a atom) bool {
+	switch a.kind {
+	case atomService:
+		return !c.otherMesh && !c.anySvc && c.mesh == a.key && c.svc == a.value
+	case atomMesh:
+		return !c.otherMesh && c.mesh == a.key
+	}
+	return false
+}
+
+// tagModel describes clients by their mesh and service (one dimension, since a
+// service atom carries its mesh) and one dimension per tag key; the classes of a
+// tag key are its named values and "any other value or none".
+func tagModel(o, n *listSide, local string) *classModel {
+	m := newClassModel(o, n)
+	type pos struct {
+		p     int
+		atoms []atom
+	}
+	var conds []pos
+	for i, c := range o.cs {
+		conds = append(conds, pos{i, c.atoms})
+	}
+	for i, c := range n.cs {
+		conds = append(conds, pos{m.newOff + i, c.atoms})
+	}
+	meshes := []string{local}
+	svcs := map[string][]string{}
+	tagVals := map[string][]string{}
+	for _, c := range conds {
+		for _, a := range c.atoms {
+			switch a.kind {
+			case atomService:
+				meshes = append(meshes, a.key)
+				svcs[a.key] = append(svcs[a.key], a.value)
+			case atomMesh:
+				meshes = append(meshes, a.key)
+			default:
+				tagVals[a.key] = append(tagVals[a.key], a.value)
+			}
+		}
+	}
+	slices.Sort(meshes[1:])
+	meshes = slices.Compact(meshes)
+	meshes = append(meshes[:1], slices.DeleteFunc(meshes[1:], func(s string) bool { return s == local })...)
+	for _, me := range meshes {
+		vs := slices.Compact(slices.Sorted(slices.Values(svcs[me])))
+		for _, v := range vs {
+			m.idClasses = append(m.idClasses, idClass{mesh: me, svc: v})
+		}
+		m.idClasses = append(m.idClasses, idClass{mesh: me, anySvc: true})
+	}
+	m.idClasses = append(m.idClasses, idClass{otherMesh: true})
+	m.addDim(len(m.idClasses), func(ch []int) string { return renderIdentity(m.idClasses, ch, local, meshes) })
+	m.tagKeys = slices.Sorted(func(yield func(string) bool) {
+		for k := range tagVals {
+			if !yield(k) {
+				return
+			}
+		}
+	})
+	dimOf := map[string]int{}
+	for _, k := range m.tagKeys {
+		vs := slices.Compact(slices.Sorted(slices.Values(tagVals[k])))
+		m.tagVals = append(m.tagVals, vs)
+		dimOf[k] = m.addDim(len(vs)+1, func(ch []int) string { return renderValues(k, vs, ch) })
+	}
+	for _, c := range conds {
+		setBit(m.start, c.p)
+		for d := range m.dims {
+			var on []atom
+			for _, a := range c.atoms {
+				if (d == 0) == (a.kind != atomTag) && (d == 0 || dimOf[a.key] == d) {
+					on = append(on, a)
+				}
+			}
+			if len(on) == 0 {
+				continue
+			}
+			m.lastDim[c.p] = d
+			setBit(m.dims[d].has, c.p)
+			for v := range m.dims[d].vals {
+				if tagClassHolds(m, d, v, on) {
+					setBit(m.dims[d].vals[v], c.p)
+				}
+			}
+		}
+	}
+	return m
+}
+
+// tagClassHolds reports whether class v of dimension d meets every atom of on.
+func tagClassHolds(m *classModel, d, v int, on []atom) bool {
+	for _, a := range on {
+		if d == 0 {
+			if !m.idClasses[v].holds(a) {
+				return false
+			}
+			continue
+		}
+		vs := m.tagVals[d-1]
+		if v >= len(vs) || vs[v] != a.value {
+			return false
+		}
+	}
+	return true
+}
+
+// renderValues renders the chosen classes of tag key k (classes: vs, then "any
+// other value or none") as a Kubernetes label selector term.
+func renderValues(k string, vs []string, ch []int) string {
+	other := slices.Contains(ch, len(vs))
+	var in, out []string
+	for i, v := range vs {
+		if slices.Contains(ch, i) {
+			in = append(in, v)
+		} else {
+			out = append(out, v)
+		}
+	}
+	switch {
+	case !other && len(in) == 1:
+		return k + "=" + in[0]
+	case !other:
+		return k + " in (" + strings.Join(in, ", ") + ")"
+	case len(out) == 1:
+		return k + "!=" + out[0]
+	}
+	return k + " notin (" + strings.Join(out, ", ") + ")"
+}
+
+// renderIdentity renders chosen identity classes: per mesh the services (as
+// renderValues, "@mesh" for another mesh than the group's), or the mesh whole.
+func renderIdentity(cls []idClass, ch []int, local string, meshes []string) string {
+	chosen := func(i int) bool { return slices.Contains(ch, i) }
+	var alts []string
+	otherMesh := chosen(len(cls) - 1)
+	for _, me := range meshes {
+		var vs []string
+		var idx []int
+		anyIdx := -1
+		for i, c := range cls {
+			if c.otherMesh || c.mesh != me {
+				continue
+			}
+			if c.anySvc {
+				anyIdx = i
+				continue
+			}
+			vs = append(vs, c.svc)
+			if chosen(i) {
+				idx = append(idx, len(vs)-1)
+			}
+		}
+		if chosen(anyIdx) {
+			idx = append(idx, len(vs))
+		}
+		if len(idx) == 0 {
+			continue
+		}
+		suffix := ""
+		if me != local {
+			suffix = " @" + me
+		}
+		if len(idx) == len(vs)+1 {
+			alts = append(alts, api.LabelMesh+"="+me)
+			continue
+		}
+		if me == local && otherMesh && len(meshes) == 1 && chosen(anyIdx) {
+			// Clients of other meshes have none of these services either.
+			otherMesh = false
+			alts = append(alts, renderValues(api.ServiceTag, vs, idx))
+			continue
+		}
+		alts = append(alts, renderValues(api.ServiceTag, vs, idx)+suffix)
+	}
+	if otherMesh {
+		alts = append(alts, api.LabelMesh+" notin ("+strings.Join(meshes, ", ")+")")
+	}
+	return strings.Join(alts, " or ")
+}
+
+// The dimensions of the SPIFFE model.
+var strDimNames = []string{"spiffeID", "sni", "method", "path"}
+
+// strPred is a condition on one string dimension: equal to value, or starting
+// with it.
+type strPred struct {
+	prefix bool
+	value  string
+}
+
+func (p strPred) holds(s string) bool {
+	if p.prefix {
+		return strings.HasPrefix(s, p.value)
+	}
+	return s == p.value
+}
+
+// strClass is a class of a string dimension: one named value, the strings whose
+// longest named prefix is value (and that are no named value), or the strings
+// that meet no condition. witness is a member.
+type strClass struct {
+	kind    string // "exact", "prefix", "other"
+	value   string
+	witness string
+}
+
+type strDim struct{ classes []strClass }
+
+// strClasses builds the classes of one string dimension from its conditions.
+func strClasses(preds []strPred) strDim {
+	var exact, prefix []string
+	for _, p := range preds {
+		if p.prefix {
+			prefix = append(prefix, p.value)
+		} else {
+			exact = append(exact, p.value)
+		}
+	}
+	exact = slices.Compact(slices.Sorted(slices.Values(exact)))
+	prefix = slices.Compact(slices.Sorted(slices.Values(prefix)))
+	var d strDim
+	for _, e := range exact {
+		d.classes = append(d.classes, strClass{kind: "exact", value: e, witness: e})
+	}
+	member := func(s, longest string) bool {
+		if slices.Contains(exact, s) {
+			return false
+		}
+		best := ""
+		for _, p := range prefix {
+			if strings.HasPrefix(s, p) && len(p) > len(best) {
+				best = p
+			}
+		}
+		return best == longest
+	}
+	for _, p := range prefix {
+		for _, suffix := range []string{"\x00", "\x7f", "~meshguard", "#0"} {
+			if member(p+suffix, p) {
+				d.classes = append(d.classes, strClass{kind: "prefix", value: p, witness: p + suffix})
+				break
+			}
+		}
+	}
+	for _, w := range []string{"", "\x00meshguard", "~meshguard-other"} {
+		if member(w, "") {
+			d.classes = append(d.classes, strClass{kind: "other", witness: w})
+			break
+		}
+	}
+	return d
+}
+
+// renderStr renders chosen classes of string dimension name.
+func renderStr(name string, d strDim, ch []int) string {
+	label := func(c strClass) string {
+		switch c.kind {
+		case "prefix":
+			return c.value + "*"
+		case "other":
+			return "(any other)"
+		}
+		if c.value == "" {
+			return `""`
+		}
+		return c.value
+	}
+	var in, out []string
+	other := false
+	for i, c := range d.classes {
+		switch {
+		case slices.Contains(ch, i) && c.kind == "other":
+			other = true
+		case slices.Contains(ch, i):
+			in = append(in, label(c))
+		case c.kind != "other":
+			out = append(out, label(c))
+		}
+	}
+	switch {
+	case !other && len(in) == 1:
+		return name + "=" + in[0]
+	case !other:
+		return name + " in (" + strings.Join(in, ", ") + ")"
+	case len(out) == 1:
+		return name + "!=" + out[0]
+	case len(out) == 0:
+		return name + ": any"
+	}
+	return name + " notin (" + strings.Join(out, ", ") + ")"
+}
+
+// matcherPreds are an entry's conditions per dimension of the SPIFFE model; ok is
+// false for an entry Kuma programs nothing for (it matches no client).
+func matcherPreds(e SpiffeEntry) (preds [4]*strPred, ok bool, err error) {
+	if e.empty() {
+		return preds, false, nil
+	}
+	conv := func(sm *api.StringMatch, what string) (*strPred, error) {
+		if sm == nil {
+			return nil, nil
+		}
+		switch sm.Type {
+		case "Exact", "":
+			return &strPred{value: sm.Value}, nil
+		case "Prefix":
+			return &strPred{prefix: true, value: sm.Value}, nil
+		}
+		return nil, fmt.Errorf("%s %s: %s: unsupported match type %q (want Exact or Prefix)", e.Policy, e.Path, what, sm.Type)
+	}
+	sid, _ := e.Match.Spiffe()
+	if preds[0], err = conv(sid, "spiffeID"); err != nil {
+		return preds, false, err
+	}
+	if preds[1], err = conv(e.Match.SNI, "sni"); err != nil {
+		return preds, false, err
+	}
+	if e.Match.Method != "" {
+		preds[2] = &strPred{value: e.Match.Method}
+	}
+	if preds[3], err = conv(e.Match.Path, "path"); err != nil {
+		return preds, false, err
+	}
+	return preds, true, nil
+}
+
+// fromPreds are a `from` item's conditions in the SPIFFE model: a SPIFFE
+// certificate carries no kuma:// tag URIs, so an item with tags matches no client;
+// its service is the SPIFFE ID spiffe://mesh/service, its mesh the prefix
+// spiffe://mesh/.
+func fromPreds(c cItem) (preds [4]*strPred, ok bool) {
+	for _, a := range c.atoms {
+		switch a.kind {
+		case atomTag:
+			return preds, false
+		case atomService:
+			preds[0] = &strPred{value: a.uri()}
+		case atomMesh:
+			if preds[0] == nil {
+				preds[0] = &strPred{prefix: true, value: a.uri()}
+			}
+		}
+	}
+	return preds, true
+}
+
+// spiffeModel describes clients by SPIFFE ID and SNI, and requests by method and
+// path, for groups where a side uses SPIFFE matchers.
+func spiffeModel(o, n *listSide) (*classModel, error) {
+	m := newClassModel(o, n)
+	type pos struct {
+		p     int
+		preds [4]*strPred
+	}
+	var conds []pos
+	for _, side := range []struct {
+		s   *listSide
+		off int
+	}{{o, 0}, {n, m.newOff}} {
+		for i, e := range side.s.entries {
+			preds, ok, err := matcherPreds(e)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				conds = append(conds, pos{side.off + i, preds})
+			}
+		}
+		for i, c := range side.s.cs {
+			if preds, ok := fromPreds(c); ok {
+				conds = append(conds, pos{side.off + i, preds})
+			}
+		}
+	}
+	for d, name := range strDimNames {
+		var preds []strPred
+		for _, c := range conds {
+			if c.preds[d] != nil {
+				preds = append(preds, *c.preds[d])
+			}
+		}
+		sd := strClasses(preds)
+		m.strDims = append(m.strDims, sd)
+		m.addDim(len(sd.classes), func(ch []int) string { return renderStr(name, sd, ch) })
+	}
+	for _, c := range conds {
+		setBit(m.start, c.p)
+		for d, p := range c.preds {
+			if p == nil {
+				continue
+			}
+			m.lastDim[c.p] = d
+			setBit(m.dims[d].has, c.p)
+			for v, cl := range m.strDims[d].classes {
+				if p.holds(cl.witness) {
+					setBit(m.dims[d].vals[v], c.p)
+				}
+			}
+		}
+	}
+	return m, nil
+}
