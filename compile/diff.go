@@ -1,6 +1,8 @@
 package compile
 
 import (
+	"github.com/meshguard/meshguard/internal/classes"
+
 	"cmp"
 	"encoding/json"
 	"fmt"
@@ -239,7 +241,7 @@ func pickRefs(s *diffSide, idx []int) []string {
 // groupCells are the client classes of one group's old and new merged lists.
 type groupCells struct {
 	model            *classModel
-	cells            []cell
+	cells            []classes.Cell
 	oldSide, newSide *listSide
 	ok               bool
 }
@@ -260,13 +262,13 @@ func computeCells(t Target, oldM, newM []Policy, limit int) (groupCells, error) 
 	} else {
 		g.model = tagModel(g.oldSide, g.newSide, t.Mesh)
 	}
-	g.cells, g.ok = g.model.enum(limit).run(g.model.start)
+	g.cells, g.ok = g.model.enum(limit).Run(g.model.start)
 	return g, nil
 }
 
-// decisions are the old and new decisions for cell c.
-func (g groupCells) decisions(c cell) (Decision, Decision) {
-	return g.oldSide.decide(c.met, 0), g.newSide.decide(c.met, g.model.newOff)
+// decisions are the old and new decisions for classes.Cell c.
+func (g groupCells) decisions(c classes.Cell) (Decision, Decision) {
+	return g.oldSide.decide(c.Met, 0), g.newSide.decide(c.Met, g.model.newOff)
 }
 
 // changeKind is the kind of change between two decisions, "" for none.
@@ -303,7 +305,7 @@ func diffGroup(t Target, oldM, newM []Policy, limit int) (GroupDiff, error) {
 		if kind == "" {
 			continue
 		}
-		gd.Changes = append(gd.Changes, Change{Kind: kind, Clients: g.model.describe(c.choice), Old: od, New: nd})
+		gd.Changes = append(gd.Changes, Change{Kind: kind, Clients: g.model.describe(c.Choice), Old: od, New: nd})
 	}
 	rank := map[string]int{ChangeWidened: 0, ChangeNarrowed: 1, ChangeShadow: 2}
 	slices.SortStableFunc(gd.Changes, func(a, b Change) int {

@@ -1,6 +1,8 @@
 package compile
 
 import (
+	"github.com/meshguard/meshguard/internal/classes"
+
 	"fmt"
 	"math/rand"
 	"slices"
@@ -184,16 +186,16 @@ func classify(m *classModel, c truthClient) []int {
 func strClassOf(sd strDim, v string) int {
 	best, bestLen := -1, -1
 	for i, c := range sd.classes {
-		switch c.kind {
-		case "exact":
-			if c.value == v {
+		switch c.Kind {
+		case classes.StrExact:
+			if c.Value == v {
 				return i
 			}
-		case "prefix":
-			if strings.HasPrefix(v, c.value) && len(c.value) > bestLen {
-				best, bestLen = i, len(c.value)
+		case classes.StrPrefix:
+			if strings.HasPrefix(v, c.Value) && len(c.Value) > bestLen {
+				best, bestLen = i, len(c.Value)
 			}
-		case "other":
+		case classes.StrOther:
 			if bestLen < 0 {
 				best = i
 			}
@@ -202,18 +204,18 @@ func strClassOf(sd strDim, v string) int {
 	return best
 }
 
-// witness builds a client of a cell, choosing among its classes with r.
-func witness(r *rand.Rand, m *classModel, c cell) truthClient {
+// witness builds a client of a classes.Cell, choosing among its classes with r.
+func witness(r *rand.Rand, m *classModel, c classes.Cell) truthClient {
 	pickOf := func(d, n int) int {
-		if c.choice[d] == nil {
+		if c.Choice[d] == nil {
 			return r.Intn(n)
 		}
-		return c.choice[d][r.Intn(len(c.choice[d]))]
+		return c.Choice[d][r.Intn(len(c.Choice[d]))]
 	}
 	if m.strDims != nil {
 		var w [4]string
 		for d, sd := range m.strDims {
-			w[d] = sd.classes[pickOf(d, len(sd.classes))].witness
+			w[d] = sd.classes[pickOf(d, len(sd.classes))].Witness
 		}
 		req := request{sni: w[1], headers: map[string]string{}}
 		if w[0] != "" {
@@ -293,7 +295,7 @@ func TestDiffClassesAgreeWithEmittedRBAC(t *testing.T) {
 }
 
 // checkGroup checks one group's cells against the emitted RBAC, for random
-// clients and for a witness of every cell, and that the reported diff lists
+// clients and for a witness of every classes.Cell, and that the reported diff lists
 // exactly the changed cells.
 func checkGroup(t *testing.T, r *rand.Rand, s int, g Target, old, nw []Policy, gd GroupDiff) (spiffe bool) {
 	t.Helper()
@@ -321,7 +323,7 @@ func checkGroup(t *testing.T, r *rand.Rand, s int, g Target, old, nw []Policy, g
 		var in []int
 		for k, cl := range gc.cells {
 			inside := true
-			for d, ch := range cl.choice {
+			for d, ch := range cl.Choice {
 				inside = inside && (ch == nil || slices.Contains(ch, cls[d]))
 			}
 			if inside {
@@ -334,8 +336,8 @@ func checkGroup(t *testing.T, r *rand.Rand, s int, g Target, old, nw []Policy, g
 		od, nd := gc.decisions(gc.cells[in[0]])
 		wo, wn := truth(t, old, g, c, spiffe), truth(t, nw, g, c, spiffe)
 		if (verdict{od.Allow, od.ShadowAllow}) != wo || (verdict{nd.Allow, nd.ShadowAllow}) != wn {
-			t.Fatalf("set %d %s: %s client %+v in cell %v: cell says old %+v new %+v, Envoy RBAC says old %+v new %+v\nold: %s\nnew: %s",
-				s, g.Scope(), where, c, gc.model.describe(gc.cells[in[0]].choice), od, nd, wo, wn, policiesString(om), policiesString(nm))
+			t.Fatalf("set %d %s: %s client %+v in classes.Cell %v: classes.Cell says old %+v new %+v, Envoy RBAC says old %+v new %+v\nold: %s\nnew: %s",
+				s, g.Scope(), where, c, gc.model.describe(gc.cells[in[0]].Choice), od, nd, wo, wn, policiesString(om), policiesString(nm))
 		}
 	}
 	for _, c := range gc.cells {

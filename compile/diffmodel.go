@@ -1,6 +1,8 @@
 package compile
 
 import (
+	"github.com/meshguard/meshguard/internal/classes"
+
 	"fmt"
 	"slices"
 	"strings"
@@ -44,11 +46,11 @@ func (s *listSide) len() int {
 	return len(s.cs)
 }
 
-// decide is the side's decision for a cell whose conditions met are met; the
+// decide is the side's decision for a classes.Cell whose conditions met are met; the
 // side's conditions are bits base.. of met.
 func (s *listSide) decide(met []uint64, base int) Decision {
 	if !s.matcher {
-		top := topBit(met, base/64, (base+len(s.cs)+63)/64)
+		top := classes.TopBit(met, base/64, (base+len(s.cs)+63)/64)
 		if top < 0 {
 			return Decision{}
 		}
@@ -60,7 +62,7 @@ func (s *listSide) decide(met []uint64, base int) Decision {
 	// The matcher trees: denying matchers first, then allowing ones, no match denies.
 	first := func(denying func(string) bool, want bool) int {
 		for j, e := range s.entries {
-			if hasBit(met, base+j) && denying(e.List) == want {
+			if classes.HasBit(met, base+j) && denying(e.List) == want {
 				return j
 			}
 		}
@@ -97,14 +99,14 @@ func (s *listSide) decide(met []uint64, base int) Decision {
 // classModel is the dimensions of a group's clients with both sides' conditions
 // laid out: old at bits 0.., new at bits newOff.. (a word boundary).
 type classModel struct {
-	dims    []classDim
+	dims    []classes.Dim
 	render  []func(choice []int) string
 	words   int
 	newOff  int
 	lastDim []int
 	start   []uint64
-	sides   []sideEval
-	// What tests need to build a client of a cell.
+	sides   []classes.Side
+	// What tests need to build a client of a classes.Cell.
 	idClasses []idClass
 	tagKeys   []string
 	tagVals   [][]string
@@ -119,25 +121,25 @@ func newClassModel(o, n *listSide) *classModel {
 		m.lastDim[i] = -1
 	}
 	m.start = make([]uint64, m.words)
-	m.sides = []sideEval{{w0: 0, w1: m.newOff / 64, lastWins: !o.matcher}, {w0: m.newOff / 64, w1: m.words, lastWins: !n.matcher}}
+	m.sides = []classes.Side{{W0: 0, W1: m.newOff / 64, LastWins: !o.matcher}, {W0: m.newOff / 64, W1: m.words, LastWins: !n.matcher}}
 	return m
 }
 
 func (m *classModel) addDim(nvals int, render func([]int) string) int {
-	d := classDim{has: make([]uint64, m.words), vals: make([][]uint64, nvals)}
-	for v := range d.vals {
-		d.vals[v] = make([]uint64, m.words)
+	d := classes.Dim{Has: make([]uint64, m.words), Vals: make([][]uint64, nvals)}
+	for v := range d.Vals {
+		d.Vals[v] = make([]uint64, m.words)
 	}
 	m.dims = append(m.dims, d)
 	m.render = append(m.render, render)
 	return len(m.dims) - 1
 }
 
-func (m *classModel) enum(limit int) *classEnum {
-	return newClassEnum(m.dims, m.words, m.lastDim, m.sides, limit)
+func (m *classModel) enum(limit int) *classes.Enum {
+	return classes.NewEnum(m.dims, m.words, m.lastDim, m.sides, limit)
 }
 
-// describe renders a cell's conditions, one per restricted dimension.
+// describe renders a classes.Cell's conditions, one per restricted dimension.
 func (m *classModel) describe(choice [][]int) []string {
 	out := []string{}
 	for d, ch := range choice {
@@ -224,7 +226,7 @@ func tagModel(o, n *listSide, local string) *classModel {
 		dimOf[k] = m.addDim(len(vs)+1, func(ch []int) string { return renderValues(k, vs, ch) })
 	}
 	for _, c := range conds {
-		setBit(m.start, c.p)
+		classes.SetBit(m.start, c.p)
 		for d := range m.dims {
 			var on []atom
 			for _, a := range c.atoms {
@@ -236,10 +238,10 @@ func tagModel(o, n *listSide, local string) *classModel {
 				continue
 			}
 			m.lastDim[c.p] = d
-			setBit(m.dims[d].has, c.p)
-			for v := range m.dims[d].vals {
+			classes.SetBit(m.dims[d].Has, c.p)
+			for v := range m.dims[d].Vals {
 				if tagClassHolds(m, d, v, on) {
-					setBit(m.dims[d].vals[v], c.p)
+					classes.SetBit(m.dims[d].Vals[v], c.p)
 				}
 			}
 		}
@@ -341,99 +343,39 @@ func renderIdentity(cls []idClass, ch []int, local string, meshes []string) stri
 // The dimensions of the SPIFFE model.
 var strDimNames = []string{"spiffeID", "sni", "method", "path"}
 
-// strPred is a condition on one string dimension: equal to value, or starting
-// with it.
-type strPred struct {
-	prefix bool
-	value  string
-}
+// strPred is a condition on one string dimension.
+type strPred = classes.StrPred
 
-func (p strPred) holds(s string) bool {
-	if p.prefix {
-		return strings.HasPrefix(s, p.value)
-	}
-	return s == p.value
-}
-
-// strClass is a class of a string dimension: one named value, the strings whose
-// longest named prefix is value (and that are no named value), or the strings
-// that meet no condition. witness is a member.
-type strClass struct {
-	kind    string // "exact", "prefix", "other"
-	value   string
-	witness string
-}
+// strClass is a class of a string dimension.
+type strClass = classes.StrClass
 
 type strDim struct{ classes []strClass }
 
-// strClasses builds the classes of one string dimension from its conditions.
-func strClasses(preds []strPred) strDim {
-	var exact, prefix []string
-	for _, p := range preds {
-		if p.prefix {
-			prefix = append(prefix, p.value)
-		} else {
-			exact = append(exact, p.value)
-		}
-	}
-	exact = slices.Compact(slices.Sorted(slices.Values(exact)))
-	prefix = slices.Compact(slices.Sorted(slices.Values(prefix)))
-	var d strDim
-	for _, e := range exact {
-		d.classes = append(d.classes, strClass{kind: "exact", value: e, witness: e})
-	}
-	member := func(s, longest string) bool {
-		if slices.Contains(exact, s) {
-			return false
-		}
-		best := ""
-		for _, p := range prefix {
-			if strings.HasPrefix(s, p) && len(p) > len(best) {
-				best = p
-			}
-		}
-		return best == longest
-	}
-	for _, p := range prefix {
-		for _, suffix := range []string{"\x00", "\x7f", "~meshguard", "#0"} {
-			if member(p+suffix, p) {
-				d.classes = append(d.classes, strClass{kind: "prefix", value: p, witness: p + suffix})
-				break
-			}
-		}
-	}
-	for _, w := range []string{"", "\x00meshguard", "~meshguard-other"} {
-		if member(w, "") {
-			d.classes = append(d.classes, strClass{kind: "other", witness: w})
-			break
-		}
-	}
-	return d
-}
+func strClasses(preds []strPred) strDim { return strDim{classes: classes.StrClasses(preds)} }
 
 // renderStr renders chosen classes of string dimension name.
 func renderStr(name string, d strDim, ch []int) string {
 	label := func(c strClass) string {
-		switch c.kind {
-		case "prefix":
-			return c.value + "*"
-		case "other":
+		switch c.Kind {
+		case classes.StrPrefix:
+			return c.Value + "*"
+		case classes.StrOther:
 			return "(any other)"
 		}
-		if c.value == "" {
+		if c.Value == "" {
 			return `""`
 		}
-		return c.value
+		return c.Value
 	}
 	var in, out []string
 	other := false
 	for i, c := range d.classes {
 		switch {
-		case slices.Contains(ch, i) && c.kind == "other":
+		case slices.Contains(ch, i) && c.Kind == classes.StrOther:
 			other = true
 		case slices.Contains(ch, i):
 			in = append(in, label(c))
-		case c.kind != "other":
+		case c.Kind != classes.StrOther:
 			out = append(out, label(c))
 		}
 	}
@@ -462,9 +404,9 @@ func matcherPreds(e SpiffeEntry) (preds [4]*strPred, ok bool, err error) {
 		}
 		switch sm.Type {
 		case "Exact", "":
-			return &strPred{value: sm.Value}, nil
+			return &strPred{Value: sm.Value}, nil
 		case "Prefix":
-			return &strPred{prefix: true, value: sm.Value}, nil
+			return &strPred{Prefix: true, Value: sm.Value}, nil
 		}
 		return nil, fmt.Errorf("%s %s: %s: unsupported match type %q (want Exact or Prefix)", e.Policy, e.Path, what, sm.Type)
 	}
@@ -476,7 +418,7 @@ func matcherPreds(e SpiffeEntry) (preds [4]*strPred, ok bool, err error) {
 		return preds, false, err
 	}
 	if e.Match.Method != "" {
-		preds[2] = &strPred{value: e.Match.Method}
+		preds[2] = &strPred{Value: e.Match.Method}
 	}
 	if preds[3], err = conv(e.Match.Path, "path"); err != nil {
 		return preds, false, err
@@ -494,10 +436,10 @@ func fromPreds(c cItem) (preds [4]*strPred, ok bool) {
 		case atomTag:
 			return preds, false
 		case atomService:
-			preds[0] = &strPred{value: a.uri()}
+			preds[0] = &strPred{Value: a.uri()}
 		case atomMesh:
 			if preds[0] == nil {
-				preds[0] = &strPred{prefix: true, value: a.uri()}
+				preds[0] = &strPred{Prefix: true, Value: a.uri()}
 			}
 		}
 	}
@@ -544,16 +486,16 @@ func spiffeModel(o, n *listSide) (*classModel, error) {
 		m.addDim(len(sd.classes), func(ch []int) string { return renderStr(name, sd, ch) })
 	}
 	for _, c := range conds {
-		setBit(m.start, c.p)
+		classes.SetBit(m.start, c.p)
 		for d, p := range c.preds {
 			if p == nil {
 				continue
 			}
 			m.lastDim[c.p] = d
-			setBit(m.dims[d].has, c.p)
+			classes.SetBit(m.dims[d].Has, c.p)
 			for v, cl := range m.strDims[d].classes {
-				if p.holds(cl.witness) {
-					setBit(m.dims[d].vals[v], c.p)
+				if p.Holds(cl.Witness) {
+					classes.SetBit(m.dims[d].Vals[v], c.p)
 				}
 			}
 		}

@@ -1,4 +1,6 @@
-package compile
+// Package classes enumerates the classes of clients two decision lists can tell
+// apart: the engine under `meshguard diff` for Kuma (compile) and Linkerd (authz).
+package classes
 
 import (
 	"encoding/binary"
@@ -14,51 +16,51 @@ import (
 // decision: enumerating the combinations enumerates every client, without
 // sampling. The enumeration is depth first, one dimension per level, carrying
 // the set of conditions still met as a bitset; classes of a dimension that leave
-// the same set are taken together (a cell then holds several classes of that
+// the same set are taken together (a Cell then holds several classes of that
 // dimension), and once the remaining dimensions cannot change which condition
-// decides, the cell stops there. Cells therefore are the combinations the
+// decides, the Cell stops there. Cells therefore are the combinations the
 // policies can tell apart, not the full product of the dimensions.
 
-// classDim is one dimension of the clients: its classes and, per class, the
+// Dim is one dimension of the clients: its classes and, per class, the
 // conditions of the dimension that a client of the class meets.
-type classDim struct {
-	// has is the set of conditions that test this dimension.
-	has []uint64
-	// vals are the classes; vals[i] is the set of conditions of has that a client
+type Dim struct {
+	// Has is the set of conditions that test this dimension.
+	Has []uint64
+	// Vals are the classes; Vals[i] is the set of conditions of Has that a client
 	// of class i meets.
-	vals [][]uint64
+	Vals [][]uint64
 }
 
-// sideEval says how a side (a word range of the bitset) decides: last match
+// Side says how a side (a word range of the bitset) decides: last match
 // (`from` lists) lets a settled condition hide every earlier one.
-type sideEval struct {
-	w0, w1   int // word range
-	lastWins bool
+type Side struct {
+	W0, W1   int // word range
+	LastWins bool
 }
 
-// cell is a set of clients no condition of either list tells apart: per
+// Cell is a set of clients no condition of either list tells apart: per
 // dimension the classes it holds (nil: all of them), and the conditions met.
-type cell struct {
-	choice [][]int
-	met    []uint64
+type Cell struct {
+	Choice [][]int
+	Met    []uint64
 }
 
-// classEnum enumerates cells.
-type classEnum struct {
-	dims    []classDim
+// Enum enumerates cells.
+type Enum struct {
+	dims    []Dim
 	words   int
 	settled [][]uint64 // settled[d]: conditions that test no dimension ≥ d
-	sides   []sideEval
+	sides   []Side
 	limit   int
-	cells   []cell
+	cells   []Cell
 	path    [][]int
 	over    bool
 }
 
-// newClassEnum prepares the enumeration of dims over conditions laid out in words
+// NewEnum prepares the enumeration of dims over conditions laid out in words
 // words. lastDim[i] is the highest dimension condition i tests (-1: none).
-func newClassEnum(dims []classDim, words int, lastDim []int, sides []sideEval, limit int) *classEnum {
-	e := &classEnum{dims: dims, words: words, sides: sides, limit: limit, path: make([][]int, len(dims))}
+func NewEnum(dims []Dim, words int, lastDim []int, sides []Side, limit int) *Enum {
+	e := &Enum{dims: dims, words: words, sides: sides, limit: limit, path: make([][]int, len(dims))}
 	e.settled = make([][]uint64, len(dims)+1)
 	for d := range e.settled {
 		s := make([]uint64, words)
@@ -72,9 +74,9 @@ func newClassEnum(dims []classDim, words int, lastDim []int, sides []sideEval, l
 	return e
 }
 
-// run enumerates from the conditions start (the ones a client can meet at all);
+// Run enumerates from the conditions start (the ones a client can meet at all);
 // ok is false when more than limit cells exist.
-func (e *classEnum) run(start []uint64) (cells []cell, ok bool) {
+func (e *Enum) Run(start []uint64) (cells []Cell, ok bool) {
 	cand := append([]uint64(nil), start...)
 	e.canon(cand, 0)
 	e.rec(0, cand)
@@ -83,20 +85,20 @@ func (e *classEnum) run(start []uint64) (cells []cell, ok bool) {
 
 // canon drops, on a last-match side, every condition below the highest one that
 // no remaining dimension can unset: it decides whenever the lower ones would.
-func (e *classEnum) canon(cand []uint64, d int) {
+func (e *Enum) canon(cand []uint64, d int) {
 	st := e.settled[d]
 	for _, s := range e.sides {
-		if !s.lastWins {
+		if !s.LastWins {
 			continue
 		}
-		for w := s.w1 - 1; w >= s.w0; w-- {
+		for w := s.W1 - 1; w >= s.W0; w-- {
 			m := cand[w] & st[w]
 			if m == 0 {
 				continue
 			}
 			b := 63 - bits.LeadingZeros64(m)
 			cand[w] &^= (uint64(1) << b) - 1
-			for x := s.w0; x < w; x++ {
+			for x := s.W0; x < w; x++ {
 				cand[x] = 0
 			}
 			break
@@ -105,7 +107,7 @@ func (e *classEnum) canon(cand []uint64, d int) {
 }
 
 // done reports whether no remaining dimension can change cand.
-func (e *classEnum) done(cand []uint64, d int) bool {
+func (e *Enum) done(cand []uint64, d int) bool {
 	st := e.settled[d]
 	for w, c := range cand {
 		if c&^st[w] != 0 {
@@ -115,7 +117,7 @@ func (e *classEnum) done(cand []uint64, d int) bool {
 	return true
 }
 
-func (e *classEnum) rec(d int, cand []uint64) {
+func (e *Enum) rec(d int, cand []uint64) {
 	if e.over {
 		return
 	}
@@ -124,8 +126,8 @@ func (e *classEnum) rec(d int, cand []uint64) {
 			e.over = true
 			return
 		}
-		c := cell{met: cand, choice: make([][]int, len(e.dims))}
-		copy(c.choice, e.path)
+		c := Cell{Met: cand, Choice: make([][]int, len(e.dims))}
+		copy(c.Choice, e.path)
 		e.cells = append(e.cells, c)
 		return
 	}
@@ -137,10 +139,10 @@ func (e *classEnum) rec(d int, cand []uint64) {
 	var order []*branch
 	byKey := map[string]*branch{}
 	var kb []byte
-	for v, vb := range dim.vals {
+	for v, vb := range dim.Vals {
 		next := make([]uint64, e.words)
 		for w := range next {
-			next[w] = cand[w] & (^dim.has[w] | vb[w])
+			next[w] = cand[w] & (^dim.Has[w] | vb[w])
 		}
 		e.canon(next, d+1)
 		kb = kb[:0]
@@ -156,7 +158,7 @@ func (e *classEnum) rec(d int, cand []uint64) {
 		order = append(order, b)
 	}
 	for _, b := range order {
-		if len(b.choice) == len(dim.vals) {
+		if len(b.choice) == len(dim.Vals) {
 			e.path[d] = nil // every class: no condition on this dimension
 		} else {
 			e.path[d] = b.choice
@@ -169,14 +171,14 @@ func (e *classEnum) rec(d int, cand []uint64) {
 	e.path[d] = nil
 }
 
-// bitset helpers.
+// SetBit sets bit i.
+func SetBit(b []uint64, i int) { b[i/64] |= 1 << (i % 64) }
 
-func setBit(b []uint64, i int) { b[i/64] |= 1 << (i % 64) }
+// HasBit reports whether bit i is set.
+func HasBit(b []uint64, i int) bool { return b[i/64]&(1<<(i%64)) != 0 }
 
-func hasBit(b []uint64, i int) bool { return b[i/64]&(1<<(i%64)) != 0 }
-
-// topBit is the highest set bit in words [w0, w1), or -1.
-func topBit(b []uint64, w0, w1 int) int {
+// TopBit is the highest set bit in words [w0, w1), or -1.
+func TopBit(b []uint64, w0, w1 int) int {
 	for w := w1 - 1; w >= w0; w-- {
 		if b[w] != 0 {
 			return w*64 + 63 - bits.LeadingZeros64(b[w])
