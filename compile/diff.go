@@ -38,6 +38,10 @@ type DiffOptions struct {
 	// MaxClasses bounds the client classes of one group (0: DefaultMaxClasses);
 	// past it the group is reported as not compared, never half compared.
 	MaxClasses int
+	// MaxGroupItems bounds the merged items of a group on either side, as
+	// Options.MaxGroupItems bounds a preview (0: no bound); a larger group is
+	// reported as not compared. The admission webhook sets it.
+	MaxGroupItems int
 }
 
 // The kinds of change a client class can see.
@@ -198,6 +202,11 @@ func DiffPolicies(oldPs, newPs []Policy, opts DiffOptions) ([]GroupDiff, error) 
 		if sameMembers(oldS, om, newS, nm) {
 			continue
 		}
+		if gd, over := overItems(kt.t, pick(oldS, om), pick(newS, nm), opts.MaxGroupItems); over {
+			gd.OldPolicies, gd.NewPolicies = pickRefs(oldS, om), pickRefs(newS, nm)
+			out = append(out, gd)
+			continue
+		}
 		gd, err := diffGroup(kt.t, pick(oldS, om), pick(newS, nm), limit)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", kt.t.Scope(), err)
@@ -208,6 +217,18 @@ func DiffPolicies(oldPs, newPs []Policy, opts DiffOptions) ([]GroupDiff, error) 
 		}
 	}
 	return out, nil
+}
+
+// overItems reports (as a GroupDiff saying so) a group whose merged list on
+// either side is past the bound.
+func overItems(t Target, oldM, newM []Policy, bound int) (GroupDiff, bool) {
+	for _, ps := range [][]Policy{oldM, newM} {
+		if n, tags := groupSize(ps); overBound(n, tags, bound) {
+			return GroupDiff{Target: t, Scope: t.Scope(), Model: ModelTags, Incomplete: fmt.Sprintf(
+				"%d items (up to %d tags each) to merge exceed the bound of %d; not compared here (meshguard diff compares any size)", n, tags, bound)}, true
+		}
+	}
+	return GroupDiff{}, false
 }
 
 func sameMembers(a *diffSide, am []int, b *diffSide, bm []int) bool {

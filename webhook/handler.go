@@ -63,6 +63,9 @@ type Handlers struct {
 	// LinkerdStored lists the cached Linkerd policy objects (Servers and what
 	// authorizes them) for the authorization preview; nil shows none.
 	LinkerdStored func(ctx context.Context) []unstructured.Unstructured
+	// Widening says in one line whom an admitted authorization object newly lets
+	// in (NewWidening); nil says nothing.
+	Widening WideningFunc
 }
 
 // privileged reports whether the request comes from the mesh's own sync (or another
@@ -190,6 +193,10 @@ func (e *Handlers) Validate(ctx context.Context, req admission.Request) admissio
 	}
 	e.record(kind, res)
 	resp := admission.Allowed("")
+	if e.Widening != nil {
+		spec, _ := res.Spec.(*api.MeshTrafficPermissionSpec)
+		warnings = appendBounded(warnings, e.Widening(ctx, d.obj, d.old, spec)...)
+	}
 	if e.Preview != nil && kind == api.KindMeshTrafficPermission {
 		spec, _ := res.Spec.(*api.MeshTrafficPermissionSpec)
 		lines, ann := e.Preview(ctx, d.obj, spec)

@@ -248,6 +248,14 @@ func newHandlers(mgr manager.Manager, o Options, log logr.Logger) (*Handlers, er
 		}
 		authzCaches = append(authzCaches, c)
 	}
+	linkerdStored := func(ctx context.Context) []unstructured.Unstructured {
+		var all []unstructured.Unstructured
+		for _, c := range authzCaches {
+			items, _ := c.list(ctx)
+			all = append(all, items...)
+		}
+		return all
+	}
 	return &Handlers{
 		Registry: api.DefaultRegistry(), Settings: o.Settings,
 		PrivilegedUsers: set(o.PrivilegedUsers), PrivilegedGroups: set(o.PrivilegedGroups),
@@ -257,14 +265,9 @@ func newHandlers(mgr manager.Manager, o Options, log logr.Logger) (*Handlers, er
 			SystemNamespace: o.Settings.SystemNamespace, MaxGroupItems: o.PreviewMaxItems}),
 		Servers:             servers.list,
 		DenyServerConflicts: o.LinkerdServerConflicts == ServerConflictsDeny,
-		LinkerdStored: func(ctx context.Context) []unstructured.Unstructured {
-			var all []unstructured.Unstructured
-			for _, c := range authzCaches {
-				items, _ := c.list(ctx)
-				all = append(all, items...)
-			}
-			return all
-		},
+		LinkerdStored:       linkerdStored,
+		Widening: NewWidening(policies.list, linkerdStored, compile.Options{
+			SystemNamespace: o.Settings.SystemNamespace, MaxGroupItems: o.PreviewMaxItems}),
 	}, nil
 }
 
