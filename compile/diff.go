@@ -6,8 +6,10 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/meshguard/meshguard/api"
 )
@@ -196,27 +198,57 @@ func DiffPolicies(oldPs, newPs []Policy, opts DiffOptions) ([]GroupDiff, error) 
 		return nil, err
 	}
 	_, _, targets := distinctTargets(append(slices.Clip(oldPs), newPs...), sysNS)
+	// Groups are independent: they are compared by a worker per core, each
+	// result kept at its group's index so the output order stays BuildPreviews'.
+	results := make([]*GroupDiff, len(targets))
+	errs := make([]error, len(targets))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range max(1, min(runtime.GOMAXPROCS(0), len(targets))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				results[i], errs[i] = compareGroup(targets[i], oldS, newS, limit, opts.MaxGroupItems)
+			}
+		}()
+	}
+	for i := range targets {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 	var out []GroupDiff
-	for _, kt := range targets {
-		om, nm := oldS.members(kt.t, kt.key), newS.members(kt.t, kt.key)
-		if sameMembers(oldS, om, newS, nm) {
-			continue
+	for i, gd := range results {
+		if errs[i] != nil {
+			return nil, errs[i]
 		}
-		if gd, over := overItems(kt.t, pick(oldS, om), pick(newS, nm), opts.MaxGroupItems); over {
-			gd.OldPolicies, gd.NewPolicies = pickRefs(oldS, om), pickRefs(newS, nm)
-			out = append(out, gd)
-			continue
-		}
-		gd, err := diffGroup(kt.t, pick(oldS, om), pick(newS, nm), limit)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %v", kt.t.Scope(), err)
-		}
-		gd.OldPolicies, gd.NewPolicies = pickRefs(oldS, om), pickRefs(newS, nm)
-		if gd.Incomplete != "" || len(gd.Changes) > 0 {
-			out = append(out, gd)
+		if gd != nil {
+			out = append(out, *gd)
 		}
 	}
 	return out, nil
+}
+
+// compareGroup is one group's GroupDiff, nil when nothing changes for it.
+func compareGroup(kt keyedTarget, oldS, newS *diffSide, limit, maxItems int) (*GroupDiff, error) {
+	om, nm := oldS.members(kt.t, kt.key), newS.members(kt.t, kt.key)
+	if sameMembers(oldS, om, newS, nm) {
+		return nil, nil
+	}
+	oldM, newM := pick(oldS, om), pick(newS, nm)
+	gd, over := overItems(kt.t, oldM, newM, maxItems)
+	if !over {
+		var err error
+		if gd, err = diffGroup(kt.t, oldM, newM, limit); err != nil {
+			return nil, fmt.Errorf("%s: %v", kt.t.Scope(), err)
+		}
+	}
+	gd.OldPolicies, gd.NewPolicies = pickRefs(oldS, om), pickRefs(newS, nm)
+	if gd.Incomplete == "" && len(gd.Changes) == 0 {
+		return nil, nil
+	}
+	return &gd, nil
 }
 
 // overItems reports (as a GroupDiff saying so) a group whose merged list on

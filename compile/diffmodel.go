@@ -225,45 +225,52 @@ func tagModel(o, n *listSide, local string) *classModel {
 		m.tagVals = append(m.tagVals, vs)
 		dimOf[k] = m.addDim(len(vs)+1, func(ch []int) string { return renderValues(k, vs, ch) })
 	}
+	// The classes meeting an atom, by lookup: a service is one class, a mesh the
+	// classes of that mesh, a tag value one class of its key.
+	idOf := map[atom][]int{}
+	for i, ic := range m.idClasses {
+		switch {
+		case ic.otherMesh:
+		case ic.anySvc:
+			k := atom{kind: atomMesh, key: ic.mesh}
+			idOf[k] = append(idOf[k], i)
+		default:
+			idOf[atom{kind: atomService, key: ic.mesh, value: ic.svc}] = []int{i}
+			k := atom{kind: atomMesh, key: ic.mesh}
+			idOf[k] = append(idOf[k], i)
+		}
+	}
+	valOf := make([]map[string]int, len(m.tagKeys))
+	for k, vs := range m.tagVals {
+		valOf[k] = make(map[string]int, len(vs))
+		for i, v := range vs {
+			valOf[k][v] = i
+		}
+	}
 	for _, c := range conds {
 		classes.SetBit(m.start, c.p)
-		for d := range m.dims {
-			var on []atom
-			for _, a := range c.atoms {
-				if (d == 0) == (a.kind != atomTag) && (d == 0 || dimOf[a.key] == d) {
-					on = append(on, a)
-				}
+		// Per dimension, the classes meeting every atom of the condition on it.
+		met := map[int][]int{}
+		for _, a := range c.atoms {
+			d, cls := 0, idOf[a]
+			if a.kind == atomTag {
+				d = dimOf[a.key]
+				cls = []int{valOf[d-1][a.value]}
 			}
-			if len(on) == 0 {
-				continue
+			if prev, ok := met[d]; ok {
+				cls = slices.DeleteFunc(slices.Clone(prev), func(v int) bool { return !slices.Contains(cls, v) })
 			}
-			m.lastDim[c.p] = d
+			met[d] = cls
+		}
+		for d, cls := range met {
+			m.lastDim[c.p] = max(m.lastDim[c.p], d)
 			classes.SetBit(m.dims[d].Has, c.p)
-			for v := range m.dims[d].Vals {
-				if tagClassHolds(m, d, v, on) {
-					classes.SetBit(m.dims[d].Vals[v], c.p)
-				}
+			for _, v := range cls {
+				classes.SetBit(m.dims[d].Vals[v], c.p)
 			}
 		}
 	}
 	return m
-}
-
-// tagClassHolds reports whether class v of dimension d meets every atom of on.
-func tagClassHolds(m *classModel, d, v int, on []atom) bool {
-	for _, a := range on {
-		if d == 0 {
-			if !m.idClasses[v].holds(a) {
-				return false
-			}
-			continue
-		}
-		vs := m.tagVals[d-1]
-		if v >= len(vs) || vs[v] != a.value {
-			return false
-		}
-	}
-	return true
 }
 
 // renderValues renders the chosen classes of tag key k (classes: vs, then "any

@@ -199,6 +199,9 @@ func clientsLine(tag, what string, clients []string, widened int) string {
 	if len(clients) == 0 {
 		clients = []string{"every client"}
 	}
+	// What the clients are before what they are not, should the line cut.
+	clients = slices.Clone(clients)
+	slices.SortStableFunc(clients, func(a, b string) int { return cmpBool(negative(a), negative(b)) })
 	tail := ""
 	switch {
 	case widened == 2:
@@ -207,6 +210,19 @@ func clientsLine(tag, what string, clients []string, widened int) string {
 		tail = " (+" + strconv.Itoa(widened-1) + " more classes)"
 	}
 	return warnline.Line{Lead: tag + ": widens access to " + what + " for ", Items: clients, Sep: ", ", Tail: tail}.Fit(MaxWarningLen, "(see `meshguard diff`)")
+}
+
+// negative reports whether a client condition says what the clients are not.
+func negative(c string) bool { return strings.Contains(c, "!=") || strings.Contains(c, " notin ") }
+
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case !a:
+		return -1
+	}
+	return 1
 }
 
 func (w *widening) linkerdLine(ctx context.Context, obj, old *unstructured.Unstructured) []string {

@@ -75,7 +75,7 @@ func TestWideningKuma(t *testing.T) {
 		{"create widens", stored(deny), admissionv1.Create, owner, nil, 0, []string{
 			"rbac-diff: widens access to Dataplanes app=ledger in payments for kuma.io/service=batch_jobs_svc_80"}},
 		{"update widens, against the stored set with oldObject", stored(deny, owner), admissionv1.Update, wider, owner, 0, []string{
-			"rbac-diff: widens access to Dataplanes app=ledger in payments for kuma.io/service!=batch_jobs_svc_80, env=dev"}},
+			"rbac-diff: widens access to Dataplanes app=ledger in payments for env=dev, kuma.io/service!=batch_jobs_svc_80"}},
 		{"update narrows: no line", stored(deny, owner), admissionv1.Update, narrower, owner, 0, nil},
 		{"unchanged update: no line", stored(deny, owner), admissionv1.Update, owner, owner, 0, nil},
 		{"create under a wider allow: no line", stored(mustObj(t, strings.Replace(denyAll, "action: Deny", "action: Allow", 1))), admissionv1.Create, owner, nil, 0, nil},
