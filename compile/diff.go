@@ -136,6 +136,16 @@ type diffSide struct {
 	fps     []string
 	sortK   []sortKey
 	byScope map[[2]string][]int
+	// Each policy's part of a merged list, derived once: its `from` items with
+	// their atoms (in the policy's mesh, the mesh of every group it is in), or
+	// its SPIFFE matchers.
+	items   [][]MergedItem
+	cs      [][]cItem
+	itemErr []error
+	entries [][]SpiffeEntry
+	rules   []bool
+	// rank is each policy's position in merge order (ties: input order).
+	rank []int
 }
 
 func newDiffSide(ps []Policy, sysNS string) (*diffSide, error) {
@@ -148,9 +158,31 @@ func newDiffSide(ps []Policy, sysNS string) (*diffSide, error) {
 		}
 		s.refs = append(s.refs, p.Ref())
 		s.fps = append(s.fps, string(b))
+		items := mergeFrom([]Policy{p}, s.refs[i:i+1])
+		cs, err := toItems(items, p.Mesh)
+		s.items, s.cs, s.itemErr = append(s.items, items), append(s.cs, cs), append(s.itemErr, err)
+		var es []SpiffeEntry
+		if p.IsRulesForm() {
+			es = SpiffeEntries(p)
+		}
+		s.entries, s.rules = append(s.entries, es), append(s.rules, p.IsRulesForm())
 		s.sortK = append(s.sortK, keyOf(p, sysNS))
 		k := [2]string{s.pts[i].Mesh, s.pts[i].Namespace}
 		s.byScope[k] = append(s.byScope[k], i)
+	}
+	order := make([]int, len(ps))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		if c := compareKeys(s.sortK[a], s.sortK[b]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	s.rank = make([]int, len(ps))
+	for r, i := range order {
+		s.rank[i] = r
 	}
 	return s, nil
 }
@@ -167,12 +199,7 @@ func (s *diffSide) members(t Target, key string) []int {
 			out = append(out, i)
 		}
 	}
-	slices.SortFunc(out, func(a, b int) int {
-		if c := compareKeys(s.sortK[a], s.sortK[b]); c != 0 {
-			return c
-		}
-		return cmp.Compare(a, b)
-	})
+	slices.SortFunc(out, func(a, b int) int { return cmp.Compare(s.rank[a], s.rank[b]) })
 	return out
 }
 
@@ -236,11 +263,17 @@ func compareGroup(kt keyedTarget, oldS, newS *diffSide, limit, maxItems int) (*G
 	if sameMembers(oldS, om, newS, nm) {
 		return nil, nil
 	}
-	oldM, newM := pick(oldS, om), pick(newS, nm)
-	gd, over := overItems(kt.t, oldM, newM, maxItems)
+	gd, over := overItems(kt.t, pick(oldS, om), pick(newS, nm), maxItems)
 	if !over {
-		var err error
-		if gd, err = diffGroup(kt.t, oldM, newM, limit); err != nil {
+		oldSide, err := oldS.listSide(om)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", kt.t.Scope(), err)
+		}
+		newSide, err := newS.listSide(nm)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", kt.t.Scope(), err)
+		}
+		if gd, err = diffGroup(kt.t, oldSide, newSide, limit); err != nil {
 			return nil, fmt.Errorf("%s: %v", kt.t.Scope(), err)
 		}
 	}
@@ -275,6 +308,27 @@ func sameMembers(a *diffSide, am []int, b *diffSide, bm []int) bool {
 	return true
 }
 
+// listSide is the merged list of the side's policies idx (in merge order), from
+// what newDiffSide derived: a SPIFFE-matcher list when one of them uses matchers.
+func (s *diffSide) listSide(idx []int) (*listSide, error) {
+	out := &listSide{}
+	for _, i := range idx {
+		out.matcher = out.matcher || s.rules[i]
+	}
+	for _, i := range idx {
+		if out.matcher {
+			out.entries = append(out.entries, s.entries[i]...)
+			continue
+		}
+		if s.itemErr[i] != nil {
+			return nil, s.itemErr[i]
+		}
+		out.items = append(out.items, s.items[i]...)
+		out.cs = append(out.cs, s.cs[i]...)
+	}
+	return out, nil
+}
+
 func pick(s *diffSide, idx []int) []Policy {
 	out := make([]Policy, len(idx))
 	for k, i := range idx {
@@ -299,15 +353,9 @@ type groupCells struct {
 	ok               bool
 }
 
-func computeCells(t Target, oldM, newM []Policy, limit int) (groupCells, error) {
-	var g groupCells
+func computeCells(t Target, oldSide, newSide *listSide, limit int) (groupCells, error) {
+	g := groupCells{oldSide: oldSide, newSide: newSide}
 	var err error
-	if g.oldSide, err = newListSide(oldM, t.Mesh); err != nil {
-		return g, err
-	}
-	if g.newSide, err = newListSide(newM, t.Mesh); err != nil {
-		return g, err
-	}
 	if g.oldSide.matcher || g.newSide.matcher {
 		if g.model, err = spiffeModel(g.oldSide, g.newSide); err != nil {
 			return g, err
@@ -338,9 +386,9 @@ func changeKind(od, nd Decision) string {
 }
 
 // diffGroup compares the merged lists of one group's old and new policies.
-func diffGroup(t Target, oldM, newM []Policy, limit int) (GroupDiff, error) {
+func diffGroup(t Target, oldSide, newSide *listSide, limit int) (GroupDiff, error) {
 	gd := GroupDiff{Target: t, Scope: t.Scope(), Model: ModelTags}
-	g, err := computeCells(t, oldM, newM, limit)
+	g, err := computeCells(t, oldSide, newSide, limit)
 	if err != nil {
 		return gd, err
 	}

@@ -312,7 +312,15 @@ func checkGroup(t *testing.T, r *rand.Rand, s int, g Target, old, nw []Policy, g
 	}
 	SortPolicies(om, "kuma-system")
 	SortPolicies(nm, "kuma-system")
-	gc, err := computeCells(g, om, nm, DefaultMaxClasses)
+	oldSide, err := newListSide(om, g.Mesh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	newSide, err := newListSide(nm, g.Mesh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gc, err := computeCells(g, oldSide, newSide, DefaultMaxClasses)
 	if err != nil || !gc.ok {
 		t.Fatalf("set %d %s: %v (ok %v)", s, g.Scope(), err, gc.ok)
 	}

@@ -187,8 +187,13 @@ func tagModel(o, n *listSide, local string) *classModel {
 	meshes := []string{local}
 	svcs := map[string][]string{}
 	tagVals := map[string][]string{}
+	seen := map[atom]bool{}
 	for _, c := range conds {
 		for _, a := range c.atoms {
+			if seen[a] {
+				continue
+			}
+			seen[a] = true
 			switch a.kind {
 			case atomService:
 				meshes = append(meshes, a.key)
@@ -204,7 +209,8 @@ func tagModel(o, n *listSide, local string) *classModel {
 	meshes = slices.Compact(meshes)
 	meshes = append(meshes[:1], slices.DeleteFunc(meshes[1:], func(s string) bool { return s == local })...)
 	for _, me := range meshes {
-		vs := slices.Compact(slices.Sorted(slices.Values(svcs[me])))
+		vs := svcs[me]
+		slices.Sort(vs)
 		for _, v := range vs {
 			m.idClasses = append(m.idClasses, idClass{mesh: me, svc: v})
 		}
@@ -221,7 +227,8 @@ func tagModel(o, n *listSide, local string) *classModel {
 	})
 	dimOf := map[string]int{}
 	for _, k := range m.tagKeys {
-		vs := slices.Compact(slices.Sorted(slices.Values(tagVals[k])))
+		vs := tagVals[k]
+		slices.Sort(vs)
 		m.tagVals = append(m.tagVals, vs)
 		dimOf[k] = m.addDim(len(vs)+1, func(ch []int) string { return renderValues(k, vs, ch) })
 	}
@@ -249,24 +256,33 @@ func tagModel(o, n *listSide, local string) *classModel {
 	}
 	for _, c := range conds {
 		classes.SetBit(m.start, c.p)
-		// Per dimension, the classes meeting every atom of the condition on it.
-		met := map[int][]int{}
+		// Per dimension, the classes meeting every atom of the condition on it
+		// (a condition has a handful of atoms, one per dimension but for
+		// contradictions, which intersect).
+		type dimClasses struct {
+			d   int
+			cls []int
+		}
+		var small [8]dimClasses
+		met := small[:0]
 		for _, a := range c.atoms {
 			d, cls := 0, idOf[a]
 			if a.kind == atomTag {
 				d = dimOf[a.key]
 				cls = []int{valOf[d-1][a.value]}
 			}
-			if prev, ok := met[d]; ok {
-				cls = slices.DeleteFunc(slices.Clone(prev), func(v int) bool { return !slices.Contains(cls, v) })
+			k := slices.IndexFunc(met, func(x dimClasses) bool { return x.d == d })
+			if k < 0 {
+				met = append(met, dimClasses{d, cls})
+				continue
 			}
-			met[d] = cls
+			met[k].cls = slices.DeleteFunc(slices.Clone(met[k].cls), func(v int) bool { return !slices.Contains(cls, v) })
 		}
-		for d, cls := range met {
-			m.lastDim[c.p] = max(m.lastDim[c.p], d)
-			classes.SetBit(m.dims[d].Has, c.p)
-			for _, v := range cls {
-				classes.SetBit(m.dims[d].Vals[v], c.p)
+		for _, x := range met {
+			m.lastDim[c.p] = max(m.lastDim[c.p], x.d)
+			classes.SetBit(m.dims[x.d].Has, c.p)
+			for _, v := range x.cls {
+				classes.SetBit(m.dims[x.d].Vals[v], c.p)
 			}
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -130,8 +131,20 @@ func (o *diffOptions) run(s streams, args []string) error {
 			return usageErr("%v", err)
 		}
 	}
-	oldSet := o.readSet(s, eng, oldPath, oldLabel)
-	newSet := o.readSet(s, eng, newPath, newPath)
+	// The two sides are read at once (a core each); their notes are written in
+	// order afterwards.
+	var oldSet, newSet diffSet
+	var oldNotes, newNotes bytes.Buffer
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		oldSet = o.readSet(&oldNotes, eng, oldPath, oldLabel)
+	}()
+	newSet = o.readSet(&newNotes, eng, newPath, newPath)
+	wg.Wait()
+	s.err.Write(oldNotes.Bytes())
+	s.err.Write(newNotes.Bytes())
 	if oldSet.bad || newSet.bad {
 		return exitError{exitUsage}
 	}
@@ -157,16 +170,16 @@ func (o *diffOptions) run(s streams, args []string) error {
 
 // readSet loads and selects one side; notes about skipped documents go to
 // standard error with the side's label.
-func (o *diffOptions) readSet(s streams, eng lint.Options, path, label string) diffSet {
-	loaded := o.load(s, []string{path})
-	_ = lint.WriteNotes(s.err, loaded.Skipped)
+func (o *diffOptions) readSet(notes io.Writer, eng lint.Options, path, label string) diffSet {
+	loaded := lint.LoadAll([]string{path}, nil, o.loadOptions())
+	_ = lint.WriteNotes(notes, loaded.Skipped)
 	in := lint.Preview(loaded.Docs, eng)
 	for _, n := range append(in.Notes, in.LinkerdNotes...) {
 		file := n.File
 		if label != path {
 			file = label + strings.TrimPrefix(file, path)
 		}
-		fmt.Fprintf(s.err, "%s:%d: %s\n", file, n.Line, n.Text)
+		fmt.Fprintf(notes, "%s:%d: %s\n", file, n.Line, n.Text)
 	}
 	return diffSet{label: label, policies: in.Policies, linkerd: in.Linkerd, bad: in.Unreadable}
 }
