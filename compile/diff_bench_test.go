@@ -101,7 +101,9 @@ func BenchmarkDiffPolicies10k(b *testing.B) {
 	old := genPolicies(r, benchN)
 	nw := genChange(r, old)
 	var groups, changes int
+	start, n := cpuTime(), 0
 	for b.Loop() {
+		n++
 		ds, err := DiffPolicies(old, nw, DiffOptions{})
 		if err != nil {
 			b.Fatal(err)
@@ -114,6 +116,7 @@ func BenchmarkDiffPolicies10k(b *testing.B) {
 			changes += len(d.Changes)
 		}
 	}
+	b.ReportMetric(float64(cpuTime()-start)/float64(n), "cpu-ns/op")
 	b.ReportMetric(float64(groups), "groups")
 	b.ReportMetric(float64(changes), "changes")
 }
