@@ -34,7 +34,7 @@ type diffOptions struct {
 func newDiffCmd(s streams) *cobra.Command {
 	o := &diffOptions{}
 	cmd := &cobra.Command{
-		Use:   "diff OLD NEW | diff --git-base REF PATH",
+		Use:   "diff OLD NEW | diff --git-base REF PATH...",
 		Short: "Show which clients a change to the policies lets in or shuts out, and which rule decides",
 		Long: `Diff compares two sets of manifests (files or directories, read as lint and preview read
 them: defaulted as the mutating webhook would, without what the validating webhook would
@@ -56,9 +56,9 @@ the client authenticates, its source address range, the route), so a client not
 in a reported change is decided alike by both sets. A group whose classes pass
 --max-classes is reported as not compared, never half compared.
 
-With --git-base REF, OLD is PATH as it was at the git revision REF (read with
+With --git-base REF, OLD is each PATH as it was at the git revision REF (read with
 'git archive', so git must be installed and PATH inside a work tree) and NEW is
-PATH as it is now.
+each PATH as it is now.
 
 Exit codes: 0 no widening (or --fail-on none), 1 some access is widened and
 --fail-on widen, 2 usage or input errors.`,
@@ -68,7 +68,7 @@ Exit codes: 0 no widening (or --fail-on none), 1 some access is widened and
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run(s, args) },
 	}
 	o.bind(cmd)
-	cmd.Flags().StringVar(&o.gitBase, "git-base", "", "compare PATH at this git revision (OLD) with PATH now (NEW)")
+	cmd.Flags().StringVar(&o.gitBase, "git-base", "", "compare the PATHs at this git revision (OLD) with the PATHs now (NEW)")
 	cmd.Flags().StringVarP(&o.output, "output", "o", "text", "output format: text, json or markdown (for a pull-request comment)")
 	cmd.Flags().StringVar(&o.failOn, "fail-on", "none", "exit 1 when: widen (some client gains access) or none")
 	cmd.Flags().IntVar(&o.maxClasses, "max-classes", compile.DefaultMaxClasses, "most client classes compared per proxy group or Server")
@@ -102,34 +102,10 @@ func (o *diffOptions) run(s streams, args []string) error {
 	if !slices.Contains(validate.InboundPolicies, o.linkerdDefault) {
 		return usageErr("--linkerd-default-policy must be one of %s (got %q)", strings.Join(validate.InboundPolicies, ", "), o.linkerdDefault)
 	}
-	oldPath, newPath := "", ""
-	oldLabel := ""
-	switch {
-	case o.gitBase != "" && len(args) == 1:
-		newPath = args[0]
-		snap, cleanup, note, err := gitSnapshot(o.gitBase, newPath)
-		if err != nil {
-			return err
-		}
-		defer cleanup()
-		if note != "" {
-			fmt.Fprintln(s.err, "meshguard diff: "+note)
-		}
-		oldPath, oldLabel = snap, o.gitBase+":"+newPath
-	case o.gitBase != "":
-		return usageErr("with --git-base, diff takes exactly one PATH (got %d)", len(args))
-	case len(args) == 2:
-		oldPath, newPath, oldLabel = args[0], args[1], args[0]
-	default:
-		return usageErr("diff needs OLD and NEW (got %d arguments), or --git-base REF and one PATH", len(args))
-	}
-	for _, p := range []string{oldPath, newPath} {
-		if p == "-" {
-			return usageErr("diff reads files and directories, not standard input")
-		}
-		if _, err := os.Stat(p); err != nil {
-			return usageErr("%v", err)
-		}
+	sides, cleanup, err := o.sides(s, args)
+	defer cleanup()
+	if err != nil {
+		return err
 	}
 	// The two sides are read at once (a core each); their notes are written in
 	// order afterwards.
@@ -139,9 +115,9 @@ func (o *diffOptions) run(s streams, args []string) error {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		oldSet = o.readSet(&oldNotes, eng, oldPath, oldLabel)
+		oldSet = o.readSet(&oldNotes, eng, sides.old, sides.oldLabel, sides.relabel)
 	}()
-	newSet = o.readSet(&newNotes, eng, newPath, newPath)
+	newSet = o.readSet(&newNotes, eng, sides.new, sides.newLabel, nil)
 	wg.Wait()
 	s.err.Write(oldNotes.Bytes())
 	s.err.Write(newNotes.Bytes())
@@ -168,16 +144,74 @@ func (o *diffOptions) run(s streams, args []string) error {
 	return nil
 }
 
-// readSet loads and selects one side; notes about skipped documents go to
-// standard error with the side's label.
-func (o *diffOptions) readSet(notes io.Writer, eng lint.Options, path, label string) diffSet {
-	loaded := lint.LoadAll([]string{path}, nil, o.loadOptions())
+// diffSides are the paths of both sides and how to name them: labels for the
+// header, relabel for the notes about files of a git snapshot.
+type diffSides struct {
+	old, new           []string
+	oldLabel, newLabel string
+	relabel            map[string]string
+}
+
+// sides reads the arguments: OLD and NEW, or with --git-base the PATHs now and
+// as they were at the revision (extracted into temporary directories, removed by
+// cleanup).
+func (o *diffOptions) sides(s streams, args []string) (diffSides, func(), error) {
+	var d diffSides
+	var cleanups []func()
+	cleanup := func() {
+		for _, c := range cleanups {
+			c()
+		}
+	}
+	switch {
+	case o.gitBase != "" && len(args) >= 1:
+		d.new, d.relabel = args, map[string]string{}
+		for _, p := range args {
+			if _, err := os.Stat(p); err != nil {
+				return d, cleanup, usageErr("%v", err)
+			}
+			snap, c, note, err := gitSnapshot(o.gitBase, p)
+			cleanups = append(cleanups, c)
+			if err != nil {
+				return d, cleanup, err
+			}
+			if note != "" {
+				fmt.Fprintln(s.err, "meshguard diff: "+note)
+			}
+			d.old = append(d.old, snap)
+			d.relabel[snap] = o.gitBase + ":" + p
+		}
+		d.oldLabel, d.newLabel = o.gitBase+":"+strings.Join(args, " "), strings.Join(args, " ")
+	case o.gitBase != "":
+		return d, cleanup, usageErr("with --git-base, diff needs at least one PATH")
+	case len(args) == 2:
+		d.old, d.new, d.oldLabel, d.newLabel = args[:1], args[1:], args[0], args[1]
+	default:
+		return d, cleanup, usageErr("diff needs OLD and NEW (got %d arguments), or --git-base REF and PATHs", len(args))
+	}
+	for _, p := range append(slices.Clone(d.old), d.new...) {
+		if p == "-" {
+			return d, cleanup, usageErr("diff reads files and directories, not standard input")
+		}
+		if _, err := os.Stat(p); err != nil {
+			return d, cleanup, usageErr("%v", err)
+		}
+	}
+	return d, cleanup, nil
+}
+
+// readSet loads and selects one side; notes about skipped documents go to notes,
+// with the files of a git snapshot named as at the revision (relabel).
+func (o *diffOptions) readSet(notes io.Writer, eng lint.Options, paths []string, label string, relabel map[string]string) diffSet {
+	loaded := lint.LoadAll(paths, nil, o.loadOptions())
 	_ = lint.WriteNotes(notes, loaded.Skipped)
 	in := lint.Preview(loaded.Docs, eng)
 	for _, n := range append(in.Notes, in.LinkerdNotes...) {
 		file := n.File
-		if label != path {
-			file = label + strings.TrimPrefix(file, path)
+		for snap, name := range relabel {
+			if rest, ok := strings.CutPrefix(file, snap); ok {
+				file = name + rest
+			}
 		}
 		fmt.Fprintf(notes, "%s:%d: %s\n", file, n.Line, n.Text)
 	}

@@ -81,7 +81,7 @@ func TestDiffExitCodes(t *testing.T) {
 		{"missing path", []string{diffOld, "testdata/diff/nope"}, exitUsage, "no such file"},
 		{"bad output", []string{"-o", "yaml", diffOld, diffNew}, exitUsage, "--output must be text, json or markdown"},
 		{"bad fail-on", []string{"--fail-on", "narrow", diffOld, diffNew}, exitUsage, "--fail-on must be widen or none"},
-		{"git-base with two paths", []string{"--git-base", "HEAD", diffOld, diffNew}, exitUsage, "exactly one PATH"},
+		{"git-base without a path", []string{"--git-base", "HEAD"}, exitUsage, "needs at least one PATH"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			out, errOut, code := cli(t, "", append([]string{"diff"}, tt.args...)...)
@@ -149,7 +149,7 @@ func TestDiffGitBase(t *testing.T) {
 	copyDir(diffNew, policies)
 
 	out, errOut, code := cli(t, "", "diff", "--git-base", "HEAD", "--fail-on", "widen", policies)
-	if code != exitFindings || !strings.Contains(out, "meshguard diff HEAD:"+policies+" -> "+policies) {
+	if code != exitFindings || !strings.Contains(out, "meshguard diff HEAD:"+policies+" -> "+policies+"\n") {
 		t.Fatalf("exit %d:\n%s%s", code, out, errOut)
 	}
 	want, _, _ := cli(t, "", "diff", diffOld, diffNew)
