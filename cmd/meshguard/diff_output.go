@@ -75,12 +75,16 @@ func (r *diffReport) summary() (kuma, linkerd string) {
 			kw++
 		}
 	}
+	what, whats := "Server", "Servers"
 	for _, d := range r.Linkerd {
 		if d.Widens() {
 			lw++
 		}
+		if d.Default {
+			what, whats = "Server or default policy", "Servers or default policies"
+		}
 	}
-	return counts(len(r.Kuma), kw, "proxy group", "proxy groups"), counts(len(r.Linkerd), lw, "Server", "Servers")
+	return counts(len(r.Kuma), kw, "proxy group", "proxy groups"), counts(len(r.Linkerd), lw, what, whats)
 }
 
 // kumaWords is a Kuma decision: "ALLOW", "DENY (shadow: ALLOW)".
