@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -29,7 +30,8 @@ const maxWideningClasses = 2000
 type widening struct {
 	list    PolicyLister
 	linkerd func(ctx context.Context) []unstructured.Unstructured
-	stored  *previewCache
+	cache   *storedMTPs
+	sysNS   string
 	opts    compile.Options
 }
 
@@ -40,7 +42,11 @@ type widening struct {
 // Linkerd authorization object or Server, the stored Linkerd objects of its
 // namespace (authz.Diff). list and linkerd may be nil.
 func NewWidening(list PolicyLister, linkerd func(ctx context.Context) []unstructured.Unstructured, opts compile.Options) WideningFunc {
-	w := &widening{list: list, linkerd: linkerd, stored: newPreviewCache(opts), opts: opts}
+	sysNS := opts.SystemNamespace
+	if sysNS == "" {
+		sysNS = api.DefaultSystemNS
+	}
+	w := &widening{list: list, linkerd: linkerd, cache: &storedMTPs{sysNS: sysNS, parsed: map[parsedKey]*storedMTP{}}, sysNS: sysNS, opts: opts}
 	return w.answer
 }
 
@@ -53,6 +59,62 @@ func (w *widening) answer(ctx context.Context, obj, old *unstructured.Unstructur
 		return w.linkerdLine(ctx, obj, old)
 	}
 	return nil
+}
+
+// storedMTPs reads stored MeshTrafficPermissions once per uid and
+// resourceVersion, as previewCache does, but hands out pointers: the check scans
+// every stored policy's target and copies only the few that share a group with
+// the admitted one.
+type storedMTPs struct {
+	sysNS  string
+	mu     sync.Mutex
+	parsed map[parsedKey]*storedMTP
+}
+
+// storedMTP is a stored object read once; nil in the cache when it does not
+// compile.
+type storedMTP struct {
+	policy compile.Policy
+	target compile.Target
+}
+
+// read returns the stored policies other than namespace/name that compile.
+func (c *storedMTPs) read(stored []unstructured.Unstructured, namespace, name string) []*storedMTP {
+	out := make([]*storedMTP, 0, len(stored))
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	keys := make([]parsedKey, 0, len(stored))
+	for i := range stored {
+		u := &stored[i]
+		meta, _ := u.Object["metadata"].(map[string]any)
+		if metaString(meta, "namespace") == namespace && metaString(meta, "name") == name {
+			continue
+		}
+		key := parsedKey{metaString(meta, "uid"), metaString(meta, "resourceVersion")}
+		e, hit := c.parsed[key]
+		if !hit {
+			if p, err := compile.PolicyFromObject(u); err == nil {
+				e = &storedMTP{policy: p, target: compile.TargetOf(p, c.sysNS)}
+			}
+			if key.uid != "" && key.rv != "" {
+				c.parsed[key] = e
+			}
+		}
+		keys = append(keys, key)
+		if e != nil {
+			out = append(out, e)
+		}
+	}
+	if len(c.parsed) > len(stored)+maxParsedSlack {
+		keep := make(map[parsedKey]*storedMTP, len(keys))
+		for _, k := range keys {
+			if e, ok := c.parsed[k]; ok {
+				keep[k] = e
+			}
+		}
+		c.parsed = keep
+	}
+	return out
 }
 
 // linkerdAuthzKind reports whether a policy.linkerd.io kind decides who may
@@ -72,37 +134,37 @@ func (w *widening) kuma(ctx context.Context, obj, old *unstructured.Unstructured
 		return nil // validation said why
 	}
 	stored, _ := w.list(ctx)
-	all, targets := w.stored.policies(incoming, stored, incoming.Namespace, incoming.Name)
-	others := all[1:]
-	mine := []compile.Target{compile.TargetOf(incoming, w.stored.sysNS)}
+	entries := w.cache.read(stored, incoming.Namespace, incoming.Name)
+	mine := []compile.Target{compile.TargetOf(incoming, w.sysNS)}
 	oldSet := []compile.Policy{}
 	if old != nil {
 		if p, err := compile.PolicyFromObject(old); err == nil {
 			oldSet = append(oldSet, p)
-			mine = append(mine, compile.TargetOf(p, w.stored.sysNS))
+			mine = append(mine, compile.TargetOf(p, w.sysNS))
 		}
 	}
 	// The groups either version takes part in are formed again, with the same
-	// members, from the stored policies that share one with it (previewCache.related).
-	var groups []compile.Target
-	for _, t := range append(append([]compile.Target(nil), targets...), mine...) {
+	// members, from the stored policies that share one with it (as the preview
+	// forms its groups): a group is a target, and holds what applies to it.
+	groups := slices.Clone(mine)
+	for _, e := range entries {
 		for _, m := range mine {
-			if compile.Applies(m, t) {
-				groups = append(groups, t)
+			if compile.Applies(m, e.target) {
+				groups = append(groups, e.target)
 				break
 			}
 		}
 	}
 	newSet := []compile.Policy{incoming}
-	for i, p := range others {
+	for _, e := range entries {
 		for _, g := range groups {
-			if compile.Applies(targets[i], g) {
-				oldSet, newSet = append(oldSet, p), append(newSet, p)
+			if compile.Applies(e.target, g) {
+				oldSet, newSet = append(oldSet, e.policy), append(newSet, e.policy)
 				break
 			}
 		}
 	}
-	diffs, err := compile.DiffPolicies(oldSet, newSet, compile.DiffOptions{SystemNamespace: w.stored.sysNS,
+	diffs, err := compile.DiffPolicies(oldSet, newSet, compile.DiffOptions{SystemNamespace: w.sysNS,
 		MaxClasses: maxWideningClasses, MaxGroupItems: w.opts.MaxGroupItems})
 	if err != nil {
 		return nil
