@@ -61,7 +61,8 @@ With --git-base REF, OLD is each PATH as it was at the git revision REF (read wi
 each PATH as it is now.
 
 Exit codes: 0 no widening (or --fail-on none), 1 some access is widened and
---fail-on widen, 2 usage or input errors.`,
+--fail-on widen, 2 usage or input errors, or with --fail-on widen no widening
+found but some group not compared.`,
 		Example: `  meshguard diff policies-before/ policies-after/
   meshguard diff --git-base origin/main deploy/policies -o markdown > comment.md
   meshguard diff --git-base HEAD~1 mesh/ --fail-on widen`,
@@ -140,6 +141,11 @@ func (o *diffOptions) run(s streams, args []string) error {
 	}
 	if o.failOn == "widen" && rep.Widens {
 		return exitError{exitFindings}
+	}
+	if n := rep.incomplete(); o.failOn == "widen" && n > 0 {
+		// Nothing widens among what was compared, but not everything was.
+		fmt.Fprintf(s.err, "meshguard diff: %d proxy groups or Servers were not compared (more than --max-classes %d client classes); whether access widens there is not known\n", n, o.maxClasses)
+		return exitError{exitUsage}
 	}
 	return nil
 }

@@ -57,6 +57,22 @@ func (r *diffReport) write(w io.Writer, output string) error {
 	return r.text(w)
 }
 
+// incomplete is how many groups and Servers were not compared.
+func (r *diffReport) incomplete() int {
+	n := 0
+	for _, g := range r.Kuma {
+		if g.Incomplete != "" {
+			n++
+		}
+	}
+	for _, d := range r.Linkerd {
+		if d.Incomplete != "" {
+			n++
+		}
+	}
+	return n
+}
+
 // counts says how many groups change and how many widen.
 func counts(n, widen int, what, whats string) string {
 	if n == 0 {

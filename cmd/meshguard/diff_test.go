@@ -74,6 +74,7 @@ func TestDiffExitCodes(t *testing.T) {
 		err  string
 	}{
 		{"widening fails with --fail-on widen", []string{"--fail-on", "widen", diffOld, diffNew}, exitFindings, ""},
+		{"not compared under --fail-on widen", []string{"--fail-on", "widen", "--max-classes", "1", diffOld, "testdata/diff/narrowed"}, exitUsage, "were not compared"},
 		{"narrowing only passes", []string{"--fail-on", "widen", diffOld, "testdata/diff/narrowed"}, exitOK, ""},
 		{"no change", []string{"--fail-on", "widen", diffOld, diffOld}, exitOK, ""},
 		{"one argument", []string{diffOld}, exitUsage, "diff needs OLD and NEW"},
