@@ -66,6 +66,9 @@ type Handlers struct {
 	// RefObjects lists cached objects that references may name, for the warnings of
 	// references that resolve to nothing (MG401-MG449); nil checks none.
 	RefObjects RefLister
+	// Widening says in one line whom an admitted authorization object newly lets
+	// in (NewWidening); nil says nothing.
+	Widening WideningFunc
 }
 
 // privileged reports whether the request comes from the mesh's own sync (or another
@@ -197,6 +200,10 @@ func (e *Handlers) Validate(ctx context.Context, req admission.Request) admissio
 	}
 	e.record(kind, res)
 	resp := admission.Allowed("")
+	if e.Widening != nil {
+		spec, _ := res.Spec.(*api.MeshTrafficPermissionSpec)
+		warnings = appendBounded(warnings, e.Widening(ctx, d.obj, d.old, spec)...)
+	}
 	if e.Preview != nil && kind == api.KindMeshTrafficPermission {
 		spec, _ := res.Spec.(*api.MeshTrafficPermissionSpec)
 		lines, ann := e.Preview(ctx, d.obj, spec)

@@ -37,7 +37,13 @@ type preview struct {
 // finds the stored policies; it must file them under PolicyIndexKeys with
 // opts.SystemNamespace.
 func NewPreview(index PolicyIndex, opts compile.Options) PreviewFunc {
-	p := &preview{index: index, stored: newPreviewCache(opts)}
+	return newPreview(index, newPreviewCache(opts))
+}
+
+// newPreview is NewPreview reading stored policies through stored, which the
+// server shares with the widening check so that each stored object is read once.
+func newPreview(index PolicyIndex, stored *previewCache) PreviewFunc {
+	p := &preview{index: index, stored: stored}
 	return p.answer
 }
 

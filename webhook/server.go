@@ -302,23 +302,27 @@ func newHandlers(mgr manager.Manager, o Options, log logr.Logger) (*Handlers, er
 	if err != nil {
 		return nil, err
 	}
+	// The preview and the widening check read stored policies through one store.
+	stored := newPreviewCache(compile.Options{Form: o.PreviewForm, MaxExpandedRules: 64,
+		SystemNamespace: o.Settings.SystemNamespace, MaxGroupItems: o.PreviewMaxItems})
+	linkerdStored := func(ctx context.Context) []unstructured.Unstructured {
+		var all []unstructured.Unstructured
+		for _, c := range authzCaches {
+			items, _ := c.list(ctx)
+			all = append(all, items...)
+		}
+		return all
+	}
 	return &Handlers{
 		Registry: api.DefaultRegistry(), Settings: o.Settings, RefObjects: refObjects,
 		PrivilegedUsers: set(o.PrivilegedUsers), PrivilegedGroups: set(o.PrivilegedGroups),
-		Record: func(kind, code, sev string) { findings.WithLabelValues(kind, code, sev).Inc() },
-		Log:    log.WithName("admission"),
-		Preview: NewPreview(policies.byKey, compile.Options{Form: o.PreviewForm, MaxExpandedRules: 64,
-			SystemNamespace: o.Settings.SystemNamespace, MaxGroupItems: o.PreviewMaxItems}),
+		Record:              func(kind, code, sev string) { findings.WithLabelValues(kind, code, sev).Inc() },
+		Log:                 log.WithName("admission"),
+		Preview:             newPreview(policies.byKey, stored),
 		Servers:             servers.list,
 		DenyServerConflicts: o.LinkerdServerConflicts == ServerConflictsDeny,
-		LinkerdStored: func(ctx context.Context) []unstructured.Unstructured {
-			var all []unstructured.Unstructured
-			for _, c := range authzCaches {
-				items, _ := c.list(ctx)
-				all = append(all, items...)
-			}
-			return all
-		},
+		LinkerdStored:       linkerdStored,
+		Widening:            newWidening(policies.byKey, linkerdStored, stored),
 	}, nil
 }
 

@@ -35,7 +35,7 @@ func readFile(t *testing.T, path string) string {
 
 // TestActionScript runs the GitHub Action's shell steps (action/run.sh) as
 // action.yml calls them, with a locally built meshguard on fixtures: a clean tree,
-// a tree with a bad policy, and the guarded diff step.
+// a tree with a bad policy, and the diff step on a git work tree.
 func TestActionScript(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds meshguard")
@@ -100,11 +100,20 @@ func TestActionScript(t *testing.T) {
 		}
 	}
 
-	// meshguard has no diff command yet: the step says so and succeeds.
+	// The diff step: the pull request's base is the commit, the change a new
+	// permission in the working tree; the job summary gets the markdown diff.
+	needTool(t, "git", "apt-get install git")
+	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false", "commit", "-qm", "base"}} {
+		if log, code := sh(t, work, nil, "git", args...); code != 0 {
+			t.Fatalf("git %v: exit %d\n%s", args, code, log)
+		}
+	}
+	copyFile(t, filepath.Join(repoRoot, "examples/valid/04-workload-owner.yaml"), filepath.Join(work, "good/owner.yaml"))
 	tmp = t.TempDir()
-	log, code := sh(t, work, actionEnv(t, bin, tmp, "INPUT_PATHS=good", "INPUT_BASE=HEAD~1"), "bash", script, "diff")
-	if code != 0 || !strings.Contains(log, "no diff command") || readFile(t, filepath.Join(tmp, "summary")) != "" {
-		t.Errorf("diff without the command: exit %d\n%s", code, log)
+	log, code := sh(t, work, actionEnv(t, bin, tmp, "INPUT_PATHS=good", "INPUT_BASE=HEAD"), "bash", script, "diff")
+	summary := readFile(t, filepath.Join(tmp, "summary"))
+	if code != 0 || !strings.Contains(summary, "## meshguard policy diff") || !strings.Contains(summary, "| **widened** |") {
+		t.Errorf("diff: exit %d\n%s\nsummary:\n%s", code, log, summary)
 	}
 }
 

@@ -69,7 +69,7 @@ func run(ctx context.Context, o options) error {
 	if err := d.namespaces(ctx); err != nil {
 		return err
 	}
-	steps := []func(context.Context) error{d.valid, d.invalid, d.preview, d.ownNamespace, d.check}
+	steps := []func(context.Context) error{d.valid, d.invalid, d.preview, d.diff, d.ownNamespace, d.check}
 	for _, step := range steps {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -201,7 +201,7 @@ spec:
 // NamespaceAutoProvision admission plugin, so the namespace is created on first use
 // and what answers is meshguard, not "namespace not found".
 func (d *demo) ownNamespace(ctx context.Context) error {
-	d.p.heading("4. Your own policy, in a namespace nobody created")
+	d.p.heading("5. Your own policy, in a namespace nobody created")
 	d.p.note("  the local control plane creates namespaces on first use (kube-apiserver's NamespaceAutoProvision)")
 	out, ok := d.kubectlIn(ctx, []byte(ownPolicy), "apply", "-f", "-")
 	if !ok || !strings.Contains(out, "meshtimeout.kuma.io/orders-timeouts") {

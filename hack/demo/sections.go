@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -366,4 +367,48 @@ func waitFor(ctx context.Context, timeout time.Duration, cond func() (bool, erro
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// diff shows `meshguard diff` on the change section 3 dry-ran: examples/valid/
+// with and without backend-allow-ops, compared by who may call whom.
+func (d *demo) diff(ctx context.Context) error {
+	d.p.heading("4. meshguard diff: what a change opens up, before it is applied")
+	after := filepath.Join(d.Dir, "diff-after")
+	if err := os.MkdirAll(after, 0o755); err != nil {
+		return err
+	}
+	valid := filepath.Join(d.Root, "examples", "valid")
+	files, err := filepath.Glob(filepath.Join(valid, "*.yaml"))
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(after, filepath.Base(f)), b, 0o644); err != nil {
+			return err
+		}
+	}
+	if err := os.WriteFile(filepath.Join(after, "07-backend-allow-ops.yaml"), []byte(previewPolicy), 0o644); err != nil {
+		return err
+	}
+	rel := func(p string) string {
+		if r, err := filepath.Rel(d.Root, p); err == nil && !strings.HasPrefix(r, "..") {
+			return r
+		}
+		return p
+	}
+	d.p.note("  (%s is examples/valid/ plus the policy of section 3)", rel(after))
+	d.p.line("%s", d.p.cmd(rel(d.st.Meshguard.Bin)+" diff --fail-on widen examples/valid/ "+rel(after)))
+	cmd := exec.CommandContext(ctx, d.st.Meshguard.Bin, "diff", "--fail-on", "widen", "examples/valid/", after)
+	cmd.Dir = d.Root
+	out, err := cmd.CombinedOutput()
+	d.p.output(string(out))
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(string(out), "widened") {
+		d.failf("meshguard diff did not report the widening with exit code 1 (%v)", err)
+	}
+	return nil
 }

@@ -1,0 +1,338 @@
+package main
+
+import (
+	"archive/tar"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/meshguard/meshguard/authz"
+	"github.com/meshguard/meshguard/compile"
+	"github.com/meshguard/meshguard/lint"
+	"github.com/meshguard/meshguard/validate"
+)
+
+// diffOptions are the flags of `meshguard diff`.
+type diffOptions struct {
+	lintOptions
+	gitBase        string
+	failOn         string
+	maxClasses     int
+	linkerdDefault string
+}
+
+func newDiffCmd(s streams) *cobra.Command {
+	o := &diffOptions{}
+	cmd := &cobra.Command{
+		Use:   "diff OLD NEW | diff --git-base REF PATH...",
+		Short: "Show which clients a change to the policies lets in or shuts out, and which rule decides",
+		Long: `Diff compares two sets of manifests (files or directories, read as lint and preview read
+them: defaulted as the mutating webhook would, without what the validating webhook would
+deny) and prints the authorization difference, not the text difference:
+
+  - Kuma: for every group of proxies the MeshTrafficPermissions select (the groups
+    'meshguard preview' compiles, taken over both sets), the clients whose enforced
+    decision changes (widened: denied before, allowed now; narrowed: the reverse) or
+    whose shadow decision changes, each with the item that decides before and after
+    (policy, spec.from[i] or the SPIFFE matcher, action).
+  - Linkerd: for every Server (and default-policy view), the clients that gain or
+    lose access, with the grant that admits them (AuthorizationPolicy with its
+    authentications, ServerAuthorization, accessPolicy, default policy).
+
+Clients are not sampled. They are enumerated as the classes of identities the
+policies of both sets can tell apart (Kuma: a value of each tag key or none of the
+named ones, a service of a mesh; or a SPIFFE ID, SNI, method and path; Linkerd: how
+the client authenticates, its source address range, the route), so a client not
+in a reported change is decided alike by both sets. A group whose classes pass
+--max-classes is reported as not compared, never half compared.
+
+With --git-base REF, OLD is each PATH as it was at the git revision REF (read with
+'git archive', so git must be installed and PATH inside a work tree) and NEW is
+each PATH as it is now.
+
+Exit codes: 0 no widening (or --fail-on none), 1 some access is widened and
+--fail-on widen, 2 usage or input errors, or with --fail-on widen no widening
+found but some group not compared.`,
+		Example: `  meshguard diff policies-before/ policies-after/
+  meshguard diff --git-base origin/main deploy/policies -o markdown > comment.md
+  meshguard diff --git-base HEAD~1 mesh/ --fail-on widen`,
+		RunE: func(cmd *cobra.Command, args []string) error { return o.run(s, args) },
+	}
+	o.bind(cmd)
+	cmd.Flags().StringVar(&o.gitBase, "git-base", "", "compare the PATHs at this git revision (OLD) with the PATHs now (NEW)")
+	cmd.Flags().StringVarP(&o.output, "output", "o", "text", "output format: text, json or markdown (for a pull-request comment)")
+	cmd.Flags().StringVar(&o.failOn, "fail-on", "none", "exit 1 when: widen (some client gains access) or none")
+	cmd.Flags().IntVar(&o.maxClasses, "max-classes", compile.DefaultMaxClasses, "most client classes compared per proxy group or Server")
+	cmd.Flags().StringVar(&o.linkerdDefault, "linkerd-default-policy", authz.DefaultMode,
+		"Linkerd's cluster default inbound policy (proxy.defaultInboundPolicy), for pods and ports no Server covers")
+	return cmd
+}
+
+// diffSet is one side of the diff as read.
+type diffSet struct {
+	label    string
+	policies []compile.Policy
+	linkerd  []unstructured.Unstructured
+	bad      bool
+}
+
+func (o *diffOptions) run(s streams, args []string) error {
+	eng, err := o.engine()
+	if err != nil {
+		return err
+	}
+	if o.output != "text" && o.output != "json" && o.output != "markdown" {
+		return usageErr("--output must be text, json or markdown (got %q)", o.output)
+	}
+	if o.failOn != "none" && o.failOn != "widen" {
+		return usageErr("--fail-on must be widen or none (got %q)", o.failOn)
+	}
+	if o.maxClasses < 1 {
+		return usageErr("--max-classes must be at least 1 (got %d)", o.maxClasses)
+	}
+	if !slices.Contains(validate.InboundPolicies, o.linkerdDefault) {
+		return usageErr("--linkerd-default-policy must be one of %s (got %q)", strings.Join(validate.InboundPolicies, ", "), o.linkerdDefault)
+	}
+	sides, cleanup, err := o.sides(s, args)
+	defer cleanup()
+	if err != nil {
+		return err
+	}
+	// The two sides are read at once (a core each); their notes are written in
+	// order afterwards.
+	var oldSet, newSet diffSet
+	var oldNotes, newNotes bytes.Buffer
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		oldSet = o.readSet(&oldNotes, eng, sides.old, sides.oldLabel, sides.relabel)
+	}()
+	newSet = o.readSet(&newNotes, eng, sides.new, sides.newLabel, nil)
+	wg.Wait()
+	s.err.Write(oldNotes.Bytes())
+	s.err.Write(newNotes.Bytes())
+	if oldSet.bad || newSet.bad {
+		return exitError{exitUsage}
+	}
+	kuma, err := compile.DiffPolicies(oldSet.policies, newSet.policies,
+		compile.DiffOptions{SystemNamespace: o.settings.SystemNamespace, MaxClasses: o.maxClasses})
+	if err != nil {
+		return err
+	}
+	var lk []authz.ServerDiff
+	if authz.HasLinkerd(oldSet.linkerd) || authz.HasLinkerd(newSet.linkerd) {
+		lk = authz.Diff(oldSet.linkerd, newSet.linkerd, authz.Options{DefaultPolicy: o.linkerdDefault}, o.maxClasses)
+	}
+	rep := diffReport{Old: oldSet.label, New: newSet.label, Kuma: kuma, Linkerd: lk}
+	rep.finish()
+	if err := rep.write(s.out, o.output); err != nil {
+		return err
+	}
+	if o.failOn == "widen" && rep.Widens {
+		return exitError{exitFindings}
+	}
+	if n := rep.incomplete(); o.failOn == "widen" && n > 0 {
+		// Nothing widens among what was compared, but not everything was.
+		fmt.Fprintf(s.err, "meshguard diff: %d proxy groups or Servers were not compared (more than --max-classes %d client classes); whether access widens there is not known\n", n, o.maxClasses)
+		return exitError{exitUsage}
+	}
+	return nil
+}
+
+// diffSides are the paths of both sides and how to name them: labels for the
+// header, relabel for the notes about files of a git snapshot.
+type diffSides struct {
+	old, new           []string
+	oldLabel, newLabel string
+	relabel            map[string]string
+}
+
+// sides reads the arguments: OLD and NEW, or with --git-base the PATHs now and
+// as they were at the revision (extracted into temporary directories, removed by
+// cleanup).
+func (o *diffOptions) sides(s streams, args []string) (diffSides, func(), error) {
+	var d diffSides
+	var cleanups []func()
+	cleanup := func() {
+		for _, c := range cleanups {
+			c()
+		}
+	}
+	switch {
+	case o.gitBase != "" && len(args) >= 1:
+		d.new, d.relabel = args, map[string]string{}
+		for _, p := range args {
+			if _, err := os.Stat(p); err != nil {
+				return d, cleanup, usageErr("%v", err)
+			}
+			snap, c, note, err := gitSnapshot(o.gitBase, p)
+			cleanups = append(cleanups, c)
+			if err != nil {
+				return d, cleanup, err
+			}
+			if note != "" {
+				fmt.Fprintln(s.err, "meshguard diff: "+note)
+			}
+			d.old = append(d.old, snap)
+			d.relabel[snap] = o.gitBase + ":" + p
+		}
+		d.oldLabel, d.newLabel = o.gitBase+":"+strings.Join(args, " "), strings.Join(args, " ")
+	case o.gitBase != "":
+		return d, cleanup, usageErr("with --git-base, diff needs at least one PATH")
+	case len(args) == 2:
+		d.old, d.new, d.oldLabel, d.newLabel = args[:1], args[1:], args[0], args[1]
+	default:
+		return d, cleanup, usageErr("diff needs OLD and NEW (got %d arguments), or --git-base REF and PATHs", len(args))
+	}
+	for _, p := range append(slices.Clone(d.old), d.new...) {
+		if p == "-" {
+			return d, cleanup, usageErr("diff reads files and directories, not standard input")
+		}
+		if _, err := os.Stat(p); err != nil {
+			return d, cleanup, usageErr("%v", err)
+		}
+	}
+	return d, cleanup, nil
+}
+
+// readSet loads and selects one side; notes about skipped documents go to notes,
+// with the files of a git snapshot named as at the revision (relabel).
+func (o *diffOptions) readSet(notes io.Writer, eng lint.Options, paths []string, label string, relabel map[string]string) diffSet {
+	loaded := lint.LoadAll(paths, nil, o.loadOptions())
+	_ = lint.WriteNotes(notes, loaded.Skipped)
+	in := lint.Preview(loaded.Docs, eng)
+	for _, n := range append(in.Notes, in.LinkerdNotes...) {
+		file := n.File
+		for snap, name := range relabel {
+			if rest, ok := strings.CutPrefix(file, snap); ok {
+				file = name + rest
+			}
+		}
+		fmt.Fprintf(notes, "%s:%d: %s\n", file, n.Line, n.Text)
+	}
+	return diffSet{label: label, policies: in.Policies, linkerd: in.Linkerd, bad: in.Unreadable}
+}
+
+// gitSnapshot extracts path as it was at git revision ref into a temporary
+// directory: the returned path is the same file or directory there. A path that
+// did not exist at ref gives an empty directory and a note saying so.
+func gitSnapshot(ref, path string) (snap string, cleanup func(), note string, err error) {
+	cleanup = func() {}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", cleanup, "", usageErr("--git-base: %v", err)
+	}
+	if abs, err = filepath.EvalSymlinks(abs); err != nil {
+		return "", cleanup, "", usageErr("--git-base: %v", err)
+	}
+	dir := abs
+	if fi, err := os.Stat(abs); err == nil && !fi.IsDir() {
+		dir = filepath.Dir(abs)
+	}
+	top, err := git(dir, nil, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return "", cleanup, "", usageErr("--git-base: %s is not inside a git work tree: %v", path, err)
+	}
+	top = strings.TrimSpace(top)
+	rel, err := filepath.Rel(top, abs)
+	if err != nil {
+		return "", cleanup, "", usageErr("--git-base: %v", err)
+	}
+	rel = filepath.ToSlash(rel)
+	if _, err := git(top, nil, "rev-parse", "--verify", "--quiet", ref+"^{commit}"); err != nil {
+		return "", cleanup, "", usageErr("--git-base: %q is not a revision of the repository at %s", ref, top)
+	}
+	tmp, err := os.MkdirTemp("", "meshguard-diff-")
+	if err != nil {
+		return "", cleanup, "", err
+	}
+	cleanup = func() { os.RemoveAll(tmp) }
+	spec := ref + ":" + rel
+	if rel == "." {
+		spec = ref + ":"
+	}
+	if _, err := git(top, nil, "cat-file", "-e", spec); err != nil {
+		return tmp, cleanup, fmt.Sprintf("%s did not exist at %s: the old set is empty", path, ref), nil
+	}
+	var tarball bytes.Buffer
+	if _, err := git(top, &tarball, "archive", "--format=tar", ref, "--", rel); err != nil {
+		cleanup()
+		return "", func() {}, "", fmt.Errorf("--git-base: %v", err)
+	}
+	if err := untar(&tarball, tmp); err != nil {
+		cleanup()
+		return "", func() {}, "", fmt.Errorf("--git-base: reading git archive: %v", err)
+	}
+	return filepath.Join(tmp, filepath.FromSlash(rel)), cleanup, "", nil
+}
+
+// git runs the git binary in dir; its standard output goes to out when given
+// and is returned otherwise. A failure carries git's standard error.
+func git(dir string, out *bytes.Buffer, args ...string) (string, error) {
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if out != nil {
+		cmd.Stdout = out
+	}
+	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if msg := strings.TrimSpace(stderr.String()); errors.As(err, &ee) && msg != "" {
+			return "", errors.New(msg)
+		}
+		return "", err
+	}
+	return stdout.String(), nil
+}
+
+// untar writes the regular files and directories of a tar stream under dir,
+// refusing names that would leave it.
+func untar(r io.Reader, dir string) error {
+	tr := tar.NewReader(r)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		name := filepath.Clean(filepath.FromSlash(h.Name))
+		if !filepath.IsLocal(name) {
+			return fmt.Errorf("unsafe path %q in archive", h.Name)
+		}
+		dst := filepath.Join(dir, name)
+		switch h.Typeflag {
+		case tar.TypeDir:
+			if err := os.MkdirAll(dst, 0o755); err != nil {
+				return err
+			}
+		case tar.TypeReg:
+			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+				return err
+			}
+			f, err := os.Create(dst)
+			if err != nil {
+				return err
+			}
+			_, err = io.Copy(f, tr)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+}
