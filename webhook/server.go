@@ -67,6 +67,9 @@ type Options struct {
 	EnableHTTP2     bool
 	ShutdownTimeout time.Duration
 
+	// PrivilegedUsers are trusted in addition to api.PrivilegedUsers (the control
+	// plane's service account in Settings.SystemNamespace, the garbage collector and
+	// the namespace controller); PrivilegedGroups are trusted groups.
 	PrivilegedUsers  []string
 	PrivilegedGroups []string
 	PreviewForm      compile.Form
@@ -248,9 +251,10 @@ func newHandlers(mgr manager.Manager, o Options, log logr.Logger) (*Handlers, er
 		}
 		authzCaches = append(authzCaches, c)
 	}
+	users, groups := PrivilegedSets(o)
 	return &Handlers{
 		Registry: api.DefaultRegistry(), Settings: o.Settings,
-		PrivilegedUsers: set(o.PrivilegedUsers), PrivilegedGroups: set(o.PrivilegedGroups),
+		PrivilegedUsers: users, PrivilegedGroups: groups,
 		Record: func(kind, code, sev string) { findings.WithLabelValues(kind, code, sev).Inc() },
 		Log:    log.WithName("admission"),
 		Preview: NewPreview(policies.list, compile.Options{Form: o.PreviewForm, MaxExpandedRules: 64,

@@ -129,9 +129,9 @@ func serveFlags(f *pflag.FlagSet, o *serveOptions) {
 	f.StringVar(&o.ProbeAddr, "health-probe-bind-address", ":8081", "/healthz and /readyz address")
 	f.BoolVar(&o.EnableHTTP2, "enable-http2", false, "allow HTTP/2 on the webhook server (off: CVE-2023-44487)")
 	f.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", 30*time.Second, "time in-flight requests get to finish on shutdown")
-	f.StringSliceVar(&o.PrivilegedUsers, "privileged-users", []string{"system:serviceaccount:kuma-system:kuma-control-plane"},
-		"users whose writes skip mutation and the owned-label checks (the mesh's own sync)")
-	f.StringSliceVar(&o.PrivilegedGroups, "privileged-groups", nil, "groups treated like --privileged-users")
+	f.StringSliceVar(&o.PrivilegedUsers, "privileged-users", nil,
+		"users trusted like the mesh's own sync, in addition to system:serviceaccount:<--system-namespace>:kuma-control-plane, the garbage collector and the namespace controller (always trusted): their writes skip mutation and the owned-label checks, and they may change kuma.io/origin and kuma.io/zone and delete synced objects. Comma-separated or repeated, e.g. for Kong Mesh's control plane account")
+	f.StringSliceVar(&o.PrivilegedGroups, "privileged-groups", nil, "groups whose members are trusted like --privileged-users (none by default)")
 	f.StringVar(&o.previewForm, "preview-form", string(compile.FormExpanded), "RBAC preview form in the audit annotation: expanded (falls back to compact when large) or compact")
 	f.IntVar(&o.PreviewMaxItems, "preview-max-items", webhook.DefaultPreviewMaxItems, "merged items (of one tag; fewer when items carry more tags) past which a group's RBAC preview is not compiled at admission: it compares items pairwise and the API server waits only timeoutSeconds; 0: no bound. meshguard preview has none")
 	f.StringVar(&o.LinkerdServerConflicts, "linkerd-server-conflicts", webhook.ServerConflictsWarn,
