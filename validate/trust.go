@@ -14,11 +14,12 @@ import (
 // object comes from, and the sync between global and zones keys on them. Kuma
 // 2.14.3 checks only the new object, so a zone user could strip
 // `kuma.io/origin: global` from a synced policy, have the defaulting webhook label
-// it as the zone's own, and take it over; meshguard refuses that on every mode
-// (docs/conformance.md). A label the stored object does not have is not protected:
-// the mutating webhook adds it, and the mode rules check its value.
+// it as the zone's own, and take it over; meshguard refuses that on a zone and on
+// global (docs/conformance.md). A label the stored object does not have is not protected:
+// the mutating webhook adds it, and the mode rules check its value. A standalone
+// zone syncs with nobody, so its labels are left to the mode rules, as Kuma does.
 func (v *validator) storedLabels() {
-	if v.req.Operation != api.OpUpdate || v.req.Old == nil || v.kind.KubernetesOnly() {
+	if v.req.Operation != api.OpUpdate || v.req.Old == nil || v.kind.KubernetesOnly() || v.s.Mode == api.ModeStandalone {
 		return
 	}
 	old := v.req.Old.GetLabels()
