@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"context"
+	"errors"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -63,9 +64,10 @@ func incomingPolicy(obj *unstructured.Unstructured, spec *api.MeshTrafficPermiss
 func (p *preview) compute(incoming compile.Policy, stored []unstructured.Unstructured, listed bool) ([]string, string) {
 	// The incoming object replaces its stored version (UPDATE).
 	policies, targets := p.stored.policies(incoming, stored, incoming.Namespace, incoming.Name)
+	visible := p.visibleFrom(incoming.Namespace)
 	previews, err := p.stored.build(policies, targets)
 	if err != nil {
-		return errorLine(err), ""
+		return errorLine(redactError(err, policies, visible)), ""
 	}
 	mine := previews[:0]
 	incomingRef := incoming.Ref()
@@ -77,6 +79,8 @@ func (p *preview) compute(incoming compile.Policy, stored []unstructured.Unstruc
 			}
 		}
 	}
+	// Only names change: the groups are compiled with every stored policy.
+	mine = compile.Redact(mine, visible)
 	full, err := compile.MarshalJSONCompact(mine)
 	if err != nil {
 		full = nil
@@ -96,4 +100,21 @@ func (p *preview) compute(incoming compile.Policy, stored []unstructured.Unstruc
 // names are kept whole (or visibly elided) like the preview's.
 func errorLine(err error) []string {
 	return []string{warnline.Text("rbac-preview: "+err.Error(), MaxWarningLen, "(see `meshguard preview`)")}
+}
+
+// visibleFrom is which namespaces' policies the preview of a policy in namespace
+// ns names: ns itself and the system namespace, whose policies apply mesh-wide.
+// The user who writes in ns may not be allowed to read the others; the preview
+// counts them instead (compile.Redact).
+func (p *preview) visibleFrom(ns string) func(string) bool {
+	return func(other string) bool { return other == ns || other == p.stored.sysNS }
+}
+
+// redactError is err's text with the stored policies of other namespaces unnamed.
+func redactError(err error, policies []compile.Policy, visible func(string) bool) error {
+	refs := make([]string, len(policies))
+	for i, pol := range policies {
+		refs[i] = pol.Ref()
+	}
+	return errors.New(compile.RedactText(err.Error(), refs, visible))
 }
