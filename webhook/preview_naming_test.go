@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"context"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -146,5 +147,80 @@ func TestPreviewSummaryCountsHiddenPolicies(t *testing.T) {
 	}
 	if pv.Policies[1] != "payments/b" {
 		t.Error("Redact modified its input")
+	}
+}
+
+// TestLinkerdPreviewNamesOnlyVisibleObjects admits a MeshTLSAuthentication that
+// AuthorizationPolicies of two other namespaces use, then policies of those
+// namespaces: the Servers of other namespaces are counted, never named. (What a
+// shown Server's grants name comes from its own namespace, and what a policy
+// references, the user wrote.)
+func TestLinkerdPreviewNamesOnlyVisibleObjects(t *testing.T) {
+	obj := func(doc string) unstructured.Unstructured { return *mustObj(t, doc) }
+	server := func(ns string) unstructured.Unstructured {
+		return obj(`apiVersion: policy.linkerd.io/v1beta3
+kind: Server
+metadata: {name: ` + ns + `-ledger-http, namespace: ` + ns + `}
+spec:
+  podSelector: {matchLabels: {app: ledger}}
+  port: 8080
+  proxyProtocol: HTTP/1`)
+	}
+	policy := func(ns, name, authnNS, authnName string) unstructured.Unstructured {
+		return obj(`apiVersion: policy.linkerd.io/v1alpha1
+kind: AuthorizationPolicy
+metadata: {name: ` + name + `, namespace: ` + ns + `}
+spec:
+  targetRef: {group: policy.linkerd.io, kind: Server, name: ` + ns + `-ledger-http}
+  requiredAuthenticationRefs:
+    - {group: policy.linkerd.io, kind: MeshTLSAuthentication, name: ` + authnName + `, namespace: ` + authnNS + `}`)
+	}
+	authn := obj(`apiVersion: policy.linkerd.io/v1alpha1
+kind: MeshTLSAuthentication
+metadata: {name: auditors, namespace: shared}
+spec:
+  identities: ["auditor.shared.serviceaccount.identity.linkerd.cluster.local"]`)
+	vault := obj(`apiVersion: policy.linkerd.io/v1alpha1
+kind: MeshTLSAuthentication
+metadata: {name: secret-auditors, namespace: vault}
+spec:
+  identities: ["auditor.vault.serviceaccount.identity.linkerd.cluster.local"]`)
+	stored := []unstructured.Unstructured{server("payments"), policy("payments", "ledger-readers", "shared", "auditors"),
+		policy("payments", "vault-readers", "vault", "secret-auditors"), server("hr"), policy("hr", "ledger-readers", "shared", "auditors"),
+		server("shared"), policy("shared", "ledger-readers", "shared", "auditors"), authn, vault}
+	eng := testEngine()
+	eng.LinkerdStored = func(context.Context) []unstructured.Unstructured { return stored }
+	client, base := tlsServer(t, eng)
+	for _, tc := range []struct {
+		name   string
+		in     unstructured.Unstructured
+		want   string
+		hidden []string
+	}{
+		{name: "authentication used in its namespace and two others", in: authn, want: "MeshTLSAuthentication shared/auditors also applies to 2 Servers in other namespaces",
+			hidden: []string{"payments", "hr"}},
+		{name: "authentication used only elsewhere", in: vault, want: "MeshTLSAuthentication vault/secret-auditors applies to 1 Server in other namespaces (not named here)",
+			hidden: []string{"payments"}},
+		{name: "a policy of payments", in: policy("payments", "vault-readers", "vault", "secret-auditors"), want: "Linkerd Server payments/payments-ledger-http",
+			hidden: []string{"hr"}},
+		{name: "a policy of hr", in: policy("hr", "ledger-readers", "shared", "auditors"),
+			want: "Linkerd Server hr/hr-ledger-http", hidden: []string{"payments"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := tc.in.DeepCopy()
+			resp, _ := post(t, client, base+ValidatePath, review(t, admissionv1.Create, in, nil, "alice"))
+			if !resp.Allowed {
+				t.Fatalf("denied: %+v", resp.Result)
+			}
+			joined := strings.Join(resp.Warnings, "\n")
+			if !strings.Contains(joined, tc.want) {
+				t.Errorf("warnings lack %q:\n%s", tc.want, joined)
+			}
+			for _, h := range tc.hidden {
+				if strings.Contains(joined, h) {
+					t.Errorf("warnings name %q of another namespace:\n%s", h, joined)
+				}
+			}
+		})
 	}
 }
