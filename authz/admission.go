@@ -67,7 +67,7 @@ func AdmissionSummaryFor(obj *unstructured.Unstructured, stored []unstructured.U
 		if hidden == 0 {
 			return nil
 		}
-		return []string{warnline.Text(self+" applies to "+plural(hidden, "Server")+" in other namespaces (not named here)", warnline.Width)}
+		return []string{warnline.Text(self+" applies to "+plural(hidden, api.KindServer)+" in other namespaces (not named here)", warnline.Width)}
 	}
 	first := hits[0]
 	if kind != api.KindServer {
@@ -87,9 +87,9 @@ func AdmissionSummaryFor(obj *unstructured.Unstructured, stored []unstructured.U
 		more := warnline.Line{Lead: self + " also applies to ", Items: refs}
 		switch {
 		case hidden > 0 && len(refs) == 0:
-			more = warnline.Line{Lead: self + " also applies to " + plural(hidden, "Server") + " in other namespaces"}
+			more = warnline.Line{Lead: self + " also applies to " + plural(hidden, api.KindServer) + " in other namespaces"}
 		case hidden > 0:
-			more.Tail = " and " + plural(hidden, "Server") + " in other namespaces"
+			more.Tail = " and " + plural(hidden, api.KindServer) + " in other namespaces"
 		}
 		if len(lines) == 4 {
 			lines = lines[:3]
