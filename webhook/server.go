@@ -232,7 +232,9 @@ func newHandlers(mgr manager.Manager, o Options, log logr.Logger) (*Handlers, er
 	if err != nil {
 		return nil, err
 	}
-	policies := &policyCache{log: log.WithName("mtp-cache")}
+	sysNS := o.Settings.SystemNamespace
+	policies := &policyCache{log: log.WithName("mtp-cache"),
+		index: func(u *unstructured.Unstructured) []string { return PolicyIndexKeys(u, sysNS) }}
 	if err := startCache(mgr, o, policies); err != nil {
 		return nil, err
 	}
@@ -257,7 +259,7 @@ func newHandlers(mgr manager.Manager, o Options, log logr.Logger) (*Handlers, er
 		PrivilegedUsers: users, PrivilegedGroups: groups,
 		Record: func(kind, code, sev string) { findings.WithLabelValues(kind, code, sev).Inc() },
 		Log:    log.WithName("admission"),
-		Preview: NewPreview(policies.list, compile.Options{Form: o.PreviewForm, MaxExpandedRules: 64,
+		Preview: NewPreview(policies.byKey, compile.Options{Form: o.PreviewForm, MaxExpandedRules: 64,
 			SystemNamespace: o.Settings.SystemNamespace, MaxGroupItems: o.PreviewMaxItems}),
 		Servers:             servers.list,
 		DenyServerConflicts: o.LinkerdServerConflicts == ServerConflictsDeny,
@@ -279,7 +281,9 @@ func addCertRotation(mgr manager.Manager, o Options, ready chan struct{}, log lo
 		close(ready)
 		return nil
 	}
-	err := rotator.AddRotator(mgr, &rotator.CertRotator{
+	// cert-controller's cache lists and watches only the objects named in o (see
+	// certscope.go), so RBAC can name them.
+	err := rotator.AddRotator(scopedRotatorManager(mgr, rotatorCollections(o)), &rotator.CertRotator{
 		SecretKey:      types.NamespacedName{Namespace: o.SecretNamespace, Name: o.SecretName},
 		CertDir:        o.CertDir,
 		CAName:         "meshguard-ca",
@@ -355,8 +359,11 @@ type policyCache struct {
 	// gvk is the kind cached, MTPGVK when empty; what and fallback are for the logs.
 	gvk            schema.GroupVersionKind
 	what, fallback string
-	cache          atomic.Pointer[cache.Cache]
-	synced         atomic.Pointer[func() bool]
+	// index, when set, files each object under these keys (PolicyIndexField, an
+	// index of the informer's store kept as objects change) for byKey.
+	index  func(*unstructured.Unstructured) []string
+	cache  atomic.Pointer[cache.Cache]
+	synced atomic.Pointer[func() bool]
 }
 
 // kind is the cached kind and the words the logs use.
@@ -373,6 +380,14 @@ func (p *policyCache) start(ctx context.Context, c cache.Cache) {
 	u.SetGroupVersionKind(gvk)
 	for {
 		inf, err := c.GetInformer(ctx, u, cache.BlockUntilSynced(false))
+		if err == nil && p.index != nil {
+			err = c.IndexField(ctx, u, PolicyIndexField, func(o client.Object) []string {
+				if u, ok := o.(*unstructured.Unstructured); ok {
+					return p.index(u)
+				}
+				return nil
+			})
+		}
 		if err == nil {
 			p.cache.Store(&c)
 			hs := inf.HasSynced
@@ -391,6 +406,17 @@ func (p *policyCache) start(ctx context.Context, c cache.Cache) {
 
 // list returns the cached policies; ok=false when the cache is not usable yet.
 func (p *policyCache) list(ctx context.Context) ([]unstructured.Unstructured, bool) {
+	return p.read(ctx)
+}
+
+// byKey returns the cached policies filed under key by index (a PolicyIndex);
+// ok=false when the cache is not usable yet.
+func (p *policyCache) byKey(ctx context.Context, key string) ([]unstructured.Unstructured, bool) {
+	return p.read(ctx, client.MatchingFields{PolicyIndexField: key})
+}
+
+// read lists the cached objects that opts select.
+func (p *policyCache) read(ctx context.Context, opts ...client.ListOption) ([]unstructured.Unstructured, bool) {
 	c, synced := p.cache.Load(), p.synced.Load()
 	if c == nil || synced == nil || !(*synced)() {
 		return nil, false
@@ -400,7 +426,7 @@ func (p *policyCache) list(ctx context.Context) ([]unstructured.Unstructured, bo
 	l.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
 	// The preview only reads the objects, so the cache's own copies are handed out
 	// instead of a deep copy of every policy on every request.
-	if err := (*c).List(ctx, l, client.UnsafeDisableDeepCopy); err != nil {
+	if err := (*c).List(ctx, l, append(opts, client.UnsafeDisableDeepCopy)...); err != nil {
 		return nil, false
 	}
 	return l.Items, true

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -22,6 +23,9 @@ type StackOptions struct {
 	Values map[string]any
 	// ServeArgs are extra `meshguard serve` flags.
 	ServeArgs []string
+	// AdminMeshguard runs meshguard with the admin kubeconfig. By default it runs as
+	// the chart's ServiceAccount, with only the RBAC the chart grants, as in a pod.
+	AdminMeshguard bool
 	// Log receives progress lines (nil: none).
 	Log io.Writer
 }
@@ -89,7 +93,16 @@ func Up(ctx context.Context, o StackOptions) (_ *Stack, err error) {
 	if err = Apply(ctx, st.Client, objs); err != nil {
 		return nil, err
 	}
-	st.logf("starting meshguard serve (cert rotation on, logs in %s)", st.Meshguard.LogPath)
+	if !o.AdminMeshguard {
+		// As the ServiceAccount the chart binds its Role and ClusterRole to: a
+		// permission the chart forgot fails here, not in users' clusters.
+		kc := filepath.Join(o.Dir, "meshguard-sa.kubeconfig")
+		if err = st.CP.WriteServiceAccountKubeconfig(ReleaseNamespace, ReleaseName, kc); err != nil {
+			return nil, err
+		}
+		st.Meshguard.Kubeconfig = kc
+	}
+	st.logf("starting meshguard serve as %s (cert rotation on, logs in %s)", st.identity(o), st.Meshguard.LogPath)
 	if err = st.Meshguard.Start(); err != nil {
 		return nil, err
 	}
@@ -100,6 +113,13 @@ func Up(ctx context.Context, o StackOptions) (_ *Stack, err error) {
 	}
 	st.logf("meshguard is ready: certificates issued, caBundle injected, webhooks registered")
 	return st, nil
+}
+
+func (s *Stack) identity(o StackOptions) string {
+	if o.AdminMeshguard {
+		return "the admin"
+	}
+	return ServiceAccountUser(ReleaseNamespace, ReleaseName)
 }
 
 // Down stops meshguard and the control plane; safe on a partial stack.
