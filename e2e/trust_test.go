@@ -43,7 +43,7 @@ const (
 //
 // The webhook configurations are registered here, not rendered from the chart: the
 // chart's validating webhook gets DELETE for zone mode from the registry
-// (api.Registry.DeleteGuarded); this test registers that rule for
+// (api.Kind.DeleteChecked); this test registers that rule for
 // MeshTrafficPermissions itself.
 func TestZoneTrust(t *testing.T) {
 	st := local(t)
@@ -158,7 +158,7 @@ func registerTrustWebhooks(t *testing.T, ctx context.Context, url string) {
 			APIGroups: []string{mtp.Group}, APIVersions: []string{mtp.Version}, Resources: []string{mtp.Plural}}}}
 	}
 	ops := []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update}
-	if !mtp.DeleteGuarded(api.ModeZone) {
+	if !mtp.DeleteChecked(api.ModeZone) {
 		t.Fatal("the registry no longer routes DELETE of MeshTrafficPermissions on a zone")
 	}
 	selector := &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": trustSystemNS}}

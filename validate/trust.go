@@ -72,9 +72,9 @@ func (v *validator) hasError(p *field.Path) bool {
 // Unlike Kuma, meshguard does not refuse the delete of an object Kuma would not have
 // admitted in the first place (a system-namespace-only kind elsewhere, a policy
 // whose role cannot be computed): deleting it is how its owner repairs the mistake.
-// Other modes, privileged users and kinds outside Kind.DeleteGuarded get no errors.
+// Other modes, privileged users and kinds outside Kind.DeleteChecked get no errors.
 func Delete(old *unstructured.Unstructured, kind *api.Kind, s api.Settings, req api.Request) field.ErrorList {
-	if old == nil || kind == nil || req.Privileged || !kind.DeleteGuarded(s.Mode) {
+	if old == nil || kind == nil || req.Privileged || !kind.DeleteChecked(s.Mode) {
 		return nil
 	}
 	var errs field.ErrorList

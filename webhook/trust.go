@@ -26,10 +26,10 @@ func PrivilegedSets(o Options) (users, groups map[string]bool) {
 // checked by validate.Delete, which refuses non-privileged users' deletes of what
 // the global control plane provides, on a federated zone. Everything else is
 // allowed, as it always was; the chart routes DELETE to the webhook only for the
-// kinds and mode that need it (api.Registry.DeleteGuarded).
+// kinds and mode that need it (api.Kind.DeleteChecked).
 func (e *Handlers) validateDelete(req admission.Request) admission.Response {
 	kind := e.Registry.Lookup(schema.GroupVersionKind(req.Kind))
-	if kind == nil || !kind.DeleteGuarded(e.Settings.Mode) || e.privileged(req) {
+	if kind == nil || !kind.DeleteChecked(e.Settings.Mode) || e.privileged(req) {
 		return admission.Allowed("")
 	}
 	old, err := toUnstructured(req.OldObject.Raw)

@@ -239,32 +239,3 @@ func TestDeleteOfSyncedObjects(t *testing.T) {
 		})
 	}
 }
-
-// TestDeleteGuardedKinds pins which kinds need DELETE routed to the validating
-// webhook (the chart's rules are generated from it): on a zone, every Kuma kind
-// but the Kubernetes-only ones, MeshGateway and Dataplane; nothing elsewhere.
-func TestDeleteGuardedKinds(t *testing.T) {
-	reg := api.DefaultRegistry()
-	var zone []string
-	for _, k := range reg.DeleteGuarded(api.ModeZone) {
-		if k.Family != api.FamilyKuma {
-			t.Errorf("%s/%s guarded", k.Group, k.Kind)
-		}
-		zone = append(zone, k.Kind)
-	}
-	for _, k := range []string{"MeshTrafficPermission", "MeshTimeout", "Mesh", "MeshService", "MeshMultiZoneService", "MeshGatewayRoute", "MeshIdentity"} {
-		if !strings.Contains(","+strings.Join(zone, ",")+",", ","+k+",") {
-			t.Errorf("%s not guarded on a zone: %v", k, zone)
-		}
-	}
-	for _, k := range []string{"MeshGateway", "Dataplane", "MeshGatewayInstance", "MeshGatewayConfig"} {
-		if strings.Contains(","+strings.Join(zone, ",")+",", ","+k+",") {
-			t.Errorf("%s guarded on a zone: %v", k, zone)
-		}
-	}
-	for _, m := range []api.Mode{api.ModeStandalone, api.ModeGlobal} {
-		if g := reg.DeleteGuarded(m); len(g) != 0 {
-			t.Errorf("%s guards %d kinds", m, len(g))
-		}
-	}
-}
