@@ -50,7 +50,11 @@ func referencePreview(list webhook.PolicyLister, opts compile.Options) webhook.P
 		}
 		// Policies of other namespaces than the incoming one's and the system
 		// namespace are counted, not named.
-		mine = compile.Redact(mine, func(ns string) bool { return ns == incoming.Namespace || ns == api.DefaultSystemNS })
+		sysNS := opts.SystemNamespace
+		if sysNS == "" {
+			sysNS = api.DefaultSystemNS
+		}
+		mine = compile.Redact(mine, func(ns string) bool { return ns == incoming.Namespace || ns == sysNS })
 		ann, _ := compile.MarshalJSONCompact(mine)
 		return compile.AdmissionLines(mine, incoming.Ref(), 6), string(ann)
 	}
