@@ -1,6 +1,7 @@
 package charts_test
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -169,6 +170,23 @@ func TestNetworkPolicy(t *testing.T) {
 				t.Errorf("metrics sources %+v", r.From)
 			}
 		}
+	}
+
+	// With failOpenUntilReady the self-check reaches the webhook port from
+	// meshguard's own pods: narrowed sources must still let it through.
+	m = mustRender(t, map[string]any{"failOpenUntilReady": true,
+		"networkPolicy": map[string]any{"enabled": true, "apiServerCIDRs": []any{"10.0.0.0/24"}}})
+	np = get[*networkingv1.NetworkPolicy](t, m, key)
+	selfCheck := false
+	for _, r := range np.Spec.Ingress {
+		for _, f := range r.From {
+			if r.Ports[0].Port.String() == "webhook" && f.PodSelector != nil {
+				selfCheck = maps.Equal(f.PodSelector.MatchLabels, d.Spec.Selector.MatchLabels)
+			}
+		}
+	}
+	if !selfCheck {
+		t.Errorf("failOpenUntilReady: webhook sources %+v do not admit meshguard's pods", np.Spec.Ingress)
 	}
 
 	for name, vals := range map[string]map[string]any{
