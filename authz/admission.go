@@ -2,6 +2,7 @@ package authz
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -25,6 +26,18 @@ import (
 // Other objects, and authentications no policy uses, give nil. The cluster default
 // is taken as DefaultMode: callers that know better can use Build with Options.
 func AdmissionSummary(obj *unstructured.Unstructured, stored []unstructured.Unstructured) []string {
+	return AdmissionSummaryFor(obj, stored, nil)
+}
+
+// AdmissionSummaryFor is AdmissionSummary for a reader shown only the objects of
+// the namespaces visible accepts (nil: all), as the webhook answers a user who may
+// only read their own namespace. Servers elsewhere that the object touches (a
+// MeshTLSAuthentication or NetworkAuthentication that policies of other namespaces
+// use) are counted, not named. A shown Server's grants and notes come from objects
+// of its own namespace (Linkerd authorizes a Server only from there), which that
+// reader may read. Who may connect is unchanged: the Servers are computed from
+// every stored object.
+func AdmissionSummaryFor(obj *unstructured.Unstructured, stored []unstructured.Unstructured, visible func(namespace string) bool) []string {
 	if obj == nil || obj.GroupVersionKind().Group != api.LinkerdGroup {
 		return nil
 	}
@@ -38,13 +51,23 @@ func AdmissionSummary(obj *unstructured.Unstructured, stored []unstructured.Unst
 	}
 	set = append(set, *obj)
 	var hits []Preview
+	hidden := 0
 	for _, p := range Build(set, Options{}) {
-		if !p.Default && concerns(p, kind, ns+"/"+name) {
-			hits = append(hits, p)
+		if p.Default || !concerns(p, kind, ns+"/"+name) {
+			continue
 		}
+		if visible != nil && !visible(p.Namespace) {
+			hidden++
+			continue
+		}
+		hits = append(hits, p)
 	}
+	self := kind + " " + ns + "/" + name
 	if len(hits) == 0 {
-		return nil
+		if hidden == 0 {
+			return nil
+		}
+		return []string{warnline.Text(self+" applies to "+plural(hidden, api.KindServer)+" in other namespaces (not named here)", warnline.Width)}
 	}
 	first := hits[0]
 	if kind != api.KindServer {
@@ -56,18 +79,32 @@ func AdmissionSummary(obj *unstructured.Unstructured, stored []unstructured.Unst
 		})
 	}
 	lines := Summary(first)
-	if len(hits) > 1 {
+	if len(hits) > 1 || hidden > 0 {
 		refs := make([]string, 0, len(hits)-1)
 		for _, h := range hits[1:] {
 			refs = append(refs, h.Ref())
 		}
-		more := warnline.Line{Lead: kind + " " + ns + "/" + name + " also applies to ", Items: refs}.Fit(warnline.Width, Where)
+		more := warnline.Line{Lead: self + " also applies to ", Items: refs}
+		switch {
+		case hidden > 0 && len(refs) == 0:
+			more = warnline.Line{Lead: self + " also applies to " + plural(hidden, api.KindServer) + " in other namespaces"}
+		case hidden > 0:
+			more.Tail = " and " + plural(hidden, api.KindServer) + " in other namespaces"
+		}
 		if len(lines) == 4 {
 			lines = lines[:3]
 		}
-		lines = append(lines, more)
+		lines = append(lines, more.Fit(warnline.Width, Where))
 	}
 	return lines
+}
+
+// plural is "1 Server" or "n Servers".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
 }
 
 // concerns reports whether preview p is about the object kind/ref: the Server

@@ -78,8 +78,12 @@ func TestMatchConditions(t *testing.T) {
 		{"mutating: the control plane's sync", nil, "mutating", with(alice, admission.Create, kumaCP), false},
 		{"mutating: a privileged group", map[string]any{"privilegedGroups": []any{"mesh-admins"}}, "mutating",
 			with(alice, admission.Update, "bob", "system:authenticated", "mesh-admins"), false},
-		{"mutating: no privileged users, everyone is sent", map[string]any{"privilegedUsers": []any{}}, "mutating",
+		{"mutating: the control plane of another system namespace", map[string]any{"systemNamespace": "mesh-system"}, "mutating",
+			with(alice, admission.Create, "system:serviceaccount:mesh-system:kuma-control-plane"), false},
+		{"mutating: kuma-system's control plane when the mesh is elsewhere", map[string]any{"systemNamespace": "mesh-system"}, "mutating",
 			with(alice, admission.Create, kumaCP), true},
+		{"mutating: a privileged user added by value", map[string]any{"privilegedUsers": []any{"kds-admin"}}, "mutating",
+			with(alice, admission.Create, "kds-admin"), false},
 		{"validating standalone: the control plane's create is validated", nil, "validating", with(alice, admission.Create, kumaCP), true},
 		{"validating zone: a user's delete", zoneVals(nil), "validating", with(alice, admission.Delete, "alice"), true},
 		{"validating zone: a user's update", zoneVals(nil), "validating", with(alice, admission.Update, "alice"), true},
@@ -90,7 +94,7 @@ func TestMatchConditions(t *testing.T) {
 		{"validating zone: the garbage collector's update is validated", zoneVals(nil), "validating", with(alice, admission.Update, gc), true},
 		{"validating zone: the control plane of another system namespace", zoneVals(map[string]any{"systemNamespace": "mesh-system"}),
 			"validating", with(alice, admission.Delete, "system:serviceaccount:mesh-system:kuma-control-plane"), false},
-		{"validating zone: kuma-system's control plane when the mesh is elsewhere", zoneVals(map[string]any{"systemNamespace": "mesh-system", "privilegedUsers": []any{}}),
+		{"validating zone: kuma-system's control plane when the mesh is elsewhere", zoneVals(map[string]any{"systemNamespace": "mesh-system"}),
 			"validating", with(alice, admission.Delete, kumaCP), true},
 		{"validating zone: a privileged group's delete", zoneVals(map[string]any{"privilegedGroups": []any{"mesh-admins"}}), "validating",
 			with(alice, admission.Delete, "bob", "mesh-admins"), false},
@@ -113,15 +117,13 @@ func TestMatchConditions(t *testing.T) {
 }
 
 // TestMatchConditionsOnlyWhereNeeded: conditions are rendered only where they leave
-// something out, so the default validating webhook has none outside mode zone.
+// something out, so the default validating webhook has none outside mode zone. (The
+// mutating webhook always has one: the engine always trusts the control plane's
+// account, the garbage collector and the namespace controller, api.PrivilegedUsers.)
 func TestMatchConditionsOnlyWhereNeeded(t *testing.T) {
 	vc := get[*admissionv1.ValidatingWebhookConfiguration](t, mustRender(t, nil), validatingKey)
 	if n := len(vc.Webhooks[0].MatchConditions); n != 0 {
 		t.Errorf("validating webhook outside mode zone has %d matchConditions", n)
-	}
-	mc := get[*admissionv1.MutatingWebhookConfiguration](t, mustRender(t, map[string]any{"privilegedUsers": []any{}}), mutatingKey)
-	if n := len(mc.Webhooks[0].MatchConditions); n != 0 {
-		t.Errorf("mutating webhook without privileged users has %d matchConditions", n)
 	}
 }
 

@@ -68,13 +68,16 @@ func TestDeploymentDefaults(t *testing.T) {
 	for _, want := range []string{"serve", "--mode=standalone", "--system-namespace=kuma-system", "--default-mesh=default",
 		"--sugar=expand", "--log-level=info", "--cert-dir=/certs", "--secret-name=meshguard-webhook-cert",
 		"--service-name=meshguard-webhook", "--mutating-webhook-name=meshguard-mutating",
-		"--validating-webhook-name=meshguard-validating", "--privileged-users=system:serviceaccount:kuma-system:kuma-control-plane",
+		"--validating-webhook-name=meshguard-validating",
 		"--preview-max-items=2000", "--memory-limit-ratio=0.9"} {
 		if !slices.Contains(args, want) {
 			t.Errorf("args lack %q: %v", want, args)
 		}
 	}
-	if slices.Contains(args, "--disable-cert-rotation") || slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--zone") }) {
+	// The built-in trusted users follow --system-namespace; no list by default.
+	if slices.Contains(args, "--disable-cert-rotation") || slices.ContainsFunc(args, func(a string) bool {
+		return strings.HasPrefix(a, "--zone") || strings.HasPrefix(a, "--privileged-users")
+	}) {
 		t.Errorf("unexpected args: %v", args)
 	}
 	for _, k := range []string{"Service/meshguard-webhook", "Secret/meshguard-webhook-cert"} {
@@ -132,7 +135,7 @@ func mapKeys(m map[string]string) []string {
 func TestDeploymentValues(t *testing.T) {
 	m := mustRender(t, map[string]any{
 		"replicaCount": 3, "mode": "zone", "zone": "zone-1", "sugar": "keep", "logLevel": "debug",
-		"systemNamespace": "mesh-system", "defaultMesh": "prod", "privilegedUsers": []any{},
+		"systemNamespace": "mesh-system", "defaultMesh": "prod", "privilegedUsers": []any{"system:serviceaccount:mesh-system:kong-mesh-control-plane"},
 		"privilegedGroups": []any{"system:masters", "mesh-admins"},
 		"image":            map[string]any{"repository": "example.com/meshguard", "tag": "v9", "pullPolicy": "Always"},
 		"nodeSelector":     map[string]any{"kubernetes.io/os": "linux"},
@@ -141,7 +144,7 @@ func TestDeploymentValues(t *testing.T) {
 	d := deployment(t, m)
 	c := d.Spec.Template.Spec.Containers[0]
 	for _, want := range []string{"--mode=zone", "--zone=zone-1", "--sugar=keep", "--log-level=debug",
-		"--system-namespace=mesh-system", "--default-mesh=prod", "--privileged-users=",
+		"--system-namespace=mesh-system", "--default-mesh=prod", "--privileged-users=system:serviceaccount:mesh-system:kong-mesh-control-plane",
 		"--privileged-groups=system:masters,mesh-admins"} {
 		if !slices.Contains(c.Args, want) {
 			t.Errorf("args lack %q: %v", want, c.Args)

@@ -31,8 +31,11 @@ type Preview struct {
 	Target   Target
 	Scope    string
 	Policies []string
-	Items    []PreviewItem
-	Form     Form
+	// Hidden counts the group's policies Policies leaves out (Redact): those in
+	// namespaces the reader is not shown.
+	Hidden int
+	Items  []PreviewItem
+	Form   Form
 	// RBAC is the network RBAC filter config (rules/shadow_rules or matchers).
 	RBAC *netrbac.RBAC
 	// HTTPRBAC is the HTTP RBAC filter enforcing method/path conditions, if any.

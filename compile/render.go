@@ -48,6 +48,7 @@ type jsonPreview struct {
 	Target   Target          `json:"target"`
 	Scope    string          `json:"scope"`
 	Policies []string        `json:"policies"`
+	Hidden   int             `json:"policiesInOtherNamespaces,omitempty"`
 	Items    []PreviewItem   `json:"items"`
 	Form     Form            `json:"form"`
 	RBAC     json.RawMessage `json:"rbac"`
@@ -73,7 +74,7 @@ type jsonDoc struct {
 func newJSONDoc(previews []Preview) (jsonDoc, error) {
 	doc := jsonDoc{Previews: make([]jsonPreview, 0, len(previews))}
 	for _, p := range previews {
-		jp := jsonPreview{Target: p.Target, Scope: p.Scope, Policies: p.Policies, Items: p.Items, Form: p.Form, Warnings: p.Warnings}
+		jp := jsonPreview{Target: p.Target, Scope: p.Scope, Policies: p.Policies, Hidden: p.Hidden, Items: p.Items, Form: p.Form, Warnings: p.Warnings}
 		if jp.Policies == nil {
 			jp.Policies = []string{}
 		}

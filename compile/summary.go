@@ -153,12 +153,21 @@ func statements(p Preview, incoming string) []statement {
 	if p.Form != FormSkipped {
 		out = append(out, v.lines()...)
 	}
-	if len(p.Policies) > 0 {
+	if n := len(p.Policies) + p.Hidden; n > 0 {
 		lead := "policy: "
-		if len(p.Policies) > 1 {
-			lead = "merges " + strconv.Itoa(len(p.Policies)) + " policies, in order: "
+		if n > 1 {
+			lead = "merges " + strconv.Itoa(n) + " policies, in order: "
 		}
-		out = append(out, statement{rank: rankPolicies, lines: 1, line: warnline.Line{Lead: lead, Items: p.Policies}})
+		l := warnline.Line{Lead: lead, Items: p.Policies}
+		if p.Hidden > 0 {
+			if len(p.Policies) > 0 {
+				l.Lead = "merges " + strconv.Itoa(n) + " policies; in order, of those named here: "
+				l.Tail = "; and " + plural(p.Hidden, "policy", "policies") + " in other namespaces"
+			} else {
+				l.Lead = "merges " + plural(p.Hidden, "policy", "policies") + " in other namespaces"
+			}
+		}
+		out = append(out, statement{rank: rankPolicies, lines: 1, line: l})
 	}
 	if len(v.chain) > 0 {
 		l := warnline.Line{Lead: "last match wins: ", Cont: "last match wins, continued: ", Items: v.chain, Sep: " > "}

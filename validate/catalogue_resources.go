@@ -60,7 +60,7 @@ func resourcesCatalogue() []RuleDoc {
 		{Code: CodeWorkload, Severity: SeverityError, Summary: "a Workload whose name is longer than Kuma's 253 characters",
 			Bad:  resource(api.KindWorkload, strings.Repeat("w", 254), "  {}\n"),
 			Good: resource(api.KindWorkload, "frontend", "  {}\n")},
-		{Code: CodeResourceAdmission, Severity: SeverityError, Summary: "a resource Kuma's admission refuses here: a kind the other control plane provides (MeshService, Workload, Dataplane on global; Mesh, MeshMultiZoneService on a federated zone), or a kind that lives only in the system namespace (MeshExternalService, HostnameGenerator, MeshOpenTelemetryBackend, MeshIdentity, MeshTrust)",
+		{Code: CodeResourceAdmission, Severity: SeverityError, Summary: "a resource Kuma's admission refuses here: a kind the other control plane provides (MeshService, Workload, Dataplane on global; Mesh, MeshMultiZoneService on a federated zone), or a kind that lives only in the system namespace (MeshExternalService, HostnameGenerator, MeshOpenTelemetryBackend, MeshIdentity, MeshTrust); in the webhook also a non-privileged DELETE, on a federated zone, of a kind global provides",
 			Bad:  strings.Replace(resource(api.RefMeshExternalService, "httpbin", mesGood), "namespace: kuma-system", "namespace: payments", 1),
 			Good: resource(api.RefMeshExternalService, "httpbin", mesGood)},
 	}

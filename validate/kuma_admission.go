@@ -65,7 +65,7 @@ func (v *validator) admissionRefused() bool {
 // Kuma's resource store (MeshGatewayInstance, MeshGatewayConfig): Kuma's resource
 // admission (namespace, read-only and origin rules) never sees them.
 func kubernetesOnly(k *api.Kind) bool {
-	return k.Kind == api.KindMeshGatewayInstance || k.Kind == api.KindMeshGatewayConfig
+	return k.KubernetesOnly()
 }
 
 // legacyMeshNameRE is the mesh name rule Kuma keeps for old objects' mesh fields.

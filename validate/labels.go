@@ -43,6 +43,7 @@ func (v *validator) kumaLabels(obj *unstructured.Unstructured) {
 	if v.req.Privileged {
 		return
 	}
+	defer v.storedLabels() // after the mode rules, which it leaves a refused label to
 	if v.s.Mode == api.ModeGlobal && v.ns != "" && v.ns != v.s.SystemNamespace && !kubernetesOnly(v.kind) {
 		v.err(field.Forbidden(field.NewPath("metadata", "namespace"), fmt.Sprintf(
 			"on a global control plane %s objects can only be created in the system namespace %q; move the object to %q or apply it on a zone",

@@ -166,11 +166,15 @@ func (e *Handlers) Mutate(ctx context.Context, req admission.Request) admission.
 
 // Validate is the validating handler: all of validate, as a 422 Invalid with one
 // cause per field on errors, admission warnings otherwise, plus the RBAC preview for
-// MeshTrafficPermission. Namespaces, Pods and workloads get only the Linkerd
+// MeshTrafficPermission. A DELETE is checked against the stored object
+// (validateDelete). Namespaces, Pods and workloads get only the Linkerd
 // default-inbound-policy annotation check (validateAnnotations).
 func (e *Handlers) Validate(ctx context.Context, req admission.Request) admission.Response {
 	if resp, ok := e.validateAnnotations(req); ok {
 		return resp
+	}
+	if req.Operation == admissionv1.Delete {
+		return e.validateDelete(req)
 	}
 	d, early := e.decode(req)
 	if early != nil {

@@ -82,7 +82,8 @@ func LinkerdAuthzGVKs() []schema.GroupVersionKind {
 }
 
 // linkerdPreview gives the admission warnings of a Linkerd object: who may reach the
-// Servers it affects once it is stored, from the cached Linkerd objects.
+// Servers it affects once it is stored, from the cached Linkerd objects, naming
+// only what is stored in the request's namespace and the system namespace.
 func (e *Handlers) linkerdPreview(ctx context.Context, obj *unstructured.Unstructured) []string {
 	if e.LinkerdStored == nil {
 		return nil
@@ -95,5 +96,8 @@ func (e *Handlers) linkerdPreview(ctx context.Context, obj *unstructured.Unstruc
 		}
 		kept = append(kept, u)
 	}
-	return authz.AdmissionSummary(obj, kept)
+	// Like the Kuma preview, only the objects of the request's namespace and the
+	// system namespace are named; Servers elsewhere are counted.
+	ns, sys := obj.GetNamespace(), e.Settings.SystemNamespace
+	return authz.AdmissionSummaryFor(obj, kept, func(other string) bool { return other == ns || other == sys })
 }

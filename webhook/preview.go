@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"context"
+	"errors"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -81,9 +82,10 @@ func (p *preview) compute(ctx context.Context, incoming compile.Policy) ([]strin
 	if !listed {
 		policies = policies[:1]
 	}
+	visible := p.visibleFrom(incoming.Namespace)
 	previews, err := compile.BuildPreviews(policies, p.stored.opts)
 	if err != nil {
-		return errorLine(err), ""
+		return errorLine(redactError(err, policies, visible)), ""
 	}
 	mine := previews[:0]
 	incomingRef := incoming.Ref()
@@ -95,6 +97,8 @@ func (p *preview) compute(ctx context.Context, incoming compile.Policy) ([]strin
 			}
 		}
 	}
+	// Only names change: the groups are compiled with every stored policy.
+	mine = compile.Redact(mine, visible)
 	full, err := compile.MarshalJSONCompact(mine)
 	if err != nil {
 		full = nil
@@ -114,4 +118,21 @@ func (p *preview) compute(ctx context.Context, incoming compile.Policy) ([]strin
 // names are kept whole (or visibly elided) like the preview's.
 func errorLine(err error) []string {
 	return []string{warnline.Text("rbac-preview: "+err.Error(), MaxWarningLen, "(see `meshguard preview`)")}
+}
+
+// visibleFrom is which namespaces' policies the preview of a policy in namespace
+// ns names: ns itself and the system namespace, whose policies apply mesh-wide.
+// The user who writes in ns may not be allowed to read the others; the preview
+// counts them instead (compile.Redact).
+func (p *preview) visibleFrom(ns string) func(string) bool {
+	return func(other string) bool { return other == ns || other == p.stored.sysNS }
+}
+
+// redactError is err's text with the stored policies of other namespaces unnamed.
+func redactError(err error, policies []compile.Policy, visible func(string) bool) error {
+	refs := make([]string, len(policies))
+	for i, pol := range policies {
+		refs[i] = pol.Ref()
+	}
+	return errors.New(compile.RedactText(err.Error(), refs, visible))
 }

@@ -50,7 +50,7 @@ func boundAnnotation(previews []compile.Preview, ann []byte) (string, string) {
 	doc := boundedPreview{Truncated: boundedNote{Bytes: len(ann), Limit: MaxAnnotationBytes,
 		Reason: "the compiled RBAC is larger than the annotation bound; run meshguard preview on the policies for all of it"}}
 	for _, pv := range previews {
-		s := boundedSummary{Target: pv.Target, Scope: pv.Scope, Form: pv.Form, PolicyCount: len(pv.Policies),
+		s := boundedSummary{Target: pv.Target, Scope: pv.Scope, Form: pv.Form, PolicyCount: len(pv.Policies) + pv.Hidden,
 			Policies: pv.Policies, ItemCount: len(pv.Items), FindingCount: len(pv.Findings)}
 		if len(s.Policies) > maxListedPolicies {
 			s.Policies = s.Policies[:maxListedPolicies]

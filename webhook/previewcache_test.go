@@ -48,6 +48,13 @@ func referencePreview(list webhook.PolicyLister, opts compile.Options) webhook.P
 				}
 			}
 		}
+		// Policies of other namespaces than the incoming one's and the system
+		// namespace are counted, not named.
+		sysNS := opts.SystemNamespace
+		if sysNS == "" {
+			sysNS = api.DefaultSystemNS
+		}
+		mine = compile.Redact(mine, func(ns string) bool { return ns == incoming.Namespace || ns == sysNS })
 		ann, _ := compile.MarshalJSONCompact(mine)
 		return compile.AdmissionLines(mine, incoming.Ref(), 6), string(ann)
 	}

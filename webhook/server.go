@@ -76,6 +76,9 @@ type Options struct {
 	// meshguard sets them to Fail (see failopen.go).
 	FailOpenUntilReady bool
 
+	// PrivilegedUsers are trusted in addition to api.PrivilegedUsers (the control
+	// plane's service account in Settings.SystemNamespace, the garbage collector and
+	// the namespace controller); PrivilegedGroups are trusted groups.
 	PrivilegedUsers  []string
 	PrivilegedGroups []string
 	PreviewForm      compile.Form
@@ -313,9 +316,10 @@ func newHandlers(mgr manager.Manager, o Options, log logr.Logger) (*Handlers, er
 		}
 		return all
 	}
+	users, groups := PrivilegedSets(o)
 	return &Handlers{
 		Registry: api.DefaultRegistry(), Settings: o.Settings, RefObjects: refObjects,
-		PrivilegedUsers: set(o.PrivilegedUsers), PrivilegedGroups: set(o.PrivilegedGroups),
+		PrivilegedUsers: users, PrivilegedGroups: groups,
 		Record:              func(kind, code, sev string) { findings.WithLabelValues(kind, code, sev).Inc() },
 		Log:                 log.WithName("admission"),
 		Preview:             newPreview(policies.byKey, stored),

@@ -135,9 +135,9 @@ func serveFlags(f *pflag.FlagSet, o *serveOptions) {
 	f.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", 30*time.Second, "once the server stops listening, how long it keeps serving open connections until their clients close them (requests in flight finish, idle ones are not closed under the client)")
 	f.DurationVar(&o.ShutdownDelay, "shutdown-delay", 0, "after SIGTERM, keep serving this long with /readyz failing and every answer closing its connection, so the Service or load balancer and the API server's keep-alive connections move to another replica before this one stops listening (for runs behind a balancer without a preStop hook; in a pod the chart's preStop sleep plays this part; 0: stop listening at once)")
 	f.BoolVar(&o.FailOpenUntilReady, "fail-open-until-ready", false, "the chart registered the webhooks with failurePolicy Ignore: set "+webhook.MutatingWebhook+" and "+webhook.ValidatingWebhook+" to Fail once a self-check through their clientConfig and caBundle passes (first install; see docs/webhook.md)")
-	f.StringSliceVar(&o.PrivilegedUsers, "privileged-users", []string{"system:serviceaccount:kuma-system:kuma-control-plane"},
-		"users whose writes skip mutation and the owned-label checks (the mesh's own sync)")
-	f.StringSliceVar(&o.PrivilegedGroups, "privileged-groups", nil, "groups treated like --privileged-users")
+	f.StringSliceVar(&o.PrivilegedUsers, "privileged-users", nil,
+		"users trusted like the mesh's own sync, in addition to system:serviceaccount:<--system-namespace>:kuma-control-plane, the garbage collector and the namespace controller (always trusted): their writes skip mutation and the owned-label checks, and they may change kuma.io/origin and kuma.io/zone and delete synced objects. Comma-separated or repeated, e.g. for Kong Mesh's control plane account")
+	f.StringSliceVar(&o.PrivilegedGroups, "privileged-groups", nil, "groups whose members are trusted like --privileged-users (none by default)")
 	f.StringVar(&o.previewForm, "preview-form", string(compile.FormExpanded), "RBAC preview form in the audit annotation: expanded (falls back to compact when large) or compact")
 	f.IntVar(&o.PreviewMaxItems, "preview-max-items", webhook.DefaultPreviewMaxItems, "merged items (of one tag; fewer when items carry more tags) past which a group's RBAC preview is not compiled at admission: it compares items pairwise and the API server waits only timeoutSeconds; 0: no bound. meshguard preview has none")
 	f.StringVar(&o.LinkerdServerConflicts, "linkerd-server-conflicts", webhook.ServerConflictsWarn,

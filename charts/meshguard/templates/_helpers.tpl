@@ -146,10 +146,10 @@ CEL's list-of-strings syntax too.
 {{- end }}
 
 {{/*
-meshguard.trustedDeleters are the users whose deletes meshguard never refuses (the
-engine's privileged users): the mesh control plane's service account in the system
-namespace, Kubernetes' garbage collector and namespace controller, and the
-privilegedUsers value.
+meshguard.trustedDeleters are the engine's privileged users (api.PrivilegedUsers),
+whose writes meshguard never changes and whose deletes it never refuses: the mesh
+control plane's service account in the system namespace, Kubernetes' garbage
+collector and namespace controller, and the privilegedUsers value.
 */}}
 {{- define "meshguard.trustedDeleters" -}}
 {{- $u := list (printf "system:serviceaccount:%s:kuma-control-plane" .Values.systemNamespace) "system:serviceaccount:kube-system:generic-garbage-collector" "system:serviceaccount:kube-system:namespace-controller" }}
@@ -168,7 +168,7 @@ known without asking (docs/helm.md, "What each setting protects against"):
   refused, so deleting a namespace or a Mesh never waits for meshguard.
 */}}
 {{- define "meshguard.mutatingConditions" -}}
-{{- $cel := include "meshguard.privilegedCEL" (dict "users" .Values.privilegedUsers "groups" .Values.privilegedGroups) }}
+{{- $cel := include "meshguard.privilegedCEL" (dict "users" (include "meshguard.trustedDeleters" . | fromJsonArray) "groups" .Values.privilegedGroups) }}
 {{- if $cel }}
 - name: skip-privileged
   expression: {{ printf "!(%s)" $cel | toJson }}
