@@ -8,6 +8,11 @@ const (
 	KindMeshTrafficPermission = "MeshTrafficPermission"
 	// KindMeshTimeout is a producer-capable Kuma policy the demo uses as its example.
 	KindMeshTimeout = "MeshTimeout"
+	// KindMesh is the cluster-scoped Kuma resource every policy belongs to.
+	KindMesh = "Mesh"
+	// KindDataplane is the Kuma resource of one proxy: `meshguard check` may name
+	// one as the destination.
+	KindDataplane = "Dataplane"
 
 	// KindServer and the kinds below are Linkerd's policy.linkerd.io authorization
 	// family: the authorization preview and the Server conflict check read them.
@@ -34,6 +39,10 @@ const (
 	KindPod                   = "Pod"
 	KindReplicationController = "ReplicationController"
 )
+
+// KindDeployment is the workload kind `meshguard check` assumes when a destination
+// is named without a kind.
+const KindDeployment = "Deployment"
 
 // Storage returns the entry of group/kind in its storage version (see
 // StorageVersion), nil when the registry does not guard the kind. Caches and

@@ -46,7 +46,7 @@ func clusterScoped(k *Kind) *Kind {
 // with each kind's scope and origin as Kuma 2.14's resource descriptors give them.
 func KumaResourceKinds() []*Kind {
 	return []*Kind{
-		readOnlyOn(ModeZone, typedResource(clusterScoped(kumaResource("Mesh", "meshes", false, false, "a mesh: mTLS backends, networking, routing defaults")), func() any { return &MeshSpec{} })),
+		readOnlyOn(ModeZone, typedResource(clusterScoped(kumaResource(KindMesh, "meshes", false, false, "a mesh: mTLS backends, networking, routing defaults")), func() any { return &MeshSpec{} })),
 		readOnlyOn(ModeGlobal, typedResource(kumaResource("MeshService", "meshservices", true, true, "a service of one zone: selector, ports, identities"), func() any { return &MeshServiceSpec{} })),
 		systemNamespaceOnly(typedResource(kumaResource("MeshExternalService", "meshexternalservices", true, true, "a destination outside the mesh: match, endpoints, TLS"), func() any { return &MeshExternalServiceSpec{} })),
 		readOnlyOn(ModeZone, typedResource(kumaResource("MeshMultiZoneService", "meshmultizoneservices", true, false, "a service spanning zones: which MeshServices it groups"), func() any { return &MeshMultiZoneServiceSpec{} })),

@@ -20,7 +20,7 @@ type workload struct {
 var workloads = []workload{
 	{schema.GroupVersionKind{Version: "v1", Kind: KindPod}, nil},
 	{schema.GroupVersionKind{Version: "v1", Kind: KindReplicationController}, []string{"spec", "template"}},
-	{schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}, []string{"spec", "template"}},
+	{schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: KindDeployment}, []string{"spec", "template"}},
 	{schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "StatefulSet"}, []string{"spec", "template"}},
 	{schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "DaemonSet"}, []string{"spec", "template"}},
 	{schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "ReplicaSet"}, []string{"spec", "template"}},

@@ -363,7 +363,7 @@ func (a authorization) policyAdmits(ev evaluator, d Decider) (Decider, bool) {
 				return Decider{}, false
 			}
 			d.Path = refPath
-			idAuth = &Decider{Kind: "ServiceAccount", Namespace: nsOr(r.Namespace, a.ns), Name: r.Name, Words: "service account " + key}
+			idAuth = &Decider{Kind: api.KindServiceAccount, Namespace: nsOr(r.Namespace, a.ns), Name: r.Name, Words: "service account " + key}
 		}
 	}
 	if identityRequired && ev.c.Unauthenticated {
@@ -396,7 +396,7 @@ func meshTLSAdmits(m *api.MeshTLSAuthenticationSpec, ev evaluator, ns string) (p
 			if cns != "" && cns == r.Name {
 				return p, "service accounts of namespace " + r.Name, true
 			}
-		case strings.EqualFold(r.Kind, "ServiceAccount"):
+		case strings.EqualFold(r.Kind, api.KindServiceAccount):
 			if r.Name == "*" && cns == nsOr(r.Namespace, ns) {
 				return p, "every service account of namespace " + cns, true
 			}

@@ -96,10 +96,10 @@ func ProxyFromObjects(objs []*unstructured.Unstructured, q ProxyQuery) (Proxy, e
 		if kind != "" && !strings.EqualFold(kind, k) {
 			continue
 		}
-		if k == "Dataplane" && o.GroupVersionKind().Group == api.KumaGroup {
+		if k == api.KindDataplane && o.GroupVersionKind().Group == api.KumaGroup {
 			return dataplaneProxy(o, q)
 		}
-		if _, ok := api.PodTemplatePath(k); ok && (kind != "" || k == "Deployment") {
+		if _, ok := api.PodTemplatePath(k); ok && (kind != "" || k == api.KindDeployment) {
 			return workloadProxy(objs, o, q)
 		}
 	}

@@ -24,6 +24,8 @@ import (
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/meshguard/meshguard/api"
 )
 
 // Names of the webhooks in the chart's configurations that --fail-open-until-ready
@@ -158,8 +160,8 @@ func (f *failOpen) review(ctx context.Context, cc admissionregv1.WebhookClientCo
 		TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"},
 		Request: &admissionv1.AdmissionRequest{
 			UID:       "00000000-0000-4000-8000-5e1fc4ec0001",
-			Kind:      metav1.GroupVersionKind{Group: "kuma.io", Version: "v1alpha1", Kind: "MeshTimeout"},
-			Resource:  metav1.GroupVersionResource{Group: "kuma.io", Version: "v1alpha1", Resource: "meshtimeouts"},
+			Kind:      metav1.GroupVersionKind{Group: api.KumaGroup, Version: "v1alpha1", Kind: api.KindMeshTimeout},
+			Resource:  metav1.GroupVersionResource{Group: api.KumaGroup, Version: "v1alpha1", Resource: "meshtimeouts"},
 			Name:      "meshguard-self-check",
 			Namespace: "default",
 			Operation: admissionv1.Create,
@@ -210,12 +212,12 @@ func selfCheckClient(ca []byte, serverName string) *http.Client {
 func selfCheckPolicy(bad bool) map[string]any {
 	conf := map[string]any{"idleTimeout": "1h"}
 	spec := map[string]any{"to": []any{map[string]any{
-		"targetRef": map[string]any{"kind": "MeshService", "name": "meshguard-self-check"}, "default": conf}}}
+		"targetRef": map[string]any{"kind": string(api.RefMeshService), "name": "meshguard-self-check"}, "default": conf}}}
 	if bad {
-		spec["from"] = []any{map[string]any{"targetRef": map[string]any{"kind": "Mesh"}, "default": conf}}
+		spec["from"] = []any{map[string]any{"targetRef": map[string]any{"kind": string(api.RefMesh)}, "default": conf}}
 	}
 	return map[string]any{
-		"apiVersion": "kuma.io/v1alpha1", "kind": "MeshTimeout",
+		"apiVersion": api.KumaGroup + "/v1alpha1", "kind": api.KindMeshTimeout,
 		"metadata": map[string]any{"name": "meshguard-self-check", "namespace": "default"},
 		"spec":     spec,
 	}

@@ -210,7 +210,7 @@ func (o *checkOptions) objectsOf(docs []lint.Document) []*unstructured.Unstructu
 		if obj == nil {
 			continue
 		}
-		if obj.GetNamespace() == "" && obj.GetKind() != api.KindNamespace && obj.GetKind() != "Mesh" {
+		if obj.GetNamespace() == "" && obj.GetKind() != api.KindNamespace && obj.GetKind() != api.KindMesh {
 			obj = obj.DeepCopy()
 			obj.SetNamespace(o.namespace)
 		}
@@ -231,7 +231,7 @@ func newLocator(docs []lint.Document, defaultNS string) locator {
 			continue
 		}
 		ns := d.Object.GetNamespace()
-		if k := d.Object.GetKind(); ns == "" && k != api.KindNamespace && k != "Mesh" {
+		if k := d.Object.GetKind(); ns == "" && k != api.KindNamespace && k != api.KindMesh {
 			ns = defaultNS
 		}
 		key := d.Object.GetKind() + "/" + ns + "/" + d.Object.GetName()

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/authz"
 	"github.com/meshguard/meshguard/compile"
 )
@@ -91,7 +92,7 @@ func (r *diffReport) summary() (kuma, linkerd string) {
 			kw++
 		}
 	}
-	what, whats := "Server", "Servers"
+	what, whats := api.KindServer, api.KindServer+"s"
 	for _, d := range r.Linkerd {
 		if d.Widens() {
 			lw++
