@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -29,6 +30,11 @@ type Options struct {
 	// documents applied together gets its own set: every kustomize build or Helm
 	// render, and the documents read as they are (see renderKey).
 	Stages func() []Stage
+	// Ignore is the suppression file of the run (--ignore-file); nil: none.
+	// Suppressions by the meshguard.io/ignore annotation apply always.
+	Ignore *IgnoreFile
+	// Now judges the expiry dates of suppressions; zero means the clock.
+	Now time.Time
 }
 
 // Checked is a document that was defaulted and validated, for cross-document checks;
@@ -96,13 +102,16 @@ type stageSets struct {
 	proto   []Stage
 	byGroup map[string][]Stage
 	order   []string // groups in the order their first summary came
+	// sup collects the suppressions of the run, applied by finish.
+	sup *suppressor
 }
 
 func (o Options) newStageSets() *stageSets {
+	sup := &suppressor{file: o.Ignore, objects: map[objectKey]*objectSups{}}
 	if o.Stages == nil {
-		return &stageSets{}
+		return &stageSets{sup: sup}
 	}
-	return &stageSets{newStages: o.Stages, proto: o.Stages(), byGroup: map[string][]Stage{}}
+	return &stageSets{newStages: o.Stages, proto: o.Stages(), byGroup: map[string][]Stage{}, sup: sup}
 }
 
 func (s *stageSets) summarizers() []Stage { return s.proto }
@@ -133,13 +142,16 @@ type docResult struct {
 	findings  []Finding
 	summaries []any  // by stage; nil when no stage keeps anything
 	group     string // renderKey of the document
+	// sups are the object's annotation suppressions; nil when none.
+	sups *objectSups
 }
 
 // checkDoc lints one document and lets the stages summarize it while its tree is
 // there.
 func checkDoc(d *Document, o Options, stages []Stage) docResult {
 	fs, kind, spec := lintDoc(d, o)
-	r := docResult{findings: fs, group: renderKey(d)}
+	annFindings, sups := annotationSuppressions(d, o)
+	r := docResult{findings: append(fs, annFindings...), group: renderKey(d), sups: sups}
 	if len(stages) == 0 || (kind == nil && (d.Err != nil || d.Object == nil)) {
 		return r
 	}
@@ -162,6 +174,9 @@ func checkDoc(d *Document, o Options, stages []Stage) docResult {
 // add appends r's findings to out and hands its summaries to the stages of its
 // group; results must be added in input order.
 func (r docResult) add(out []Finding, sets *stageSets) []Finding {
+	if r.sups != nil && sets.sup != nil {
+		sets.sup.objects[keyOf(&r.sups.at)] = r.sups
+	}
 	if r.summaries != nil {
 		stages := sets.of(r.group)
 		for i, v := range r.summaries {
@@ -180,9 +195,16 @@ func finish(out []Finding, sets *stageSets, docs int) ([]Finding, Summary) {
 			out = append(out, s.Findings()...)
 		}
 	}
+	if sets.sup != nil {
+		out = sets.sup.apply(out)
+	}
 	SortFindings(out)
 	sum := Summary{Documents: docs}
 	for _, f := range out {
+		if f.Suppression != nil {
+			sum.Suppressed++
+			continue
+		}
 		if f.Severity == validate.SeverityError {
 			sum.Errors++
 		} else {

@@ -28,6 +28,10 @@ type lintOptions struct {
 	// helmValues are values files for every chart rendered (helm template -f).
 	helmValues []string
 	progress   string
+	// ignoreFile is the suppression file (--ignore-file); showSuppressed lists
+	// suppressed findings in text output too.
+	ignoreFile     string
+	showSuppressed bool
 	// progressDelay is how long a run goes before the progress line appears.
 	progressDelay time.Duration
 }
@@ -38,6 +42,12 @@ func (o *lintOptions) bind(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&o.noKustomize, "no-kustomize", false, "read directories with a kustomization file as plain files instead of rendering them")
 	cmd.Flags().BoolVar(&o.noHelm, "no-helm", false, "read Helm chart directories (with a Chart.yaml) as plain files instead of rendering them")
 	cmd.Flags().StringArrayVar(&o.helmValues, "helm-values", nil, "values file merged over every rendered chart's values.yaml, like helm template -f (repeatable)")
+}
+
+// bindSuppressions adds the flags of the doors that report findings.
+func (o *lintOptions) bindSuppressions(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&o.ignoreFile, "ignore-file", "", "YAML file of findings accepted on purpose (code, kind/namespace/name globs, reason, expires); see docs/lint.md#suppressions")
+	cmd.Flags().BoolVar(&o.showSuppressed, "show-suppressed", false, "list suppressed findings in text output too (json and sarif always include them, marked)")
 }
 
 // loadOptions read the arguments the way the doors share: kustomization
@@ -62,8 +72,16 @@ func (o *lintOptions) engine() (lint.Options, error) {
 	if err := o.settings.LoadSchemas(); err != nil {
 		return lint.Options{}, err
 	}
-	return lint.Options{Settings: o.settings, Namespace: o.namespace, Registry: api.DefaultRegistry(),
-		Stages: lint.CrossDocument(o.settings, o.namespace)}, nil
+	eng := lint.Options{Settings: o.settings, Namespace: o.namespace, Registry: api.DefaultRegistry(),
+		Stages: lint.CrossDocument(o.settings, o.namespace)}
+	if o.ignoreFile != "" {
+		f, err := lint.ReadIgnoreFile(o.ignoreFile, lint.RuleSeverity, time.Now())
+		if err != nil {
+			return lint.Options{}, usageErr("%v", err)
+		}
+		eng.Ignore = f
+	}
+	return eng, nil
 }
 
 func newLintCmd(s streams) *cobra.Command {
@@ -133,6 +151,7 @@ usage error or a document that cannot be read or parsed, or a render that fails
 		},
 	}
 	o.bind(cmd)
+	o.bindSuppressions(cmd)
 	cmd.Flags().StringVarP(&o.output, "output", "o", "text", "output format: text, json or sarif")
 	cmd.Flags().StringVar(&o.failOn, "fail-on", validate.SeverityError, "lowest severity that makes the exit code 1: error or warning")
 	cmd.Flags().StringVar(&o.color, "color", "auto", "colour text output: auto (only on a terminal, honours NO_COLOR), always, never")
@@ -166,6 +185,9 @@ func (o *lintOptions) write(s streams, fs []lint.Finding, sum lint.Summary, skip
 	switch o.output {
 	case "text":
 		color := o.color == "always" || (o.color == "auto" && s.stdout != nil && lint.IsTerminal(s.stdout))
+		if !o.showSuppressed {
+			fs = lint.Unsuppressed(fs)
+		}
 		return lint.WriteText(s.out, fs, sum, color)
 	case "json":
 		return lint.WriteJSON(s.out, fs, sum, skipped)
@@ -180,6 +202,9 @@ func (o *lintOptions) write(s streams, fs []lint.Finding, sum lint.Summary, skip
 func exitFor(fs []lint.Finding, failOn string) error {
 	code := exitOK
 	for _, f := range fs {
+		if f.Suppression != nil {
+			continue
+		}
 		if f.Code == validate.CodeParse {
 			return exitError{exitUsage}
 		}
