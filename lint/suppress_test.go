@@ -138,8 +138,8 @@ func TestIgnoreFile(t *testing.T) {
 	}
 	want := map[verdict]bool{
 		{"MG190", "a", "external: teams migrate in Q3"}: true,
-		{"MG190", "b", "external: b is next"}: true,
-		{"MG190", "c", ""}: true, {"MG203", "c", ""}: true,
+		{"MG190", "b", "external: b is next"}:           true,
+		{"MG190", "c", ""}:                              true, {"MG203", "c", ""}: true,
 		// About the file: the expired entry, the unused one, the error code, the
 		// missing reason, the unknown key.
 		{"MG053", "", ""}: true, {"MG054", "", ""}: true, {"MG052", "", ""}: true, {"MG051", "", ""}: true, {"MG050", "", ""}: true,
