@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/go-logr/logr"
@@ -63,6 +64,8 @@ type Handlers struct {
 	// LinkerdStored lists the cached Linkerd policy objects (Servers and what
 	// authorizes them) for the authorization preview; nil shows none.
 	LinkerdStored func(ctx context.Context) []unstructured.Unstructured
+	// Now is the clock suppressions' expiry dates are judged by; nil: time.Now.
+	Now func() time.Time
 }
 
 // privileged reports whether the request comes from the mesh's own sync (or another
@@ -171,7 +174,13 @@ func (e *Handlers) Validate(ctx context.Context, req admission.Request) admissio
 		return *early
 	}
 	kind, name := d.kind.Kind, d.obj.GetName()
-	res := validate.Validate(d.obj, d.kind, e.Settings, api.Request{Operation: d.op, Old: d.old, Privileged: e.privileged(req)})
+	privileged := e.privileged(req)
+	res := validate.Validate(d.obj, d.kind, e.Settings, api.Request{Operation: d.op, Old: d.old, Privileged: privileged})
+	// The meshguard.io/ignore annotation accepts warnings on purpose; what it says
+	// about itself (no reason, a code it cannot suppress) is warned instead.
+	var about field.ErrorList
+	res.Warnings, about = e.suppressions(d.obj, d.old, privileged, res.Warnings)
+	res.Warnings = append(res.Warnings, about...)
 	warnings := Warnings(res.Warnings)
 	deny := func(errs field.ErrorList) admission.Response {
 		e.record(kind, validate.Result{Errors: errs, Warnings: res.Warnings})
@@ -185,6 +194,7 @@ func (e *Handlers) Validate(ctx context.Context, req admission.Request) admissio
 		if e.DenyServerConflicts {
 			return deny(conflicts)
 		}
+		conflicts = e.withoutSuppressed(d.obj, conflicts)
 		res.Warnings = append(slices.Clip(res.Warnings), conflicts...)
 		warnings = appendBounded(warnings, Warnings(conflicts)...)
 	}
