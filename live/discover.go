@@ -120,7 +120,8 @@ func (r *Reader) resourcesOf(s *served, group, version string) (map[string]metav
 }
 
 // inventoryKinds are what the cross-document checks look policies up against:
-// Namespaces (their labels and annotations), Services, and the workloads of
+// Namespaces (their labels and annotations), Services, ServiceAccounts (Linkerd
+// identities name them) and the workloads of
 // api's workload table. ReplicaSets a Deployment owns and Pods a controller owns
 // are left out: their controller's pod template says the same, once.
 var inventoryKinds = []struct {
@@ -130,6 +131,7 @@ var inventoryKinds = []struct {
 }{
 	{schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}, "Namespace", nil},
 	{schema.GroupVersionResource{Version: "v1", Resource: "services"}, "Service", nil},
+	{schema.GroupVersionResource{Version: "v1", Resource: "serviceaccounts"}, "ServiceAccount", nil},
 	{schema.GroupVersionResource{Version: "v1", Resource: "pods"}, "Pod", unowned},
 	{schema.GroupVersionResource{Version: "v1", Resource: "replicationcontrollers"}, "ReplicationController", nil},
 	{schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}, "Deployment", nil},

@@ -82,6 +82,7 @@ Service; a route parented only to other gateways is left alone.
 
 The same engine runs behind every command:
   meshguard lint      check manifests in CI (files, directories, stdin)
+  meshguard audit     lint every policy stored in a live cluster, write policy reports
   meshguard default   print objects as the mutating webhook would store them
   meshguard preview   show the Envoy RBAC of MeshTrafficPermissions, who may reach Linkerd Servers
   meshguard serve     run the mutating and validating admission webhook
@@ -95,7 +96,7 @@ would be denied), 2 usage or parse errors.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newLintCmd(s), newDefaultCmd(s), newRulesCmd(s), newPreviewCmd(s), newServeCmd(s), newVersionCmd(s), newSchemaCmd(s))
+	root.AddCommand(newLintCmd(s), newAuditCmd(s), newDefaultCmd(s), newRulesCmd(s), newPreviewCmd(s), newServeCmd(s), newVersionCmd(s), newSchemaCmd(s))
 	// Added now rather than at Execute, so help tests and the docs see it; the
 	// scripts go to the output set at this point.
 	root.SetOut(s.out)

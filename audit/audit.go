@@ -1,0 +1,80 @@
+// Package audit lints what a live cluster stores, with the linter's engine and
+// cross-document stages, and publishes the result as policy reports
+// (OpenReports, or the older wg-policy PolicyReports) and as a Prometheus
+// gauge. Objects stored before meshguard was installed, or while its webhook
+// was failing open, are found here.
+package audit
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/meshguard/meshguard/lint"
+	"github.com/meshguard/meshguard/live"
+)
+
+// Options say what one audit reads and how it lints.
+type Options struct {
+	// Lint are the linter's options (settings, registry, stages, suppressions).
+	// Namespace is not used for stored objects, which all have theirs.
+	Lint lint.Options
+	// Live says which namespaces and kinds are read; Inventory is always on, so
+	// the cross-document checks see the cluster's Namespaces, Services and
+	// workloads.
+	Live live.Options
+}
+
+// Result is one audit's outcome.
+type Result struct {
+	Findings []lint.Finding
+	// Summary counts the policies read (Documents) and the findings; inventory
+	// objects are linted too (the Linkerd annotation check) but not counted as
+	// documents.
+	Summary lint.Summary
+	// Policies and Inventory count what was read.
+	Policies, Inventory int
+	// Skipped are the kinds not read (not served, forbidden).
+	Skipped []live.Skipped
+	// objects maps each audited object to its identity for report references.
+	objects map[ref]objectInfo
+}
+
+// ref is an object's identity in findings and reports.
+type ref struct{ apiVersion, kind, namespace, name string }
+
+type objectInfo struct {
+	uid, resourceVersion string
+}
+
+// Run reads the cluster through r and lints everything read in one run, so the
+// cross-document stages (the RBAC analysis, Linkerd Server conflicts, and
+// references resolved against the inventory) see the whole cluster at once.
+func Run(ctx context.Context, r *live.Reader, o Options) (Result, error) {
+	lo := o.Live
+	lo.Inventory = true
+	read, err := r.Read(ctx, lo)
+	if err != nil {
+		return Result{}, err
+	}
+	docs := make([]lint.Document, 0, len(read.Docs)+len(read.Inventory))
+	docs = append(docs, read.Docs...)
+	docs = append(docs, read.Inventory...)
+	res := Result{Policies: len(read.Docs), Inventory: len(read.Inventory), Skipped: read.Skipped, objects: make(map[ref]objectInfo, len(docs))}
+	for _, d := range docs {
+		u := d.Object
+		res.objects[ref{u.GetAPIVersion(), u.GetKind(), u.GetNamespace(), u.GetName()}] = objectInfo{uid: string(u.GetUID()), resourceVersion: u.GetResourceVersion()}
+	}
+	res.Findings, res.Summary = lint.Lint(docs, o.Lint)
+	res.Summary.Documents = res.Policies
+	return res, nil
+}
+
+// Describe is the one line the command prints on standard error after reading:
+// what was read and what was not.
+func (r Result) Describe() string {
+	s := fmt.Sprintf("audited %d stored policies (and %d Namespaces, Services and workloads for the cross-object checks)", r.Policies, r.Inventory)
+	if n := len(r.Skipped); n > 0 {
+		s += fmt.Sprintf("; %d kinds not read (see --show-skipped-kinds)", n)
+	}
+	return s
+}

@@ -1,0 +1,279 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/meshguard/meshguard/e2e/localcp"
+)
+
+// reportCRDs are the chart's copies of the OpenReports and wg-policy CRDs.
+func reportCRDs(t *testing.T) []*unstructured.Unstructured {
+	t.Helper()
+	files, err := filepath.Glob(repo("charts/meshguard/files/report-crds/*.yaml"))
+	if err != nil || len(files) != 4 {
+		t.Fatalf("report CRDs: %v %v", files, err)
+	}
+	var out []*unstructured.Unstructured
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		if err := sigsyaml.UnmarshalStrict(raw, crd); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		u := &unstructured.Unstructured{}
+		if err := sigsyaml.Unmarshal(raw, &u.Object); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, u)
+	}
+	return out
+}
+
+// Stored before meshguard: a MeshTimeout Kuma's own rules refuse (MG102, both
+// 'from' and 'to' outside the system namespace), a mesh-wide allow (MG203, and
+// MG190 for the deprecated 'from') whose annotation accepts MG203, and a clean
+// policy in a third namespace.
+const storedBefore = `apiVersion: kuma.io/v1alpha1
+kind: MeshTimeout
+metadata:
+  name: frontend-everything
+  namespace: audit-frontend
+spec:
+  to:
+    - targetRef: {kind: MeshService, name: backend, namespace: audit-backend}
+      default: {idleTimeout: 1h}
+  from:
+    - targetRef: {kind: Mesh}
+      default: {idleTimeout: 1h}
+---
+apiVersion: kuma.io/v1alpha1
+kind: MeshTrafficPermission
+metadata:
+  name: open
+  namespace: kuma-system
+  annotations:
+    meshguard.io/ignore: "MG203: the audit test mesh is open on purpose"
+spec:
+  targetRef: {kind: Mesh}
+  from:
+    - targetRef: {kind: Mesh}
+      default: {action: Allow}
+---
+apiVersion: kuma.io/v1alpha1
+kind: MeshRetry
+metadata:
+  name: clean
+  namespace: audit-clean
+spec:
+  targetRef: {kind: Mesh}
+  to:
+    - targetRef: {kind: Mesh}
+      default:
+        http: {numRetries: 3}
+`
+
+type auditReport struct {
+	Findings []struct {
+		Kind, Namespace, Name, Code, Severity string
+		Suppression                           *struct{ Kind, Justification string }
+	}
+	Summary struct{ Documents, Errors, Warnings, Suppressed int }
+}
+
+// runAudit runs the real binary's audit against kubeconfig.
+func runAudit(t *testing.T, kubeconfig string, args ...string) (auditReport, string, int) {
+	t.Helper()
+	st := local(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, st.Meshguard.Bin, append([]string{"audit", "--kubeconfig", kubeconfig, "-o", "json"}, args...)...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	var rep auditReport
+	if jerr := json.Unmarshal(out.Bytes(), &rep); jerr != nil {
+		t.Fatalf("audit %v: exit %d, no JSON (%v)\nstdout: %s\nstderr: %s", args, code, jerr, out.String(), errOut.String())
+	}
+	t.Logf("$ meshguard audit %s -> exit %d\n%s", strings.Join(args, " "), code, errOut.String())
+	return rep, errOut.String(), code
+}
+
+// findingsOf lists "namespace/name code [suppressed kind]" of a report.
+func findingsOf(rep auditReport) map[string]bool {
+	out := map[string]bool{}
+	for _, f := range rep.Findings {
+		k := f.Namespace + "/" + f.Name + " " + f.Code
+		if f.Suppression != nil {
+			k += " suppressed " + f.Suppression.Kind
+		}
+		out[k] = true
+	}
+	return out
+}
+
+func getReport(t *testing.T, c client.Client, apiVersion, kind, ns string) (*unstructured.Unstructured, bool) {
+	t.Helper()
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion(apiVersion)
+	u.SetKind(kind)
+	err := c.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "meshguard"}, u)
+	if err != nil {
+		if client.IgnoreNotFound(err) == nil {
+			return nil, false
+		}
+		t.Fatal(err)
+	}
+	return u, true
+}
+
+// resultsOf lists "policy result" of a report's results.
+func resultsOf(u *unstructured.Unstructured) map[string]bool {
+	out := map[string]bool{}
+	rs, _, _ := unstructured.NestedSlice(u.Object, "results")
+	for _, r := range rs {
+		m := r.(map[string]any)
+		out[m["policy"].(string)+" "+m["result"].(string)] = true
+	}
+	return out
+}
+
+func summaryOf(u *unstructured.Unstructured, key string) int64 {
+	v, _, _ := unstructured.NestedInt64(u.Object, "summary", key)
+	return v
+}
+
+// TestAuditStoredBeforeInstall stores policies in a cluster without meshguard,
+// then audits it: the findings admission never saw are reported, suppressions
+// hold, reports are written, updated when an object changes and deleted when a
+// namespace has nothing left.
+func TestAuditStoredBeforeInstall(t *testing.T) {
+	cp, c := bareCluster(t, nil)
+	ctx := context.Background()
+	for _, crd := range reportCRDs(t) {
+		if err := c.Create(ctx, crd); err != nil {
+			t.Fatal(err)
+		}
+	}
+	create(t, c, storedBefore)
+	waitServed(t, c, "openreports.io/v1alpha1", "Report")
+
+	rep, _, code := runAudit(t, cp.Kubeconfig, "--write-reports")
+	got := findingsOf(rep)
+	for _, w := range []string{
+		"audit-frontend/frontend-everything MG102",
+		"kuma-system/open MG190",
+		"kuma-system/open MG203 suppressed inSource",
+	} {
+		if !got[w] {
+			t.Errorf("audit lacks %q; got %v", w, got)
+		}
+	}
+	if code != 1 || rep.Summary.Errors == 0 || rep.Summary.Suppressed != 1 || rep.Summary.Documents != 3 {
+		t.Errorf("exit %d, summary %+v", code, rep.Summary)
+	}
+	front, ok := getReport(t, c, "openreports.io/v1alpha1", "Report", "audit-frontend")
+	if !ok || !resultsOf(front)["MG102 fail"] || summaryOf(front, "fail") == 0 {
+		t.Fatalf("audit-frontend report: %v", front)
+	}
+	sys, ok := getReport(t, c, "openreports.io/v1alpha1", "Report", "kuma-system")
+	if !ok || !resultsOf(sys)["MG203 skip"] || !resultsOf(sys)["MG190 warn"] || summaryOf(sys, "skip") != 1 {
+		t.Fatalf("kuma-system report: %v", sys)
+	}
+	clean, ok := getReport(t, c, "openreports.io/v1alpha1", "Report", "audit-clean")
+	if !ok || summaryOf(clean, "pass") != 1 || len(resultsOf(clean)) != 0 {
+		t.Fatalf("audit-clean report: %v", clean)
+	}
+	if src, _, _ := unstructured.NestedString(front.Object, "source"); src != "meshguard" {
+		t.Errorf("report source %q", src)
+	}
+
+	// Fix the frontend policy, delete the clean one: the report loses MG102, the
+	// clean namespace's report goes. An ignore file accepts MG190.
+	mt := &unstructured.Unstructured{}
+	mt.SetAPIVersion("kuma.io/v1alpha1")
+	mt.SetKind("MeshTimeout")
+	if err := c.Get(ctx, client.ObjectKey{Namespace: "audit-frontend", Name: "frontend-everything"}, mt); err != nil {
+		t.Fatal(err)
+	}
+	unstructured.RemoveNestedField(mt.Object, "spec", "from")
+	if err := c.Update(ctx, mt); err != nil {
+		t.Fatal(err)
+	}
+	mr := &unstructured.Unstructured{}
+	mr.SetAPIVersion("kuma.io/v1alpha1")
+	mr.SetKind("MeshRetry")
+	mr.SetNamespace("audit-clean")
+	mr.SetName("clean")
+	if err := c.Delete(ctx, mr); err != nil {
+		t.Fatal(err)
+	}
+	ignore := filepath.Join(t.TempDir(), "ignore.yaml")
+	if err := os.WriteFile(ignore, []byte("suppressions:\n  - code: MG190\n    namespace: kuma-system\n    reason: migrating to rules\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, stderr, code := runAudit(t, cp.Kubeconfig, "--write-reports", "--ignore-file", ignore)
+	got = findingsOf(rep)
+	if got["audit-frontend/frontend-everything MG102"] || !got["kuma-system/open MG190 suppressed external"] || code != 0 {
+		t.Errorf("after the fix: exit %d, %v", code, got)
+	}
+	front, _ = getReport(t, c, "openreports.io/v1alpha1", "Report", "audit-frontend")
+	if resultsOf(front)["MG102 fail"] || summaryOf(front, "fail") != 0 {
+		t.Errorf("audit-frontend report not updated: %v", front.Object["results"])
+	}
+	if _, ok := getReport(t, c, "openreports.io/v1alpha1", "Report", "audit-clean"); ok {
+		t.Errorf("stale report of audit-clean kept (%s)", stderr)
+	}
+	sys, _ = getReport(t, c, "openreports.io/v1alpha1", "Report", "kuma-system")
+	if !resultsOf(sys)["MG190 skip"] {
+		t.Errorf("kuma-system report: %v", sys.Object["results"])
+	}
+
+	// The wg-policy API, for dashboards that read it.
+	rep, _, _ = runAudit(t, cp.Kubeconfig, "--write-reports", "--report-format", "wgpolicy", "-n", "audit-frontend")
+	if pr, ok := getReport(t, c, "wgpolicyk8s.io/v1alpha2", "PolicyReport", "audit-frontend"); !ok || summaryOf(pr, "pass") != 1 {
+		t.Errorf("PolicyReport: %v", pr)
+	}
+	if _, ok := getReport(t, c, "wgpolicyk8s.io/v1alpha2", "PolicyReport", "kuma-system"); ok {
+		t.Error("-n audit-frontend wrote a report in kuma-system")
+	}
+}
+
+// waitServed waits until the API server serves kind (a new CRD takes a moment).
+func waitServed(t *testing.T, c client.Client, apiVersion, kind string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	err := localcp.WaitFor(ctx, 200*time.Millisecond, func() (bool, error) {
+		l := &unstructured.UnstructuredList{}
+		l.SetAPIVersion(apiVersion)
+		l.SetKind(kind + "List")
+		return c.List(ctx, l) == nil, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
