@@ -142,6 +142,17 @@ var inventoryKinds = []struct {
 	{schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "cronjobs"}, "CronJob", nil},
 }
 
+// InventoryResources lists the resources Read lists for the inventory, so the
+// chart's RBAC for the audit is generated from the same table (see
+// hack/gen-chart-rules).
+func InventoryResources() []schema.GroupVersionResource {
+	out := make([]schema.GroupVersionResource, len(inventoryKinds))
+	for i, k := range inventoryKinds {
+		out[i] = k.gvr
+	}
+	return out
+}
+
 // unowned keeps objects no controller owns.
 func unowned(u *unstructured.Unstructured) bool {
 	return metav1.GetControllerOf(u) == nil
