@@ -1,8 +1,10 @@
 package audit
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -102,7 +104,12 @@ func Build(r Result, o ReportOptions) map[string]*unstructured.Unstructured {
 	// Every audited policy counts once as pass unless it has a finding; the
 	// inventory only appears when it has findings.
 	failing := map[ref]bool{}
-	for _, f := range r.Findings {
+	// Errors first, so a report cut at max keeps what the mesh refuses.
+	ordered := slices.Clone(r.Findings)
+	slices.SortStableFunc(ordered, func(a, b lint.Finding) int {
+		return cmp.Compare(rank(a), rank(b))
+	})
+	for _, f := range ordered {
 		if f.Kind == "" {
 			continue
 		}
@@ -153,6 +160,17 @@ func Build(r Result, o ReportOptions) map[string]*unstructured.Unstructured {
 		out[ns] = u
 	}
 	return out
+}
+
+// rank orders findings for a report cut short: errors, warnings, suppressed.
+func rank(f lint.Finding) int {
+	switch {
+	case f.Suppression != nil:
+		return 2
+	case f.Severity == validate.SeverityError:
+		return 0
+	}
+	return 1
 }
 
 // isPolicy tells registry objects from inventory ones: the inventory's kinds
