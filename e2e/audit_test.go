@@ -277,3 +277,47 @@ func waitServed(t *testing.T, c client.Client, apiVersion, kind string) {
 		t.Fatal(err)
 	}
 }
+
+// TestSuppressionAtAdmission: through the API server and kubectl, a warning the
+// object's annotation accepts is not returned, and an annotation naming a code
+// that cannot be suppressed is warned about; the error it names still denies.
+func TestSuppressionAtAdmission(t *testing.T) {
+	local(t)
+	mtp := func(ignore, action string) string {
+		return `apiVersion: kuma.io/v1alpha1
+kind: MeshTrafficPermission
+metadata:
+  name: suppressed
+  namespace: audit-admission
+  annotations:
+    meshguard.io/ignore: "` + ignore + `"
+spec:
+  targetRef: {kind: Mesh}
+  from:
+    - targetRef:
+        kind: MeshSubset
+        tags: {kuma.io/service: frontend}
+      default: {action: ` + action + `}
+`
+	}
+	if err := localcp.EnsureNamespace(context.Background(), env.client, "audit-admission"); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, err := kubectl(t, mtp("MG190: migrating to rules", "Allow"), "apply", "--dry-run=server", "-f", "-")
+	if err != nil || strings.Contains(stderr, "MG190") {
+		t.Errorf("suppressed MG190 returned (err %v):\n%s", err, stderr)
+	}
+	_, stderr, err = kubectl(t, mtp("MG190", "Allow"), "apply", "--dry-run=server", "-f", "-")
+	if err != nil || !strings.Contains(stderr, "MG051") || !strings.Contains(stderr, "MG190") {
+		t.Errorf("an annotation without a reason: want MG051 and MG190 (err %v):\n%s", err, stderr)
+	}
+	_, stderr, err = kubectl(t, mtp("MG002: the CRD is wrong; MG190: migrating", "Permit"), "apply", "--dry-run=server", "-f", "-")
+	// The CRD refuses it before any webhook: no annotation can change that.
+	if err == nil || !strings.Contains(stderr, "Unsupported value") {
+		t.Errorf("an object the CRD refuses was stored (err %v):\n%s", err, stderr)
+	}
+	_, stderr, err = kubectl(t, mtp("MG120: no action on purpose", "Allow"), "apply", "--dry-run=server", "-f", "-")
+	if err != nil || !strings.Contains(stderr, "MG052") {
+		t.Errorf("an unsuppressible code named: want MG052 (err %v):\n%s", err, stderr)
+	}
+}
