@@ -59,6 +59,12 @@ func Config(kubeconfig, context string) (*rest.Config, error) {
 		return nil, fmt.Errorf("loading the kubeconfig: %w", err)
 	}
 	cfg.UserAgent = "meshguard"
+	// client-go's default of 5 requests/s would make the dozens of discovery and
+	// list requests of one read wait on the client, not the server (kubectl
+	// raises it likewise).
+	if cfg.QPS == 0 {
+		cfg.QPS, cfg.Burst = 50, 100
+	}
 	return cfg, nil
 }
 
