@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -259,16 +260,31 @@ func Write(ctx context.Context, dyn dynamic.Interface, reports map[string]*unstr
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	for _, ns := range keys {
-		u := reports[ns]
-		var res dynamic.ResourceInterface = dyn.Resource(clusterGVR)
-		if ns != "" {
-			res = dyn.Resource(nsGVR).Namespace(ns)
+	// A few applies at once: each is a round trip in which the API server merges
+	// a list of up to MaxResults results.
+	errs := make([]error, len(keys))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, maxConcurrentWrites)
+	for i, ns := range keys {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			u := reports[ns]
+			var res dynamic.ResourceInterface = dyn.Resource(clusterGVR)
+			if ns != "" {
+				res = dyn.Resource(nsGVR).Namespace(ns)
+			}
+			if _, err := res.Apply(ctx, ReportName, u, metav1.ApplyOptions{FieldManager: FieldManager, Force: true}); err != nil {
+				errs[i] = fmt.Errorf("writing the %s of namespace %q: %w%s", u.GetKind(), ns, err, crdHint(err, o.Format))
+			}
+		})
+	}
+	wg.Wait()
+	for i, ns := range keys {
+		if errs[i] != nil {
+			return w, errs[i]
 		}
-		if _, err := res.Apply(ctx, ReportName, u, metav1.ApplyOptions{FieldManager: FieldManager, Force: true}); err != nil {
-			return w, fmt.Errorf("writing the %s of namespace %q: %w%s", u.GetKind(), ns, err, crdHint(err, o.Format))
-		}
-		w.Applied = append(w.Applied, place(ns, u.GetKind()))
+		w.Applied = append(w.Applied, place(ns, reports[ns].GetKind()))
 	}
 	stale, err := staleReports(ctx, dyn, reports, o)
 	if err != nil {
@@ -286,6 +302,9 @@ func Write(ctx context.Context, dyn dynamic.Interface, reports map[string]*unstr
 	}
 	return w, nil
 }
+
+// maxConcurrentWrites bounds the report applies in flight.
+const maxConcurrentWrites = 4
 
 type staleReport struct{ ns, name string }
 
