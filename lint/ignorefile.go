@@ -54,14 +54,25 @@ func ReadIgnoreFile(file string, rules validate.RuleSeverity, now time.Time) (*I
 	if err != nil {
 		return nil, fmt.Errorf("reading the ignore file: %w", err)
 	}
+	return ParseIgnoreFile(file, data, rules, now)
+}
+
+// ParseIgnoreFile is ReadIgnoreFile for the content of file, already read.
+func ParseIgnoreFile(file string, data []byte, rules validate.RuleSeverity, now time.Time) (f *IgnoreFile, err error) {
 	if len(data) > MaxIgnoreFileBytes {
 		return nil, fmt.Errorf("%s: an ignore file may be at most %d KiB", file, MaxIgnoreFileBytes>>10)
 	}
+	defer func() {
+		// yaml.v3 panics on some hostile input; that is a bad file, not a crash.
+		if r := recover(); r != nil {
+			f, err = nil, fmt.Errorf("%s: not YAML: %v", file, r)
+		}
+	}()
 	var root yaml.Node
 	if err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&root); err != nil && err != io.EOF {
 		return nil, fmt.Errorf("%s: not YAML: %w", file, err)
 	}
-	f := &IgnoreFile{Path: file}
+	f = &IgnoreFile{Path: file}
 	if len(root.Content) == 0 {
 		return f, nil
 	}

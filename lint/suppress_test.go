@@ -234,3 +234,21 @@ func TestSuppressedOutput(t *testing.T) {
 	}
 	_ = validate.CodeSuppressUnused
 }
+
+func FuzzParseIgnoreFile(f *testing.F) {
+	for _, s := range []string{"suppressions:\n  - {code: MG201, reason: x, expires: 2027-01-01}\n", "suppressions: []\n", "- a\n", "suppressions:\n  - codes: [MG1, MG2]\n    name: '[a'\n", "&a [*a]"} {
+		f.Add([]byte(s))
+	}
+	now := time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		file, err := ParseIgnoreFile("f.yaml", data, RuleSeverity, now)
+		if err != nil {
+			return
+		}
+		for _, e := range file.Entries {
+			if e.Reason == "" || len(e.Codes) == 0 {
+				t.Fatalf("entry without reason or codes: %+v", e)
+			}
+		}
+	})
+}
