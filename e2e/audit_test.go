@@ -6,10 +6,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -259,6 +263,49 @@ func TestAuditStoredBeforeInstall(t *testing.T) {
 	}
 	if _, ok := getReport(t, c, "wgpolicyk8s.io/v1alpha2", "PolicyReport", "kuma-system"); ok {
 		t.Error("-n audit-frontend wrote a report in kuma-system")
+	}
+
+	// --interval: the gauge on /metrics follows the stored objects.
+	checkAuditMetrics(t, cp.Kubeconfig)
+}
+
+// checkAuditMetrics runs `meshguard audit --interval` and scrapes its gauge
+// until it shows the stored MeshTrafficPermission's MG190, then stops it with
+// SIGTERM, as the kubelet does.
+func checkAuditMetrics(t *testing.T, kubeconfig string) {
+	t.Helper()
+	port, err := localcp.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	var logs bytes.Buffer
+	cmd := exec.Command(local(t).Meshguard.Bin, "audit", "--kubeconfig", kubeconfig, "--interval", "2s", "--metrics-bind-address", addr)
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var body string
+	err = localcp.WaitFor(ctx, 500*time.Millisecond, func() (bool, error) {
+		resp, err := http.Get("http://" + addr + "/metrics")
+		if err != nil {
+			return false, err
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		body = string(b)
+		return strings.Contains(body, `meshguard_audit_findings{code="MG190",severity="warning"} 1`) &&
+			strings.Contains(body, "meshguard_audit_policies 2"), err
+	})
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	werr := cmd.Wait()
+	if err != nil {
+		t.Fatalf("gauge not seen: %v\n%s\nlogs:\n%s", err, body, logs.String())
+	}
+	if werr != nil {
+		t.Errorf("audit --interval did not exit cleanly on SIGTERM: %v\n%s", werr, logs.String())
 	}
 }
 
