@@ -9,6 +9,9 @@ import (
 	"context"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/lint"
 	"github.com/meshguard/meshguard/live"
 )
@@ -50,9 +53,9 @@ type objectInfo struct {
 // cross-document stages (the RBAC analysis, Linkerd Server conflicts, and
 // references resolved against the inventory) see the whole cluster at once.
 func Run(ctx context.Context, r *live.Reader, o Options) (Result, error) {
-	lo := o.Live
-	lo.Inventory = true
-	read, err := r.Read(ctx, lo)
+	ro := o.Live
+	ro.Inventory = true
+	read, err := r.Read(ctx, ro)
 	if err != nil {
 		return Result{}, err
 	}
@@ -64,9 +67,31 @@ func Run(ctx context.Context, r *live.Reader, o Options) (Result, error) {
 		u := d.Object
 		res.objects[ref{u.GetAPIVersion(), u.GetKind(), u.GetNamespace(), u.GetName()}] = objectInfo{uid: string(u.GetUID()), resourceVersion: u.GetResourceVersion()}
 	}
-	res.Findings, res.Summary = lint.Lint(docs, o.Lint)
+	lo := o.Lint
+	if lo.Privileged == nil {
+		lo.Privileged = SyncedBy(lo.Settings.Mode)
+	}
+	res.Findings, res.Summary = lint.Lint(docs, lo)
 	res.Summary.Documents = res.Policies
 	return res, nil
+}
+
+// SyncedBy says which stored objects a Kuma control plane wrote: on a zone, those
+// of origin global (synced down from the global control plane); on a global, those
+// of origin zone (synced up from the zones). The webhook admits them as privileged
+// writes (the sync runs as a privileged user) and so does the audit: judged as a
+// user's, they would all draw the origin and owned-label errors a user gets.
+func SyncedBy(mode api.Mode) func(*unstructured.Unstructured) bool {
+	other := ""
+	switch mode {
+	case api.ModeZone:
+		other = api.OriginGlobal
+	case api.ModeGlobal:
+		other = api.OriginZone
+	}
+	return func(u *unstructured.Unstructured) bool {
+		return other != "" && u.GetLabels()[api.LabelOrigin] == other
+	}
 }
 
 // Describe is the one line the command prints on standard error after reading:

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/lint"
 )
 
@@ -115,4 +116,30 @@ func keys(m map[string]*unstructured.Unstructured) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+func TestSyncedBy(t *testing.T) {
+	obj := func(origin string) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{Object: map[string]any{}}
+		if origin != "" {
+			u.SetLabels(map[string]string{"kuma.io/origin": origin})
+		}
+		return u
+	}
+	for _, tc := range []struct {
+		mode   api.Mode
+		origin string
+		want   bool
+	}{
+		{api.ModeZone, "global", true},
+		{api.ModeZone, "zone", false},
+		{api.ModeZone, "", false},
+		{api.ModeGlobal, "zone", true},
+		{api.ModeGlobal, "global", false},
+		{api.ModeStandalone, "global", false},
+	} {
+		if got := SyncedBy(tc.mode)(obj(tc.origin)); got != tc.want {
+			t.Errorf("SyncedBy(%s)(origin %q) = %v", tc.mode, tc.origin, got)
+		}
+	}
 }

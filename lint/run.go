@@ -35,6 +35,16 @@ type Options struct {
 	Ignore *IgnoreFile
 	// Now judges the expiry dates of suppressions; zero means the clock.
 	Now time.Time
+	// Privileged, when set, says which objects are judged as written by a
+	// privileged writer (the mesh's own sync), as the webhook judges them:
+	// meshguard audit sets it for objects a control plane synced into the
+	// cluster. Nil: every object is a user's.
+	Privileged func(*unstructured.Unstructured) bool
+}
+
+// privileged reports whether o judges obj as a privileged writer's.
+func (o Options) privileged(obj *unstructured.Unstructured) bool {
+	return o.Privileged != nil && o.Privileged(obj)
 }
 
 // Checked is a document that was defaulted and validated, for cross-document checks;
@@ -68,7 +78,7 @@ func Prepare(d *Document, o Options) (*api.Kind, field.ErrorList) {
 			meta["namespace"] = o.Namespace
 		}
 	}
-	replaced := defaults.Apply(d.Object, kind, o.Settings, api.Request{Operation: api.OpCreate})
+	replaced := defaults.Apply(d.Object, kind, o.Settings, api.Request{Operation: api.OpCreate, Privileged: o.privileged(d.Object)})
 	return kind, replaced
 }
 
@@ -235,7 +245,7 @@ func lintDoc(d *Document, o Options) ([]Finding, *api.Kind, any) {
 		// annotation is checked (the same check the validating webhook runs).
 		return FindingsFor(d, validate.DefaultInboundPolicy(d.Object), validate.SeverityError), nil, nil
 	}
-	res := validate.Validate(d.Object, kind, o.Settings, api.Request{Operation: api.OpCreate})
+	res := validate.Validate(d.Object, kind, o.Settings, api.Request{Operation: api.OpCreate, Privileged: o.privileged(d.Object)})
 	out := FindingsFor(d, res.Errors, validate.SeverityError)
 	out = append(out, FindingsFor(d, replaced, validate.SeverityWarning)...)
 	return append(out, FindingsFor(d, res.Warnings, validate.SeverityWarning)...), kind, res.Spec

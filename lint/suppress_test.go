@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/validate"
@@ -232,7 +234,6 @@ func TestSuppressedOutput(t *testing.T) {
 	if !strings.Contains(text.String(), "[suppressed by metadata.annotations[meshguard.io/ignore]: open]") {
 		t.Errorf("text with suppressed:\n%s", text.String())
 	}
-	_ = validate.CodeSuppressUnused
 }
 
 func FuzzParseIgnoreFile(f *testing.F) {
@@ -251,4 +252,29 @@ func FuzzParseIgnoreFile(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestPrivilegedObjects: an object Options.Privileged names is judged as the
+// webhook judges the mesh's own sync (audit: objects synced from global).
+func TestPrivilegedObjects(t *testing.T) {
+	doc := "apiVersion: kuma.io/v1alpha1\nkind: MeshTimeout\nmetadata:\n  name: t\n  namespace: kuma-system\n  labels:\n    kuma.io/origin: global\n" +
+		"spec:\n  targetRef:\n    kind: Mesh\n  to:\n    - targetRef:\n        kind: Mesh\n      default:\n        idleTimeout: 1h\n"
+	s := api.DefaultSettings()
+	s.Mode, s.Zone = api.ModeZone, "zone-1"
+	o := Options{Settings: s, Namespace: "default", Registry: api.DefaultRegistry()}
+	codes := func(o Options) []string {
+		fs, _ := Lint(LoadBytes("x.yaml", []byte(doc)), o)
+		var out []string
+		for _, f := range fs {
+			out = append(out, f.Code)
+		}
+		return out
+	}
+	if got := codes(o); !slices.Contains(got, validate.CodeOrigin) {
+		t.Errorf("a user's object of origin global on a zone: %v, want %s", got, validate.CodeOrigin)
+	}
+	o.Privileged = func(*unstructured.Unstructured) bool { return true }
+	if got := codes(o); len(got) != 0 {
+		t.Errorf("the sync's object: %v, want none", got)
+	}
 }
