@@ -113,6 +113,12 @@ summary and listed in json and sarif output; it does not change the exit code.
 Output formats: text (file:line: severity code field: message), json (one object
 with findings, summary and skipped) and sarif (SARIF 2.1.0 for code-scanning UIs).
 
+Suppressions: the meshguard.io/ignore annotation on an object ("MG203: reason;
+MG201 until 2027-01-31: reason") and --ignore-file accept warnings on purpose. A
+suppressed finding stays in json and sarif, marked, is counted (not listed) in text
+unless --show-suppressed, and never changes the exit code. Errors cannot be
+suppressed. See docs/lint.md#suppressions.
+
 Exit codes: 0 when nothing is at or above --fail-on, 1 when something is, 2 on a
 usage error or a document that cannot be read or parsed, or a render that fails
 (the other documents are still linted).`,
