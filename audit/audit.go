@@ -8,6 +8,7 @@ package audit
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -94,12 +95,30 @@ func SyncedBy(mode api.Mode) func(*unstructured.Unstructured) bool {
 	}
 }
 
-// Describe is the one line the command prints on standard error after reading:
-// what was read and what was not.
-func (r Result) Describe() string {
-	s := fmt.Sprintf("audited %d stored policies (and %d Namespaces, Services and workloads for the cross-object checks)", r.Policies, r.Inventory)
-	if n := len(r.Skipped); n > 0 {
-		s += fmt.Sprintf("; %d kinds not read (see --show-skipped-kinds)", n)
+// Describe is what the command prints on standard error after an audit: what
+// was read, and what was not, unserved kinds grouped by API group (a cluster
+// without Linkerd does not serve a dozen of them) and forbidden ones by name.
+func (r Result) Describe() []string {
+	out := []string{fmt.Sprintf("audited %d stored policies (and %d Namespaces, Services, ServiceAccounts and workloads for the cross-object checks)", r.Policies, r.Inventory)}
+	unserved := map[string][]string{}
+	var groups []string
+	for _, s := range r.Skipped {
+		if !strings.HasPrefix(s.Reason, "not served") {
+			out = append(out, fmt.Sprintf("not read: %s (%s): %s", s.Kind, s.Resource, s.Reason))
+			continue
+		}
+		g := s.Resource
+		if i := strings.IndexByte(g, '.'); i >= 0 {
+			g = g[i+1:]
+		}
+		g, _, _ = strings.Cut(g, "/")
+		if _, ok := unserved[g]; !ok {
+			groups = append(groups, g)
+		}
+		unserved[g] = append(unserved[g], s.Kind)
 	}
-	return s
+	for _, g := range groups {
+		out = append(out, fmt.Sprintf("not served by the cluster (CRDs not installed), not read: %s %s", g, strings.Join(unserved[g], ", ")))
+	}
+	return out
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/lint"
+	"github.com/meshguard/meshguard/live"
 )
 
 func finding(ns, kind, name, code, sev string, sup *lint.Suppression) lint.Finding {
@@ -141,5 +142,21 @@ func TestSyncedBy(t *testing.T) {
 		if got := SyncedBy(tc.mode)(obj(tc.origin)); got != tc.want {
 			t.Errorf("SyncedBy(%s)(origin %q) = %v", tc.mode, tc.origin, got)
 		}
+	}
+}
+
+func TestDescribe(t *testing.T) {
+	r := Result{Policies: 3, Inventory: 7, Skipped: []live.Skipped{
+		{Resource: "servers.policy.linkerd.io/v1beta3", Kind: "Server", Reason: "not served by the cluster (CRD not installed)"},
+		{Resource: "httproutes.policy.linkerd.io/v1beta3", Kind: "HTTPRoute", Reason: "not served by the cluster (CRD not installed)"},
+		{Resource: "meshtimeouts.kuma.io/v1alpha1", Kind: "MeshTimeout", Reason: "forbidden: no"},
+	}}
+	want := []string{
+		"audited 3 stored policies (and 7 Namespaces, Services, ServiceAccounts and workloads for the cross-object checks)",
+		"not read: MeshTimeout (meshtimeouts.kuma.io/v1alpha1): forbidden: no",
+		"not served by the cluster (CRDs not installed), not read: policy.linkerd.io Server, HTTPRoute",
+	}
+	if diff := cmp.Diff(want, r.Describe()); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
 	}
 }

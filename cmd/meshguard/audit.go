@@ -195,9 +195,8 @@ func (o *auditOptions) run(ctx context.Context, s streams) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(s.err, "meshguard audit: %s\n", r.Describe())
-	for _, sk := range r.Skipped {
-		fmt.Fprintf(s.err, "meshguard audit: not read: %s (%s): %s\n", sk.Kind, sk.Resource, sk.Reason)
+	for _, line := range r.Describe() {
+		fmt.Fprintf(s.err, "meshguard audit: %s\n", line)
 	}
 	lo := lintOptions{output: o.output, color: o.color, showSuppressed: o.showSuppressed}
 	if err := lo.write(s, r.Findings, r.Summary, nil); err != nil {
