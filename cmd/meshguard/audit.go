@@ -199,7 +199,13 @@ func (o *auditOptions) run(ctx context.Context, s streams) error {
 		fmt.Fprintf(s.err, "meshguard audit: %s\n", line)
 	}
 	lo := lintOptions{output: o.output, color: o.color, showSuppressed: o.showSuppressed}
-	if err := lo.write(s, r.Findings, r.Summary, nil); err != nil {
+	// Kinds not read go where lint puts documents it did not lint: json's
+	// skipped list, SARIF's notifications.
+	var skipped []lint.Skip
+	for _, sk := range r.Skipped {
+		skipped = append(skipped, lint.Skip{File: live.Source + sk.Resource, Reason: sk.Kind + " not read: " + sk.Reason})
+	}
+	if err := lo.write(s, r.Findings, r.Summary, skipped); err != nil {
 		return err
 	}
 	return exitFor(r.Findings, o.failOn)
