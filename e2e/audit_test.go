@@ -19,10 +19,16 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	sigsyaml "sigs.k8s.io/yaml"
 
+	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/audit"
 	"github.com/meshguard/meshguard/e2e/localcp"
+	"github.com/meshguard/meshguard/lint"
+	"github.com/meshguard/meshguard/live"
 )
 
 // reportCRDs are the chart's copies of the OpenReports and wg-policy CRDs.
@@ -267,6 +273,7 @@ func TestAuditStoredBeforeInstall(t *testing.T) {
 
 	// --interval: the gauge on /metrics follows the stored objects.
 	checkAuditMetrics(t, cp.Kubeconfig)
+	checkAuditRBAC(t, cp, c)
 }
 
 // checkAuditMetrics runs `meshguard audit --interval` and scrapes its gauge
@@ -366,5 +373,70 @@ spec:
 	_, stderr, err = kubectl(t, mtp("MG120: no action on purpose", "Allow"), "apply", "--dry-run=server", "-f", "-")
 	if err != nil || !strings.Contains(stderr, "MG052") {
 		t.Errorf("an unsuppressible code named: want MG052 (err %v):\n%s", err, stderr)
+	}
+}
+
+// checkAuditRBAC audits as the chart's audit ServiceAccount (impersonated), with
+// the ClusterRole the chart renders for it: nothing may be skipped as forbidden,
+// and the reports must be written. The generated RBAC is tested against a real
+// authorizer, not only rendered.
+func checkAuditRBAC(t *testing.T, cp *localcp.ControlPlane, c client.Client) {
+	t.Helper()
+	ctx := context.Background()
+	objs, err := localcp.RenderChart(map[string]any{"audit": map[string]any{"enabled": true, "reports": map[string]any{"installCRDs": false}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sa := ""
+	for _, o := range objs {
+		if !strings.HasSuffix(o.GetName(), "-audit") || (o.GetKind() != "ClusterRole" && o.GetKind() != "ClusterRoleBinding") {
+			continue
+		}
+		if err := c.Create(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+		if o.GetKind() == "ClusterRoleBinding" {
+			subjects, _, _ := unstructured.NestedSlice(o.Object, "subjects")
+			s := subjects[0].(map[string]any)
+			sa = fmt.Sprintf("system:serviceaccount:%s:%s", s["namespace"], s["name"])
+		}
+	}
+	if sa == "" {
+		t.Fatal("the chart rendered no audit ClusterRoleBinding")
+	}
+	cfg := rest.CopyConfig(cp.Config)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: sa, Groups: []string{"system:serviceaccounts", "system:authenticated"}}
+	reader, err := live.NewReader(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := api.DefaultSettings()
+	if err := s.LoadSchemas(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := audit.Run(ctx, reader, audit.Options{Lint: lint.Options{Settings: s, Namespace: "default", Registry: api.DefaultRegistry(), Stages: lint.CrossDocument(s, "default")}})
+	if err != nil {
+		t.Fatalf("audit as %s: %v", sa, err)
+	}
+	for _, sk := range r.Skipped {
+		if strings.HasPrefix(sk.Reason, "forbidden") {
+			t.Errorf("as %s: %s %s", sa, sk.Resource, sk.Reason)
+		}
+	}
+	if r.Policies == 0 || r.Inventory == 0 {
+		t.Errorf("as %s: read %d policies, %d inventory objects", sa, r.Policies, r.Inventory)
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ro := audit.ReportOptions{Format: audit.FormatOpenReports, Now: time.Now()}
+	if _, err := audit.Write(ctx, dyn, audit.Build(r, ro), ro); err != nil {
+		t.Errorf("writing reports as %s: %v", sa, err)
+	}
+	// The role writes only its own report kind.
+	wg := audit.ReportOptions{Format: audit.FormatWGPolicy, Now: time.Now()}
+	if _, err := audit.Write(ctx, dyn, audit.Build(r, wg), wg); err == nil || !strings.Contains(err.Error(), "forbidden") {
+		t.Errorf("wgpolicy reports with the openreports role: %v, want forbidden", err)
 	}
 }
