@@ -219,7 +219,7 @@ func TestLiveReader(t *testing.T) {
 	}
 	// One namespace: namespaced kinds of other namespaces are left out, the
 	// cluster-scoped Mesh stays.
-	res, err = r.Read(ctx, live.Options{Namespaces: []string{"live-b"}})
+	res, err = live.ReadCluster(ctx, cp.Kubeconfig, "", live.Options{Namespaces: []string{"live-b"}})
 	if err != nil {
 		t.Fatal(err)
 	}

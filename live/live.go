@@ -136,6 +136,20 @@ func NewReader(cfg *rest.Config) (*Reader, error) {
 	return &Reader{dyn: dyn, disc: disc}, nil
 }
 
+// ReadCluster is Config, NewReader and Read in one call, for the doors that read
+// a cluster once (meshguard check --kubeconfig, meshguard audit).
+func ReadCluster(ctx context.Context, kubeconfig, kubeContext string, o Options) (Result, error) {
+	cfg, err := Config(kubeconfig, kubeContext)
+	if err != nil {
+		return Result{}, err
+	}
+	r, err := NewReader(cfg)
+	if err != nil {
+		return Result{}, err
+	}
+	return r.Read(ctx, o)
+}
+
 // Read lists what o asks for. It fails when the cluster cannot be reached or a
 // list fails for another reason than a missing kind or a missing permission; a
 // list whose continuation expired mid-way (the objects changed too much while
