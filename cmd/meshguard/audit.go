@@ -155,8 +155,10 @@ func (o *auditOptions) run(ctx context.Context, s streams) error {
 	if err := o.check(); err != nil {
 		return err
 	}
-	eng, err := o.engine()
-	if err != nil {
+	// Read once here so a bad ignore file is a usage error at start; each audit
+	// reads it again, so expiry dates and an updated file (a ConfigMap) hold in
+	// a long --interval run.
+	if _, err := o.engine(); err != nil {
 		return err
 	}
 	cfg, err := live.Config(o.kubeconfig, o.context)
@@ -172,6 +174,10 @@ func (o *auditOptions) run(ctx context.Context, s streams) error {
 		return err
 	}
 	once := func(ctx context.Context, progress func(int)) (audit.Result, error) {
+		eng, err := o.engine()
+		if err != nil {
+			return audit.Result{}, err
+		}
 		r, err := audit.Run(ctx, reader, audit.Options{Lint: eng, Live: live.Options{Namespaces: o.namespaces, PageSize: o.pageSize, Progress: progress}})
 		if err != nil || !o.writeReports {
 			return r, err
