@@ -142,25 +142,31 @@ func Build(r Result, o ReportOptions) map[string]*unstructured.Unstructured {
 		if ns == "" {
 			kind = clusterKind
 		}
-		u := &unstructured.Unstructured{Object: map[string]any{
-			"apiVersion": apiVersion, "kind": kind,
-			"metadata": map[string]any{"name": ReportName, "labels": map[string]any{ManagedByLabel: managedBy}},
-			"summary":  map[string]any{"pass": a.pass, "fail": a.fail, "warn": a.warn, "error": int64(0), "skip": a.skip},
-			"results":  a.results,
-		}}
-		if o.Format == FormatOpenReports {
-			u.Object["source"] = Source
-		}
-		if ns != "" {
-			u.SetNamespace(ns)
-		}
-		if a.results == nil {
-			u.Object["results"] = []any{}
-		}
-		sortResults(a.results)
-		out[ns] = u
+		summary := map[string]any{"pass": a.pass, "fail": a.fail, "warn": a.warn, "error": int64(0), "skip": a.skip}
+		out[ns] = newReport(o.Format, apiVersion, kind, ns, summary, a.results)
 	}
 	return out
+}
+
+// newReport is one report object, its results sorted.
+func newReport(f Format, apiVersion, kind, ns string, summary map[string]any, results []any) *unstructured.Unstructured {
+	if results == nil {
+		results = []any{}
+	}
+	sortResults(results)
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": apiVersion, "kind": kind,
+		"metadata": map[string]any{"name": ReportName, "labels": map[string]any{ManagedByLabel: managedBy}},
+		"summary":  summary,
+		"results":  results,
+	}}
+	if f == FormatOpenReports {
+		u.Object["source"] = Source
+	}
+	if ns != "" {
+		u.SetNamespace(ns)
+	}
+	return u
 }
 
 // rank orders findings for a report cut short: errors, warnings, suppressed.
