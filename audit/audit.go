@@ -60,6 +60,10 @@ func Run(ctx context.Context, r *live.Reader, o Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	// The inventory is linted in the same run rather than handed over as
+	// lint.InventoryOf: the stages need its objects as documents (the Linkerd
+	// Server checks read pod templates, the reference stage enters every object
+	// of the run), and Namespaces and workloads get their own check (MG341).
 	docs := make([]lint.Document, 0, len(read.Docs)+len(read.Inventory))
 	docs = append(docs, read.Docs...)
 	docs = append(docs, read.Inventory...)

@@ -68,7 +68,7 @@ func TestAnnotationWebhook(t *testing.T) {
 	if len(w.ClientConfig.CABundle) != 0 {
 		t.Error("caBundle rendered; the rotator owns it")
 	}
-	excluded(t, "annotations", w.NamespaceSelector, "kube-system", namespace)
+	excluded(t, "annotations", w.NamespaceSelector, "kube-system", "kube-node-lease", namespace)
 }
 
 // TestAnnotationWebhookValues: linkerd.annotationCheck turns the webhook off or sets

@@ -82,7 +82,11 @@ func TestSchemaRejects(t *testing.T) {
 		{"linkerd.annotationCheck.failurePolicy", map[string]any{"linkerd": map[string]any{"annotationCheck": map[string]any{"failurePolicy": "Maybe"}}}, "", "failurePolicy"},
 		{"linkerd.annotationCheck.enabled", map[string]any{"linkerd": map[string]any{"annotationCheck": map[string]any{"enabled": "yes"}}}, "", "enabled"},
 		{"linkerd.annotationCheck misspelt", map[string]any{"linkerd": map[string]any{"annotationCheck": map[string]any{"enable": false}}}, "", "enable"},
-		{"timeout too long", map[string]any{"timeoutSeconds": 31}, "", "timeoutSeconds"},
+		{"timeout too long", map[string]any{"timeoutSeconds": 6}, "", "timeoutSeconds"},
+		{"nodeSpread", map[string]any{"nodeSpread": "always"}, "", "nodeSpread"},
+		{"networkPolicy CIDR", map[string]any{"networkPolicy": map[string]any{"enabled": true, "apiServerCIDRs": []any{"10.0.0.1"}}}, "", "apiServerCIDRs"},
+		{"metrics on the webhook port", map[string]any{"metrics": map[string]any{"port": 9443}}, "", "port"},
+		{"negative preStop sleep", map[string]any{"shutdown": map[string]any{"preStopSleepSeconds": -1, "timeoutSeconds": 15}}, "", "preStopSleepSeconds"},
 		{"timeout as string", map[string]any{"timeoutSeconds": "5"}, "", "timeoutSeconds"},
 		{"zero replicas", map[string]any{"replicaCount": 0}, "", "replicaCount"},
 		{"misspelt key", map[string]any{"replicas": 3}, "", "replicas"},
@@ -137,6 +141,7 @@ func TestHelmLint(t *testing.T) {
 	for name, vals := range map[string]map[string]any{
 		"defaults": nil,
 		"url mode": {"webhook": map[string]any{"url": "https://127.0.0.1:9443"}, "deployment": map[string]any{"enabled": false}},
+		"zone":     {"mode": "zone", "zone": "zone-1", "privilegedGroups": []any{"mesh-admins"}, "nodeSpread": "preferred"},
 		"cert-manager": {"certRotation": map[string]any{"enabled": false, "certSecretName": "tls",
 			"certManager": map[string]any{"injectCAFrom": "meshguard-system/serving"}}},
 	} {

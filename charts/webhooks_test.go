@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -85,38 +86,92 @@ func covered(t *testing.T, rules []admissionv1.RuleWithOperations) (gvrs []strin
 	return gvrs, opSet
 }
 
-func registryGVRs() []string {
-	var out []string
-	for _, k := range api.DefaultRegistry().Kinds() {
-		out = append(out, k.Group+"/"+k.Version+"/"+k.Plural)
+// rulesByGVR expands rules into "group/version/resource" -> its operations, sorted
+// and comma-joined, failing on wildcards and on a resource listed twice.
+func rulesByGVR(t *testing.T, name string, rules []admissionv1.RuleWithOperations) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for i, r := range rules {
+		ops := make([]string, 0, len(r.Operations))
+		for _, o := range r.Operations {
+			ops = append(ops, string(o))
+		}
+		sort.Strings(ops)
+		for _, g := range r.APIGroups {
+			for _, v := range r.APIVersions {
+				for _, res := range r.Resources {
+					if strings.Contains(g+v+res, "*") {
+						t.Errorf("%s: wildcard in rule %d: %s/%s/%s", name, i, g, v, res)
+					}
+					k := g + "/" + v + "/" + res
+					if _, dup := out[k]; dup {
+						t.Errorf("%s: %s in two rules", name, k)
+					}
+					out[k] = strings.Join(ops, ",")
+				}
+			}
+		}
 	}
-	sort.Strings(out)
 	return out
 }
 
-// TestRulesMatchRegistry: every kind of the registry is guarded by both webhooks,
-// with exactly its group, version and plural, and nothing else is.
+// wantRules is what each webhook must see of the registry in a mode: the mutating
+// webhook CREATE and UPDATE of the kinds meshguard mutates, the validating webhook
+// CREATE and UPDATE of every kind plus DELETE where a delete can be refused.
+func wantRules(mode api.Mode) (mut, val map[string]string) {
+	mut, val = map[string]string{}, map[string]string{}
+	for _, k := range api.DefaultRegistry().Kinds() {
+		gvr := k.Group + "/" + k.Version + "/" + k.Plural
+		if k.Mutated() {
+			mut[gvr] = "CREATE,UPDATE"
+		}
+		val[gvr] = "CREATE,UPDATE"
+		if k.DeleteChecked(mode) {
+			val[gvr] = "CREATE,DELETE,UPDATE"
+		}
+	}
+	return mut, val
+}
+
+// TestRulesMatchRegistry: in every mode, each kind of the registry is guarded by the
+// validating webhook, and the Kuma kinds by the mutating one, with exactly its group,
+// version and plural, and nothing else is. DELETE reaches meshguard only where a
+// delete can be refused: the validating webhook in mode zone, never the mutating one,
+// so when meshguard is down nobody is kept from deleting a policy.
 func TestRulesMatchRegistry(t *testing.T) {
-	mut, val := webhooks(t, mustRender(t, nil))
-	want := registryGVRs()
 	// 16 Kuma policies (issue 2), 15 Kuma resources (issue 15) and 21 Linkerd kind
 	// versions (issue 6: 9; issue 16: EgressNetwork, HTTPLocalRateLimitPolicy, 4
 	// HTTPRoute versions and 6 versions of the Gateway API routes Linkerd bundles).
-	if len(want) != 16+15+21 {
-		t.Errorf("registry has %d kinds; want the 31 Kuma and 21 Linkerd ones", len(want))
+	if n := len(api.DefaultRegistry().Kinds()); n != 16+15+21 {
+		t.Errorf("registry has %d kinds; want the 31 Kuma and 21 Linkerd ones", n)
 	}
-	for _, c := range []struct {
-		name string
-		w    webhookView
-		ops  []string
-	}{{"mutating", mut, []string{"CREATE", "UPDATE"}}, {"validating", val, []string{"CREATE", "DELETE", "UPDATE"}}} {
-		got, ops := covered(t, c.w.rules)
-		if !slices.Equal(got, want) {
-			t.Errorf("%s rules cover\n%v\nregistry has\n%v", c.name, got, want)
-		}
-		if !slices.Equal(ops, c.ops) {
-			t.Errorf("%s operations = %v, want %v", c.name, ops, c.ops)
-		}
+	for _, mode := range []api.Mode{api.ModeStandalone, api.ModeZone, api.ModeGlobal} {
+		t.Run(string(mode), func(t *testing.T) {
+			vals := map[string]any{"mode": string(mode)}
+			if mode == api.ModeZone {
+				vals["zone"] = "zone-1"
+			}
+			mut, val := webhooks(t, mustRender(t, vals))
+			wantMut, wantVal := wantRules(mode)
+			for _, c := range []struct {
+				name string
+				got  map[string]string
+				want map[string]string
+			}{{"mutating", rulesByGVR(t, "mutating", mut.rules), wantMut}, {"validating", rulesByGVR(t, "validating", val.rules), wantVal}} {
+				if diff := cmp.Diff(c.want, c.got); diff != "" {
+					t.Errorf("%s rules (-registry +rendered):\n%s", c.name, diff)
+				}
+			}
+			deletes := 0
+			for _, ops := range rulesByGVR(t, "validating", val.rules) {
+				if strings.Contains(ops, "DELETE") {
+					deletes++
+				}
+			}
+			if (deletes > 0) != (mode == api.ModeZone) {
+				t.Errorf("mode %s: %d kinds with DELETE", mode, deletes)
+			}
+		})
 	}
 }
 
@@ -155,7 +210,7 @@ func TestWebhookDefaults(t *testing.T) {
 		if _, ok := w.annotations["cert-manager.io/inject-ca-from"]; ok {
 			t.Errorf("%s: cert-manager annotation with rotation on", name)
 		}
-		excluded(t, name, w.namespaceSelector, "kube-system", namespace)
+		excluded(t, name, w.namespaceSelector, "kube-system", "kube-node-lease", namespace)
 	}
 	if p := mut.clientConfig.Service.Path; p == nil || *p != "/mutate" {
 		t.Errorf("mutating path = %v", p)
@@ -186,7 +241,7 @@ func excluded(t *testing.T, name string, sel *metav1.LabelSelector, namespaces .
 func TestWebhookValues(t *testing.T) {
 	m, err := renderChart(t, map[string]any{
 		"failurePolicy":  map[string]any{"mutating": "Ignore", "validating": "Fail"},
-		"timeoutSeconds": 12,
+		"timeoutSeconds": 3,
 		"objectSelector": map[string]any{"matchLabels": map[string]any{"meshguard.io/guard": "true"}},
 		"extraNamespaceSelectorExpressions": []any{
 			map[string]any{"key": "team", "operator": "Exists"},
@@ -200,13 +255,13 @@ func TestWebhookValues(t *testing.T) {
 		t.Errorf("failurePolicy = %s/%s, want Ignore/Fail", *mut.failurePolicy, *val.failurePolicy)
 	}
 	for name, w := range map[string]webhookView{"mutating": mut, "validating": val} {
-		if *w.timeout != 12 {
+		if *w.timeout != 3 {
 			t.Errorf("%s: timeoutSeconds = %d", name, *w.timeout)
 		}
 		if w.objectSelector.MatchLabels["meshguard.io/guard"] != "true" {
 			t.Errorf("%s: objectSelector = %+v", name, w.objectSelector)
 		}
-		excluded(t, name, w.namespaceSelector, "kube-system", "guards")
+		excluded(t, name, w.namespaceSelector, "kube-system", "kube-node-lease", "guards")
 		if n := len(w.namespaceSelector.MatchExpressions); n != 2 || w.namespaceSelector.MatchExpressions[1].Key != "team" {
 			t.Errorf("%s: extra expression missing: %+v", name, w.namespaceSelector.MatchExpressions)
 		}

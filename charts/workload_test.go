@@ -11,6 +11,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 
 	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/refs"
 )
 
 func deployment(t *testing.T, m *manifests) *appsv1.Deployment {
@@ -93,14 +94,7 @@ func TestDeploymentDefaults(t *testing.T) {
 		t.Errorf("resources = %+v", c.Resources)
 	}
 
-	// Spread softly: preferred anti-affinity, ScheduleAnyway spread.
-	if a := ps.Affinity; a == nil || a.PodAntiAffinity == nil || len(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) != 0 ||
-		len(a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution) != 1 {
-		t.Errorf("affinity = %+v", ps.Affinity)
-	}
-	if len(ps.TopologySpreadConstraints) != 1 || ps.TopologySpreadConstraints[0].WhenUnsatisfiable != corev1.ScheduleAnyway {
-		t.Errorf("topologySpreadConstraints = %+v", ps.TopologySpreadConstraints)
-	}
+	// Spread, shutdown, NetworkPolicy and resources: hardening_test.go.
 
 	svc := get[*corev1.Service](t, m, "Service/meshguard-webhook")
 	if p := svc.Spec.Ports[0]; p.Port != 443 || p.TargetPort.String() != "webhook" {
@@ -167,7 +161,8 @@ func TestDeploymentValues(t *testing.T) {
 }
 
 // TestRBACLeastPrivilege: no wildcards, Secrets only in the release namespace and
-// only the cert Secret by name, webhook configurations only the chart's own by name.
+// only the cert Secret by name, webhook configurations only the chart's own by name,
+// for every verb including list and watch.
 func TestRBACLeastPrivilege(t *testing.T) {
 	m := mustRender(t, nil)
 	cr := get[*rbacv1.ClusterRole](t, m, "ClusterRole/meshguard")
@@ -175,7 +170,6 @@ func TestRBACLeastPrivilege(t *testing.T) {
 	if role.Namespace != namespace {
 		t.Errorf("role namespace = %q", role.Namespace)
 	}
-	named := map[string]bool{"get": true, "update": true}
 	check := func(scope string, rules []rbacv1.PolicyRule) map[string][]string {
 		granted := map[string][]string{} // "group/resource:verb" -> names ("" = any)
 		for _, r := range rules {
@@ -208,16 +202,22 @@ func TestRBACLeastPrivilege(t *testing.T) {
 	wantCluster := map[string][]string{
 		"admissionregistration.k8s.io/mutatingwebhookconfigurations:get":      {"meshguard-mutating"},
 		"admissionregistration.k8s.io/mutatingwebhookconfigurations:update":   {"meshguard-mutating"},
-		"admissionregistration.k8s.io/mutatingwebhookconfigurations:list":     {""},
-		"admissionregistration.k8s.io/mutatingwebhookconfigurations:watch":    {""},
+		"admissionregistration.k8s.io/mutatingwebhookconfigurations:list":     {"meshguard-mutating"},
+		"admissionregistration.k8s.io/mutatingwebhookconfigurations:watch":    {"meshguard-mutating"},
 		"admissionregistration.k8s.io/validatingwebhookconfigurations:get":    {"meshguard-validating"},
 		"admissionregistration.k8s.io/validatingwebhookconfigurations:update": {"meshguard-validating"},
-		"admissionregistration.k8s.io/validatingwebhookconfigurations:list":   {""},
-		"admissionregistration.k8s.io/validatingwebhookconfigurations:watch":  {""},
+		"admissionregistration.k8s.io/validatingwebhookconfigurations:list":   {"meshguard-validating"},
+		"admissionregistration.k8s.io/validatingwebhookconfigurations:watch":  {"meshguard-validating"},
 	}
 	for _, k := range api.DefaultRegistry().Watched() {
 		for _, verb := range []string{"get", "list", "watch"} {
 			wantCluster[k.Group+"/"+k.Plural+":"+verb] = []string{""}
+		}
+	}
+	// And the kinds references name, which the webhook caches for MG401-MG449.
+	for _, w := range refs.WatchedKinds(api.DefaultRegistry()) {
+		for _, verb := range []string{"get", "list", "watch"} {
+			wantCluster[w.GVK.Group+"/"+w.Plural+":"+verb] = []string{""}
 		}
 	}
 	equalGrants(t, "ClusterRole", cg, wantCluster)
@@ -228,15 +228,18 @@ func TestRBACLeastPrivilege(t *testing.T) {
 	}
 	wantRole := map[string][]string{
 		"/secrets:get": {"meshguard-webhook-cert"}, "/secrets:update": {"meshguard-webhook-cert"},
-		"/secrets:list": {""}, "/secrets:watch": {""},
+		"/secrets:list": {"meshguard-webhook-cert"}, "/secrets:watch": {"meshguard-webhook-cert"},
 		"/events:create": {""}, "/events:patch": {""},
 		"events.k8s.io/events:create": {""}, "events.k8s.io/events:patch": {""},
 	}
 	equalGrants(t, "Role", rg, wantRole)
-	for k, names := range rg {
-		verb := k[strings.Index(k, ":")+1:]
-		if strings.Contains(k, "secrets") && named[verb] && slices.Contains(names, "") {
-			t.Errorf("Role: %s not restricted by resourceNames", k)
+	// Every verb on a Secret or a webhook configuration names the chart's own: the
+	// rotator lists and watches them with metadata.name field selectors.
+	for scope, g := range map[string]map[string][]string{"Role": rg, "ClusterRole": cg} {
+		for k, names := range g {
+			if (strings.Contains(k, "secrets") || strings.Contains(k, "webhookconfigurations")) && (len(names) == 0 || slices.Contains(names, "")) {
+				t.Errorf("%s: %s not restricted by resourceNames", scope, k)
+			}
 		}
 	}
 

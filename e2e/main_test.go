@@ -20,11 +20,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/e2e/crds"
@@ -74,6 +76,9 @@ func TestMain(m *testing.M) {
 
 func setup(m *testing.M) (int, error) {
 	ctx := context.Background()
+	// envtest's and the suite's clients log through controller-runtime's logger;
+	// unset, controller-runtime prints a stack trace after 30 s (a slow start).
+	ctrllog.SetLogger(logr.Discard())
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
 		return 1, err

@@ -3,6 +3,7 @@ package lint
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"testing"
 
 	"github.com/meshguard/meshguard/api"
@@ -101,5 +102,59 @@ func BenchmarkCrossDocumentSameProxy(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// inventoryStream builds the workloads and Services policyStream's n policies
+// name: a Deployment per policy (app: web-i) and a Service backend per namespace.
+func inventoryStream(n int) []byte {
+	var b bytes.Buffer
+	for i := range 50 {
+		fmt.Fprintf(&b, "---\napiVersion: v1\nkind: Service\nmetadata: {name: backend, namespace: team-%d}\nspec:\n  ports: [{name: http, port: 8080}]\n", i)
+	}
+	for i := range n {
+		fmt.Fprintf(&b, "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web-%d, namespace: team-%d}\nspec:\n  template:\n    metadata: {labels: {app: web-%d}}\n", i, i%50, i)
+	}
+	return b.Bytes()
+}
+
+// BenchmarkReferences10k lints 10,000 policies whose MeshService and Dataplane
+// references all resolve against an inventory of 10,000 workloads and their
+// Services, with the reference stage and without it (--no-inventory): the
+// difference is what resolution costs, which must stay linear.
+func BenchmarkReferences10k(b *testing.B) {
+	const n = 10_000
+	s := api.DefaultSettings()
+	data := policyStream(n)
+	invFile := b.TempDir() + "/inventory.yaml"
+	if err := os.WriteFile(invFile, inventoryStream(n), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	base := Options{Settings: s, Namespace: "default", Registry: api.DefaultRegistry()}
+	inv, bad := LoadInventory([]string{invFile}, LoadOptions{}, base)
+	if len(bad) > 0 || len(inv.Entries) != n+50 {
+		b.Fatalf("inventory: %d entries, %v", len(inv.Entries), bad)
+	}
+	for _, refs := range []bool{false, true} {
+		o := base
+		o.Stages = CrossDocumentInventory(s, "default", nil)
+		if refs {
+			o.Stages = CrossDocumentInventory(s, "default", inv)
+		}
+		b.Run(fmt.Sprintf("refs=%v", refs), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				fs, sum, _ := Run([]string{"-"}, bytes.NewReader(data), LoadOptions{}, o, nil)
+				if sum.Documents != n || sum.Errors != 0 {
+					b.Fatalf("summary %+v", sum)
+				}
+				for _, f := range fs {
+					if CodeNumber(f.Code)/100 == 4 {
+						b.Fatalf("a reference does not resolve: %+v", f)
+					}
+				}
+			}
+			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "docs/s")
+		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/meshguard/meshguard/compile"
+	"github.com/meshguard/meshguard/refs"
 	"github.com/meshguard/meshguard/validate"
 )
 
@@ -15,7 +16,7 @@ import (
 // MG301 (Linkerd). `meshguard rules`, docs/rules.md and the SARIF rule table all
 // read this one list, so a new code is documented everywhere at once.
 func Rules() []validate.RuleDoc {
-	rules := append(validate.Catalogue(), compile.Catalogue()...)
+	rules := slices.Concat(validate.Catalogue(), compile.Catalogue(), refs.Catalogue())
 	slices.SortStableFunc(rules, func(a, b validate.RuleDoc) int {
 		return cmp.Or(cmp.Compare(CodeNumber(a.Code), CodeNumber(b.Code)), cmp.Compare(a.Code, b.Code))
 	})

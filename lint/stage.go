@@ -81,10 +81,10 @@ func (a Anchor) Finding(severity, code, fieldPath, msg string) Finding {
 
 // CrossDocument returns the stages `meshguard lint` runs over the whole input: the
 // RBAC analysis of MeshTrafficPermissions, Linkerd Server conflicts, routes whose
-// parent EgressNetwork is missing and Servers with several rate-limit policies. s are the
+// parent EgressNetwork is missing, Servers with several rate-limit policies and
+// references that resolve to nothing among the input's objects (see
+// CrossDocumentInventory for more objects to resolve against). s are the
 // deployment settings and ns the namespace of documents that name none.
 func CrossDocument(s api.Settings, ns string) func() []Stage {
-	return func() []Stage {
-		return []Stage{&rbacStage{systemNamespace: s.SystemNamespace}, &serverStage{namespace: ns}, &egressStage{namespace: ns}, &rateLimitStage{namespace: ns}}
-	}
+	return CrossDocumentInventory(s, ns, &Inventory{})
 }

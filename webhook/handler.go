@@ -66,6 +66,9 @@ type Handlers struct {
 	LinkerdStored func(ctx context.Context) []unstructured.Unstructured
 	// Now is the clock suppressions' expiry dates are judged by; nil: time.Now.
 	Now func() time.Time
+	// RefObjects lists cached objects that references may name, for the warnings of
+	// references that resolve to nothing (MG401-MG449); nil checks none.
+	RefObjects RefLister
 }
 
 // privileged reports whether the request comes from the mesh's own sync (or another
@@ -197,6 +200,11 @@ func (e *Handlers) Validate(ctx context.Context, req admission.Request) admissio
 		conflicts = e.withoutSuppressed(d.obj, conflicts)
 		res.Warnings = append(slices.Clip(res.Warnings), conflicts...)
 		warnings = appendBounded(warnings, Warnings(conflicts)...)
+	}
+	// References that resolve to nothing are warnings the annotation may accept.
+	if dangling := e.withoutSuppressed(d.obj, e.references(ctx, d.obj)); len(dangling) > 0 {
+		res.Warnings = append(slices.Clip(res.Warnings), dangling...)
+		warnings = appendBounded(warnings, Warnings(dangling)...)
 	}
 	e.record(kind, res)
 	resp := admission.Allowed("")

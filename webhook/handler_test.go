@@ -1,7 +1,6 @@
 package webhook
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"path/filepath"
@@ -28,7 +27,11 @@ import (
 
 func testEngine(stored ...unstructured.Unstructured) *Handlers {
 	s := api.DefaultSettings()
-	pv := NewPreview(func(context.Context) ([]unstructured.Unstructured, bool) { return stored, true },
+	index, err := IndexedPolicies(stored, s.SystemNamespace)
+	if err != nil {
+		panic(err) // only objects that are not Unstructured fail to be indexed
+	}
+	pv := NewPreview(index,
 		compile.Options{Form: compile.FormExpanded, MaxExpandedRules: 64, SystemNamespace: s.SystemNamespace})
 	return &Handlers{
 		Registry: api.DefaultRegistry(), Settings: s, Log: logr.Discard(),

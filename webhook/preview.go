@@ -13,29 +13,31 @@ import (
 // MTPGVK is the kind the preview keeps in its informer cache.
 var MTPGVK = api.DefaultRegistry().MeshTrafficPermission().GVK()
 
-// PolicyLister lists the MeshTrafficPermissions the cluster already has. The server
-// backs it with a controller-runtime informer cache, so the request path never calls
-// the API server; ok=false means the cache is not available (no CRD, not synced).
+// PolicyLister lists the MeshTrafficPermissions the cluster already has, from an
+// informer cache; ok=false means the cache is not available (no CRD, not synced).
+// The preview does not list them (see PolicyIndex).
 type PolicyLister func(ctx context.Context) (items []unstructured.Unstructured, ok bool)
 
 // maxPreviewLines bounds the preview part of the warnings (compile.AdmissionLines
 // chooses what goes in them).
 const maxPreviewLines = 6
 
-// preview is the state behind NewPreview's PreviewFunc: the stored policies read
-// and compiled so far (previewCache, keyed by the stored objects' uid and
-// resourceVersion, never by the request).
+// preview is the state behind NewPreview's PreviewFunc: the index of stored
+// policies and those read so far (previewCache, keyed by the stored objects' uid
+// and resourceVersion, never by the request).
 type preview struct {
-	list   PolicyLister
+	index  PolicyIndex
 	stored *previewCache
 }
 
 // NewPreview returns the PreviewFunc of the validating handler: the incoming policy is
 // merged with the stored ones that select the same proxies (the effective RBAC, not
 // the policy in isolation), and the groups it takes part in are summarised. The
-// `rbac-preview` annotation is compact JSON (compile.MarshalJSONCompact).
-func NewPreview(list PolicyLister, opts compile.Options) PreviewFunc {
-	p := &preview{list: list, stored: newPreviewCache(opts)}
+// `rbac-preview` annotation is compact JSON (compile.MarshalJSONCompact). index
+// finds the stored policies; it must file them under PolicyIndexKeys with
+// opts.SystemNamespace.
+func NewPreview(index PolicyIndex, opts compile.Options) PreviewFunc {
+	p := &preview{index: index, stored: newPreviewCache(opts)}
 	return p.answer
 }
 
@@ -45,8 +47,7 @@ func (p *preview) answer(ctx context.Context, obj *unstructured.Unstructured, sp
 	if err != nil {
 		return errorLine(err), ""
 	}
-	stored, listed := p.list(ctx)
-	return p.compute(incoming, stored, listed)
+	return p.compute(ctx, incoming)
 }
 
 // incomingPolicy is the policy of the incoming object, from the spec validation
@@ -59,11 +60,22 @@ func incomingPolicy(obj *unstructured.Unstructured, spec *api.MeshTrafficPermiss
 }
 
 // compute builds the answer from scratch (apart from previewCache's reuse of stored
-// policies).
-func (p *preview) compute(incoming compile.Policy, stored []unstructured.Unstructured, listed bool) ([]string, string) {
-	// The incoming object replaces its stored version (UPDATE).
-	policies, targets := p.stored.policies(incoming, stored, incoming.Namespace, incoming.Name)
-	previews, err := p.stored.build(policies, targets)
+// policies): the incoming policy with the stored ones that share a group with it
+// (compile.Related; the incoming object replaces its stored version on UPDATE).
+func (p *preview) compute(ctx context.Context, incoming compile.Policy) ([]string, string) {
+	listed := true
+	policies := compile.Related(incoming, p.stored.sysNS, func(key string) []compile.Stored {
+		items, ok := p.index(ctx, key)
+		if !ok {
+			listed = false
+			return nil
+		}
+		return p.stored.read(items)
+	})
+	if !listed {
+		policies = policies[:1]
+	}
+	previews, err := compile.BuildPreviews(policies, p.stored.opts)
 	if err != nil {
 		return errorLine(err), ""
 	}

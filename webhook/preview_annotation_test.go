@@ -9,6 +9,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/compile"
 )
 
@@ -38,7 +39,11 @@ func TestAnnotationBound(t *testing.T) {
 	opts := compile.Options{Form: compile.FormExpanded, MaxExpandedRules: 64}
 	for _, n := range []int{3, 600} {
 		stored := mk(n)
-		p := NewPreview(func(context.Context) ([]unstructured.Unstructured, bool) { return stored, true }, opts)
+		index, err := IndexedPolicies(stored, api.DefaultSystemNS)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := NewPreview(index, opts)
 		in := stored[0].DeepCopy()
 		in.SetName("incoming")
 		lines, ann := p(context.Background(), in, nil)

@@ -9,14 +9,18 @@ import (
 	"github.com/meshguard/meshguard/compile"
 )
 
-// maxParsedSlack bounds the preview cache: past it, it forgets the parsed objects
-// the current list does not hold.
-const maxParsedSlack = 256
+// maxParsedPerGeneration bounds the stored policies previewCache keeps read: it
+// keeps the ones read since its current generation began, up to this many, and
+// those of the generation before.
+const maxParsedPerGeneration = 2048
 
 // previewCache makes the preview's cost depend on the incoming policy and the few
 // stored ones that share its proxies, not on every MeshTrafficPermission of the
 // cluster:
 //
+//   - the stored policies are found through the informer's index of their targets
+//     (PolicyIndex, compile.Related): only candidates that can share a group with
+//     the incoming policy are read, however many policies the cluster stores;
 //   - stored objects are read (compile.PolicyFromObject) once per uid and
 //     resourceVersion, which change with every write of an object;
 //   - only the groups that contain the incoming policy are compiled: groups are
@@ -24,15 +28,17 @@ const maxParsedSlack = 256
 //     compiling the incoming policy with the stored ones that share a group with it
 //     forms those groups again, with the same members, and they come out as they
 //     would from compiling everything. A stored group the incoming policy is not in
-//     is not this request's business: its errors, if any, do not fail the answer,
-//     and it costs nothing, however many policies the cluster stores.
+//     is not this request's business: its errors, if any, do not fail the answer.
 //
 // Objects without uid or resourceVersion (not from an API server) are not cached.
 type previewCache struct {
-	opts   compile.Options
-	sysNS  string
-	mu     sync.Mutex
-	parsed map[parsedKey]parsedPolicy
+	opts  compile.Options
+	sysNS string
+	mu    sync.Mutex
+	// parsed holds the policies read in this generation, previous those of the one
+	// before; a hit there moves to parsed. A new generation begins when parsed is
+	// full, so what was read recently stays and the rest is forgotten.
+	parsed, previous map[parsedKey]parsedPolicy
 }
 
 // parsedKey identifies a stored object's content: its uid and resourceVersion.
@@ -40,8 +46,7 @@ type parsedKey struct{ uid, rv string }
 
 // parsedPolicy is a stored object read once: its policy and the policy's target.
 type parsedPolicy struct {
-	policy compile.Policy
-	target compile.Target
+	stored compile.Stored
 	ok     bool
 }
 
@@ -59,89 +64,51 @@ func metaString(meta map[string]any, field string) string {
 	return s
 }
 
-// policies reads the stored objects other than namespace/name, in list order,
-// skipping those that do not compile, and returns them after first:
-// out[0] is first, out[1:] the stored policies and targets[i] is
-// compile.TargetOf(out[i+1]).
-func (c *previewCache) policies(first compile.Policy, stored []unstructured.Unstructured, namespace, name string) (out []compile.Policy, targets []compile.Target) {
-	keys := make([]parsedKey, 0, len(stored))
-	out = make([]compile.Policy, 1, len(stored)+1)
-	out[0] = first
-	targets = make([]compile.Target, 0, len(stored))
+// read returns the policies of the stored objects an index lookup found, with
+// their targets, skipping those that do not compile.
+func (c *previewCache) read(items []unstructured.Unstructured) []compile.Stored {
+	out := make([]compile.Stored, 0, len(items))
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for i := range stored {
-		u := &stored[i]
-		// Read like GetNamespace, GetName, GetUID and GetResourceVersion, without
-		// their allocations.
+	for i := range items {
+		u := &items[i]
+		// Read like GetUID and GetResourceVersion, without their allocations.
 		meta, _ := u.Object["metadata"].(map[string]any)
-		if metaString(meta, "namespace") == namespace && metaString(meta, "name") == name {
-			continue
-		}
 		uid, rv := metaString(meta, "uid"), metaString(meta, "resourceVersion")
 		if uid == "" || rv == "" {
-			if p, err := compile.PolicyFromObject(u); err == nil {
-				out = append(out, p)
-				targets = append(targets, compile.TargetOf(p, c.sysNS))
+			if pp := c.parse(u); pp.ok {
+				out = append(out, pp.stored)
 			}
 			continue
 		}
 		key := parsedKey{uid, rv}
-		keys = append(keys, key)
 		pp, hit := c.parsed[key]
 		if !hit {
-			p, err := compile.PolicyFromObject(u)
-			pp = parsedPolicy{policy: p, ok: err == nil}
-			if pp.ok {
-				pp.target = compile.TargetOf(p, c.sysNS)
+			if pp, hit = c.previous[key]; !hit {
+				pp = c.parse(u)
 			}
-			c.parsed[key] = pp
+			c.remember(key, pp)
 		}
 		if pp.ok {
-			out = append(out, pp.policy)
-			targets = append(targets, pp.target)
-		}
-	}
-	if len(c.parsed) > len(stored)+maxParsedSlack {
-		keep := make(map[parsedKey]parsedPolicy, len(keys))
-		for _, k := range keys {
-			keep[k] = c.parsed[k]
-		}
-		c.parsed = keep
-	}
-	return out, targets
-}
-
-// build compiles the previews of policies (the incoming one first, then the stored
-// ones, whose targets are storedTargets) that contain the incoming policy.
-func (c *previewCache) build(policies []compile.Policy, storedTargets []compile.Target) ([]compile.Preview, error) {
-	return compile.BuildPreviews(c.related(policies, storedTargets), c.opts)
-}
-
-// related returns policies[0] and the policies that are members of a group it is
-// a member of. Groups are formed per distinct target and hold every policy that
-// applies to it; since a target applies to itself, each group containing
-// policies[0] is formed again, with the same members, from the result.
-// storedTargets are the targets of policies[1:].
-func (c *previewCache) related(policies []compile.Policy, storedTargets []compile.Target) []compile.Policy {
-	first := compile.TargetOf(policies[0], c.sysNS)
-	var mine []compile.Target
-	if compile.Applies(first, first) {
-		mine = append(mine, first)
-	}
-	for _, t := range storedTargets {
-		if compile.Applies(first, t) {
-			mine = append(mine, t)
-		}
-	}
-	out := []compile.Policy{policies[0]}
-	for i := 1; i < len(policies); i++ {
-		for _, t := range mine {
-			if compile.Applies(storedTargets[i-1], t) {
-				out = append(out, policies[i])
-				break
-			}
+			out = append(out, pp.stored)
 		}
 	}
 	return out
+}
+
+// parse reads one stored object.
+func (c *previewCache) parse(u *unstructured.Unstructured) parsedPolicy {
+	p, err := compile.PolicyFromObject(u)
+	if err != nil {
+		return parsedPolicy{}
+	}
+	return parsedPolicy{stored: compile.Stored{Policy: p, Target: compile.TargetOf(p, c.sysNS)}, ok: true}
+}
+
+// remember keeps pp in the current generation, beginning a new one when it is full.
+func (c *previewCache) remember(key parsedKey, pp parsedPolicy) {
+	if len(c.parsed) >= maxParsedPerGeneration {
+		c.previous, c.parsed = c.parsed, make(map[parsedKey]parsedPolicy, len(c.parsed))
+	}
+	c.parsed[key] = pp
 }

@@ -16,8 +16,8 @@ import (
 	"github.com/meshguard/meshguard/webhook"
 )
 
-// referencePreview is the preview without any cache: every stored policy is read
-// and every group compiled on each call.
+// referencePreview is the preview without any cache or index: every stored policy
+// is read and every group compiled on each call.
 func referencePreview(list webhook.PolicyLister, opts compile.Options) webhook.PreviewFunc {
 	return func(ctx context.Context, obj *unstructured.Unstructured, _ *api.MeshTrafficPermissionSpec) ([]string, string) {
 		incoming, err := compile.PolicyFromObject(obj)
@@ -63,6 +63,10 @@ func previewCases(stored []unstructured.Unstructured) []*unstructured.Unstructur
 		{"kind": "Dataplane", "labels": map[string]any{"app": "orders", "version": "v2"}},
 		{"kind": "MeshService", "name": "payments"},
 		{"kind": "MeshSubset", "tags": map[string]any{"kuma.io/zone": "east"}},
+		{"kind": "Dataplane", "name": "backend-7f9c", "sectionName": "http"},
+		{"kind": "MeshServiceSubset", "name": "payments", "tags": map[string]any{"version": "v2"}},
+		{"kind": "MeshHTTPRoute", "name": "checkout"},
+		{"kind": "Dataplane"},
 	} {
 		u := in.DeepCopy()
 		u.SetName(fmt.Sprintf("case-%d", i))
@@ -80,8 +84,37 @@ func previewCases(stored []unstructured.Unstructured) []*unstructured.Unstructur
 	return out
 }
 
+// moreShapes are stored policies of the target kinds, roles, origins and
+// namespaces the fixture cluster lacks, so that the index is exercised on every
+// way Kuma scopes a target.
+func moreShapes() []unstructured.Unstructured {
+	mk := func(ns, name string, labels map[string]any, target map[string]any) unstructured.Unstructured {
+		labels["kuma.io/mesh"] = "default"
+		return unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "kuma.io/v1alpha1", "kind": "MeshTrafficPermission",
+			"metadata": map[string]any{"name": name, "namespace": ns, "uid": "uid-" + ns + "-" + name, "resourceVersion": "7", "labels": labels},
+			"spec": map[string]any{"targetRef": target, "from": []any{map[string]any{
+				"targetRef": map[string]any{"kind": "MeshSubset", "tags": map[string]any{"kuma.io/service": name + "-caller"}},
+				"default":   map[string]any{"action": "Allow"}}}},
+		}}
+	}
+	owner := func() map[string]any { return map[string]any{"kuma.io/policy-role": "workload-owner"} }
+	return []unstructured.Unstructured{
+		mk("backend-ns", "ns-wide", owner(), map[string]any{"kind": "Mesh"}),
+		mk("kuma-system", "payments", map[string]any{}, map[string]any{"kind": "MeshService", "name": "payments"}),
+		mk("kuma-system", "payments-v2", map[string]any{}, map[string]any{"kind": "MeshServiceSubset", "name": "payments", "tags": map[string]any{"version": "v2"}}),
+		mk("kuma-system", "east", map[string]any{}, map[string]any{"kind": "MeshSubset", "tags": map[string]any{"kuma.io/zone": "east"}}),
+		mk("backend-ns", "one-proxy", owner(), map[string]any{"kind": "Dataplane", "name": "backend-7f9c", "sectionName": "http"}),
+		mk("backend-ns", "checkout", owner(), map[string]any{"kind": "MeshHTTPRoute", "name": "checkout"}),
+		mk("backend-ns", "from-zone", map[string]any{"kuma.io/policy-role": "workload-owner", "kuma.io/origin": "zone", "kuma.io/zone": "east"},
+			map[string]any{"kind": "Dataplane", "labels": map[string]any{"app": "backend"}}),
+		mk("orders-ns", "producer", map[string]any{"kuma.io/policy-role": "producer"}, map[string]any{"kind": "MeshService", "name": "payments"}),
+		mk("kuma-system", "all-dataplanes", map[string]any{}, map[string]any{"kind": "Dataplane"}),
+	}
+}
+
 func TestPreviewCacheMatchesReference(t *testing.T) {
-	stored := loadtest.StoredPolicies()
+	stored := append(loadtest.StoredPolicies(), moreShapes()...)
 	pristine := make([]unstructured.Unstructured, len(stored))
 	for i := range stored {
 		stored[i].DeepCopyInto(&pristine[i])
@@ -103,32 +136,51 @@ func TestPreviewCacheMatchesReference(t *testing.T) {
 	}
 	changed[2].DeepCopyInto(&rewritten[2])
 
-	opts := compile.Options{Form: compile.FormExpanded, MaxExpandedRules: 64}
-	state := &stored
-	var mu sync.Mutex
-	list := func(context.Context) ([]unstructured.Unstructured, bool) {
-		mu.Lock()
-		defer mu.Unlock()
-		return *state, true
-	}
-	cached, ref := webhook.NewPreview(list, opts), referencePreview(list, opts)
-	for round, st := range []*[]unstructured.Unstructured{&stored, &changed, &rewritten, &stored, &rewritten} {
-		mu.Lock()
-		state = st
-		mu.Unlock()
-		for _, in := range previewCases(*st) {
-			wantLines, wantAnn := ref(context.Background(), in, nil)
-			var wg sync.WaitGroup
-			for range 4 {
-				wg.Go(func() {
-					gotLines, gotAnn := cached(context.Background(), in.DeepCopy(), nil)
-					if gotAnn != wantAnn || !reflect.DeepEqual(gotLines, wantLines) {
-						t.Errorf("round %d, %s/%s: preview differs from the uncached one\ngot  %q\nwant %q",
-							round, in.GetNamespace(), in.GetName(), gotLines, wantLines)
-					}
-				})
+	// The deployment's system namespace scopes targets: the default ("" and
+	// kuma-system), and one where kuma-system is an ordinary namespace.
+	for _, sysNS := range []string{"", "mesh-system"} {
+		opts := compile.Options{Form: compile.FormExpanded, MaxExpandedRules: 64, SystemNamespace: sysNS}
+		// Each state is indexed as an informer indexes the cluster's objects.
+		indexes := map[*[]unstructured.Unstructured]webhook.PolicyIndex{}
+		for _, st := range []*[]unstructured.Unstructured{&stored, &changed, &rewritten} {
+			idx, err := webhook.IndexedPolicies(*st, sysNS)
+			if err != nil {
+				t.Fatal(err)
 			}
-			wg.Wait()
+			indexes[st] = idx
+		}
+		state := &stored
+		var mu sync.Mutex
+		list := func(context.Context) ([]unstructured.Unstructured, bool) {
+			mu.Lock()
+			defer mu.Unlock()
+			return *state, true
+		}
+		index := func(ctx context.Context, key string) ([]unstructured.Unstructured, bool) {
+			mu.Lock()
+			idx := indexes[state]
+			mu.Unlock()
+			return idx(ctx, key)
+		}
+		cached, ref := webhook.NewPreview(index, opts), referencePreview(list, opts)
+		for round, st := range []*[]unstructured.Unstructured{&stored, &changed, &rewritten, &stored, &rewritten} {
+			mu.Lock()
+			state = st
+			mu.Unlock()
+			for _, in := range previewCases(*st) {
+				wantLines, wantAnn := ref(context.Background(), in, nil)
+				var wg sync.WaitGroup
+				for range 4 {
+					wg.Go(func() {
+						gotLines, gotAnn := cached(context.Background(), in.DeepCopy(), nil)
+						if gotAnn != wantAnn || !reflect.DeepEqual(gotLines, wantLines) {
+							t.Errorf("system namespace %q, round %d, %s/%s: preview differs from the uncached one\ngot  %q\nwant %q",
+								sysNS, round, in.GetNamespace(), in.GetName(), gotLines, wantLines)
+						}
+					})
+				}
+				wg.Wait()
+			}
 		}
 	}
 	if !reflect.DeepEqual(stored, pristine) {

@@ -66,6 +66,15 @@ type Options struct {
 	ProbeAddr       string
 	EnableHTTP2     bool
 	ShutdownTimeout time.Duration
+	// ShutdownDelay is how long a replica keeps serving after SIGTERM with /readyz
+	// failing and every answer closing its connection, before it stops listening:
+	// the time the Service (or a load balancer) needs to stop sending it new
+	// connections and the API server to move its keep-alive connections elsewhere.
+	ShutdownDelay time.Duration
+	// FailOpenUntilReady: the chart registers the webhooks with failurePolicy
+	// Ignore; once a self-check through the configured clientConfig succeeds,
+	// meshguard sets them to Fail (see failopen.go).
+	FailOpenUntilReady bool
 
 	PrivilegedUsers  []string
 	PrivilegedGroups []string
@@ -116,6 +125,12 @@ func (o Options) Check() error {
 	if o.RequestReadTimeout < 0 || o.RequestWriteTimeout < 0 || o.RequestBodyBudget < 0 {
 		return fmt.Errorf("--request-read-timeout, --request-write-timeout and --request-body-budget must not be negative (0: the default)")
 	}
+	if o.ShutdownDelay < 0 || o.ShutdownTimeout < 0 {
+		return fmt.Errorf("--shutdown-delay and --shutdown-timeout must not be negative")
+	}
+	if o.FailOpenUntilReady && (o.Offline || o.DisableCertRotation) {
+		return fmt.Errorf("--fail-open-until-ready needs certificate rotation (it reads the webhook configurations meshguard injects the caBundle into); not with --offline or --disable-cert-rotation")
+	}
 	if o.PreviewMaxItems < 0 {
 		return fmt.Errorf("--preview-max-items must not be negative (0: no bound)")
 	}
@@ -136,8 +151,10 @@ func set(l []string) map[string]bool {
 	return m
 }
 
-// Run starts the manager and blocks until ctx ends, then shuts down gracefully
-// (in-flight admission requests finish within ShutdownTimeout).
+// Run starts the manager and blocks until ctx ends, then shuts down gracefully:
+// /readyz fails and answers close their connections for ShutdownDelay, then the
+// server stops listening and in-flight admission requests finish within
+// ShutdownTimeout.
 func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) error {
 	if err := o.Check(); err != nil {
 		return err
@@ -168,15 +185,44 @@ func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) erro
 	if err := addCertRotation(mgr, o, ready, log); err != nil {
 		return err
 	}
-	server := crwebhook.NewServer(crwebhook.Options{Host: o.Host, Port: o.Port, CertDir: o.CertDir, TLSOpts: tlsOptions(o)})
+	var draining atomic.Bool
+	server := &ServingServer{Host: o.Host, Port: o.Port, CertDir: o.CertDir, TLSOpts: tlsOptions(o),
+		ShutdownTimeout: o.ShutdownTimeout, Draining: &draining, Log: log.WithName("webhook-server")}
 	limits := NewBodyLimiter(BodyLimits{ReadTimeout: o.RequestReadTimeout, WriteTimeout: o.RequestWriteTimeout, Budget: o.RequestBodyBudget})
 	registered := registerWhenReady(ctx, mgr, server, Routes(eng, limits), ready, log)
-	if err := addChecks(mgr, server, registered); err != nil {
+	if err := addChecks(mgr, server, registered, &draining); err != nil {
 		return err
 	}
+	if o.FailOpenUntilReady {
+		if err := mgr.Add(newFailOpen(mgr, o, registered, log.WithName("fail-open"))); err != nil {
+			return err
+		}
+	}
 	log.Info("starting meshguard", "mode", o.Settings.Mode, "zone", o.Settings.Zone, "systemNamespace", o.Settings.SystemNamespace,
-		"port", o.Port, "certRotation", !o.DisableCertRotation)
-	return mgr.Start(ctx)
+		"port", o.Port, "certRotation", !o.DisableCertRotation, "shutdownDelay", o.ShutdownDelay)
+	mgrCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	defer stop()
+	go drainThenStop(ctx, mgrCtx, stop, &draining, o.ShutdownDelay, log)
+	return mgr.Start(mgrCtx)
+}
+
+// drainThenStop waits for ctx (SIGTERM), sets draining (readiness fails, answers
+// close their connections) and stops the manager after delay.
+func drainThenStop(ctx, mgrCtx context.Context, stop context.CancelFunc, draining *atomic.Bool, delay time.Duration, log logr.Logger) {
+	select {
+	case <-ctx.Done():
+	case <-mgrCtx.Done():
+		return
+	}
+	draining.Store(true)
+	log.Info("shutting down: not ready, closing connections after their answers", "stopListeningIn", delay)
+	t := time.NewTimer(delay)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-mgrCtx.Done():
+	}
+	stop()
 }
 
 // Routes are the HTTP handlers of both paths as the server registers them:
@@ -206,7 +252,9 @@ func newManager(cfg *rest.Config, o Options, log logr.Logger) (manager.Manager, 
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
 		return nil, err
 	}
-	timeout := o.ShutdownTimeout
+	// The webhook server serves open connections for up to ShutdownTimeout and
+	// gives requests in flight one more second (ServingServer.stop).
+	timeout := o.ShutdownTimeout + 5*time.Second
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  scheme,
 		Logger:                  log,
@@ -229,7 +277,9 @@ func newHandlers(mgr manager.Manager, o Options, log logr.Logger) (*Handlers, er
 	if err != nil {
 		return nil, err
 	}
-	policies := &policyCache{log: log.WithName("mtp-cache")}
+	sysNS := o.Settings.SystemNamespace
+	policies := &policyCache{log: log.WithName("mtp-cache"),
+		index: func(u *unstructured.Unstructured) []string { return PolicyIndexKeys(u, sysNS) }}
 	if err := startCache(mgr, o, policies); err != nil {
 		return nil, err
 	}
@@ -248,12 +298,16 @@ func newHandlers(mgr manager.Manager, o Options, log logr.Logger) (*Handlers, er
 		}
 		authzCaches = append(authzCaches, c)
 	}
+	refObjects, err := startRefCaches(mgr, o, log)
+	if err != nil {
+		return nil, err
+	}
 	return &Handlers{
-		Registry: api.DefaultRegistry(), Settings: o.Settings,
+		Registry: api.DefaultRegistry(), Settings: o.Settings, RefObjects: refObjects,
 		PrivilegedUsers: set(o.PrivilegedUsers), PrivilegedGroups: set(o.PrivilegedGroups),
 		Record: func(kind, code, sev string) { findings.WithLabelValues(kind, code, sev).Inc() },
 		Log:    log.WithName("admission"),
-		Preview: NewPreview(policies.list, compile.Options{Form: o.PreviewForm, MaxExpandedRules: 64,
+		Preview: NewPreview(policies.byKey, compile.Options{Form: o.PreviewForm, MaxExpandedRules: 64,
 			SystemNamespace: o.Settings.SystemNamespace, MaxGroupItems: o.PreviewMaxItems}),
 		Servers:             servers.list,
 		DenyServerConflicts: o.LinkerdServerConflicts == ServerConflictsDeny,
@@ -275,7 +329,9 @@ func addCertRotation(mgr manager.Manager, o Options, ready chan struct{}, log lo
 		close(ready)
 		return nil
 	}
-	err := rotator.AddRotator(mgr, &rotator.CertRotator{
+	// cert-controller's cache lists and watches only the objects named in o (see
+	// certscope.go), so RBAC can name them.
+	err := rotator.AddRotator(scopedRotatorManager(mgr, rotatorCollections(o)), &rotator.CertRotator{
 		SecretKey:      types.NamespacedName{Namespace: o.SecretNamespace, Name: o.SecretName},
 		CertDir:        o.CertDir,
 		CAName:         "meshguard-ca",
@@ -305,7 +361,7 @@ func addCertRotation(mgr manager.Manager, o Options, ready chan struct{}, log lo
 // are ready: before that the API server could not reach us anyway, and readiness
 // tells the truth meanwhile. The manager must not start the server itself, so it
 // is not passed in the manager's options. The result turns true once registered.
-func registerWhenReady(ctx context.Context, mgr manager.Manager, server crwebhook.Server, handlers map[string]http.Handler, ready <-chan struct{}, log logr.Logger) *atomic.Bool {
+func registerWhenReady(ctx context.Context, mgr manager.Manager, server *ServingServer, handlers map[string]http.Handler, ready <-chan struct{}, log logr.Logger) *atomic.Bool {
 	var registered atomic.Bool
 	go func() {
 		select {
@@ -328,13 +384,17 @@ func registerWhenReady(ctx context.Context, mgr manager.Manager, server crwebhoo
 	return &registered
 }
 
-// addChecks adds /healthz and a /readyz that waits for the webhooks.
-func addChecks(mgr manager.Manager, server crwebhook.Server, registered *atomic.Bool) error {
+// addChecks adds /healthz and a /readyz that waits for the webhooks and fails
+// again as soon as shutdown starts.
+func addChecks(mgr manager.Manager, server *ServingServer, registered, draining *atomic.Bool) error {
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
 		return err
 	}
 	started := server.StartedChecker()
 	return mgr.AddReadyzCheck("webhook", func(req *http.Request) error {
+		if draining.Load() {
+			return errors.New("shutting down")
+		}
 		if !registered.Load() {
 			return errors.New("certificates not ready; webhooks not registered yet")
 		}
@@ -351,8 +411,11 @@ type policyCache struct {
 	// gvk is the kind cached, MTPGVK when empty; what and fallback are for the logs.
 	gvk            schema.GroupVersionKind
 	what, fallback string
-	cache          atomic.Pointer[cache.Cache]
-	synced         atomic.Pointer[func() bool]
+	// index, when set, files each object under these keys (PolicyIndexField, an
+	// index of the informer's store kept as objects change) for byKey.
+	index  func(*unstructured.Unstructured) []string
+	cache  atomic.Pointer[cache.Cache]
+	synced atomic.Pointer[func() bool]
 }
 
 // kind is the cached kind and the words the logs use.
@@ -369,6 +432,14 @@ func (p *policyCache) start(ctx context.Context, c cache.Cache) {
 	u.SetGroupVersionKind(gvk)
 	for {
 		inf, err := c.GetInformer(ctx, u, cache.BlockUntilSynced(false))
+		if err == nil && p.index != nil {
+			err = c.IndexField(ctx, u, PolicyIndexField, func(o client.Object) []string {
+				if u, ok := o.(*unstructured.Unstructured); ok {
+					return p.index(u)
+				}
+				return nil
+			})
+		}
 		if err == nil {
 			p.cache.Store(&c)
 			hs := inf.HasSynced
@@ -387,6 +458,17 @@ func (p *policyCache) start(ctx context.Context, c cache.Cache) {
 
 // list returns the cached policies; ok=false when the cache is not usable yet.
 func (p *policyCache) list(ctx context.Context) ([]unstructured.Unstructured, bool) {
+	return p.read(ctx)
+}
+
+// byKey returns the cached policies filed under key by index (a PolicyIndex);
+// ok=false when the cache is not usable yet.
+func (p *policyCache) byKey(ctx context.Context, key string) ([]unstructured.Unstructured, bool) {
+	return p.read(ctx, client.MatchingFields{PolicyIndexField: key})
+}
+
+// read lists the cached objects that opts select.
+func (p *policyCache) read(ctx context.Context, opts ...client.ListOption) ([]unstructured.Unstructured, bool) {
 	c, synced := p.cache.Load(), p.synced.Load()
 	if c == nil || synced == nil || !(*synced)() {
 		return nil, false
@@ -396,7 +478,7 @@ func (p *policyCache) list(ctx context.Context) ([]unstructured.Unstructured, bo
 	l.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
 	// The preview only reads the objects, so the cache's own copies are handed out
 	// instead of a deep copy of every policy on every request.
-	if err := (*c).List(ctx, l, client.UnsafeDisableDeepCopy); err != nil {
+	if err := (*c).List(ctx, l, append(opts, client.UnsafeDisableDeepCopy)...); err != nil {
 		return nil, false
 	}
 	return l.Items, true

@@ -21,7 +21,6 @@ import (
 	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
-	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 )
 
 // writeServingCert writes a self-signed certificate for 127.0.0.1 into dir and
@@ -65,15 +64,15 @@ func freePort(t testing.TB) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-// tlsServer runs the engine's handlers on a real controller-runtime webhook server
+// tlsServer runs the engine's handlers on the product's webhook server (ServingServer)
 // over TLS, with the product's TLS settings, and returns a client and the base URL.
 func tlsServer(t *testing.T, eng *Handlers) (*http.Client, string) {
 	t.Helper()
 	dir := t.TempDir()
 	pool := writeServingCert(t, dir)
 	port := freePort(t)
-	srv := crwebhook.NewServer(crwebhook.Options{Host: "127.0.0.1", Port: port, CertDir: dir,
-		TLSOpts: []func(*tls.Config){func(c *tls.Config) { c.MinVersion = tls.VersionTLS12; c.NextProtos = []string{"http/1.1"} }}})
+	srv := &ServingServer{Host: "127.0.0.1", Port: port, CertDir: dir, ShutdownTimeout: 5 * time.Second,
+		TLSOpts: tlsOptions(Options{})}
 	for path, h := range Routes(eng, NewBodyLimiter(BodyLimits{})) {
 		srv.Register(path, h)
 	}

@@ -32,6 +32,10 @@ type lintOptions struct {
 	// suppressed findings in text output too.
 	ignoreFile     string
 	showSuppressed bool
+	// inventory are files or directories of objects references may name (workloads,
+	// Services, ...), linted for nothing; noInventory turns the reference checks off.
+	inventory   []string
+	noInventory bool
 	// progressDelay is how long a run goes before the progress line appears.
 	progressDelay time.Duration
 }
@@ -106,6 +110,13 @@ kustomization or chart that rendered them. A kustomize build or Helm render that
 fails is an MG000 error on the kustomization file or Chart.yaml. --no-kustomize and
 --no-helm read those directories as plain files. See docs/lint.md.
 
+References between objects (a MeshService a route sends to, the Server an
+AuthorizationPolicy targets, the pods a selector picks) are resolved against the
+linted objects plus --inventory and reported as warnings (MG401-MG449) when they
+name nothing; only kinds and namespaces the inventory holds objects of are
+judged, so a lint of one file stays quiet about what it cannot see.
+--no-inventory turns the check off.
+
 YAML that is not a Kubernetes object (no apiVersion and no kind: Helm values, CI
 workflows) is skipped with a note on standard error, counted as skipped in the
 summary and listed in json and sarif output; it does not change the exit code.
@@ -128,7 +139,9 @@ usage error or a document that cannot be read or parsed, or a render that fails
   meshguard lint -n payments --helm-values prod-values.yaml charts/payments
   meshguard lint --no-kustomize --no-helm deploy/   # every file as it is
   kubectl kustomize overlays/prod | meshguard lint -o json -
-  meshguard lint --mode zone --zone zone-1 -o sarif policies/ > meshguard.sarif`,
+  meshguard lint --mode zone --zone zone-1 -o sarif policies/ > meshguard.sarif
+  helm template shop charts/shop > rendered.yaml
+  meshguard lint --inventory rendered.yaml policies/   # references resolve against the chart's objects`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			eng, err := o.engine()
 			if err != nil {
@@ -136,6 +149,9 @@ usage error or a document that cannot be read or parsed, or a render that fails
 			}
 			if len(args) == 0 {
 				return usageErr("lint needs at least one PATH, or - for standard input")
+			}
+			if eng.Stages, err = o.stages(eng); err != nil {
+				return err
 			}
 			if o.failOn != validate.SeverityError && o.failOn != validate.SeverityWarning {
 				return usageErr("--fail-on must be error or warning (got %q)", o.failOn)
@@ -161,10 +177,31 @@ usage error or a document that cannot be read or parsed, or a render that fails
 	cmd.Flags().StringVarP(&o.output, "output", "o", "text", "output format: text, json or sarif")
 	cmd.Flags().StringVar(&o.failOn, "fail-on", validate.SeverityError, "lowest severity that makes the exit code 1: error or warning")
 	cmd.Flags().StringVar(&o.color, "color", "auto", "colour text output: auto (only on a terminal, honours NO_COLOR), always, never")
+	cmd.Flags().StringArrayVar(&o.inventory, "inventory", nil, "file or directory of objects that references may name but that are not linted (workloads, Services, Namespaces, ServiceAccounts, mesh objects; e.g. a rendered Helm chart or a cluster dump); repeatable. See docs/lint.md")
+	cmd.Flags().BoolVar(&o.noInventory, "no-inventory", false, "do not check references between objects (MG401-MG449)")
 	cmd.Flags().StringVar(&o.progress, "progress", "auto", "progress line on standard error for runs over a second: auto (only on a terminal), always, never")
 	cmd.Flags().DurationVar(&o.progressDelay, "progress-delay", time.Second, "how long a run goes before the progress line appears")
 	_ = cmd.Flags().MarkHidden("progress-delay")
 	return cmd
+}
+
+// stages are the cross-document stages of a lint run: the reference checks
+// resolve against the linted objects plus --inventory, or are off with
+// --no-inventory. An inventory document that cannot be read is a usage error: a
+// broken inventory would silently hide every reference it should resolve.
+func (o *lintOptions) stages(eng lint.Options) (func() []lint.Stage, error) {
+	if o.noInventory {
+		if len(o.inventory) > 0 {
+			return nil, usageErr("--inventory and --no-inventory exclude each other")
+		}
+		return lint.CrossDocumentInventory(o.settings, o.namespace, nil), nil
+	}
+	inv, bad := lint.LoadInventory(o.inventory, o.loadOptions(), eng)
+	if len(bad) > 0 {
+		f := bad[0]
+		return nil, usageErr("--inventory: %s:%d: %s", f.File, f.Line, f.Message)
+	}
+	return lint.CrossDocumentInventory(o.settings, o.namespace, inv), nil
 }
 
 // progressLine is the progress line --progress asks for: drawn on standard error

@@ -85,6 +85,7 @@ The same engine runs behind every command:
   meshguard audit     lint every policy stored in a live cluster, write policy reports
   meshguard default   print objects as the mutating webhook would store them
   meshguard preview   show the Envoy RBAC of MeshTrafficPermissions, who may reach Linkerd Servers
+  meshguard check     answer whether one client may call one workload, and which policy decides
   meshguard serve     run the mutating and validating admission webhook
   meshguard rules     list every finding code
   meshguard version   print the meshguard version, commit and embedded CRD releases
@@ -92,11 +93,11 @@ The same engine runs behind every command:
   meshguard completion  print a shell completion script (bash, zsh, fish, powershell)
 
 Exit codes: 0 success, 1 findings (lint: at or above --fail-on; default: an object
-would be denied), 2 usage or parse errors.`,
+would be denied; check: the call is denied), 2 usage or parse errors.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newLintCmd(s), newAuditCmd(s), newDefaultCmd(s), newRulesCmd(s), newPreviewCmd(s), newServeCmd(s), newVersionCmd(s), newSchemaCmd(s))
+	root.AddCommand(newLintCmd(s), newAuditCmd(s), newDefaultCmd(s), newRulesCmd(s), newPreviewCmd(s), newCheckCmd(s), newServeCmd(s), newVersionCmd(s), newSchemaCmd(s))
 	// Added now rather than at Execute, so help tests and the docs see it; the
 	// scripts go to the output set at this point.
 	root.SetOut(s.out)

@@ -60,7 +60,11 @@ controller-runtime's codec, request bodies are read with a size cap and a read
 timeout, and the causes of a denial are capped. See docs/webhook.md.
 
 Metrics (Prometheus) on --metrics-bind-address, /healthz and /readyz on
---health-probe-bind-address. SIGTERM finishes in-flight requests before exiting.`,
+--health-probe-bind-address. On SIGTERM /readyz fails and answers close their
+connections for --shutdown-delay, then the server stops listening and serves the
+connections still open, for at most --shutdown-timeout, until the API server closes
+them. Idle keep-alive connections are kept 120 s, longer than the API server's 90 s,
+so the API server never sends into a connection the server is closing.`,
 		Example: `  # in a pod (the Helm chart sets these)
   meshguard serve --mode zone --zone zone-1 --secret-namespace meshguard-system
 
@@ -128,7 +132,9 @@ func serveFlags(f *pflag.FlagSet, o *serveOptions) {
 	f.StringVar(&o.MetricsAddr, "metrics-bind-address", ":8080", "Prometheus metrics address; 0 disables")
 	f.StringVar(&o.ProbeAddr, "health-probe-bind-address", ":8081", "/healthz and /readyz address")
 	f.BoolVar(&o.EnableHTTP2, "enable-http2", false, "allow HTTP/2 on the webhook server (off: CVE-2023-44487)")
-	f.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", 30*time.Second, "time in-flight requests get to finish on shutdown")
+	f.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", 30*time.Second, "once the server stops listening, how long it keeps serving open connections until their clients close them (requests in flight finish, idle ones are not closed under the client)")
+	f.DurationVar(&o.ShutdownDelay, "shutdown-delay", 0, "after SIGTERM, keep serving this long with /readyz failing and every answer closing its connection, so the Service or load balancer and the API server's keep-alive connections move to another replica before this one stops listening (for runs behind a balancer without a preStop hook; in a pod the chart's preStop sleep plays this part; 0: stop listening at once)")
+	f.BoolVar(&o.FailOpenUntilReady, "fail-open-until-ready", false, "the chart registered the webhooks with failurePolicy Ignore: set "+webhook.MutatingWebhook+" and "+webhook.ValidatingWebhook+" to Fail once a self-check through their clientConfig and caBundle passes (first install; see docs/webhook.md)")
 	f.StringSliceVar(&o.PrivilegedUsers, "privileged-users", []string{"system:serviceaccount:kuma-system:kuma-control-plane"},
 		"users whose writes skip mutation and the owned-label checks (the mesh's own sync)")
 	f.StringSliceVar(&o.PrivilegedGroups, "privileged-groups", nil, "groups treated like --privileged-users")

@@ -146,6 +146,31 @@ func Start(o Options) (*ControlPlane, error) {
 	return cp, nil
 }
 
+// ServiceAccountUser is the user name the API server gives a ServiceAccount's
+// token; RBAC bindings to the ServiceAccount match it.
+func ServiceAccountUser(namespace, name string) string {
+	return fmt.Sprintf("system:serviceaccount:%s:%s", namespace, name)
+}
+
+// WriteServiceAccountKubeconfig writes to path a kubeconfig that authenticates as
+// the ServiceAccount namespace/name, with the groups a ServiceAccount token carries,
+// by a client certificate of the control plane's CA: a process using it gets exactly
+// the RBAC bound to that ServiceAccount, as it would in a pod.
+func (c *ControlPlane) WriteServiceAccountKubeconfig(namespace, name, path string) error {
+	user, err := c.env.ControlPlane.AddUser(envtest.User{
+		Name:   ServiceAccountUser(namespace, name),
+		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + namespace, "system:authenticated"},
+	}, nil)
+	if err != nil {
+		return err
+	}
+	kc, err := user.KubeConfig()
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, kc, 0o600)
+}
+
 // autoProvision is the kube-apiserver admission plugin that creates a missing
 // namespace on the first object created in it.
 const autoProvision = "NamespaceAutoProvision"

@@ -63,6 +63,12 @@ type Meshguard struct {
 // IP address in the URL would not match the certificate.
 func (m *Meshguard) URL() string { return fmt.Sprintf("https://localhost:%d", m.Port) }
 
+// Backend is this process as a Balancer backend: its webhook port, health-checked
+// on /readyz.
+func (m *Meshguard) Backend() *Backend {
+	return &Backend{Addr: fmt.Sprintf("127.0.0.1:%d", m.Port), ReadyURL: fmt.Sprintf("http://127.0.0.1:%d/readyz", m.ProbePort)}
+}
+
 // NewMeshguard prepares ports and directories; Start runs it.
 func NewMeshguard(bin, kubeconfig, dir string, extraArgs ...string) (*Meshguard, error) {
 	m := &Meshguard{Bin: bin, Kubeconfig: kubeconfig, CertDir: filepath.Join(dir, "certs"), LogPath: filepath.Join(dir, "meshguard.log"), Args: extraArgs}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -22,6 +23,14 @@ type StackOptions struct {
 	Values map[string]any
 	// ServeArgs are extra `meshguard serve` flags.
 	ServeArgs []string
+	// AdminMeshguard runs meshguard with the admin kubeconfig. By default it runs as
+	// the chart's ServiceAccount, with only the RBAC the chart grants, as in a pod.
+	AdminMeshguard bool
+	// Replicas is how many `meshguard serve` processes run (0 or 1: one, with the
+	// webhook url pointing at it). With more, each has its own directory
+	// (replica-N) and ports, and a Balancer the webhook url points at stands in for
+	// the Service.
+	Replicas int
 	// Log receives progress lines (nil: none).
 	Log io.Writer
 }
@@ -29,10 +38,14 @@ type StackOptions struct {
 // Stack is a control plane with meshguard installed the way a user installs it: the
 // chart's webhook configurations, RBAC and Secret applied, the real binary serving.
 type Stack struct {
-	CP        *ControlPlane
+	CP *ControlPlane
+	// Meshguard is the first (or only) replica; Replicas are all of them.
 	Meshguard *Meshguard
-	Client    client.Client
-	Log       io.Writer
+	Replicas  []*Meshguard
+	// Balancer is in front of the replicas when there are several.
+	Balancer *Balancer
+	Client   client.Client
+	Log      io.Writer
 }
 
 func (s *Stack) logf(format string, a ...any) {
@@ -71,11 +84,11 @@ func Up(ctx context.Context, o StackOptions) (_ *Stack, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if st.Meshguard, err = NewMeshguard(bin, st.CP.Kubeconfig, o.Dir, o.ServeArgs...); err != nil {
+	if err = st.newReplicas(bin, o); err != nil {
 		return nil, err
 	}
 	values := map[string]any{
-		"webhook":    map[string]any{"url": st.Meshguard.URL()},
+		"webhook":    map[string]any{"url": st.WebhookURL()},
 		"deployment": map[string]any{"enabled": false},
 	}
 	for k, v := range o.Values {
@@ -85,21 +98,43 @@ func Up(ctx context.Context, o StackOptions) (_ *Stack, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("rendering charts/meshguard: %w", err)
 	}
-	st.logf("applying %d objects rendered from charts/meshguard (webhook.url=%s)", len(objs), st.Meshguard.URL())
+	st.logf("applying %d objects rendered from charts/meshguard (webhook.url=%s)", len(objs), st.WebhookURL())
 	if err = Apply(ctx, st.Client, objs); err != nil {
 		return nil, err
 	}
-	st.logf("starting meshguard serve (cert rotation on, logs in %s)", st.Meshguard.LogPath)
-	if err = st.Meshguard.Start(); err != nil {
-		return nil, err
+	if !o.AdminMeshguard {
+		// As the ServiceAccount the chart binds its Role and ClusterRole to: a
+		// permission the chart forgot fails here, not in users' clusters.
+		kc := filepath.Join(o.Dir, "meshguard-sa.kubeconfig")
+		if err = st.CP.WriteServiceAccountKubeconfig(ReleaseNamespace, ReleaseName, kc); err != nil {
+			return nil, err
+		}
+		for _, m := range st.Replicas {
+			m.Kubeconfig = kc
+		}
+	}
+	st.logf("starting %d meshguard serve process(es) as %s (cert rotation on, logs in %s)", len(st.Replicas), st.identity(o), st.Meshguard.LogPath)
+	for _, m := range st.Replicas {
+		if err = m.Start(); err != nil {
+			return nil, err
+		}
 	}
 	wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	if err = st.Meshguard.WaitReady(wctx); err != nil {
-		return nil, fmt.Errorf("meshguard not ready: %w", err)
+	for _, m := range st.Replicas {
+		if err = m.WaitReady(wctx); err != nil {
+			return nil, fmt.Errorf("meshguard not ready: %w", err)
+		}
 	}
 	st.logf("meshguard is ready: certificates issued, caBundle injected, webhooks registered")
 	return st, nil
+}
+
+func (s *Stack) identity(o StackOptions) string {
+	if o.AdminMeshguard {
+		return "the admin"
+	}
+	return ServiceAccountUser(ReleaseNamespace, ReleaseName)
 }
 
 // Down stops meshguard and the control plane; safe on a partial stack.
@@ -107,10 +142,53 @@ func (s *Stack) Down() {
 	if s == nil {
 		return
 	}
-	if s.Meshguard != nil {
-		_ = s.Meshguard.Stop(15 * time.Second)
-	}
+	// The control plane first: its connections to meshguard close with it, and a
+	// stopping meshguard serves open connections until their clients close them.
 	if s.CP != nil {
 		_ = s.CP.Stop()
 	}
+	for _, m := range s.Replicas {
+		_ = m.Stop(15 * time.Second)
+	}
+	if s.Balancer != nil {
+		_ = s.Balancer.Close()
+	}
+}
+
+// newReplicas prepares the meshguard processes and, for more than one, the
+// balancer in front of them.
+func (s *Stack) newReplicas(bin string, o StackOptions) error {
+	if o.Replicas <= 1 {
+		m, err := NewMeshguard(bin, s.CP.Kubeconfig, o.Dir, o.ServeArgs...)
+		if err != nil {
+			return err
+		}
+		s.Meshguard, s.Replicas = m, []*Meshguard{m}
+		return nil
+	}
+	var backends []*Backend
+	for i := range o.Replicas {
+		dir := filepath.Join(o.Dir, fmt.Sprintf("replica-%d", i))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		m, err := NewMeshguard(bin, s.CP.Kubeconfig, dir, o.ServeArgs...)
+		if err != nil {
+			return err
+		}
+		s.Replicas = append(s.Replicas, m)
+		backends = append(backends, m.Backend())
+	}
+	s.Meshguard = s.Replicas[0]
+	var err error
+	s.Balancer, err = StartBalancer(backends, 0)
+	return err
+}
+
+// WebhookURL is the chart's webhook.url: the balancer's, or the only replica's.
+func (s *Stack) WebhookURL() string {
+	if s.Balancer != nil {
+		return s.Balancer.URL()
+	}
+	return s.Meshguard.URL()
 }

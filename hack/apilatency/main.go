@@ -13,6 +13,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
+	"maps"
 	"net/http"
 	"os"
 	"os/signal"
@@ -21,11 +23,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-logr/logr"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/e2e/crds"
@@ -49,6 +54,8 @@ func main() {
 	flag.StringVar(&o.dir, "dir", "", "directory for the control plane's files (default: a temporary one, removed)")
 	flag.BoolVar(&o.sameTarget, "same-target", false, "every policy selects app=backend, so each RBAC preview merges all policies stored before it")
 	flag.Parse()
+	// The client's own logs are not part of the measurement.
+	ctrllog.SetLogger(logr.Discard())
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if err := run(ctx, o); err != nil {
@@ -84,6 +91,7 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	handlerTime(st.Meshguard.MetricsPort)
+	webhookCallTime(st.CP.Config)
 	if err := removeWebhooks(ctx, c); err != nil {
 		return err
 	}
@@ -219,12 +227,39 @@ func handlerTime(port int) {
 		return
 	}
 	defer resp.Body.Close()
+	printMeans(resp.Body, "controller_runtime_webhook_latency_seconds", "handler")
+}
+
+// webhookCallTime prints the mean time the API server spent per call of each of
+// meshguard's webhooks, from its own admission metrics: the handler's time plus
+// the request and answer on the wire (TLS, encoding the review, decoding the
+// answer). Its counts also show whether the mutating webhook was called more than
+// once per apply (reinvocation).
+func webhookCallTime(cfg *rest.Config) {
+	hc, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "API server metrics:", err)
+		return
+	}
+	resp, err := hc.Get(strings.TrimSuffix(cfg.Host, "/") + "/metrics")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "API server metrics:", err)
+		return
+	}
+	defer resp.Body.Close()
+	printMeans(resp.Body, "apiserver_admission_webhook_admission_duration_seconds", "API server's call of")
+}
+
+// printMeans prints count and mean (in ms) of each series of the histogram
+// metric in a Prometheus text exposition.
+func printMeans(r io.Reader, metric, what string) {
 	sums, counts := map[string]float64{}, map[string]float64{}
-	sc := bufio.NewScanner(resp.Body)
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
 		for suffix, m := range map[string]map[string]float64{"_sum": sums, "_count": counts} {
-			prefix := "controller_runtime_webhook_latency_seconds" + suffix + "{"
+			prefix := metric + suffix + "{"
 			if !strings.HasPrefix(line, prefix) {
 				continue
 			}
@@ -233,9 +268,10 @@ func handlerTime(port int) {
 			m[labels] = v
 		}
 	}
-	for labels, n := range counts {
-		if n > 0 {
-			fmt.Printf("handler %s: %.0f reviews, mean %.2f ms\n", labels, n, sums[labels]/n*1000)
+	keys := slices.Sorted(maps.Keys(counts))
+	for _, labels := range keys {
+		if n := counts[labels]; n > 0 {
+			fmt.Printf("%s %s: %.0f calls, mean %.2f ms\n", what, labels, n, sums[labels]/n*1000)
 		}
 	}
 }

@@ -47,6 +47,10 @@ func TestDemo(t *testing.T) {
 		`"previews"`,
 		"meshtimeout.kuma.io/orders-timeouts created",
 		"namespaces are created on first use",
+		"5. meshguard check",
+		"    ALLOW  kuma.io/service=frontend_frontend-ns_svc_8080",
+		"    DENY  kuma.io/service=ops-console_ops-ns_svc_8080",
+		"decided by: MeshTrafficPermission kuma-system/mesh-deny-default spec.from[0]",
 		"export KUBECONFIG=" + filepath.Join(dir, "kubeconfig"),
 		"every check of the tour passed",
 	} {

@@ -15,7 +15,9 @@
 //   - dry-runs a MeshTrafficPermission and shows the RBAC preview warnings and the
 //     rbac-preview audit annotation from the API server's audit log;
 //   - applies a policy in a namespace nobody created (the control plane creates
-//     namespaces on first use), as a user's first own policy would be.
+//     namespaces on first use), as a user's first own policy would be;
+//   - asks meshguard check whether two clients may call backend (one ALLOW, one
+//     DENY) and shows the deciding policy and item with their file:line.
 //
 // It then prints a kubeconfig and a hint for trying more policies and waits for
 // Ctrl-C (SIGINT or SIGTERM), after which it stops meshguard, kube-apiserver and

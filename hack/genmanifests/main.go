@@ -6,9 +6,11 @@
 // each with a `from` list), 27% other Kuma policies (MeshTimeout, MeshRetry,
 // MeshHTTPRoute, MeshCircuitBreaker), and the rest Kubernetes Namespaces,
 // Deployments and Services, plus a few Linkerd Servers, some of which conflict.
-// The output depends only on -n and -seed.
+// With -only-mtp every document after the Namespaces is a MeshTrafficPermission
+// of the same shape (the input of `meshguard check`'s 10,000-policy benchmark,
+// docs/performance.md). The output depends only on -n, -seed and -only-mtp.
 //
-//	go run ./hack/genmanifests -n 100000 [-seed 1] [-o file]
+//	go run ./hack/genmanifests -n 100000 [-seed 1] [-o file] [-only-mtp]
 package main
 
 import (
@@ -22,9 +24,10 @@ import (
 
 // options are the command's flags.
 type options struct {
-	n    int
-	seed uint64
-	out  string
+	n       int
+	seed    uint64
+	out     string
+	onlyMTP bool
 }
 
 func main() {
@@ -32,6 +35,7 @@ func main() {
 	flag.IntVar(&o.n, "n", 1000, "number of documents to write")
 	flag.Uint64Var(&o.seed, "seed", 1, "random seed; the same seed and -n give the same output")
 	flag.StringVar(&o.out, "o", "-", "output file, - for standard output")
+	flag.BoolVar(&o.onlyMTP, "only-mtp", false, "after the Namespaces, write only MeshTrafficPermissions")
 	flag.Parse()
 	if o.n < 1 || o.n > 10_000_000 {
 		fmt.Fprintln(os.Stderr, "genmanifests: -n must be between 1 and 10,000,000")
@@ -91,7 +95,7 @@ func generate(w io.Writer, o options) error {
 		x := g.r.IntN(1000)
 		var f func()
 		switch {
-		case x < 230:
+		case o.onlyMTP || x < 230:
 			f = g.mtp
 		case x < 330:
 			f = g.timeout

@@ -99,13 +99,18 @@ service:
 {{- end }}
 {{- end }}
 
-{{/* meshguard.namespaceSelector keeps kube-system and meshguard's own namespace out. */}}
+{{/*
+meshguard.namespaceSelector keeps kube-system, kube-node-lease (node heartbeats) and
+meshguard's own namespace out: nothing there is a mesh policy, and a webhook that
+intercepted its own namespace could block its own recovery.
+*/}}
 {{- define "meshguard.namespaceSelector" -}}
 matchExpressions:
   - key: kubernetes.io/metadata.name
     operator: NotIn
     values:
       - kube-system
+      - kube-node-lease
       - {{ .Release.Namespace }}
 {{- with .Values.extraNamespaceSelectorExpressions }}
 {{ toYaml . | indent 2 }}
@@ -137,4 +142,58 @@ helm.sh/chart: {{ include "meshguard.chart" . }}
 app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
 app.kubernetes.io/component: audit
+{{- end }}
+
+{{/*
+meshguard.privilegedCEL is a CEL expression, true for a request by one of users or
+groups. Call it with (dict "users" LIST "groups" LIST); the lists are JSON, which is
+CEL's list-of-strings syntax too.
+*/}}
+{{- define "meshguard.privilegedCEL" -}}
+{{- $terms := list }}
+{{- with .users }}
+{{- $terms = append $terms (printf "request.userInfo.username in %s" (toJson .)) }}
+{{- end }}
+{{- with .groups }}
+{{- $terms = append $terms (printf "(has(request.userInfo.groups) && request.userInfo.groups.exists(g, g in %s))" (toJson .)) }}
+{{- end }}
+{{- join " || " $terms }}
+{{- end }}
+
+{{/*
+meshguard.trustedDeleters are the users whose deletes meshguard never refuses (the
+engine's privileged users): the mesh control plane's service account in the system
+namespace, Kubernetes' garbage collector and namespace controller, and the
+privilegedUsers value.
+*/}}
+{{- define "meshguard.trustedDeleters" -}}
+{{- $u := list (printf "system:serviceaccount:%s:kuma-control-plane" .Values.systemNamespace) "system:serviceaccount:kube-system:generic-garbage-collector" "system:serviceaccount:kube-system:namespace-controller" }}
+{{- toJson (concat $u .Values.privilegedUsers | uniq) }}
+{{- end }}
+
+{{/*
+matchConditions: the API server calls meshguard only when its answer could be other
+than "allowed, unchanged". Each condition only leaves out requests whose answer is
+known without asking (docs/helm.md, "What each setting protects against"):
+
+- mutating, skip-privileged: meshguard writes nothing for a privileged user's
+  object (the mesh's own sync), so the sync never waits for meshguard;
+- validating in mode zone, skip-trusted-delete: a delete by the mesh's control plane,
+  the garbage collector, the namespace controller or a privileged user is never
+  refused, so deleting a namespace or a Mesh never waits for meshguard.
+*/}}
+{{- define "meshguard.mutatingConditions" -}}
+{{- $cel := include "meshguard.privilegedCEL" (dict "users" .Values.privilegedUsers "groups" .Values.privilegedGroups) }}
+{{- if $cel }}
+- name: skip-privileged
+  expression: {{ printf "!(%s)" $cel | toJson }}
+{{- end }}
+{{- end }}
+
+{{- define "meshguard.validatingConditions" -}}
+{{- if eq .Values.mode "zone" }}
+{{- $cel := include "meshguard.privilegedCEL" (dict "users" (include "meshguard.trustedDeleters" . | fromJsonArray) "groups" .Values.privilegedGroups) }}
+- name: skip-trusted-delete
+  expression: {{ printf "request.operation != 'DELETE' || !(%s)" $cel | toJson }}
+{{- end }}
 {{- end }}

@@ -34,8 +34,11 @@ func NewHandlers(stored []unstructured.Unstructured) (*webhook.Handlers, error) 
 	if err := settings.Schemas.DeferredErr(); err != nil {
 		return nil, err
 	}
-	lister := func(context.Context) ([]unstructured.Unstructured, bool) { return stored, true }
-	preview := webhook.NewPreview(lister, compile.Options{Form: compile.FormExpanded, MaxExpandedRules: 64,
+	index, err := webhook.IndexedPolicies(stored, settings.SystemNamespace)
+	if err != nil {
+		return nil, err
+	}
+	preview := webhook.NewPreview(index, compile.Options{Form: compile.FormExpanded, MaxExpandedRules: 64,
 		SystemNamespace: settings.SystemNamespace, MaxGroupItems: webhook.DefaultPreviewMaxItems})
 	return &webhook.Handlers{
 		Registry:        api.DefaultRegistry(),

@@ -1,0 +1,26 @@
+package main
+
+import (
+	"context"
+	"time"
+
+	"github.com/meshguard/meshguard/lint"
+	"github.com/meshguard/meshguard/live"
+)
+
+// liveTimeout bounds reading a cluster for one check.
+const liveTimeout = 2 * time.Minute
+
+// readLive reads check's input from a cluster, read-only, with the live package's
+// reader: every registry kind the cluster serves, plus the inventory (Namespaces,
+// Services, workloads) that destinations by workload and Linkerd's default
+// policies are read from.
+func readLive(kubeconfig, kubeContext string) (lint.Loaded, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), liveTimeout)
+	defer cancel()
+	res, err := live.ReadCluster(ctx, kubeconfig, kubeContext, live.Options{Inventory: true})
+	if err != nil {
+		return lint.Loaded{}, err
+	}
+	return lint.Loaded{Docs: append(res.Docs, res.Inventory...)}, nil
+}

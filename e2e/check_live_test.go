@@ -1,0 +1,70 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"encoding/json"
+	"errors"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCheckLiveCluster stores the Kuma and Linkerd sets of examples/check through
+// the API server (and meshguard's webhooks) and asks `meshguard check
+// --kubeconfig` about them: the answers must be those the files give, with the
+// deciding objects named by their place in the cluster.
+func TestCheckLiveCluster(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "meshguard")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/meshguard")
+	build.Dir = ".."
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	for _, dir := range []string{"examples/check/kuma", "examples/check/linkerd"} {
+		namespaces(t, load(t, repo(dir)))
+		if _, _, err := kubectl(t, "", "apply", "-f", repo(dir)); err != nil {
+			t.Fatalf("kubectl apply -f %s: %v", dir, err)
+		}
+	}
+	for _, tt := range []struct {
+		name     string
+		args     []string
+		code     int
+		decision string
+		policy   string
+		path     string
+		file     string
+	}{
+		{"kuma owner override", []string{"--from", "kuma.io/service=cart_shop_svc_80,app=cart,k8s.kuma.io/namespace=shop", "--to", "Deployment/payments", "--to-namespace", "shop"},
+			1, "DENY", "shop/payments-owner", "spec.from[0]", "cluster:shop/MeshTrafficPermission/payments-owner"},
+		{"kuma namespace allow", []string{"--from", "kuma.io/service=web_shop_svc_80,app=web,k8s.kuma.io/namespace=shop", "--to", "Deployment/payments", "--to-namespace", "shop"},
+			0, "ALLOW", "shop/shop-clients", "spec.from[0]", "cluster:shop/MeshTrafficPermission/shop-clients"},
+		{"linkerd route", []string{"--from", "shop/gateway", "--to", "Deployment/web", "--to-namespace", "shop", "--port", "8080", "--method", "GET", "--path", "/api/orders"},
+			0, "ALLOW", "shop/api-frontends", "spec.requiredAuthenticationRefs[0]", "cluster:shop/AuthorizationPolicy/api-frontends"},
+		{"linkerd namespace default", []string{"--from-ip", "10.2.3.4", "--to", "Deployment/web", "--to-namespace", "shop", "--port", "9990"},
+			1, "DENY", "shop", "metadata.annotations[config.linkerd.io/default-inbound-policy]", "cluster:Namespace/shop"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := exec.Command(bin, append([]string{"check", "--kubeconfig", env.kubeconfig, "-o", "json"}, tt.args...)...)
+			out, err := cmd.Output()
+			code := 0
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				code = ee.ExitCode()
+				t.Logf("stderr: %s", ee.Stderr)
+			}
+			var r struct {
+				Decision  string
+				DecidedBy struct{ Policy, Path, File string }
+			}
+			if err := json.Unmarshal(out, &r); err != nil {
+				t.Fatalf("exit %d, not JSON (%v):\n%s", code, err, out)
+			}
+			if code != tt.code || r.Decision != tt.decision || r.DecidedBy.Policy != tt.policy || r.DecidedBy.Path != tt.path || !strings.HasPrefix(r.DecidedBy.File, tt.file) {
+				t.Errorf("exit %d %+v, want exit %d %s by %s %s in %s\n%s", code, r, tt.code, tt.decision, tt.policy, tt.path, tt.file, out)
+			}
+		})
+	}
+}

@@ -1,0 +1,105 @@
+package lint
+
+import (
+	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/compile"
+	"github.com/meshguard/meshguard/validate"
+)
+
+// CheckInput is what `meshguard check` reads from the documents: the Kuma
+// policies that configure one proxy, or the Linkerd objects, chosen as Preview
+// chooses them (defaulted, without the objects the validating webhook would
+// deny), with the document each policy came from.
+type CheckInput struct {
+	PreviewInput
+	// Docs are the documents of Policies, index for index.
+	Docs []*Document
+}
+
+// KumaCheckInput is Preview's Kuma half narrowed to the policies keep selects.
+// Every MeshTrafficPermission is defaulted and decoded, but only those keep
+// selects are validated, then decoded again from the spec validation stored (as
+// Preview does) and kept when keep still selects them: validation is the
+// costly step, and whether the webhook would admit a policy that does not
+// configure the proxy changes nothing. Notes cover unreadable documents and the
+// selected policies that are skipped.
+func KumaCheckInput(docs []Document, o Options, keep func(compile.Policy) bool) CheckInput {
+	var in CheckInput
+	type candidate struct {
+		d    *Document
+		kind *api.Kind
+		p    compile.Policy
+		ok   bool
+		note []Note
+	}
+	var cands []candidate
+	for i := range docs {
+		d := &docs[i]
+		if d.Err != nil {
+			in.Unreadable = true
+			note(&in.Notes, d, max(d.ErrLine, d.Line, 1), "error %s: %v", validate.CodeParse, d.Err)
+			continue
+		}
+		if d.Object == nil || d.Object.GetKind() != api.KindMeshTrafficPermission {
+			continue
+		}
+		kind, _ := Prepare(d, o)
+		if kind == nil || kind.Kind != api.KindMeshTrafficPermission {
+			continue
+		}
+		if p, err := compile.PolicyHeader(d.Object); err == nil && !keep(p) {
+			continue
+		}
+		cands = append(cands, candidate{d: d, kind: kind})
+	}
+	// Validation is independent per document: in parallel, kept in input order.
+	parallel(len(cands), func(i int) {
+		c := &cands[i]
+		res, ok := admissible(c.d, c.kind, o, &c.note)
+		if !ok {
+			return
+		}
+		spec, _ := res.Spec.(*api.MeshTrafficPermissionSpec)
+		p, err := compile.PolicyFromSpec(c.d.Object, spec)
+		if err != nil {
+			note(&c.note, c.d, c.d.Line, "skipped: %v", err)
+			return
+		}
+		c.p, c.ok = p, keep(p)
+	})
+	for _, c := range cands {
+		in.Notes = append(in.Notes, c.note...)
+		if c.ok {
+			in.Policies = append(in.Policies, c.p)
+			in.Docs = append(in.Docs, c.d)
+		}
+	}
+	return in
+}
+
+// LinkerdCheckInput is Preview's Linkerd half: the policy.linkerd.io objects the
+// webhook would admit, with the routes, Namespaces and workloads they need.
+func LinkerdCheckInput(docs []Document, o Options) CheckInput {
+	var in CheckInput
+	for i := range docs {
+		if d := &docs[i]; d.Err != nil {
+			in.Unreadable = true
+			note(&in.Notes, d, max(d.ErrLine, d.Line, 1), "error %s: %v", validate.CodeParse, d.Err)
+		}
+	}
+	in.linkerdObjects(docs, o)
+	return in
+}
+
+// ParseNotes are the notes on the documents that could not be parsed, which
+// `meshguard check` refuses to answer without: a policy it cannot read could be
+// the one that decides.
+func ParseNotes(docs []Document) []Note {
+	var out []Note
+	for i := range docs {
+		if d := &docs[i]; d.Err != nil {
+			note(&out, d, max(d.ErrLine, d.Line, 1), "error %s: %v", validate.CodeParse, d.Err)
+		}
+	}
+	return out
+}

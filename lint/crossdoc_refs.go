@@ -1,0 +1,161 @@
+package lint
+
+import (
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/refs"
+	"github.com/meshguard/meshguard/validate"
+)
+
+// refStage reports references that resolve to nothing (MG401-MG449, package
+// refs): every object of the group is entered in an inventory, together with the
+// --inventory objects, and every reference of a guarded object is resolved
+// against it once all are in, so an object may come before or after what it
+// names. Objects the webhook would deny are left out of both sides: they never
+// exist in a cluster.
+type refStage struct {
+	opts      refs.Options
+	namespace string // of documents that name none
+	inv       *refs.Inventory
+	users     []refUser
+}
+
+// refUser is one object's references and where they are written.
+type refUser struct {
+	refs   []refs.Ref
+	anchor Anchor
+}
+
+// refSummary is what the stage keeps of a document: an inventory entry, the
+// object's references, or both.
+type refSummary struct {
+	entry *refs.Entry
+	user  *refUser
+}
+
+// newRefStage starts a stage whose inventory holds base (the --inventory
+// objects) before any document of the run.
+func newRefStage(opts refs.Options, ns string, base []refs.Entry) *refStage {
+	inv := refs.NewInventory()
+	for _, e := range base {
+		inv.Add(e)
+	}
+	return &refStage{opts: opts, namespace: ns, inv: inv}
+}
+
+func (s *refStage) Summarize(c Checked) any {
+	if c.Denied || c.Object == nil {
+		return nil
+	}
+	var sum refSummary
+	if e, ok := refs.EntryOf(c.Object); ok {
+		if e.Namespace == "" && !e.Class.ClusterScoped() {
+			e.Namespace = s.namespace
+		}
+		sum.entry = &e
+	}
+	if c.Kind != nil {
+		if rs := refs.Extract(c.Object, s.opts); len(rs) > 0 {
+			paths := make([]string, len(rs))
+			for i, r := range rs {
+				paths[i] = r.Path
+			}
+			sum.user = &refUser{refs: rs, anchor: NewAnchor(c.Doc, paths...)}
+		}
+	}
+	if sum.entry == nil && sum.user == nil {
+		return nil
+	}
+	return &sum
+}
+
+func (s *refStage) Add(v any) {
+	sum := v.(*refSummary)
+	if sum.entry != nil {
+		s.inv.Add(*sum.entry)
+	}
+	if sum.user != nil {
+		s.users = append(s.users, *sum.user)
+	}
+}
+
+func (s *refStage) Findings() []Finding {
+	r := refs.Resolver{Inv: s.inv, Opts: s.opts, Source: refs.SourceFiles}
+	var out []Finding
+	for _, u := range s.users {
+		for _, p := range r.Check(u.refs) {
+			out = append(out, u.anchor.Finding(validate.SeverityWarning, p.Code, p.Path, p.Message))
+		}
+	}
+	return out
+}
+
+// Inventory is what --inventory adds to every group of a run: the objects
+// references may name that are not linted themselves (a rendered chart's
+// workloads and Services, a cluster's dump). Off (nil in Options) turns the
+// reference checks off (--no-inventory).
+type Inventory struct {
+	Entries []refs.Entry
+}
+
+// InventoryOf is the inventory of objects already in hand (a cluster's, listed by
+// `meshguard audit`): those a reference can name are entered, namespaced objects
+// without a namespace in ns.
+func InventoryOf(objs []*unstructured.Unstructured, ns string) *Inventory {
+	inv := &Inventory{}
+	for _, u := range objs {
+		if e, ok := refs.EntryOf(u); ok {
+			if e.Namespace == "" && !e.Class.ClusterScoped() {
+				e.Namespace = ns
+			}
+			inv.Entries = append(inv.Entries, e)
+		}
+	}
+	return inv
+}
+
+// LoadInventory reads the inventory documents of paths (files or directories, as
+// lint reads them, kustomizations and charts rendered per lo) into entries;
+// documents that cannot be read or parsed are returned as findings (MG000), so a
+// broken inventory is not silently empty.
+func LoadInventory(paths []string, lo LoadOptions, o Options) (*Inventory, []Finding) {
+	inv := &Inventory{}
+	if len(paths) == 0 {
+		return inv, nil
+	}
+	loaded := LoadAll(paths, nil, lo)
+	var bad []Finding
+	for i := range loaded.Docs {
+		d := &loaded.Docs[i]
+		if d.Err != nil {
+			fs, _, _ := lintDoc(d, o)
+			bad = append(bad, fs...)
+			continue
+		}
+		if d.Object == nil {
+			continue
+		}
+		// Registry kinds get the namespace and labels the webhook would give them.
+		Prepare(d, o)
+		if e, ok := refs.EntryOf(d.Object); ok {
+			if e.Namespace == "" && !e.Class.ClusterScoped() {
+				e.Namespace = o.Namespace
+			}
+			inv.Entries = append(inv.Entries, e)
+		}
+	}
+	return inv, bad
+}
+
+// CrossDocumentInventory is CrossDocument with the reference checks resolving
+// against the run's objects plus inv; a nil inv turns them off (--no-inventory).
+func CrossDocumentInventory(s api.Settings, ns string, inv *Inventory) func() []Stage {
+	return func() []Stage {
+		stages := []Stage{&rbacStage{systemNamespace: s.SystemNamespace}, &serverStage{namespace: ns}, &egressStage{namespace: ns}, &rateLimitStage{namespace: ns}}
+		if inv != nil {
+			stages = append(stages, newRefStage(refs.OptionsFrom(s), ns, inv.Entries))
+		}
+		return stages
+	}
+}

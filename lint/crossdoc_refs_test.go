@@ -1,0 +1,54 @@
+package lint
+
+import (
+	"slices"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/meshguard/meshguard/api"
+)
+
+// TestReferenceStageInventory: a reference resolves against the run's objects and
+// the inventory, in any order; without the inventory the namespace is unknown and
+// nothing is reported; a nil inventory turns the stage off.
+func TestReferenceStageInventory(t *testing.T) {
+	s := api.DefaultSettings()
+	policy := []byte(`apiVersion: kuma.io/v1alpha1
+kind: MeshTimeout
+metadata: {name: t, namespace: shop}
+spec:
+  to:
+    - targetRef: {kind: MeshService, name: backnd}
+      default: {idleTimeout: 1h}
+    - targetRef: {kind: MeshService, name: backend}
+      default: {idleTimeout: 1h}
+`)
+	svc := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Service",
+		"metadata": map[string]any{"name": "backend", "namespace": "shop"}}}
+	codes := func(inv *Inventory, docs []byte) []string {
+		o := Options{Settings: s, Namespace: "default", Registry: api.DefaultRegistry(), Stages: CrossDocumentInventory(s, "default", inv)}
+		fs, _ := Lint(LoadBytes("p.yaml", docs), o)
+		var out []string
+		for _, f := range fs {
+			if CodeNumber(f.Code)/100 == 4 {
+				out = append(out, f.Code+" "+f.Field)
+			}
+		}
+		return out
+	}
+	want := []string{"MG401 spec.to[0].targetRef"}
+	if got := codes(InventoryOf([]*unstructured.Unstructured{svc}, "default"), policy); !slices.Equal(got, want) {
+		t.Errorf("with the Service in the inventory: %v, want %v", got, want)
+	}
+	inRun := append(slices.Clone(policy), []byte("---\napiVersion: v1\nkind: Service\nmetadata: {name: backend, namespace: shop}\n")...)
+	if got := codes(&Inventory{}, inRun); !slices.Equal(got, want) {
+		t.Errorf("with the Service after the policy in the run: %v, want %v", got, want)
+	}
+	if got := codes(&Inventory{}, policy); len(got) != 0 {
+		t.Errorf("unknown namespace reported: %v", got)
+	}
+	if got := codes(nil, inRun); len(got) != 0 {
+		t.Errorf("--no-inventory still reports: %v", got)
+	}
+}
