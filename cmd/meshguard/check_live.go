@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/meshguard/meshguard/lint"
@@ -20,7 +21,7 @@ func readLive(kubeconfig, kubeContext string) (lint.Loaded, error) {
 	defer cancel()
 	res, err := live.ReadCluster(ctx, kubeconfig, kubeContext, live.Options{Inventory: true})
 	if err != nil {
-		return lint.Loaded{}, err
+		return lint.Loaded{}, fmt.Errorf("--kubeconfig/--context: %w", err)
 	}
 	return lint.Loaded{Docs: append(res.Docs, res.Inventory...)}, nil
 }
