@@ -1,4 +1,4 @@
-//go:build e2e && meshguard_live
+//go:build e2e
 
 package e2e
 
@@ -15,12 +15,9 @@ import (
 // the API server (and meshguard's webhooks) and asks `meshguard check
 // --kubeconfig` about them: the answers must be those the files give, with the
 // deciding objects named by their place in the cluster.
-//
-// It needs the cluster reader (package live); until that package is merged it
-// runs with -tags 'e2e meshguard_live'.
 func TestCheckLiveCluster(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "meshguard")
-	build := exec.Command("go", "build", "-tags", "meshguard_live", "-o", bin, "./cmd/meshguard")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/meshguard")
 	build.Dir = ".."
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)

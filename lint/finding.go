@@ -34,6 +34,10 @@ type Finding struct {
 	// `kubectl kustomize` prints it, or the rendered Helm template; 0 when
 	// RenderedBy is empty.
 	RenderedLine int `json:"renderedLine,omitempty"`
+	// Suppression is set when the finding was accepted on purpose (the
+	// meshguard.io/ignore annotation or an ignore file): it is reported, marked,
+	// and counts neither in Summary.Errors/Warnings nor in the exit code.
+	Suppression *Suppression `json:"suppression,omitempty"`
 }
 
 // Summary counts what was linted, for the last line of text output and for CI.
@@ -44,6 +48,9 @@ type Summary struct {
 	// Skipped counts documents and files left out because they are not
 	// Kubernetes objects (or no kustomization uses them); they never fail a run.
 	Skipped int `json:"skipped"`
+	// Suppressed counts findings accepted by a suppression; Errors and Warnings
+	// do not include them.
+	Suppressed int `json:"suppressed,omitempty"`
 }
 
 // SortFindings orders findings by file, line, code and field, keeping the input

@@ -48,11 +48,14 @@ func WriteText(w io.Writer, fs []Finding, sum Summary, color bool) error {
 		if f.Field != "" {
 			field = " " + f.Field + ":"
 		}
-		fmt.Fprintf(bw, "%s %s %s%s %s%s\n", paint(ansiBold, loc), sev, f.Code, field, oneLine(f.Message), renderedNote(f))
+		fmt.Fprintf(bw, "%s %s %s%s %s%s%s\n", paint(ansiBold, loc), sev, f.Code, field, oneLine(f.Message), renderedNote(f), suppressedNote(f))
 	}
 	line := fmt.Sprintf("%s, %s, %s", plural(sum.Documents, "document"), plural(sum.Errors, "error"), plural(sum.Warnings, "warning"))
 	if sum.Skipped > 0 {
 		line += fmt.Sprintf(", %d skipped", sum.Skipped)
+	}
+	if sum.Suppressed > 0 {
+		line += fmt.Sprintf(", %d suppressed", sum.Suppressed)
 	}
 	switch {
 	case sum.Errors > 0:
@@ -78,6 +81,27 @@ func renderedNote(f Finding) string {
 		output = "the rendered template"
 	}
 	return fmt.Sprintf(" [rendered by %s, line %d of %s]", f.RenderedBy, f.RenderedLine, output)
+}
+
+// suppressedNote marks a suppressed finding in text output, which shows them
+// only on request (see Unsuppressed).
+func suppressedNote(f Finding) string {
+	if f.Suppression == nil {
+		return ""
+	}
+	return fmt.Sprintf(" [suppressed by %s: %s]", f.Suppression.Source, oneLine(f.Suppression.Justification))
+}
+
+// Unsuppressed returns the findings no suppression accepted, for text output,
+// which counts suppressed findings in its summary line instead of listing them.
+func Unsuppressed(fs []Finding) []Finding {
+	out := make([]Finding, 0, len(fs))
+	for _, f := range fs {
+		if f.Suppression == nil {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // WriteNotes prints one line per skipped document, `file:line: note: skipped:

@@ -19,12 +19,20 @@ type Progress struct {
 	start, last time.Time
 	shown       bool
 	now         func() time.Time
+	// label is the line's text before the count, e.g. "meshguard lint: %d documents read".
+	label string
 }
 
 // NewProgress starts the clock of a progress line on w, drawn once delay has
 // passed. The caller decides whether w is a terminal.
 func NewProgress(w io.Writer, delay time.Duration) *Progress {
-	p := &Progress{w: w, delay: delay, now: time.Now}
+	return NewProgressOf(w, delay, "meshguard lint: %d documents read")
+}
+
+// NewProgressOf is NewProgress with the text of the line: label has one %d, the
+// count given to Update (meshguard audit counts objects read from a cluster).
+func NewProgressOf(w io.Writer, delay time.Duration, label string) *Progress {
+	p := &Progress{w: w, delay: delay, now: time.Now, label: label}
 	p.start = p.now()
 	return p
 }
@@ -36,7 +44,7 @@ func (p *Progress) Update(docs int) {
 		return
 	}
 	p.last, p.shown = t, true
-	fmt.Fprintf(p.w, "\r\x1b[Kmeshguard lint: %d documents read, %.1fs", docs, t.Sub(p.start).Seconds())
+	fmt.Fprintf(p.w, "\r\x1b[K"+p.label+", %.1fs", docs, t.Sub(p.start).Seconds())
 }
 
 // Done clears the line if it was drawn.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -29,6 +30,21 @@ type Options struct {
 	// documents applied together gets its own set: every kustomize build or Helm
 	// render, and the documents read as they are (see renderKey).
 	Stages func() []Stage
+	// Ignore is the suppression file of the run (--ignore-file); nil: none.
+	// Suppressions by the meshguard.io/ignore annotation apply always.
+	Ignore *IgnoreFile
+	// Now judges the expiry dates of suppressions; zero means the clock.
+	Now time.Time
+	// Privileged, when set, says which objects are judged as written by a
+	// privileged writer (the mesh's own sync), as the webhook judges them:
+	// meshguard audit sets it for objects a control plane synced into the
+	// cluster. Nil: every object is a user's.
+	Privileged func(*unstructured.Unstructured) bool
+}
+
+// privileged reports whether o judges obj as a privileged writer's.
+func (o Options) privileged(obj *unstructured.Unstructured) bool {
+	return o.Privileged != nil && o.Privileged(obj)
 }
 
 // Checked is a document that was defaulted and validated, for cross-document checks;
@@ -62,7 +78,7 @@ func Prepare(d *Document, o Options) (*api.Kind, field.ErrorList) {
 			meta["namespace"] = o.Namespace
 		}
 	}
-	replaced := defaults.Apply(d.Object, kind, o.Settings, api.Request{Operation: api.OpCreate})
+	replaced := defaults.Apply(d.Object, kind, o.Settings, api.Request{Operation: api.OpCreate, Privileged: o.privileged(d.Object)})
 	return kind, replaced
 }
 
@@ -96,13 +112,16 @@ type stageSets struct {
 	proto   []Stage
 	byGroup map[string][]Stage
 	order   []string // groups in the order their first summary came
+	// sup collects the suppressions of the run, applied by finish.
+	sup *suppressor
 }
 
 func (o Options) newStageSets() *stageSets {
+	sup := &suppressor{file: o.Ignore, objects: map[objectKey]*objectSups{}}
 	if o.Stages == nil {
-		return &stageSets{}
+		return &stageSets{sup: sup}
 	}
-	return &stageSets{newStages: o.Stages, proto: o.Stages(), byGroup: map[string][]Stage{}}
+	return &stageSets{newStages: o.Stages, proto: o.Stages(), byGroup: map[string][]Stage{}, sup: sup}
 }
 
 func (s *stageSets) summarizers() []Stage { return s.proto }
@@ -133,13 +152,16 @@ type docResult struct {
 	findings  []Finding
 	summaries []any  // by stage; nil when no stage keeps anything
 	group     string // renderKey of the document
+	// sups are the object's annotation suppressions; nil when none.
+	sups *objectSups
 }
 
 // checkDoc lints one document and lets the stages summarize it while its tree is
 // there.
 func checkDoc(d *Document, o Options, stages []Stage) docResult {
 	fs, kind, spec := lintDoc(d, o)
-	r := docResult{findings: fs, group: renderKey(d)}
+	annFindings, sups := annotationSuppressions(d, o)
+	r := docResult{findings: append(fs, annFindings...), group: renderKey(d), sups: sups}
 	if len(stages) == 0 || (kind == nil && (d.Err != nil || d.Object == nil)) {
 		return r
 	}
@@ -162,6 +184,9 @@ func checkDoc(d *Document, o Options, stages []Stage) docResult {
 // add appends r's findings to out and hands its summaries to the stages of its
 // group; results must be added in input order.
 func (r docResult) add(out []Finding, sets *stageSets) []Finding {
+	if r.sups != nil && sets.sup != nil {
+		sets.sup.objects[keyOf(&r.sups.at)] = r.sups
+	}
 	if r.summaries != nil {
 		stages := sets.of(r.group)
 		for i, v := range r.summaries {
@@ -180,9 +205,16 @@ func finish(out []Finding, sets *stageSets, docs int) ([]Finding, Summary) {
 			out = append(out, s.Findings()...)
 		}
 	}
+	if sets.sup != nil {
+		out = sets.sup.apply(out)
+	}
 	SortFindings(out)
 	sum := Summary{Documents: docs}
 	for _, f := range out {
+		if f.Suppression != nil {
+			sum.Suppressed++
+			continue
+		}
 		if f.Severity == validate.SeverityError {
 			sum.Errors++
 		} else {
@@ -213,7 +245,7 @@ func lintDoc(d *Document, o Options) ([]Finding, *api.Kind, any) {
 		// annotation is checked (the same check the validating webhook runs).
 		return FindingsFor(d, validate.DefaultInboundPolicy(d.Object), validate.SeverityError), nil, nil
 	}
-	res := validate.Validate(d.Object, kind, o.Settings, api.Request{Operation: api.OpCreate})
+	res := validate.Validate(d.Object, kind, o.Settings, api.Request{Operation: api.OpCreate, Privileged: o.privileged(d.Object)})
 	out := FindingsFor(d, res.Errors, validate.SeverityError)
 	out = append(out, FindingsFor(d, replaced, validate.SeverityWarning)...)
 	return append(out, FindingsFor(d, res.Warnings, validate.SeverityWarning)...), kind, res.Spec

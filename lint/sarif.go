@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/meshguard/meshguard/validate"
@@ -78,6 +79,18 @@ type sarifResult struct {
 	Level     string          `json:"level"`
 	Message   sarifText       `json:"message"`
 	Locations []sarifLocation `json:"locations"`
+	// Suppressions is SARIF's record of a result accepted on purpose; viewers
+	// hide such results and keep them for audit.
+	Suppressions []sarifSuppression `json:"suppressions,omitempty"`
+}
+
+// sarifSuppression is one SARIF suppression: kind inSource (the annotation on
+// the object) or external (an ignore file), with the reason as justification.
+type sarifSuppression struct {
+	Kind          string         `json:"kind"`
+	Status        string         `json:"status"`
+	Justification string         `json:"justification"`
+	Location      *sarifLocation `json:"location,omitempty"`
 }
 
 type sarifLocation struct {
@@ -128,11 +141,12 @@ func WriteSARIF(w io.Writer, fs []Finding, skipped []Skip, rules []validate.Rule
 			text = f.Field + ": " + text
 		}
 		results = append(results, sarifResult{
-			RuleID:    f.Code,
-			RuleIndex: index[f.Code],
-			Level:     sarifLevel(f.Severity),
-			Message:   sarifText{Text: text},
-			Locations: []sarifLocation{location(f.File, f.Line)},
+			RuleID:       f.Code,
+			RuleIndex:    index[f.Code],
+			Level:        sarifLevel(f.Severity),
+			Message:      sarifText{Text: text},
+			Locations:    []sarifLocation{location(f.File, f.Line)},
+			Suppressions: sarifSuppressions(f.Suppression),
 		})
 	}
 	run := sarifRun{Tool: sarifTool{Driver: driver}, Results: results}
@@ -149,6 +163,21 @@ func WriteSARIF(w io.Writer, fs []Finding, skipped []Skip, rules []validate.Rule
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(log)
+}
+
+func sarifSuppressions(s *Suppression) []sarifSuppression {
+	if s == nil {
+		return nil
+	}
+	out := sarifSuppression{Kind: s.Kind, Status: "accepted", Justification: s.Justification}
+	if s.Kind == SuppressionExternal {
+		if i := strings.LastIndex(s.Source, ":"); i > 0 {
+			n, _ := strconv.Atoi(s.Source[i+1:])
+			l := location(s.Source[:i], n)
+			out.Location = &l
+		}
+	}
+	return []sarifSuppression{out}
 }
 
 func location(file string, line int) sarifLocation {

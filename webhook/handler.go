@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/go-logr/logr"
@@ -63,6 +64,8 @@ type Handlers struct {
 	// LinkerdStored lists the cached Linkerd policy objects (Servers and what
 	// authorizes them) for the authorization preview; nil shows none.
 	LinkerdStored func(ctx context.Context) []unstructured.Unstructured
+	// Now is the clock suppressions' expiry dates are judged by; nil: time.Now.
+	Now func() time.Time
 	// RefObjects lists cached objects that references may name, for the warnings of
 	// references that resolve to nothing (MG401-MG449); nil checks none.
 	RefObjects RefLister
@@ -181,7 +184,13 @@ func (e *Handlers) Validate(ctx context.Context, req admission.Request) admissio
 		return *early
 	}
 	kind, name := d.kind.Kind, d.obj.GetName()
-	res := validate.Validate(d.obj, d.kind, e.Settings, api.Request{Operation: d.op, Old: d.old, Privileged: e.privileged(req)})
+	privileged := e.privileged(req)
+	res := validate.Validate(d.obj, d.kind, e.Settings, api.Request{Operation: d.op, Old: d.old, Privileged: privileged})
+	// The meshguard.io/ignore annotation accepts warnings on purpose; what it says
+	// about itself (no reason, a code it cannot suppress) is warned instead.
+	var about field.ErrorList
+	res.Warnings, about = e.suppressions(d.obj, d.old, privileged, res.Warnings)
+	res.Warnings = append(res.Warnings, about...)
 	warnings := Warnings(res.Warnings)
 	deny := func(errs field.ErrorList) admission.Response {
 		e.record(kind, validate.Result{Errors: errs, Warnings: res.Warnings})
@@ -195,10 +204,12 @@ func (e *Handlers) Validate(ctx context.Context, req admission.Request) admissio
 		if e.DenyServerConflicts {
 			return deny(conflicts)
 		}
+		conflicts = e.withoutSuppressed(d.obj, conflicts)
 		res.Warnings = append(slices.Clip(res.Warnings), conflicts...)
 		warnings = appendBounded(warnings, Warnings(conflicts)...)
 	}
-	if dangling := e.references(ctx, d.obj); len(dangling) > 0 {
+	// References that resolve to nothing are warnings the annotation may accept.
+	if dangling := e.withoutSuppressed(d.obj, e.references(ctx, d.obj)); len(dangling) > 0 {
 		res.Warnings = append(slices.Clip(res.Warnings), dangling...)
 		warnings = appendBounded(warnings, Warnings(dangling)...)
 	}

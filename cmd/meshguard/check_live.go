@@ -1,9 +1,8 @@
-//go:build meshguard_live
-
 package main
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/meshguard/meshguard/lint"
@@ -18,19 +17,11 @@ const liveTimeout = 2 * time.Minute
 // Services, workloads) that destinations by workload and Linkerd's default
 // policies are read from.
 func readLive(kubeconfig, kubeContext string) (lint.Loaded, error) {
-	cfg, err := live.Config(kubeconfig, kubeContext)
-	if err != nil {
-		return lint.Loaded{}, err
-	}
-	r, err := live.NewReader(cfg)
-	if err != nil {
-		return lint.Loaded{}, err
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), liveTimeout)
 	defer cancel()
-	res, err := r.Read(ctx, live.Options{Inventory: true})
+	res, err := live.ReadCluster(ctx, kubeconfig, kubeContext, live.Options{Inventory: true})
 	if err != nil {
-		return lint.Loaded{}, err
+		return lint.Loaded{}, fmt.Errorf("--kubeconfig/--context: %w", err)
 	}
 	return lint.Loaded{Docs: append(res.Docs, res.Inventory...)}, nil
 }

@@ -28,6 +28,10 @@ type lintOptions struct {
 	// helmValues are values files for every chart rendered (helm template -f).
 	helmValues []string
 	progress   string
+	// ignoreFile is the suppression file (--ignore-file); showSuppressed lists
+	// suppressed findings in text output too.
+	ignoreFile     string
+	showSuppressed bool
 	// inventory are files or directories of objects references may name (workloads,
 	// Services, ...), linted for nothing; noInventory turns the reference checks off.
 	inventory   []string
@@ -42,6 +46,12 @@ func (o *lintOptions) bind(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&o.noKustomize, "no-kustomize", false, "read directories with a kustomization file as plain files instead of rendering them")
 	cmd.Flags().BoolVar(&o.noHelm, "no-helm", false, "read Helm chart directories (with a Chart.yaml) as plain files instead of rendering them")
 	cmd.Flags().StringArrayVar(&o.helmValues, "helm-values", nil, "values file merged over every rendered chart's values.yaml, like helm template -f (repeatable)")
+}
+
+// bindSuppressions adds the flags of the doors that report findings.
+func (o *lintOptions) bindSuppressions(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&o.ignoreFile, "ignore-file", "", "YAML file of findings accepted on purpose (code, kind/namespace/name globs, reason, expires); see docs/lint.md#suppressions")
+	cmd.Flags().BoolVar(&o.showSuppressed, "show-suppressed", false, "list suppressed findings in text output too (json and sarif always include them, marked)")
 }
 
 // loadOptions read the arguments the way the doors share: kustomization
@@ -66,8 +76,16 @@ func (o *lintOptions) engine() (lint.Options, error) {
 	if err := o.settings.LoadSchemas(); err != nil {
 		return lint.Options{}, err
 	}
-	return lint.Options{Settings: o.settings, Namespace: o.namespace, Registry: api.DefaultRegistry(),
-		Stages: lint.CrossDocument(o.settings, o.namespace)}, nil
+	eng := lint.Options{Settings: o.settings, Namespace: o.namespace, Registry: api.DefaultRegistry(),
+		Stages: lint.CrossDocument(o.settings, o.namespace)}
+	if o.ignoreFile != "" {
+		f, err := lint.ReadIgnoreFile(o.ignoreFile, lint.RuleSeverity, time.Now())
+		if err != nil {
+			return lint.Options{}, usageErr("%v", err)
+		}
+		eng.Ignore = f
+	}
+	return eng, nil
 }
 
 func newLintCmd(s streams) *cobra.Command {
@@ -105,6 +123,12 @@ summary and listed in json and sarif output; it does not change the exit code.
 
 Output formats: text (file:line: severity code field: message), json (one object
 with findings, summary and skipped) and sarif (SARIF 2.1.0 for code-scanning UIs).
+
+Suppressions: the meshguard.io/ignore annotation on an object ("MG203: reason;
+MG201 until 2027-01-31: reason") and --ignore-file accept warnings on purpose. A
+suppressed finding stays in json and sarif, marked, is counted (not listed) in text
+unless --show-suppressed, and never changes the exit code. Errors cannot be
+suppressed. See docs/lint.md#suppressions.
 
 Exit codes: 0 when nothing is at or above --fail-on, 1 when something is, 2 on a
 usage error or a document that cannot be read or parsed, or a render that fails
@@ -149,6 +173,7 @@ usage error or a document that cannot be read or parsed, or a render that fails
 		},
 	}
 	o.bind(cmd)
+	o.bindSuppressions(cmd)
 	cmd.Flags().StringVarP(&o.output, "output", "o", "text", "output format: text, json or sarif")
 	cmd.Flags().StringVar(&o.failOn, "fail-on", validate.SeverityError, "lowest severity that makes the exit code 1: error or warning")
 	cmd.Flags().StringVar(&o.color, "color", "auto", "colour text output: auto (only on a terminal, honours NO_COLOR), always, never")
@@ -203,6 +228,9 @@ func (o *lintOptions) write(s streams, fs []lint.Finding, sum lint.Summary, skip
 	switch o.output {
 	case "text":
 		color := o.color == "always" || (o.color == "auto" && s.stdout != nil && lint.IsTerminal(s.stdout))
+		if !o.showSuppressed {
+			fs = lint.Unsuppressed(fs)
+		}
 		return lint.WriteText(s.out, fs, sum, color)
 	case "json":
 		return lint.WriteJSON(s.out, fs, sum, skipped)
@@ -217,6 +245,9 @@ func (o *lintOptions) write(s streams, fs []lint.Finding, sum lint.Summary, skip
 func exitFor(fs []lint.Finding, failOn string) error {
 	code := exitOK
 	for _, f := range fs {
+		if f.Suppression != nil {
+			continue
+		}
 		if f.Code == validate.CodeParse {
 			return exitError{exitUsage}
 		}

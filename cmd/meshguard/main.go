@@ -82,6 +82,7 @@ Service; a route parented only to other gateways is left alone.
 
 The same engine runs behind every command:
   meshguard lint      check manifests in CI (files, directories, stdin)
+  meshguard audit     lint every policy stored in a live cluster, write policy reports
   meshguard default   print objects as the mutating webhook would store them
   meshguard preview   show the Envoy RBAC of MeshTrafficPermissions, who may reach Linkerd Servers
   meshguard check     answer whether one client may call one workload, and which policy decides
@@ -98,7 +99,7 @@ would be denied; check: the call is denied; diff --fail-on widen: access is wide
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newLintCmd(s), newDefaultCmd(s), newRulesCmd(s), newPreviewCmd(s), newCheckCmd(s), newDiffCmd(s), newServeCmd(s), newVersionCmd(s), newSchemaCmd(s))
+	root.AddCommand(newLintCmd(s), newAuditCmd(s), newDefaultCmd(s), newRulesCmd(s), newPreviewCmd(s), newCheckCmd(s), newDiffCmd(s), newServeCmd(s), newVersionCmd(s), newSchemaCmd(s))
 	// Added now rather than at Execute, so help tests and the docs see it; the
 	// scripts go to the output set at this point.
 	root.SetOut(s.out)

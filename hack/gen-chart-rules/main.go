@@ -20,6 +20,7 @@ import (
 	"strings"
 
 	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/live"
 	"github.com/meshguard/meshguard/refs"
 )
 
@@ -52,14 +53,50 @@ meshguard.informerRules prints the ClusterRole rules of the informer caches: rea
 access to the kinds the registry marks Watched and to the kinds references name
 (refs.WatchedKinds). Call it with any argument:
 {{ include "meshguard.informerRules" . }}
+
+meshguard.auditReadRules prints the ClusterRole rules of meshguard audit: get and
+list on every registry kind and on the inventory it reads.
 */}}
 {{- define "meshguard.rules" -}}
 `)
 	webhookRules(&b, reg)
 	b.WriteString("{{- end -}}\n{{- define \"meshguard.informerRules\" -}}\n")
 	informerRules(&b, reg)
+	b.WriteString("{{- end -}}\n{{- define \"meshguard.auditReadRules\" -}}\n")
+	auditReadRules(&b, reg)
 	b.WriteString("{{- end -}}\n")
 	return b.Bytes()
+}
+
+// auditReadRules writes the read-only ClusterRole rules of `meshguard audit`:
+// get and list (no watch: an audit lists, it does not follow) on every registry
+// resource, and on the inventory live reads (Namespaces, Services,
+// ServiceAccounts, workloads), one rule per API group.
+func auditReadRules(b *bytes.Buffer, reg *api.Registry) {
+	byGroup := map[string][]string{}
+	add := func(group, plural string) {
+		if !slices.Contains(byGroup[group], plural) {
+			byGroup[group] = append(byGroup[group], plural)
+		}
+	}
+	for _, k := range reg.Kinds() {
+		add(k.Group, k.Plural)
+	}
+	for _, r := range live.InventoryResources() {
+		add(r.Group, r.Resource)
+	}
+	groups := make([]string, 0, len(byGroup))
+	for g := range byGroup {
+		groups = append(groups, g)
+	}
+	sort.Strings(groups)
+	for _, g := range groups {
+		res := make([]string, len(byGroup[g]))
+		for i, p := range byGroup[g] {
+			res[i] = strconv.Quote(p)
+		}
+		fmt.Fprintf(b, "- apiGroups: [%q]\n  resources: [%s]\n  verbs: [\"get\", \"list\"]\n", g, strings.Join(res, ", "))
+	}
 }
 
 // webhookRules writes the `rules:` items of a webhook. Kinds are grouped per

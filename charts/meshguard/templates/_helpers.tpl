@@ -129,6 +129,21 @@ annotations:
 {{- end }}
 {{- end }}
 
+{{/* The audit pod's labels: not the webhook's selector labels, so the webhook
+Service never sends admission requests to it. */}}
+{{- define "meshguard.auditSelectorLabels" -}}
+app.kubernetes.io/name: {{ include "meshguard.name" . }}-audit
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{- define "meshguard.auditLabels" -}}
+helm.sh/chart: {{ include "meshguard.chart" . }}
+{{ include "meshguard.auditSelectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/component: audit
+{{- end }}
+
 {{/*
 meshguard.privilegedCEL is a CEL expression, true for a request by one of users or
 groups. Call it with (dict "users" LIST "groups" LIST); the lists are JSON, which is

@@ -11,6 +11,9 @@ meshguard.informerRules prints the ClusterRole rules of the informer caches: rea
 access to the kinds the registry marks Watched and to the kinds references name
 (refs.WatchedKinds). Call it with any argument:
 {{ include "meshguard.informerRules" . }}
+
+meshguard.auditReadRules prints the ClusterRole rules of meshguard audit: get and
+list on every registry kind and on the inventory it reads.
 */}}
 {{- define "meshguard.rules" -}}
 {{- if eq .webhook "validating" }}
@@ -138,4 +141,24 @@ access to the kinds the registry marks Watched and to the kinds references name
 - apiGroups: ["policy.linkerd.io"]
   resources: ["servers", "serverauthorizations", "authorizationpolicies", "meshtlsauthentications", "networkauthentications", "httproutes"]
   verbs: ["get", "list", "watch"]
+{{- end -}}
+{{- define "meshguard.auditReadRules" -}}
+- apiGroups: [""]
+  resources: ["namespaces", "services", "serviceaccounts", "pods", "replicationcontrollers"]
+  verbs: ["get", "list"]
+- apiGroups: ["apps"]
+  resources: ["deployments", "statefulsets", "daemonsets", "replicasets"]
+  verbs: ["get", "list"]
+- apiGroups: ["batch"]
+  resources: ["jobs", "cronjobs"]
+  verbs: ["get", "list"]
+- apiGroups: ["gateway.networking.k8s.io"]
+  resources: ["httproutes", "grpcroutes", "tcproutes", "tlsroutes"]
+  verbs: ["get", "list"]
+- apiGroups: ["kuma.io"]
+  resources: ["meshtrafficpermissions", "meshtimeouts", "meshhttproutes", "meshtcproutes", "meshretries", "meshcircuitbreakers", "meshratelimits", "meshfaultinjections", "meshaccesslogs", "meshhealthchecks", "meshloadbalancingstrategies", "meshtraces", "meshproxypatches", "meshmetrics", "meshpassthroughs", "meshtlses", "meshes", "meshservices", "meshexternalservices", "meshmultizoneservices", "meshgateways", "meshgatewayroutes", "meshgatewayinstances", "meshgatewayconfigs", "meshidentities", "meshtrusts", "hostnamegenerators", "meshopentelemetrybackends", "meshzoneaddresses", "workloads", "dataplanes"]
+  verbs: ["get", "list"]
+- apiGroups: ["policy.linkerd.io"]
+  resources: ["servers", "serverauthorizations", "authorizationpolicies", "meshtlsauthentications", "networkauthentications", "egressnetworks", "httplocalratelimitpolicies", "httproutes"]
+  verbs: ["get", "list"]
 {{- end -}}

@@ -1,0 +1,144 @@
+package charts_test
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"helm.sh/helm/v3/pkg/chartutil"
+	"helm.sh/helm/v3/pkg/engine"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/lint"
+)
+
+func auditValues(extra map[string]any) map[string]any {
+	a := map[string]any{"enabled": true, "reports": map[string]any{"installCRDs": false}}
+	for k, v := range extra {
+		a[k] = v
+	}
+	return map[string]any{"audit": a}
+}
+
+// TestAuditOffByDefault: nothing of the audit is rendered unless asked.
+func TestAuditOffByDefault(t *testing.T) {
+	m := mustRender(t, nil)
+	for _, k := range m.keys() {
+		if strings.Contains(k, "-audit") {
+			t.Errorf("%s rendered with audit.enabled false", k)
+		}
+	}
+}
+
+func TestAuditDeployment(t *testing.T) {
+	m := mustRender(t, auditValues(map[string]any{"interval": "30m", "namespaces": []any{"payments", "orders"},
+		"suppressions": []any{map[string]any{"code": "MG203", "namespace": "demo-*", "reason": "open demo mesh"}}}))
+	d := get[*appsv1.Deployment](t, m, "Deployment/meshguard-audit")
+	if *d.Spec.Replicas != 1 {
+		t.Errorf("replicas %d", *d.Spec.Replicas)
+	}
+	args := d.Spec.Template.Spec.Containers[0].Args
+	for _, w := range []string{"audit", "--interval=30m", "--namespace=payments", "--namespace=orders", "--write-reports",
+		"--report-format=openreports", "--ignore-file=/etc/meshguard/ignore.yaml", "--kuma-version=2.14"} {
+		if !slices.Contains(args, w) {
+			t.Errorf("args lack %s: %q", w, args)
+		}
+	}
+	// The webhook Service must never select the audit pod.
+	svc := get[*corev1.Service](t, m, "Service/meshguard-webhook")
+	matches := true
+	for k, v := range svc.Spec.Selector {
+		matches = matches && d.Spec.Template.Labels[k] == v
+	}
+	if matches {
+		t.Errorf("the webhook Service selector %v selects the audit pod %v", svc.Spec.Selector, d.Spec.Template.Labels)
+	}
+	if d.Spec.Template.Spec.ServiceAccountName != "meshguard-audit" {
+		t.Errorf("service account %q", d.Spec.Template.Spec.ServiceAccountName)
+	}
+	// The suppressions are a valid ignore file.
+	cm := get[*corev1.ConfigMap](t, m, "ConfigMap/meshguard-audit")
+	p := filepath.Join(t.TempDir(), "ignore.yaml")
+	if err := os.WriteFile(p, []byte(cm.Data["ignore.yaml"]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := lint.ReadIgnoreFile(p, lint.RuleSeverity, time.Now())
+	if err != nil || len(f.Entries) != 1 || len(f.Problems) != 0 {
+		t.Errorf("ignore file %q: %v %+v", cm.Data["ignore.yaml"], err, f)
+	}
+}
+
+// TestAuditRBAC: read-only on every registry kind, write only on its report kind.
+func TestAuditRBAC(t *testing.T) {
+	for _, tc := range []struct{ format, group string }{{"openreports", "openreports.io"}, {"wgpolicy", "wgpolicyk8s.io"}} {
+		m := mustRender(t, auditValues(map[string]any{"reports": map[string]any{"format": tc.format, "installCRDs": false}}))
+		cr := get[*rbacv1.ClusterRole](t, m, "ClusterRole/meshguard-audit")
+		readable := map[string]bool{}
+		for _, r := range cr.Rules {
+			writes := slices.ContainsFunc(r.Verbs, func(v string) bool { return v != "get" && v != "list" })
+			if writes && (len(r.APIGroups) != 1 || r.APIGroups[0] != tc.group) {
+				t.Errorf("%s: write verbs outside the report group: %+v", tc.format, r)
+			}
+			for _, g := range r.APIGroups {
+				for _, res := range r.Resources {
+					readable[g+"/"+res] = slices.Contains(r.Verbs, "list")
+				}
+			}
+		}
+		for _, k := range api.DefaultRegistry().Kinds() {
+			if !readable[k.Group+"/"+k.Plural] {
+				t.Errorf("%s: cannot list %s.%s", tc.format, k.Plural, k.Group)
+			}
+		}
+	}
+}
+
+// TestReportCRDs: installCRDs renders the upstream CRDs of the chosen format,
+// kept on uninstall.
+func TestReportCRDs(t *testing.T) {
+	c := loadChart(t)
+	for _, tc := range []struct {
+		format string
+		want   []string
+	}{
+		{"openreports", []string{"reports.openreports.io", "clusterreports.openreports.io"}},
+		{"wgpolicy", []string{"policyreports.wgpolicyk8s.io", "clusterpolicyreports.wgpolicyk8s.io"}},
+	} {
+		vals := map[string]any{"audit": map[string]any{"enabled": true, "reports": map[string]any{"format": tc.format}}}
+		rv, err := chartutil.ToRenderValues(c, vals, chartutil.ReleaseOptions{Name: release, Namespace: namespace, IsInstall: true}, chartutil.DefaultCapabilities)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := engine.Render(c, rv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, doc := range strings.Split(out["meshguard/templates/report-crds.yaml"], "\n---\n") {
+			var crd struct {
+				Kind     string
+				Metadata struct {
+					Name        string
+					Annotations map[string]string
+				}
+			}
+			if err := sigsyaml.Unmarshal([]byte(doc), &crd); err != nil || crd.Kind != "CustomResourceDefinition" {
+				continue
+			}
+			names = append(names, crd.Metadata.Name)
+			if crd.Metadata.Annotations["helm.sh/resource-policy"] != "keep" {
+				t.Errorf("%s not kept on uninstall", crd.Metadata.Name)
+			}
+		}
+		if !slices.Equal(names, tc.want) {
+			t.Errorf("%s: CRDs %v, want %v", tc.format, names, tc.want)
+		}
+	}
+}

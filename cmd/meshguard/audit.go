@@ -1,0 +1,286 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/spf13/cobra"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/audit"
+	"github.com/meshguard/meshguard/lint"
+	"github.com/meshguard/meshguard/live"
+	"github.com/meshguard/meshguard/validate"
+)
+
+// auditOptions are the flags of `meshguard audit`.
+type auditOptions struct {
+	settings       api.Settings
+	kubeconfig     string
+	context        string
+	namespaces     []string
+	output         string
+	failOn         string
+	color          string
+	ignoreFile     string
+	showSuppressed bool
+	writeReports   bool
+	reportFormat   string
+	maxResults     int
+	pageSize       int64
+	interval       time.Duration
+	metricsAddr    string
+	logLevel       string
+	logFormat      string
+	progress       string
+	progressDelay  time.Duration
+}
+
+func newAuditCmd(s streams) *cobra.Command {
+	o := &auditOptions{}
+	cmd := &cobra.Command{
+		Use:   "audit",
+		Short: "Lint every policy stored in a live cluster, optionally writing policy reports",
+		Long: `Audit reads every Kuma, Linkerd and Gateway API route object a cluster stores (the
+kinds the cluster serves; others are skipped and said so), in all namespaces or those
+of -n, with the Namespaces, Services, ServiceAccounts and workloads the cross-object
+checks need, and lints them all in one run with the engine of meshguard lint. It
+finds what admission never saw: objects stored before meshguard was installed, or
+while its webhook was failing open. It only reads, unless --write-reports.
+
+--write-reports creates or updates one report per namespace (and one cluster
+report for cluster-scoped objects) with server-side apply: OpenReports
+(openreports.io/v1alpha1 Report/ClusterReport, as Kyverno 1.15 writes them) or, with
+--report-format wgpolicy, wgpolicyk8s.io/v1alpha2 PolicyReport/ClusterPolicyReport.
+Each result has policy = the rule code, rule = the field, result fail (error), warn
+(warning) or skip (suppressed). Reports of namespaces with nothing left to audit are
+deleted. The CRDs must be installed (chart value audit.reports.installCRDs).
+
+--interval keeps auditing every interval and serves the Prometheus gauge
+meshguard_audit_findings{code,severity} on --metrics-bind-address; the chart runs
+it that way (audit.enabled). Suppressions work as in lint: the meshguard.io/ignore
+annotation and --ignore-file. See docs/audit.md.
+
+Exit codes (single run): 0 when nothing is at or above --fail-on, 1 when something
+is, 2 on a usage error or when the cluster cannot be read or reports not written.`,
+		Example: `  meshguard audit                                  # current kubeconfig context, all namespaces
+  meshguard audit --context prod -n payments -n orders -o json
+  meshguard audit --ignore-file meshguard-ignore.yaml -o sarif > audit.sarif
+  meshguard audit --write-reports                  # OpenReports Report per namespace
+  meshguard audit --write-reports --report-format wgpolicy
+  meshguard audit --write-reports --interval 10m --metrics-bind-address :8080`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd.Context(), s) },
+	}
+	f := cmd.Flags()
+	settingsFlags(f, &o.settings)
+	f.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, ~/.kube/config, or the in-cluster configuration)")
+	f.StringVar(&o.context, "context", "", "kubeconfig context to use (default: the current context)")
+	f.StringSliceVarP(&o.namespaces, "namespace", "n", nil, "audit only these namespaces (repeatable or comma-separated; default: all). Cluster-scoped kinds are always read")
+	f.StringVarP(&o.output, "output", "o", "text", "output format: text, json or sarif")
+	f.StringVar(&o.failOn, "fail-on", validate.SeverityError, "lowest severity that makes the exit code 1: error or warning")
+	f.StringVar(&o.color, "color", "auto", "colour text output: auto (only on a terminal, honours NO_COLOR), always, never")
+	f.StringVar(&o.ignoreFile, "ignore-file", "", "YAML file of findings accepted on purpose; see docs/lint.md#suppressions")
+	f.BoolVar(&o.showSuppressed, "show-suppressed", false, "list suppressed findings in text output too")
+	f.BoolVar(&o.writeReports, "write-reports", false, "create or update one policy report per namespace (server-side apply) and delete stale ones")
+	f.StringVar(&o.reportFormat, "report-format", string(audit.FormatOpenReports), "report API: openreports (openreports.io/v1alpha1) or wgpolicy (wgpolicyk8s.io/v1alpha2)")
+	f.IntVar(&o.maxResults, "max-report-results", audit.DefaultMaxResults, "most results one report lists (the summary counts all); keeps a report under etcd's object size limit")
+	f.Int64Var(&o.pageSize, "page-size", live.DefaultPageSize, "objects per list request")
+	f.DurationVar(&o.interval, "interval", 0, "audit again every interval until stopped, serving metrics (0: audit once and exit)")
+	f.StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", "Prometheus metrics address with --interval; 0 disables")
+	f.StringVar(&o.logLevel, "log-level", "info", "log level with --interval: debug, info, error")
+	f.StringVar(&o.logFormat, "log-format", "json", "log format with --interval: json or console")
+	f.StringVar(&o.progress, "progress", "auto", "progress line on standard error for audits over a second: auto (only on a terminal), always, never")
+	f.DurationVar(&o.progressDelay, "progress-delay", time.Second, "how long an audit goes before the progress line appears")
+	_ = f.MarkHidden("progress-delay")
+	return cmd
+}
+
+// check reports flags that cannot work.
+func (o *auditOptions) check() error {
+	if err := o.settings.Check(); err != nil {
+		return err
+	}
+	switch {
+	case o.output != "text" && o.output != "json" && o.output != "sarif":
+		return usageErr("--output must be text, json or sarif (got %q)", o.output)
+	case o.failOn != validate.SeverityError && o.failOn != validate.SeverityWarning:
+		return usageErr("--fail-on must be error or warning (got %q)", o.failOn)
+	case !audit.Format(o.reportFormat).Valid():
+		return usageErr("--report-format must be openreports or wgpolicy (got %q)", o.reportFormat)
+	case o.maxResults < 1:
+		return usageErr("--max-report-results must be at least 1")
+	case o.pageSize < 1:
+		return usageErr("--page-size must be at least 1")
+	case o.interval < 0:
+		return usageErr("--interval must not be negative")
+	}
+	for _, ns := range o.namespaces {
+		if ns == "" {
+			return usageErr("--namespace must not be empty")
+		}
+	}
+	return o.settings.LoadSchemas()
+}
+
+// engine is the linter's options for stored objects.
+func (o *auditOptions) engine() (lint.Options, error) {
+	eng := lint.Options{Settings: o.settings, Namespace: "default", Registry: api.DefaultRegistry(),
+		Stages: lint.CrossDocument(o.settings, "default")}
+	if o.ignoreFile != "" {
+		f, err := lint.ReadIgnoreFile(o.ignoreFile, lint.RuleSeverity, time.Now())
+		if err != nil {
+			return lint.Options{}, usageErr("%v", err)
+		}
+		eng.Ignore = f
+	}
+	return eng, nil
+}
+
+func (o *auditOptions) run(ctx context.Context, s streams) error {
+	if err := o.check(); err != nil {
+		return err
+	}
+	// Read once here so a bad ignore file is a usage error at start; each audit
+	// reads it again, so expiry dates and an updated file (a ConfigMap) hold in
+	// a long --interval run.
+	if _, err := o.engine(); err != nil {
+		return err
+	}
+	cfg, err := live.Config(o.kubeconfig, o.context)
+	if err != nil {
+		return err
+	}
+	reader, err := live.NewReader(cfg)
+	if err != nil {
+		return err
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	once := func(ctx context.Context, progress func(int)) (audit.Result, error) {
+		eng, err := o.engine()
+		if err != nil {
+			return audit.Result{}, err
+		}
+		r, err := audit.Run(ctx, reader, audit.Options{Lint: eng, Live: live.Options{Namespaces: o.namespaces, PageSize: o.pageSize, Progress: progress}})
+		if err != nil || !o.writeReports {
+			return r, err
+		}
+		ro := audit.ReportOptions{Format: audit.Format(o.reportFormat), Namespaces: o.namespaces, MaxResults: o.maxResults, Now: time.Now()}
+		w, err := audit.Write(ctx, dyn, audit.Build(r, ro), ro)
+		if err == nil && o.interval == 0 {
+			fmt.Fprintf(s.err, "meshguard audit: wrote %d reports, deleted %d stale ones\n", len(w.Applied), len(w.Deleted))
+		}
+		return r, err
+	}
+	if o.interval > 0 {
+		return o.loop(ctx, s, once)
+	}
+	prog, err := o.progressLine(s)
+	if err != nil {
+		return err
+	}
+	r, err := once(ctx, prog.update)
+	prog.done()
+	if err != nil {
+		return err
+	}
+	for _, line := range r.Describe() {
+		fmt.Fprintf(s.err, "meshguard audit: %s\n", line)
+	}
+	lo := lintOptions{output: o.output, color: o.color, showSuppressed: o.showSuppressed}
+	// Kinds not read go where lint puts documents it did not lint: json's
+	// skipped list, SARIF's notifications.
+	var skipped []lint.Skip
+	for _, sk := range r.Skipped {
+		skipped = append(skipped, lint.Skip{File: live.Source + sk.Resource, Reason: sk.Kind + " not read: " + sk.Reason})
+	}
+	if err := lo.write(s, r.Findings, r.Summary, skipped); err != nil {
+		return err
+	}
+	return exitFor(r.Findings, o.failOn)
+}
+
+// syncProgress is a progress line the reader's goroutines may update at once.
+type syncProgress struct {
+	mu sync.Mutex
+	p  *lint.Progress
+}
+
+func (p *syncProgress) update(n int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.p.Update(n)
+}
+
+func (p *syncProgress) done() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.p.Done()
+}
+
+func (o *auditOptions) progressLine(s streams) (*syncProgress, error) {
+	on := false
+	switch o.progress {
+	case "auto":
+		on = s.stderr != nil && lint.IsTerminal(s.stderr)
+	case "always":
+		on = true
+	case "never":
+	default:
+		return nil, usageErr("--progress must be auto, always or never (got %q)", o.progress)
+	}
+	if !on {
+		return &syncProgress{p: lint.NewProgress(io.Discard, 0)}, nil
+	}
+	return &syncProgress{p: lint.NewProgressOf(s.err, o.progressDelay, "meshguard audit: %d objects read")}, nil
+}
+
+// loop audits every --interval until SIGTERM, serving the gauges.
+func (o *auditOptions) loop(ctx context.Context, s streams, once func(context.Context, func(int)) (audit.Result, error)) error {
+	log, err := newLogger(o.logLevel, o.logFormat)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m, err := audit.NewMetrics(reg)
+	if err != nil {
+		return err
+	}
+	if o.metricsAddr != "0" {
+		ln, err := net.Listen("tcp", o.metricsAddr)
+		if err != nil {
+			return fmt.Errorf("metrics: %w", err)
+		}
+		srv := &http.Server{Handler: promhttp.HandlerFor(reg, promhttp.HandlerOpts{}), ReadHeaderTimeout: 10 * time.Second}
+		go func() {
+			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				log.Error(err, "metrics server")
+			}
+		}()
+		defer srv.Close()
+		log.Info("serving metrics", "address", ln.Addr().String())
+	}
+	log.Info("auditing periodically", "interval", o.interval.String(), "namespaces", strings.Join(o.namespaces, ","), "writeReports", o.writeReports)
+	audit.Loop(ctx, o.interval, m, log, func(ctx context.Context) (audit.Result, error) { return once(ctx, nil) })
+	return nil
+}

@@ -1,0 +1,75 @@
+package live
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+func TestDocumentPlace(t *testing.T) {
+	for _, tc := range []struct {
+		ns, kind, name, want string
+	}{
+		{"payments", "MeshTimeout", "t", "cluster:payments/MeshTimeout/t"},
+		{"", "Mesh", "default", "cluster:Mesh/default"},
+	} {
+		u := &unstructured.Unstructured{Object: map[string]any{}}
+		u.SetKind(tc.kind)
+		u.SetNamespace(tc.ns)
+		u.SetName(tc.name)
+		d := Document(u, "")
+		if d.File != tc.want || d.Line != 1 || d.Object != u {
+			t.Errorf("Document(%s/%s/%s) = %q line %d", tc.ns, tc.kind, tc.name, d.File, d.Line)
+		}
+	}
+}
+
+const kubeconfig = `apiVersion: v1
+kind: Config
+clusters:
+- name: a
+  cluster: {server: "https://127.0.0.1:6443"}
+- name: b
+  cluster: {server: "https://127.0.0.2:6443"}
+users:
+- name: u
+  user: {token: t}
+contexts:
+- name: ctx-a
+  context: {cluster: a, user: u}
+- name: ctx-b
+  context: {cluster: b, user: u}
+current-context: ctx-a
+`
+
+func TestConfig(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(path, []byte(kubeconfig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("KUBECONFIG", path)
+	for _, tc := range []struct {
+		file, context, host string
+	}{
+		{"", "", "https://127.0.0.1:6443"},
+		{"", "ctx-b", "https://127.0.0.2:6443"},
+		{path, "ctx-b", "https://127.0.0.2:6443"},
+	} {
+		cfg, err := Config(tc.file, tc.context)
+		if err != nil {
+			t.Fatalf("Config(%q, %q): %v", tc.file, tc.context, err)
+		}
+		if cfg.Host != tc.host {
+			t.Errorf("Config(%q, %q).Host = %q, want %q", tc.file, tc.context, cfg.Host, tc.host)
+		}
+	}
+	if _, err := Config(filepath.Join(t.TempDir(), "missing"), ""); err == nil {
+		t.Error("a kubeconfig that does not exist is not an error")
+	}
+	if _, err := Config("", "nope"); err == nil || !strings.Contains(err.Error(), "nope") {
+		t.Errorf("unknown context: %v", err)
+	}
+}
