@@ -40,9 +40,15 @@ const (
 	KindReplicationController = "ReplicationController"
 )
 
-// KindDeployment is the workload kind `meshguard check` assumes when a destination
-// is named without a kind.
-const KindDeployment = "Deployment"
+// Workload kinds named outside the workload table: KindDeployment is the kind
+// `meshguard check` assumes when a destination is named without one; ReplicaSets
+// and Jobs, like Pods, are usually owned by a controller whose template a cluster
+// reader takes instead.
+const (
+	KindDeployment = "Deployment"
+	KindReplicaSet = "ReplicaSet"
+	KindJob        = "Job"
+)
 
 // Storage returns the entry of group/kind in its storage version (see
 // StorageVersion), nil when the registry does not guard the kind. Caches and

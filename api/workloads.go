@@ -23,9 +23,20 @@ var workloads = []workload{
 	{schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: KindDeployment}, []string{"spec", "template"}},
 	{schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "StatefulSet"}, []string{"spec", "template"}},
 	{schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "DaemonSet"}, []string{"spec", "template"}},
-	{schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "ReplicaSet"}, []string{"spec", "template"}},
-	{schema.GroupVersionKind{Group: "batch", Version: "v1", Kind: "Job"}, []string{"spec", "template"}},
+	{schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: KindReplicaSet}, []string{"spec", "template"}},
+	{schema.GroupVersionKind{Group: "batch", Version: "v1", Kind: KindJob}, []string{"spec", "template"}},
 	{schema.GroupVersionKind{Group: "batch", Version: "v1", Kind: "CronJob"}, []string{"spec", "jobTemplate", "spec", "template"}},
+}
+
+// WorkloadKinds lists the kinds that carry pods, as the workload table knows them:
+// readers of a cluster's inventory (meshguard audit, check --kubeconfig) list
+// these, so a kind added here is read everywhere.
+func WorkloadKinds() []schema.GroupVersionKind {
+	out := make([]schema.GroupVersionKind, len(workloads))
+	for i, w := range workloads {
+		out[i] = w.gvk
+	}
+	return out
 }
 
 // PodTemplatePath returns where an object of the given kind keeps its pod template,

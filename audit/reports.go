@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/lint"
 	"github.com/meshguard/meshguard/validate"
 )
@@ -231,11 +232,11 @@ func result(f lint.Finding, id ref, info objectInfo, now time.Time) map[string]a
 func category(id ref) string {
 	gv, _ := schema.ParseGroupVersion(id.apiVersion)
 	switch gv.Group {
-	case "kuma.io":
+	case api.KumaGroup:
 		return "Kuma"
-	case "policy.linkerd.io":
+	case api.LinkerdGroup:
 		return "Linkerd"
-	case "gateway.networking.k8s.io":
+	case api.GatewayGroup:
 		return "Gateway API"
 	}
 	return "Kubernetes"

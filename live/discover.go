@@ -2,6 +2,7 @@ package live
 
 import (
 	"fmt"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -119,35 +120,44 @@ func (r *Reader) resourcesOf(s *served, group, version string) (map[string]metav
 	return m, nil
 }
 
-// inventoryKinds are what the cross-document checks look policies up against:
-// Namespaces (their labels and annotations), Services, ServiceAccounts (Linkerd
-// identities name them) and the workloads of
-// api's workload table. ReplicaSets a Deployment owns and Pods a controller owns
-// are left out: their controller's pod template says the same, once.
-var inventoryKinds = []struct {
+// inventoryKind is one kind the inventory reads.
+type inventoryKind struct {
 	gvr  schema.GroupVersionResource
 	kind string
 	keep func(*unstructured.Unstructured) bool
-}{
-	{schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}, "Namespace", nil},
-	{schema.GroupVersionResource{Version: "v1", Resource: "services"}, "Service", nil},
-	{schema.GroupVersionResource{Version: "v1", Resource: "serviceaccounts"}, "ServiceAccount", nil},
-	{schema.GroupVersionResource{Version: "v1", Resource: "pods"}, "Pod", unowned},
-	{schema.GroupVersionResource{Version: "v1", Resource: "replicationcontrollers"}, "ReplicationController", nil},
-	{schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}, "Deployment", nil},
-	{schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "statefulsets"}, "StatefulSet", nil},
-	{schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "daemonsets"}, "DaemonSet", nil},
-	{schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "replicasets"}, "ReplicaSet", unowned},
-	{schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}, "Job", unowned},
-	{schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "cronjobs"}, "CronJob", nil},
+}
+
+// inventoryKinds are what the cross-document checks look policies up against:
+// Namespaces (their labels and annotations), Services, ServiceAccounts (Linkerd
+// identities name them) and the workloads of api's workload table. ReplicaSets,
+// Jobs and Pods a controller owns are left out: their controller's pod template
+// says the same, once.
+func inventoryKinds() []inventoryKind {
+	out := []inventoryKind{
+		{schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}, api.KindNamespace, nil},
+		{schema.GroupVersionResource{Version: "v1", Resource: "services"}, "Service", nil},
+		{schema.GroupVersionResource{Version: "v1", Resource: "serviceaccounts"}, api.KindServiceAccount, nil},
+	}
+	for _, gvk := range api.WorkloadKinds() {
+		// Every workload kind's resource is its lower-case plural with an "s".
+		gvr := gvk.GroupVersion().WithResource(strings.ToLower(gvk.Kind) + "s")
+		var keep func(*unstructured.Unstructured) bool
+		switch gvk.Kind {
+		case api.KindPod, api.KindReplicaSet, api.KindJob:
+			keep = unowned
+		}
+		out = append(out, inventoryKind{gvr, gvk.Kind, keep})
+	}
+	return out
 }
 
 // InventoryResources lists the resources Read lists for the inventory, so the
 // chart's RBAC for the audit is generated from the same table (see
 // hack/gen-chart-rules).
 func InventoryResources() []schema.GroupVersionResource {
-	out := make([]schema.GroupVersionResource, len(inventoryKinds))
-	for i, k := range inventoryKinds {
+	kinds := inventoryKinds()
+	out := make([]schema.GroupVersionResource, len(kinds))
+	for i, k := range kinds {
 		out[i] = k.gvr
 	}
 	return out
@@ -161,7 +171,7 @@ func unowned(u *unstructured.Unstructured) bool {
 func (r *Reader) inventoryTargets(byGroup map[string]*served) ([]target, error) {
 	core := &served{versions: map[string]bool{"v1": true}, preferred: "v1", resources: map[string]map[string]metav1.APIResource{}}
 	var out []target
-	for _, ik := range inventoryKinds {
+	for _, ik := range inventoryKinds() {
 		s := core
 		if ik.gvr.Group != "" {
 			s = byGroup[ik.gvr.Group]

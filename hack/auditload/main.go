@@ -143,7 +143,7 @@ func store(ctx context.Context, dyn dynamic.Interface, objs []*unstructured.Unst
 	var nss, rest []*unstructured.Unstructured
 	for _, u := range objs {
 		switch u.GetKind() {
-		case "Namespace":
+		case api.KindNamespace:
 			nss = append(nss, u)
 		case "Service":
 			// envtest's service range has 254 addresses; headless Services need none.
