@@ -268,28 +268,23 @@ func inputOf(in *xdscore.TypedExtensionConfig, req Request) (string, bool, error
 	return "", false, fmt.Errorf("input %T is not supported by the evaluator", m)
 }
 
-// evalXdsStringMatcher is xds.type.matcher.v3.StringMatcher on s.
+// evalXdsStringMatcher is xds.type.matcher.v3.StringMatcher on s: the same tests
+// as Envoy's own StringMatcher, so it is read as one.
 func evalXdsStringMatcher(sm *xdsmatcher.StringMatcher, s string) (bool, error) {
-	if sm.GetIgnoreCase() {
-		s = strings.ToLower(s)
-	}
-	lower := func(v string) string {
-		if sm.GetIgnoreCase() {
-			return strings.ToLower(v)
-		}
-		return v
-	}
+	em := &matcherv3.StringMatcher{IgnoreCase: sm.GetIgnoreCase()}
 	switch m := sm.GetMatchPattern().(type) {
 	case *xdsmatcher.StringMatcher_Exact:
-		return s == lower(m.Exact), nil
+		em.MatchPattern = &matcherv3.StringMatcher_Exact{Exact: m.Exact}
 	case *xdsmatcher.StringMatcher_Prefix:
-		return strings.HasPrefix(s, lower(m.Prefix)), nil
+		em.MatchPattern = &matcherv3.StringMatcher_Prefix{Prefix: m.Prefix}
 	case *xdsmatcher.StringMatcher_Suffix:
-		return strings.HasSuffix(s, lower(m.Suffix)), nil
+		em.MatchPattern = &matcherv3.StringMatcher_Suffix{Suffix: m.Suffix}
 	case *xdsmatcher.StringMatcher_Contains:
-		return strings.Contains(s, lower(m.Contains)), nil
+		em.MatchPattern = &matcherv3.StringMatcher_Contains{Contains: m.Contains}
 	case *xdsmatcher.StringMatcher_SafeRegex:
-		return fullMatch(m.SafeRegex.GetRegex(), s)
+		em.MatchPattern = &matcherv3.StringMatcher_SafeRegex{SafeRegex: &matcherv3.RegexMatcher{Regex: m.SafeRegex.GetRegex()}}
+	default:
+		return false, fmt.Errorf("string matcher %T is not supported by the evaluator", sm.GetMatchPattern())
 	}
-	return false, fmt.Errorf("string matcher %T is not supported by the evaluator", sm.GetMatchPattern())
+	return evalStringMatcher(em, s)
 }

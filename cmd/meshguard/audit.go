@@ -236,15 +236,9 @@ func (p *syncProgress) done() {
 }
 
 func (o *auditOptions) progressLine(s streams) (*syncProgress, error) {
-	on := false
-	switch o.progress {
-	case "auto":
-		on = s.stderr != nil && lint.IsTerminal(s.stderr)
-	case "always":
-		on = true
-	case "never":
-	default:
-		return nil, usageErr("--progress must be auto, always or never (got %q)", o.progress)
+	on, err := progressOn(o.progress, s)
+	if err != nil {
+		return nil, err
 	}
 	if !on {
 		return &syncProgress{p: lint.NewProgress(io.Discard, 0)}, nil

@@ -204,19 +204,27 @@ func (o *lintOptions) stages(eng lint.Options) (func() []lint.Stage, error) {
 	return lint.CrossDocumentInventory(o.settings, o.namespace, inv), nil
 }
 
+// progressOn says whether a --progress value (auto, always, never) draws a
+// progress line: auto only when standard error is a terminal.
+func progressOn(mode string, s streams) (bool, error) {
+	switch mode {
+	case "auto":
+		return s.stderr != nil && lint.IsTerminal(s.stderr), nil
+	case "always":
+		return true, nil
+	case "never":
+		return false, nil
+	}
+	return false, usageErr("--progress must be auto, always or never (got %q)", mode)
+}
+
 // progressLine is the progress line --progress asks for: drawn on standard error
 // only when it is a terminal (auto) or always; never, as in CI logs and tests,
 // otherwise.
 func (o *lintOptions) progressLine(s streams) (*lint.Progress, error) {
-	on := false
-	switch o.progress {
-	case "auto":
-		on = s.stderr != nil && lint.IsTerminal(s.stderr)
-	case "always":
-		on = true
-	case "never":
-	default:
-		return nil, usageErr("--progress must be auto, always or never (got %q)", o.progress)
+	on, err := progressOn(o.progress, s)
+	if err != nil {
+		return nil, err
 	}
 	if !on {
 		return lint.NewProgress(io.Discard, 0), nil
