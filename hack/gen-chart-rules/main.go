@@ -85,18 +85,7 @@ func auditReadRules(b *bytes.Buffer, reg *api.Registry) {
 	for _, r := range live.InventoryResources() {
 		add(r.Group, r.Resource)
 	}
-	groups := make([]string, 0, len(byGroup))
-	for g := range byGroup {
-		groups = append(groups, g)
-	}
-	sort.Strings(groups)
-	for _, g := range groups {
-		res := make([]string, len(byGroup[g]))
-		for i, p := range byGroup[g] {
-			res[i] = strconv.Quote(p)
-		}
-		fmt.Fprintf(b, "- apiGroups: [%q]\n  resources: [%s]\n  verbs: [\"get\", \"list\"]\n", g, strings.Join(res, ", "))
-	}
+	writeReadRules(b, byGroup, `"get", "list"`)
 }
 
 // webhookRules writes the `rules:` items of a webhook. Kinds are grouped per
@@ -175,6 +164,12 @@ func informerRules(b *bytes.Buffer, reg *api.Registry) {
 	for _, w := range refs.WatchedKinds(reg) {
 		add(w.GVK.Group, w.Plural)
 	}
+	writeReadRules(b, byGroup, `"get", "list", "watch"`)
+}
+
+// writeReadRules writes one ClusterRole rule per API group of byGroup (groups
+// sorted, resources in the order given) with verbs.
+func writeReadRules(b *bytes.Buffer, byGroup map[string][]string, verbs string) {
 	groups := make([]string, 0, len(byGroup))
 	for g := range byGroup {
 		groups = append(groups, g)
@@ -185,6 +180,6 @@ func informerRules(b *bytes.Buffer, reg *api.Registry) {
 		for i, p := range byGroup[g] {
 			res[i] = strconv.Quote(p)
 		}
-		fmt.Fprintf(b, "- apiGroups: [%q]\n  resources: [%s]\n  verbs: [\"get\", \"list\", \"watch\"]\n", g, strings.Join(res, ", "))
+		fmt.Fprintf(b, "- apiGroups: [%q]\n  resources: [%s]\n  verbs: [%s]\n", g, strings.Join(res, ", "), verbs)
 	}
 }
