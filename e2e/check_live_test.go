@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/meshguard/meshguard/api"
 )
 
 // TestCheckLiveCluster stores the Kuma and Linkerd sets of examples/check through
@@ -27,6 +29,22 @@ func TestCheckLiveCluster(t *testing.T) {
 		if _, _, err := kubectl(t, "", "apply", "-f", repo(dir)); err != nil {
 			t.Fatalf("kubectl apply -f %s: %v", dir, err)
 		}
+		// The stack is shared: a mesh-wide deny left behind would change what
+		// later tests' previews merge. Namespaces stay: the local control plane
+		// has no namespace controller to finish deleting one.
+		objs := load(t, repo(dir))
+		t.Cleanup(func() {
+			for _, o := range objs {
+				if o.GetKind() == api.KindNamespace {
+					continue
+				}
+				resource := strings.ToLower(o.GetKind())
+				if g := o.GroupVersionKind().Group; g != "" {
+					resource += "." + g
+				}
+				kubectl(t, "", "delete", "--ignore-not-found", "--wait=false", "-n", o.GetNamespace(), resource, o.GetName())
+			}
+		})
 	}
 	for _, tt := range []struct {
 		name     string
