@@ -79,8 +79,10 @@ func tlsServer(t *testing.T, eng *Handlers) (*http.Client, string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- srv.Start(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
 	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
+	// The server serves open connections until their clients close them (as the API
+	// server does with idle ones): the test's client closes its own first.
+	t.Cleanup(func() { client.CloseIdleConnections(); cancel(); <-done })
 	base := fmt.Sprintf("https://127.0.0.1:%d", port)
 	deadline := time.Now().Add(10 * time.Second)
 	for {
