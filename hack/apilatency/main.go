@@ -1,34 +1,36 @@
 // Command apilatency measures what meshguard adds to the latency of an apply through
-// a real kube-apiserver: it starts the local control plane with meshguard installed
-// from the chart (as the e2e suite does), server-side applies N new
-// MeshTrafficPermissions with meshguard's webhook configurations present, removes
-// them, applies N more on the same API server, and prints both latency
-// distributions and their difference (docs/performance.md).
+// a real kube-apiserver. It starts the local control plane with meshguard installed
+// from the chart (as the e2e suite does) and a no-op admission webhook (the peer:
+// controller-runtime's server and codec, same TLS settings, answering "allowed"
+// without looking), then server-side applies new MeshTrafficPermissions in three
+// configurations of the same API server:
 //
-//	go run ./hack/apilatency -n 200
+//   - absent: no webhook configuration at all;
+//   - noop: meshguard's two webhook configurations, pointed at the no-op server;
+//   - meshguard: meshguard's own configurations, as the chart installs them.
+//
+// The configurations alternate in blocks (each block runs all three, in a rotating
+// order), so a drift of the machine or of the API server over the run (stored
+// objects, caches, heap) falls on all three alike. After each switch the tool waits
+// until the API server calls exactly the webhooks of the new configuration, then
+// applies a few unmeasured policies. It prints each configuration's latency
+// distribution and the differences at p50 and p99 (docs/performance.md).
+//
+//	go run ./hack/apilatency -n 200 -blocks 5
 package main
 
 import (
-	"bufio"
 	"context"
 	"flag"
 	"fmt"
-	"io"
-	"maps"
-	"net/http"
 	"os"
 	"os/signal"
-	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/go-logr/logr"
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -40,6 +42,7 @@ import (
 // options are the command's flags.
 type options struct {
 	n      int
+	blocks int
 	warmup int
 	dir    string
 	// sameTarget makes every policy select the same proxies, so each preview merges
@@ -49,11 +52,16 @@ type options struct {
 
 func main() {
 	var o options
-	flag.IntVar(&o.n, "n", 200, "applies measured with the webhooks present, and again without them")
-	flag.IntVar(&o.warmup, "warmup", 20, "applies before each measured phase, not counted")
+	flag.IntVar(&o.n, "n", 200, "applies measured in each configuration (absent, noop, meshguard)")
+	flag.IntVar(&o.blocks, "blocks", 5, "blocks the applies of each configuration are split into; the configurations alternate block by block")
+	flag.IntVar(&o.warmup, "warmup", 5, "unmeasured applies after each switch of configuration")
 	flag.StringVar(&o.dir, "dir", "", "directory for the control plane's files (default: a temporary one, removed)")
 	flag.BoolVar(&o.sameTarget, "same-target", false, "every policy selects app=backend, so each RBAC preview merges all policies stored before it")
 	flag.Parse()
+	if o.n < 1 || o.blocks < 1 || o.blocks > o.n || o.warmup < 0 {
+		fmt.Fprintln(os.Stderr, "apilatency: need -n >= 1, 1 <= -blocks <= -n and -warmup >= 0")
+		os.Exit(2)
+	}
 	// The client's own logs are not part of the measurement.
 	ctrllog.SetLogger(logr.Discard())
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -86,48 +94,76 @@ func run(ctx context.Context, o options) error {
 	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "latency-ns"}}); err != nil {
 		return err
 	}
-	with, err := phase(ctx, c, "with", o)
+	noop, err := startNoop(ctx, o.dir)
 	if err != nil {
 		return err
 	}
+	sw, err := newSwitcher(ctx, c, noop, st.Meshguard.MetricsPort)
+	if err != nil {
+		return err
+	}
+	lat, err := measure(ctx, c, sw, o)
+	if err != nil {
+		return err
+	}
+	report(lat)
 	handlerTime(st.Meshguard.MetricsPort)
 	webhookCallTime(st.CP.Config)
-	if err := removeWebhooks(ctx, c); err != nil {
-		return err
-	}
-	without, err := phase(ctx, c, "without", o)
-	if err != nil {
-		return err
-	}
-	report(with, without)
 	return nil
 }
 
-// phase applies warmup+n new policies and returns the latencies of the last n. In
-// the "with" phase each stored object must carry the label meshguard's mutating
-// webhook adds, so the measurement is known to include meshguard.
-func phase(ctx context.Context, c client.Client, name string, o options) ([]time.Duration, error) {
-	var out []time.Duration
-	for i := range o.warmup + o.n {
-		app := fmt.Sprintf("app-%d", i)
-		if o.sameTarget {
-			app = "backend"
+// measure runs the blocks and returns the measured latencies per configuration.
+func measure(ctx context.Context, c client.Client, sw *switcher, o options) (map[config][]time.Duration, error) {
+	lat := map[config][]time.Duration{}
+	seq := 0
+	for b := range o.blocks {
+		// Block b runs the configurations rotated by b, so none always follows another.
+		cfgs := order()
+		for k := range cfgs {
+			cfg := cfgs[(b+k)%len(cfgs)]
+			if err := sw.to(ctx, cfg); err != nil {
+				return nil, fmt.Errorf("block %d, switching to %s: %w", b, cfg, err)
+			}
+			// Block b's share of n: the first n%blocks blocks take one more.
+			count := o.n / o.blocks
+			if b < o.n%o.blocks {
+				count++
+			}
+			for i := range o.warmup + count {
+				seq++
+				d, err := apply(ctx, c, cfg, seq, o.sameTarget)
+				if err != nil {
+					return nil, fmt.Errorf("block %d, %s: %w", b, cfg, err)
+				}
+				if i >= o.warmup {
+					lat[cfg] = append(lat[cfg], d)
+				}
+			}
 		}
-		obj := policy(fmt.Sprintf("lat-%s-%d", name, i), fmt.Sprintf("client-%d", i), app)
-		start := time.Now()
-		if err := c.Patch(ctx, obj, client.Apply, client.FieldOwner("apilatency"), client.ForceOwnership); err != nil {
-			return nil, fmt.Errorf("%s phase, apply %d: %w", name, i, err)
-		}
-		d := time.Since(start)
-		_, mutated := obj.GetLabels()[api.LabelPolicyRole]
-		if mutated != (name == "with") {
-			return nil, fmt.Errorf("%s phase, apply %d: meshguard's label present=%v", name, i, mutated)
-		}
-		if i >= o.warmup {
-			out = append(out, d)
-		}
+		fmt.Fprintf(os.Stderr, "apilatency: block %d of %d done\n", b+1, o.blocks)
 	}
-	return out, nil
+	return lat, nil
+}
+
+// apply server-side applies one new policy and returns how long the API server took
+// to answer. The stored object must carry the label meshguard's mutating webhook
+// adds exactly when meshguard is the configuration, so the measurement is known to
+// include meshguard (and the others known not to).
+func apply(ctx context.Context, c client.Client, cfg config, seq int, sameTarget bool) (time.Duration, error) {
+	app := fmt.Sprintf("app-%d", seq)
+	if sameTarget {
+		app = "backend"
+	}
+	obj := policy(fmt.Sprintf("lat-%s-%d", cfg, seq), fmt.Sprintf("client-%d", seq), app)
+	start := time.Now()
+	if err := c.Patch(ctx, obj, client.Apply, client.FieldOwner("apilatency"), client.ForceOwnership); err != nil {
+		return 0, fmt.Errorf("apply %d: %w", seq, err)
+	}
+	d := time.Since(start)
+	if _, mutated := obj.GetLabels()[api.LabelPolicyRole]; mutated != (cfg == withMeshguard) {
+		return 0, fmt.Errorf("apply %d: meshguard's label present=%v", seq, mutated)
+	}
+	return d, nil
 }
 
 // policy is a new workload-owner MeshTrafficPermission letting one client reach app.
@@ -146,132 +182,4 @@ func policy(name, clientService, app string) *unstructured.Unstructured {
 		},
 	}}
 	return u
-}
-
-// removeWebhooks deletes meshguard's webhook configurations and waits until the API
-// server stops calling meshguard (a new object is stored without its label).
-func removeWebhooks(ctx context.Context, c client.Client) error {
-	var vw admissionregistrationv1.ValidatingWebhookConfigurationList
-	var mw admissionregistrationv1.MutatingWebhookConfigurationList
-	if err := c.List(ctx, &vw); err != nil {
-		return err
-	}
-	if err := c.List(ctx, &mw); err != nil {
-		return err
-	}
-	var objs []client.Object
-	for i := range vw.Items {
-		objs = append(objs, &vw.Items[i])
-	}
-	for i := range mw.Items {
-		objs = append(objs, &mw.Items[i])
-	}
-	deleted := 0
-	for _, o := range objs {
-		if strings.Contains(o.GetName(), "meshguard") {
-			if err := c.Delete(ctx, o); err != nil {
-				return err
-			}
-			deleted++
-		}
-	}
-	if deleted == 0 {
-		return fmt.Errorf("no meshguard webhook configuration found")
-	}
-	for i := 0; ; i++ {
-		probe := policy(fmt.Sprintf("lat-probe-%d", i), "probe", "probe")
-		if err := c.Patch(ctx, probe, client.Apply, client.FieldOwner("apilatency"), client.ForceOwnership); err != nil {
-			return err
-		}
-		if _, ok := probe.GetLabels()[api.LabelPolicyRole]; !ok {
-			return nil
-		}
-		if i > 100 {
-			return fmt.Errorf("the API server still calls meshguard after its configurations were deleted")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-func report(with, without []time.Duration) {
-	fmt.Printf("| webhooks | applies | p50 ms | p90 ms | p99 ms | max ms |\n| --- | --- | --- | --- | --- | --- |\n")
-	for _, r := range []struct {
-		name string
-		d    []time.Duration
-	}{{"present", with}, {"absent", without}} {
-		p := percentiles(r.d)
-		fmt.Printf("| %s | %d | %.2f | %.2f | %.2f | %.2f |\n", r.name, len(r.d), p[0], p[1], p[2], p[3])
-	}
-	a, b := percentiles(with), percentiles(without)
-	fmt.Printf("\nmeshguard adds %.2f ms at p50, %.2f ms at p99\n", a[0]-b[0], a[2]-b[2])
-}
-
-// percentiles returns p50, p90, p99 and the maximum, in milliseconds.
-func percentiles(d []time.Duration) [4]float64 {
-	s := slices.Clone(d)
-	slices.Sort(s)
-	at := func(q float64) float64 {
-		i := min(len(s)-1, int(q*float64(len(s))))
-		return float64(s[i].Microseconds()) / 1000
-	}
-	return [4]float64{at(0.50), at(0.90), at(0.99), float64(s[len(s)-1].Microseconds()) / 1000}
-}
-
-// handlerTime prints the mean time meshguard's handlers took per review, from
-// controller-runtime's webhook latency histogram: what of the added latency is
-// meshguard's own work, and what the API server's webhook calls.
-func handlerTime(port int) {
-	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/metrics", port))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "metrics:", err)
-		return
-	}
-	defer resp.Body.Close()
-	printMeans(resp.Body, "controller_runtime_webhook_latency_seconds", "handler")
-}
-
-// webhookCallTime prints the mean time the API server spent per call of each of
-// meshguard's webhooks, from its own admission metrics: the handler's time plus
-// the request and answer on the wire (TLS, encoding the review, decoding the
-// answer). Its counts also show whether the mutating webhook was called more than
-// once per apply (reinvocation).
-func webhookCallTime(cfg *rest.Config) {
-	hc, err := rest.HTTPClientFor(cfg)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "API server metrics:", err)
-		return
-	}
-	resp, err := hc.Get(strings.TrimSuffix(cfg.Host, "/") + "/metrics")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "API server metrics:", err)
-		return
-	}
-	defer resp.Body.Close()
-	printMeans(resp.Body, "apiserver_admission_webhook_admission_duration_seconds", "API server's call of")
-}
-
-// printMeans prints count and mean (in ms) of each series of the histogram
-// metric in a Prometheus text exposition.
-func printMeans(r io.Reader, metric, what string) {
-	sums, counts := map[string]float64{}, map[string]float64{}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		for suffix, m := range map[string]map[string]float64{"_sum": sums, "_count": counts} {
-			prefix := metric + suffix + "{"
-			if !strings.HasPrefix(line, prefix) {
-				continue
-			}
-			labels, value, _ := strings.Cut(strings.TrimPrefix(line, prefix), "} ")
-			v, _ := strconv.ParseFloat(value, 64)
-			m[labels] = v
-		}
-	}
-	keys := slices.Sorted(maps.Keys(counts))
-	for _, labels := range keys {
-		if n := counts[labels]; n > 0 {
-			fmt.Printf("%s %s: %.0f calls, mean %.2f ms\n", what, labels, n, sums[labels]/n*1000)
-		}
-	}
 }
