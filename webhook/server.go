@@ -59,8 +59,12 @@ type Options struct {
 	MutatingWebhookName, ValidatingWebhookName     string
 	CertValidity, RotationCheck, RotationLookahead time.Duration
 
-	MetricsAddr     string
-	ProbeAddr       string
+	MetricsAddr string
+	ProbeAddr   string
+	// PprofAddr serves Go's net/http/pprof profiles (controller-runtime's
+	// PprofBindAddress), for finding where a replica spends its time; "" or "0"
+	// is off, the default.
+	PprofAddr       string
 	EnableHTTP2     bool
 	ShutdownTimeout time.Duration
 	// ShutdownDelay is how long a replica keeps serving after SIGTERM with /readyz
@@ -260,6 +264,7 @@ func newManager(cfg *rest.Config, o Options, log logr.Logger) (manager.Manager, 
 		Logger:                  log,
 		Metrics:                 metricsserver.Options{BindAddress: o.MetricsAddr},
 		HealthProbeBindAddress:  o.ProbeAddr,
+		PprofBindAddress:        o.PprofAddr,
 		GracefulShutdownTimeout: &timeout,
 	})
 	if err != nil {

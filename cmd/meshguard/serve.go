@@ -131,6 +131,7 @@ func serveFlags(f *pflag.FlagSet, o *serveOptions) {
 	f.DurationVar(&o.RotationLookahead, "rotation-lookahead", 0, "rotate this long before expiry (default 90 days)")
 	f.StringVar(&o.MetricsAddr, "metrics-bind-address", ":8080", "Prometheus metrics address; 0 disables")
 	f.StringVar(&o.ProbeAddr, "health-probe-bind-address", ":8081", "/healthz and /readyz address")
+	f.StringVar(&o.PprofAddr, "pprof-bind-address", "0", "address serving Go's pprof profiles (/debug/pprof/) to find where a replica spends CPU or memory; 0 disables. Bind it to localhost: profiles are not authenticated")
 	f.BoolVar(&o.EnableHTTP2, "enable-http2", false, "allow HTTP/2 on the webhook server (off: CVE-2023-44487)")
 	f.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", 30*time.Second, "once the server stops listening, how long it keeps serving open connections until their clients close them (requests in flight finish, idle ones are not closed under the client)")
 	f.DurationVar(&o.ShutdownDelay, "shutdown-delay", 0, "after SIGTERM, keep serving this long with /readyz failing and every answer closing its connection, so the Service or load balancer and the API server's keep-alive connections move to another replica before this one stops listening (for runs behind a balancer without a preStop hook; in a pod the chart's preStop sleep plays this part; 0: stop listening at once)")

@@ -48,6 +48,8 @@ type options struct {
 	// sameTarget makes every policy select the same proxies, so each preview merges
 	// every policy stored before it; by default each selects its own app.
 	sameTarget bool
+	// pprof is meshguard's --pprof-bind-address, to profile it during the run.
+	pprof string
 }
 
 func main() {
@@ -57,6 +59,7 @@ func main() {
 	flag.IntVar(&o.warmup, "warmup", 5, "unmeasured applies after each switch of configuration")
 	flag.StringVar(&o.dir, "dir", "", "directory for the control plane's files (default: a temporary one, removed)")
 	flag.BoolVar(&o.sameTarget, "same-target", false, "every policy selects app=backend, so each RBAC preview merges all policies stored before it")
+	flag.StringVar(&o.pprof, "pprof", "", "serve meshguard's pprof profiles on this address during the run (e.g. 127.0.0.1:6060)")
 	flag.Parse()
 	if o.n < 1 || o.blocks < 1 || o.blocks > o.n || o.warmup < 0 {
 		fmt.Fprintln(os.Stderr, "apilatency: need -n >= 1, 1 <= -blocks <= -n and -warmup >= 0")
@@ -85,7 +88,11 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
-	st, err := localcp.Up(ctx, localcp.StackOptions{Dir: o.dir, CRDs: installed, Log: os.Stderr})
+	so := localcp.StackOptions{Dir: o.dir, CRDs: installed, Log: os.Stderr}
+	if o.pprof != "" {
+		so.ServeArgs = []string{"--pprof-bind-address", o.pprof}
+	}
+	st, err := localcp.Up(ctx, so)
 	if err != nil {
 		return err
 	}
