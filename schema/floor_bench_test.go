@@ -25,7 +25,9 @@ import (
 // pruning, defaulting, the OpenAPI validator, metadata, list types, CEL — exactly
 // what the schema layer calls; "validator" is apiextensions-apiserver's
 // ValidateCustomResource alone (kube-openapi's validator, as the API server builds
-// it for a create) on copies already pruned and defaulted. Both report docs/s and
+// it for a create) on copies already pruned and defaulted; "validator-trees" is the
+// same kube-openapi code with its sub-validators kept between objects, as Check runs
+// it (validatorTrees). All report docs/s and
 // the CPU per document with the rate it allows on 2 CPUs (docs/performance.md,
 // "Linter with the schema layer, against kubeconform").
 func BenchmarkFloor10k(b *testing.B) {
@@ -37,6 +39,7 @@ func BenchmarkFloor10k(b *testing.B) {
 	objs := make([]*unstructured.Unstructured, len(docs))
 	prepared := make([]map[string]any, len(docs))
 	validators := make([]apiservervalidation.SchemaValidator, len(docs))
+	trees := make([]*validatorTrees, len(docs))
 	for i, d := range docs {
 		var m map[string]any
 		if err := yaml.Unmarshal([]byte(d), &m); err != nil {
@@ -54,7 +57,7 @@ func BenchmarkFloor10k(b *testing.B) {
 		pruning.PruneWithOptions(u, c.structural, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})
 		structuraldefaulting.PruneNonNullableNullsWithoutDefaults(u, c.structural)
 		structuraldefaulting.Default(u, c.structural)
-		prepared[i], validators[i] = u, c.validator
+		prepared[i], validators[i], trees[i] = u, c.validator, c.trees
 	}
 	ctx := context.Background()
 	b.Run("check", func(b *testing.B) {
@@ -66,6 +69,11 @@ func BenchmarkFloor10k(b *testing.B) {
 	b.Run("validator", func(b *testing.B) {
 		floorRun(b, len(prepared), func(i int) bool {
 			return len(apiservervalidation.ValidateCustomResource(nil, prepared[i], validators[i])) == 0
+		})
+	})
+	b.Run("validator-trees", func(b *testing.B) {
+		floorRun(b, len(prepared), func(i int) bool {
+			return len(apiservervalidation.ValidateCustomResource(nil, prepared[i], trees[i])) == 0
 		})
 	})
 }

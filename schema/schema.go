@@ -176,7 +176,12 @@ func (s *Set) lookup(gvk schema.GroupVersionKind) *compiled {
 // compiled is one served version of one CRD, ready to check objects.
 type compiled struct {
 	structural *structuralschema.Structural
+	// validator is the API server's validator as apiextensions-apiserver builds it;
+	// trees checks with the same kube-openapi code, its sub-validators kept
+	// between objects (see validatorTrees). Check uses trees; the tests compare
+	// both.
 	validator  apiservervalidation.SchemaValidator
+	trees      *validatorTrees
 	cel        *cel.Validator // nil when the schema has no CEL rules
 	deprecated string         // deprecation warning of a deprecated version
 }
@@ -332,11 +337,11 @@ func compile(props *apiextensions.JSONSchemaProps) (*compiled, error) {
 	if errs := structuralschema.ValidateStructural(nil, st); len(errs) > 0 {
 		return nil, errs.ToAggregate()
 	}
-	v, _, err := apiservervalidation.NewSchemaValidator(props)
+	v, openapi, err := apiservervalidation.NewSchemaValidator(props)
 	if err != nil {
 		return nil, err
 	}
-	c := &compiled{structural: st, validator: v}
+	c := &compiled{structural: st, validator: v, trees: newValidatorTrees(openapi)}
 	if hasCEL(st) {
 		c.cel = cel.NewValidator(st, true, celconfig.PerCallLimit)
 	}
@@ -415,7 +420,7 @@ func (s *Set) Check(ctx context.Context, obj *unstructured.Unstructured) (res Re
 	// validation.
 	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(u, c.structural)
 	structuraldefaulting.Default(u, c.structural)
-	res.Errors = append(res.Errors, apiservervalidation.ValidateCustomResource(nil, u, c.validator)...)
+	res.Errors = append(res.Errors, apiservervalidation.ValidateCustomResource(nil, u, c.trees)...)
 	res.Errors = append(res.Errors, schemaobjectmeta.Validate(ctx, nil, u, c.structural, false)...)
 	res.Errors = append(res.Errors, listtype.ValidateListSetsAndMaps(nil, c.structural, u)...)
 	// The API server runs CEL rules only when the schema checks passed: a rule may
