@@ -76,19 +76,25 @@ func (n *treeNode) field(name string, s *spec.Schema, root any, path string, for
 		}
 		return n.addl.at(path)
 	case len(n.schema.PatternProperties) == 0:
-		if p, ok := n.schema.Properties[name]; ok {
-			c := n.props[name]
-			if c == nil {
-				if n.props == nil {
-					n.props = map[string]*treeNode{}
-				}
-				c = newTreeNode(&p, root, path)
-				n.props[name] = c
-			}
+		if c := n.props[name]; c != nil {
 			return c.at(path)
+		}
+		if _, ok := n.schema.Properties[name]; ok {
+			return n.newProp(name, root, path).at(path)
 		}
 	}
 	return validate.NewSchemaValidator(s, root, path, formats, opts...)
+}
+
+// newProp builds the node of property name on its first use.
+func (n *treeNode) newProp(name string, root any, path string) *treeNode {
+	p := n.schema.Properties[name] // a copy: the node keeps its own
+	if n.props == nil {
+		n.props = map[string]*treeNode{}
+	}
+	c := newTreeNode(&p, root, path)
+	n.props[name] = c
+	return c
 }
 
 // index is NewValidatorForIndex for the list validator of n: the validator of
