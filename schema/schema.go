@@ -19,7 +19,6 @@ import (
 	"maps"
 	"path"
 	"runtime"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -108,66 +107,17 @@ type Set struct {
 	deferred []*deferredRelease
 }
 
-// deferredRelease is a release compiled on first use: a linter run over one mesh's
-// manifests need not pay for compiling the other mesh's CRDs (Linkerd's bundled
-// Gateway API routes and their CEL rules take longer than all of Kuma's).
-type deferredRelease struct {
-	name   string
-	groups []string
-	once   sync.Once
-	kinds  map[schema.GroupVersionKind]*compiled
-	err    error
-}
-
-// Defer adds release r, serving the API groups listed, to be compiled on the first
-// lookup of a kind in one of those groups. It fails only on an unknown release; a
-// CRD that does not compile (which the package's tests rule out for every embedded
-// release) leaves its kinds without a schema, as DeferredErr reports.
-func (s *Set) Defer(r string, groups ...string) error {
-	if _, ok := releaseDirs()[r]; !ok {
-		return fmt.Errorf("no CRDs for %q; known: %s", r, strings.Join(releaseNames(), ", "))
-	}
-	s.deferred = append(s.deferred, &deferredRelease{name: r, groups: groups})
-	return nil
-}
-
-// DeferredErr compiles every deferred release now and returns the first error.
-func (s *Set) DeferredErr() error {
-	for _, d := range s.deferred {
-		if err := d.load(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (d *deferredRelease) load() error {
-	d.once.Do(func() {
-		set, err := Load(d.name)
-		if err != nil {
-			d.err = err
-			return
-		}
-		d.kinds = set.kinds
-	})
-	return d.err
-}
-
-// lookup is the compiled schema of gvk, compiling a deferred release of its group
-// first if need be; nil when no release serves it. Safe for concurrent use: the
-// eager map is never written after Load, a deferred one only inside its Once.
+// lookup is the compiled schema of gvk, compiling what a deferred release of its
+// group needs first if need be; nil when no release serves it. Safe for concurrent
+// use: the eager map is never written after Load, a deferred release's maps only
+// inside their Once (or a sync.Map).
 func (s *Set) lookup(gvk schema.GroupVersionKind) *compiled {
 	if c := s.kinds[gvk]; c != nil {
 		return c
 	}
 	for _, d := range s.deferred {
-		if !slices.Contains(d.groups, gvk.Group) {
-			continue
-		}
-		if d.load() == nil {
-			if c := d.kinds[gvk]; c != nil {
-				return c
-			}
+		if c := d.lookup(gvk); c != nil {
+			return c
 		}
 	}
 	return nil
