@@ -1,12 +1,15 @@
 package schema
 
 import (
+	"fmt"
 	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
@@ -38,14 +41,20 @@ func TestTreeValidatorIsTheAPIServers(t *testing.T) {
 		}
 		objs = append(objs, m)
 	}
-	compared, failing := 0, 0
+	type checked struct {
+		c    *compiled
+		u    map[string]any
+		want []string
+		what string
+	}
+	var all []checked
+	failing := 0
 	for _, obj := range objs {
 		c := s.lookup(gvkOf(obj))
 		if c == nil {
 			continue
 		}
-		variants := append([]map[string]any{obj}, mutations(obj)...)
-		for _, v := range variants {
+		for _, v := range append([]map[string]any{obj}, mutations(obj)...) {
 			u, err := apiServerCopy(v)
 			if err != nil {
 				continue
@@ -54,16 +63,36 @@ func TestTreeValidatorIsTheAPIServers(t *testing.T) {
 			structuraldefaulting.PruneNonNullableNullsWithoutDefaults(u, c.structural)
 			structuraldefaulting.Default(u, c.structural)
 			want := errorTexts(apiservervalidation.ValidateCustomResource(nil, u, c.validator))
-			got := errorTexts(apiservervalidation.ValidateCustomResource(nil, u, c.trees))
-			if !slices.Equal(got, want) {
-				t.Errorf("%s %v:\n got %q\nwant %q", gvkOf(v), v["metadata"], got, want)
-			}
-			compared++
+			all = append(all, checked{c: c, u: u, want: want, what: fmt.Sprintf("%s %v", gvkOf(v), v["metadata"])})
 			if len(want) > 0 {
 				failing++
 			}
 		}
 	}
+	// One goroutine (each object on the trees the previous ones left), then four at
+	// once over every fourth object (each needs a tree of its own from the pool).
+	for _, x := range all {
+		if got := errorTexts(apiservervalidation.ValidateCustomResource(nil, x.u, x.c.trees)); !slices.Equal(got, x.want) {
+			t.Errorf("%s:\n got %q\nwant %q", x.what, got, x.want)
+		}
+	}
+	var wg sync.WaitGroup
+	var mismatches atomic.Int64
+	for g := range 4 {
+		wg.Go(func() {
+			for i := g; i < len(all); i += 4 {
+				x := all[i]
+				if got := errorTexts(apiservervalidation.ValidateCustomResource(nil, x.u, x.c.trees)); !slices.Equal(got, x.want) {
+					mismatches.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if n := mismatches.Load(); n > 0 {
+		t.Errorf("%d objects checked concurrently got other errors than the API server's validator", n)
+	}
+	compared := len(all)
 	t.Logf("compared %d objects, %d with errors", compared, failing)
 	if compared < 1000 || failing < 500 {
 		t.Fatalf("compared %d objects, %d with errors: the suites were not found", compared, failing)
