@@ -19,7 +19,6 @@ import (
 	"maps"
 	"path"
 	"runtime"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -108,66 +107,17 @@ type Set struct {
 	deferred []*deferredRelease
 }
 
-// deferredRelease is a release compiled on first use: a linter run over one mesh's
-// manifests need not pay for compiling the other mesh's CRDs (Linkerd's bundled
-// Gateway API routes and their CEL rules take longer than all of Kuma's).
-type deferredRelease struct {
-	name   string
-	groups []string
-	once   sync.Once
-	kinds  map[schema.GroupVersionKind]*compiled
-	err    error
-}
-
-// Defer adds release r, serving the API groups listed, to be compiled on the first
-// lookup of a kind in one of those groups. It fails only on an unknown release; a
-// CRD that does not compile (which the package's tests rule out for every embedded
-// release) leaves its kinds without a schema, as DeferredErr reports.
-func (s *Set) Defer(r string, groups ...string) error {
-	if _, ok := releaseDirs()[r]; !ok {
-		return fmt.Errorf("no CRDs for %q; known: %s", r, strings.Join(releaseNames(), ", "))
-	}
-	s.deferred = append(s.deferred, &deferredRelease{name: r, groups: groups})
-	return nil
-}
-
-// DeferredErr compiles every deferred release now and returns the first error.
-func (s *Set) DeferredErr() error {
-	for _, d := range s.deferred {
-		if err := d.load(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (d *deferredRelease) load() error {
-	d.once.Do(func() {
-		set, err := Load(d.name)
-		if err != nil {
-			d.err = err
-			return
-		}
-		d.kinds = set.kinds
-	})
-	return d.err
-}
-
-// lookup is the compiled schema of gvk, compiling a deferred release of its group
-// first if need be; nil when no release serves it. Safe for concurrent use: the
-// eager map is never written after Load, a deferred one only inside its Once.
+// lookup is the compiled schema of gvk, compiling what a deferred release of its
+// group needs first if need be; nil when no release serves it. Safe for concurrent
+// use: the eager map is never written after Load, a deferred release's maps only
+// inside their Once (or a sync.Map).
 func (s *Set) lookup(gvk schema.GroupVersionKind) *compiled {
 	if c := s.kinds[gvk]; c != nil {
 		return c
 	}
 	for _, d := range s.deferred {
-		if !slices.Contains(d.groups, gvk.Group) {
-			continue
-		}
-		if d.load() == nil {
-			if c := d.kinds[gvk]; c != nil {
-				return c
-			}
+		if c := d.lookup(gvk); c != nil {
+			return c
 		}
 	}
 	return nil
@@ -176,7 +126,12 @@ func (s *Set) lookup(gvk schema.GroupVersionKind) *compiled {
 // compiled is one served version of one CRD, ready to check objects.
 type compiled struct {
 	structural *structuralschema.Structural
+	// validator is the API server's validator as apiextensions-apiserver builds it;
+	// trees checks with the same kube-openapi code, its sub-validators kept
+	// between objects (see validatorTrees). Check uses trees; the tests compare
+	// both.
 	validator  apiservervalidation.SchemaValidator
+	trees      *validatorTrees
 	cel        *cel.Validator // nil when the schema has no CEL rules
 	deprecated string         // deprecation warning of a deprecated version
 }
@@ -332,11 +287,11 @@ func compile(props *apiextensions.JSONSchemaProps) (*compiled, error) {
 	if errs := structuralschema.ValidateStructural(nil, st); len(errs) > 0 {
 		return nil, errs.ToAggregate()
 	}
-	v, _, err := apiservervalidation.NewSchemaValidator(props)
+	v, openapi, err := apiservervalidation.NewSchemaValidator(props)
 	if err != nil {
 		return nil, err
 	}
-	c := &compiled{structural: st, validator: v}
+	c := &compiled{structural: st, validator: v, trees: newValidatorTrees(openapi)}
 	if hasCEL(st) {
 		c.cel = cel.NewValidator(st, true, celconfig.PerCallLimit)
 	}
@@ -415,7 +370,7 @@ func (s *Set) Check(ctx context.Context, obj *unstructured.Unstructured) (res Re
 	// validation.
 	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(u, c.structural)
 	structuraldefaulting.Default(u, c.structural)
-	res.Errors = append(res.Errors, apiservervalidation.ValidateCustomResource(nil, u, c.validator)...)
+	res.Errors = append(res.Errors, apiservervalidation.ValidateCustomResource(nil, u, c.trees)...)
 	res.Errors = append(res.Errors, schemaobjectmeta.Validate(ctx, nil, u, c.structural, false)...)
 	res.Errors = append(res.Errors, listtype.ValidateListSetsAndMaps(nil, c.structural, u)...)
 	// The API server runs CEL rules only when the schema checks passed: a rule may

@@ -1,0 +1,118 @@
+package schema
+
+import (
+	"context"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
+	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	"github.com/meshguard/meshguard/internal/benchcorpus"
+)
+
+// BenchmarkFloor10k is the floor the mandated schema library puts under `meshguard
+// lint`: BenchmarkLint10k's 10,000 documents, already decoded (outside the timer),
+// through the API server's code only, on GOMAXPROCS goroutines as the linter runs
+// them. "check" is Set.Check per object — the copy as the API server decodes it,
+// pruning, defaulting, the OpenAPI validator, metadata, list types, CEL — exactly
+// what the schema layer calls; "validator" is apiextensions-apiserver's
+// ValidateCustomResource alone (kube-openapi's validator, as the API server builds
+// it for a create) on copies already pruned and defaulted; "validator-trees" is the
+// same kube-openapi code with its sub-validators kept between objects, as Check runs
+// it (validatorTrees). All report docs/s and
+// the CPU per document with the rate it allows on 2 CPUs (docs/performance.md,
+// "Linter with the schema layer, against kubeconform").
+func BenchmarkFloor10k(b *testing.B) {
+	s, err := Load("kuma-2.14")
+	if err != nil {
+		b.Fatal(err)
+	}
+	docs := benchcorpus.Documents(benchcorpus.Kuma(10_000))
+	objs := make([]*unstructured.Unstructured, len(docs))
+	prepared := make([]map[string]any, len(docs))
+	validators := make([]apiservervalidation.SchemaValidator, len(docs))
+	trees := make([]*validatorTrees, len(docs))
+	for i, d := range docs {
+		var m map[string]any
+		if err := yaml.Unmarshal([]byte(d), &m); err != nil {
+			b.Fatal(err)
+		}
+		objs[i] = &unstructured.Unstructured{Object: m}
+		c := s.lookup(objs[i].GroupVersionKind())
+		if c == nil {
+			b.Fatalf("no schema for %s", objs[i].GroupVersionKind())
+		}
+		u, err := apiServerCopy(m)
+		if err != nil {
+			b.Fatal(err)
+		}
+		pruning.PruneWithOptions(u, c.structural, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})
+		structuraldefaulting.PruneNonNullableNullsWithoutDefaults(u, c.structural)
+		structuraldefaulting.Default(u, c.structural)
+		prepared[i], validators[i], trees[i] = u, c.validator, c.trees
+	}
+	ctx := context.Background()
+	b.Run("check", func(b *testing.B) {
+		floorRun(b, len(objs), func(i int) bool {
+			res, ok := s.Check(ctx, objs[i])
+			return ok && len(res.Errors) == 0 && len(res.Unknown) == 0
+		})
+	})
+	b.Run("validator", func(b *testing.B) {
+		floorRun(b, len(prepared), func(i int) bool {
+			return len(apiservervalidation.ValidateCustomResource(nil, prepared[i], validators[i])) == 0
+		})
+	})
+	b.Run("validator-trees", func(b *testing.B) {
+		floorRun(b, len(prepared), func(i int) bool {
+			return len(apiservervalidation.ValidateCustomResource(nil, prepared[i], trees[i])) == 0
+		})
+	})
+}
+
+// floorRun runs check(0..n-1) on GOMAXPROCS goroutines per iteration and reports
+// documents/s (wall), CPU µs per document and the rate that CPU allows on 2 CPUs.
+func floorRun(b *testing.B, n int, check func(int) bool) {
+	b.ReportAllocs()
+	start := cpuNanos()
+	for b.Loop() {
+		var next atomic.Int64
+		var bad atomic.Int64
+		var wg sync.WaitGroup
+		for range runtime.GOMAXPROCS(0) {
+			wg.Go(func() {
+				for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+					if !check(i) {
+						bad.Add(1)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		if bad.Load() > 0 {
+			b.Fatalf("%d of %d documents not accepted", bad.Load(), n)
+		}
+	}
+	docs := float64(n * b.N)
+	cpu := float64(cpuNanos()-start) / 1e3 / docs
+	b.ReportMetric(docs/b.Elapsed().Seconds(), "docs/s")
+	b.ReportMetric(cpu, "cpu-µs/doc")
+	b.ReportMetric(2e6/cpu, "docs/s-on-2-cpus")
+}
+
+// cpuNanos is the process's user+system CPU time in ns.
+func cpuNanos() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
+}
