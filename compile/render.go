@@ -104,8 +104,11 @@ type envoyConfig interface {
 	Validate() error
 }
 
-// envoyJSON is m validated and written by protojson, compacted (protojson varies
-// its whitespace on purpose); a nil config is null.
+// envoyJSON is m validated and written by protojson; a nil config is null.
+// protojson varies its whitespace on purpose: the bytes are not compacted here
+// because encoding/json compacts (and HTML-escapes) every json.RawMessage it
+// writes, so the document of newJSONDoc comes out compact and stable anyway, and
+// one pass over the RBAC's JSON per request is saved.
 func envoyJSON[M envoyConfig](m M) (json.RawMessage, error) {
 	if reflect.ValueOf(m).IsNil() {
 		return json.RawMessage("null"), nil
@@ -113,15 +116,7 @@ func envoyJSON[M envoyConfig](m M) (json.RawMessage, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
-	b, err := protojson.Marshal(m)
-	if err != nil {
-		return nil, err
-	}
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, b); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return protojson.Marshal(m)
 }
 
 // RenderJSON writes previews as one JSON object (`meshguard preview -o json`).
