@@ -92,8 +92,8 @@ func ownAppPolicy(i int) map[string]any {
 // BenchmarkValidateMTPOwnApp is a review in the shape hack/apilatency measures
 // through the real API server: a CREATE of a policy on an app no stored policy
 // selects (ownAppPolicy), with 1,000 stored policies that each select their own
-// app, through controller-runtime's admission webhook, with the widening check on
-// as in the server. Nothing but the object itself is compiled, so what it shows is
+// app, through controller-runtime's admission webhook, with the preview and the
+// widening check built as the server builds them (NewPreviewAndWidening). Nothing but the object itself is compiled, so what it shows is
 // the handler's own cost per request: decoding, validation, the preview's and the
 // widening check's fixed costs.
 func BenchmarkValidateMTPOwnApp(b *testing.B) {
@@ -102,11 +102,13 @@ func BenchmarkValidateMTPOwnApp(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	index, err := webhook.IndexedPolicies(stored, "")
+	index, err := webhook.IndexedPolicies(stored, eng.Settings.SystemNamespace)
 	if err != nil {
 		b.Fatal(err)
 	}
-	eng.Widening = webhook.NewWidening(index, nil, compile.Options{MaxGroupItems: webhook.DefaultPreviewMaxItems})
+	// As the server builds them: one store for both.
+	eng.Preview, eng.Widening = webhook.NewPreviewAndWidening(index, nil, compile.Options{Form: compile.FormExpanded,
+		MaxExpandedRules: 64, SystemNamespace: eng.Settings.SystemNamespace, MaxGroupItems: webhook.DefaultPreviewMaxItems})
 	bodies := make([][]byte, cycle)
 	for i := range bodies {
 		r, err := loadtest.NewReviewOf(ownAppPolicy(i))
