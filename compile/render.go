@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"strings"
 
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
@@ -41,6 +42,23 @@ func MarshalJSONCompact(previews []Preview) ([]byte, error) {
 		return nil, err
 	}
 	return json.Marshal(doc)
+}
+
+// MarshalJSONCompactString is MarshalJSONCompact as a string, written once: the
+// admission webhook's annotation is a string, and converting MarshalJSONCompact's
+// bytes would copy them.
+func MarshalJSONCompactString(previews []Preview) (string, error) {
+	doc, err := newJSONDoc(previews)
+	if err != nil {
+		return "", err
+	}
+	// The encoder writes what json.Marshal returns (HTML escaped alike) in one
+	// Write, and a newline.
+	var b strings.Builder
+	if err := json.NewEncoder(&b).Encode(doc); err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(b.String(), "\n"), nil
 }
 
 // jsonPreview fixes the key order of one preview in the JSON document.

@@ -101,9 +101,9 @@ func (p *preview) compute(r *related) ([]string, string) {
 	}
 	// Only names change: the groups are compiled with every stored policy.
 	mine = compile.Redact(mine, visible)
-	full, err := compile.MarshalJSONCompact(mine)
+	full, err := compile.MarshalJSONCompactString(mine)
 	if err != nil {
-		full = nil
+		full = ""
 	}
 	ann, bounded := boundAnnotation(mine, full)
 	var lines []string
