@@ -3,9 +3,11 @@ package compile
 import (
 	"github.com/meshguard/meshguard/internal/classes"
 
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -133,7 +135,6 @@ type diffSide struct {
 	pts     []Target
 	keys    []string
 	refs    []string
-	fps     []string
 	sortK   []sortKey
 	byScope map[[2]string][]int
 	// Each policy's part of a merged list, derived once: its `from` items with
@@ -148,16 +149,14 @@ type diffSide struct {
 	rank []int
 }
 
-func newDiffSide(ps []Policy, sysNS string) (*diffSide, error) {
-	s := &diffSide{ps: ps, byScope: map[[2]string][]int{}}
+func newDiffSide(ps []Policy, sysNS string) *diffSide {
+	n := len(ps)
+	s := &diffSide{ps: ps, byScope: map[[2]string][]int{}, refs: make([]string, 0, n),
+		items: make([][]MergedItem, 0, n), cs: make([][]cItem, 0, n), itemErr: make([]error, 0, n),
+		entries: make([][]SpiffeEntry, 0, n), rules: make([]bool, 0, n), sortK: make([]sortKey, 0, n)}
 	s.pts, s.keys, _ = distinctTargets(ps, sysNS)
 	for i, p := range ps {
-		b, err := json.Marshal(p)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %v", p.Ref(), err)
-		}
 		s.refs = append(s.refs, p.Ref())
-		s.fps = append(s.fps, string(b))
 		items := mergeFrom([]Policy{p}, s.refs[i:i+1])
 		cs, err := toItems(items, p.Mesh)
 		s.items, s.cs, s.itemErr = append(s.items, items), append(s.cs, cs), append(s.itemErr, err)
@@ -184,7 +183,7 @@ func newDiffSide(ps []Policy, sysNS string) (*diffSide, error) {
 	for r, i := range order {
 		s.rank[i] = r
 	}
-	return s, nil
+	return s
 }
 
 // members are the indexes of the side's policies that apply to t, in merge order.
@@ -203,6 +202,10 @@ func (s *diffSide) members(t Target, key string) []int {
 	return out
 }
 
+// inlineGroups is how many groups DiffPolicies compares without starting
+// workers: an admission's few.
+const inlineGroups = 4
+
 // DiffPolicies compares the old and new policy sets group by group and returns
 // the groups where some client class is decided differently or that could not be
 // compared, in BuildPreviews' group order. A group whose merged policies are
@@ -216,35 +219,37 @@ func DiffPolicies(oldPs, newPs []Policy, opts DiffOptions) ([]GroupDiff, error) 
 	if limit <= 0 {
 		limit = DefaultMaxClasses
 	}
-	oldS, err := newDiffSide(oldPs, sysNS)
-	if err != nil {
-		return nil, err
-	}
-	newS, err := newDiffSide(newPs, sysNS)
-	if err != nil {
-		return nil, err
-	}
+	oldS, newS := newDiffSide(oldPs, sysNS), newDiffSide(newPs, sysNS)
 	_, _, targets := distinctTargets(append(slices.Clip(oldPs), newPs...), sysNS)
 	// Groups are independent: they are compared by a worker per core, each
 	// result kept at its group's index so the output order stays BuildPreviews'.
+	// A few groups (an admission's) are compared on the caller's goroutine:
+	// starting workers would cost more than it saves.
 	results := make([]*GroupDiff, len(targets))
 	errs := make([]error, len(targets))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range max(1, min(runtime.GOMAXPROCS(0), len(targets))) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				results[i], errs[i] = compareGroup(targets[i], oldS, newS, limit, opts.MaxGroupItems)
-			}
-		}()
+	compare := func(i int) {
+		results[i], errs[i] = compareGroup(targets[i], oldS, newS, limit, opts.MaxGroupItems)
 	}
-	for i := range targets {
-		next <- i
+	if workers := min(runtime.GOMAXPROCS(0), len(targets)); workers <= 1 || len(targets) <= inlineGroups {
+		for i := range targets {
+			compare(i)
+		}
+	} else {
+		next := make(chan int)
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Go(func() {
+				for i := range next {
+					compare(i)
+				}
+			})
+		}
+		for i := range targets {
+			next <- i
+		}
+		close(next)
+		wg.Wait()
 	}
-	close(next)
-	wg.Wait()
 	var out []GroupDiff
 	for i, gd := range results {
 		if errs[i] != nil {
@@ -301,11 +306,27 @@ func sameMembers(a *diffSide, am []int, b *diffSide, bm []int) bool {
 		return false
 	}
 	for k := range am {
-		if a.fps[am[k]] != b.fps[bm[k]] {
+		if !samePolicy(&a.ps[am[k]], &b.ps[bm[k]]) {
 			return false
 		}
 	}
 	return true
+}
+
+// samePolicy reports whether two policies are the same: the same JSON encoding.
+// Only the members of the groups compared are asked, so most policies of a side
+// (those of groups that differ in size, the stored ones of an admission) are
+// never encoded; equal values (reflect.DeepEqual, the common case of a stored
+// policy on both sides) are not encoded either, since they encode alike. A
+// Policy holds strings, string maps, slices and pointers only: encoding it
+// cannot fail.
+func samePolicy(a, b *Policy) bool {
+	if reflect.DeepEqual(a, b) {
+		return true
+	}
+	ja, errA := json.Marshal(a)
+	jb, errB := json.Marshal(b)
+	return errA == nil && errB == nil && bytes.Equal(ja, jb)
 }
 
 // listSide is the merged list of the side's policies idx (in merge order), from

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/meshguard/meshguard/api"
 )
 
 // diffLines renders DiffPolicies' result one line per change, for comparisons.
@@ -155,5 +157,36 @@ spec:
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
+	}
+}
+
+// A group whose members encode alike on both sides is not compared, however
+// they were decoded (an absent list and an empty one encode alike), and one
+// past the bound is then not reported either.
+func TestDiffSameMembersByEncoding(t *testing.T) {
+	ps := policiesFromYAML(t, `kind: MeshTrafficPermission
+metadata: {name: owner, namespace: shop}
+spec:
+  targetRef: {kind: Dataplane, labels: {app: api}}
+  from:
+    - {targetRef: {kind: MeshSubset, tags: {env: dev}}, default: {action: Allow}}
+`)
+	emptied := ps[0]
+	emptied.Spec.Rules = []api.MTPRule{}
+	if !samePolicy(&ps[0], &emptied) {
+		t.Error("nil and empty rules: want the same policy")
+	}
+	changed := ps[0]
+	changed.Spec.From = []api.MTPFrom{{TargetRef: ps[0].Spec.From[0].TargetRef, Default: api.MTPConf{Action: "Deny"}}}
+	if samePolicy(&ps[0], &changed) {
+		t.Error("another action: want another policy")
+	}
+	ds, err := DiffPolicies(ps, []Policy{emptied}, DiffOptions{MaxClasses: 1, MaxGroupItems: 1})
+	if err != nil || len(ds) != 0 {
+		t.Errorf("DiffPolicies = %+v, %v; want no groups", ds, err)
+	}
+	ds, err = DiffPolicies(ps, []Policy{changed}, DiffOptions{})
+	if err != nil || len(ds) != 1 {
+		t.Errorf("DiffPolicies = %+v, %v; want one group", ds, err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"strings"
 
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
@@ -41,6 +42,23 @@ func MarshalJSONCompact(previews []Preview) ([]byte, error) {
 		return nil, err
 	}
 	return json.Marshal(doc)
+}
+
+// MarshalJSONCompactString is MarshalJSONCompact as a string, written once: the
+// admission webhook's annotation is a string, and converting MarshalJSONCompact's
+// bytes would copy them.
+func MarshalJSONCompactString(previews []Preview) (string, error) {
+	doc, err := newJSONDoc(previews)
+	if err != nil {
+		return "", err
+	}
+	// The encoder writes what json.Marshal returns (HTML escaped alike) in one
+	// Write, and a newline.
+	var b strings.Builder
+	if err := json.NewEncoder(&b).Encode(doc); err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(b.String(), "\n"), nil
 }
 
 // jsonPreview fixes the key order of one preview in the JSON document.
@@ -104,8 +122,11 @@ type envoyConfig interface {
 	Validate() error
 }
 
-// envoyJSON is m validated and written by protojson, compacted (protojson varies
-// its whitespace on purpose); a nil config is null.
+// envoyJSON is m validated and written by protojson; a nil config is null.
+// protojson varies its whitespace on purpose: the bytes are not compacted here
+// because encoding/json compacts (and HTML-escapes) every json.RawMessage it
+// writes, so the document of newJSONDoc comes out compact and stable anyway, and
+// one pass over the RBAC's JSON per request is saved.
 func envoyJSON[M envoyConfig](m M) (json.RawMessage, error) {
 	if reflect.ValueOf(m).IsNil() {
 		return json.RawMessage("null"), nil
@@ -113,15 +134,7 @@ func envoyJSON[M envoyConfig](m M) (json.RawMessage, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
-	b, err := protojson.Marshal(m)
-	if err != nil {
-		return nil, err
-	}
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, b); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return protojson.Marshal(m)
 }
 
 // RenderJSON writes previews as one JSON object (`meshguard preview -o json`).

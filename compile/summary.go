@@ -44,6 +44,11 @@ func (s statement) render(max int) []string {
 	return s.line.Split(warnline.Width, min(max, s.lines), whereLong, whereShort)
 }
 
+// count is len(s.render(s.lines)), measured without rendering.
+func (s statement) count() int {
+	return s.line.SplitCount(warnline.Width, s.lines)
+}
+
 // Summary gives at most five one-line statements (≤ 120 bytes, no newlines, no
 // name cut) about a preview, short enough for admission warnings: which proxies,
 // which clients they allow, deny and shadow, findings, policies and merge order.
@@ -66,20 +71,22 @@ func AdmissionLines(previews []Preview, incoming string, maxLines int) []string 
 	if limit := max(1, (maxLines-2)/2); len(previews) > limit+1 {
 		previews, others = previews[:limit], previews[limit:]
 	}
+	// The statements are measured first and rendered only once they get lines:
+	// most of a large group's never do.
 	var all []statement
-	var full [][]string
+	var full []int // the lines of each statement rendered whole
 	want := 0
 	for _, p := range previews {
 		for _, s := range statements(p, incoming) {
 			all = append(all, s)
-			full = append(full, s.render(s.lines))
-			want += len(full[len(full)-1])
+			full = append(full, s.count())
+			want += full[len(full)-1]
 		}
 	}
 	if want <= maxLines && len(others) == 0 {
-		var out []string
-		for _, f := range full {
-			out = append(out, f...)
+		out := make([]string, 0, want)
+		for _, s := range all {
+			out = append(out, s.render(s.lines)...)
 		}
 		return out
 	}
@@ -92,7 +99,7 @@ func AdmissionLines(previews []Preview, incoming string, maxLines int) []string 
 	for rank := rankHead; rank <= rankChain; rank++ {
 		for i, s := range all {
 			if s.rank == rank && budget > 0 {
-				allot[i] = min(len(full[i]), budget)
+				allot[i] = min(full[i], budget)
 				budget -= allot[i]
 			}
 		}
@@ -102,13 +109,13 @@ func AdmissionLines(previews []Preview, incoming string, maxLines int) []string 
 	for i, s := range all {
 		var got []string
 		switch {
-		case allot[i] == len(full[i]):
-			got = full[i]
+		case allot[i] == full[i]:
+			got = s.render(s.lines)
 		case allot[i] > 0:
 			got = s.render(allot[i])
 		}
 		out = append(out, got...)
-		left += len(full[i]) - len(got)
+		left += full[i] - len(got)
 	}
 	what := plural(left, "more line", "more lines")
 	if len(others) > 0 {

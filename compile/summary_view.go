@@ -1,6 +1,11 @@
 package compile
 
 import (
+	"cmp"
+	"slices"
+	"strconv"
+	"strings"
+
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/internal/warnline"
 )
@@ -131,9 +136,9 @@ func fromView(p Preview, incoming string) view {
 		}
 	}
 	v.never = len(p.Items) - len(v.chain)
-	for i := range cs {
-		for j := i + 1; j < len(cs) && !dead[i] && cs[i].action.Allows(); j++ {
-			v.partly = v.partly || (!dead[j] && !cs[j].action.Allows() && overlaps(cs[i], cs[j]))
+	for i := 0; i < len(cs) && !v.partly; i++ {
+		for j := i + 1; j < len(cs) && !dead[i] && cs[i].action.Allows() && !v.partly; j++ {
+			v.partly = !dead[j] && !cs[j].action.Allows() && overlaps(cs[i], cs[j])
 		}
 	}
 	if incoming != "" {
@@ -235,8 +240,22 @@ func previewCItems(p Preview) ([]cItem, bool) {
 }
 
 // deadAmong marks the items of mask (nil: all) that a later item of mask covers:
-// they never decide.
+// they never decide. Lists of more than pairwiseItems items are checked through
+// deadIndexed, so that a group near the preview's bound is not compared pair by
+// pair.
 func deadAmong(cs []cItem, mask []bool) []bool {
+	if len(cs) > pairwiseItems {
+		return deadIndexed(cs, mask)
+	}
+	return deadPairwise(cs, mask)
+}
+
+// pairwiseItems is the length up to which deadAmong compares items pairwise:
+// an admission's lists are short, and the index costs more than it saves there.
+const pairwiseItems = 64
+
+// deadPairwise is deadAmong by comparing each item with every later one.
+func deadPairwise(cs []cItem, mask []bool) []bool {
 	in := func(i int) bool { return mask == nil || mask[i] }
 	dead := make([]bool, len(cs))
 	for i := range cs {
@@ -245,6 +264,80 @@ func deadAmong(cs []cItem, mask []bool) []bool {
 		}
 	}
 	return dead
+}
+
+// maxImplied bounds the atoms an item may imply for deadIndexed to look its
+// subsets up (2^maxImplied lookups); items with more are compared pairwise.
+const maxImplied = 8
+
+// deadIndexed is deadAmong through the atom sets of the later items: covers(j, i)
+// holds exactly when every atom of j is implied by an atom of i (itself, or the
+// mesh condition of a service atom), so i is dead when one of the subsets of
+// what it implies is the atom set of a later item of mask.
+func deadIndexed(cs []cItem, mask []bool) []bool {
+	dead := make([]bool, len(cs))
+	later := map[string]bool{}
+	var laterIdx []int
+	for i := len(cs) - 1; i >= 0; i-- {
+		if mask != nil && !mask[i] {
+			continue
+		}
+		if imp := impliedAtoms(cs[i].atoms); len(imp) <= maxImplied {
+			for sub := 0; sub < 1<<len(imp) && !dead[i]; sub++ {
+				dead[i] = later[subsetKey(imp, sub)]
+			}
+		} else {
+			for _, j := range laterIdx {
+				if covers(cs[j], cs[i]) {
+					dead[i] = true
+					break
+				}
+			}
+		}
+		later[subsetKey(setOf(cs[i].atoms), -1)] = true
+		laterIdx = append(laterIdx, i)
+	}
+	return dead
+}
+
+// impliedAtoms is the set of atoms a client matching all of atoms satisfies:
+// atoms and the mesh condition of each service atom, sorted (atomLess), once each.
+func impliedAtoms(atoms []atom) []atom {
+	out := slices.Clone(atoms)
+	for _, a := range atoms {
+		if a.kind == atomService {
+			out = append(out, atom{kind: atomMesh, key: a.key})
+		}
+	}
+	return setOf(out)
+}
+
+// setOf is atoms sorted (atomLess) once each, in a new slice.
+func setOf(atoms []atom) []atom {
+	out := slices.Clone(atoms)
+	slices.SortFunc(out, func(a, b atom) int {
+		return cmp.Or(cmp.Compare(a.kind, b.kind), cmp.Compare(a.key, b.key), cmp.Compare(a.value, b.value))
+	})
+	return slices.Compact(out)
+}
+
+// subsetKey names the subset of the sorted set atoms that the bits of sub select
+// (-1: all of it), the same for the same set of atoms.
+func subsetKey(atoms []atom, sub int) string {
+	var b strings.Builder
+	for k, a := range atoms {
+		if sub >= 0 && sub&(1<<k) == 0 {
+			continue
+		}
+		b.WriteByte(byte('0' + a.kind))
+		b.WriteString(strconv.Itoa(len(a.key)))
+		b.WriteByte(':')
+		b.WriteString(a.key)
+		b.WriteString(strconv.Itoa(len(a.value)))
+		b.WriteByte(':')
+		b.WriteString(a.value)
+	}
+	return b.String()
 }
 
 // matcherView reads a SPIFFE-matcher group: deny entries first, then the allow

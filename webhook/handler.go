@@ -215,6 +215,9 @@ func (e *Handlers) Validate(ctx context.Context, req admission.Request) admissio
 	}
 	e.record(kind, res)
 	resp := admission.Allowed("")
+	// The widening check and the preview find the incoming policy's related
+	// stored policies once for both.
+	ctx = WithRequestScope(ctx)
 	if e.Widening != nil {
 		spec, _ := res.Spec.(*api.MeshTrafficPermissionSpec)
 		warnings = appendBounded(warnings, e.Widening(ctx, d.obj, d.old, spec)...)

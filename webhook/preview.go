@@ -23,12 +23,11 @@ type PolicyLister func(ctx context.Context) (items []unstructured.Unstructured, 
 // chooses what goes in them).
 const maxPreviewLines = 6
 
-// preview is the state behind NewPreview's PreviewFunc: the index of stored
-// policies and those read so far (previewCache, keyed by the stored objects' uid
-// and resourceVersion, never by the request).
+// preview is the state behind NewPreview's PreviewFunc: the stored policies
+// (storedSet: the index and the store of those read so far, keyed by the stored
+// objects' uid and resourceVersion, never by the request).
 type preview struct {
-	index  PolicyIndex
-	stored *previewCache
+	set *storedSet
 }
 
 // NewPreview returns the PreviewFunc of the validating handler: the incoming policy is
@@ -38,23 +37,33 @@ type preview struct {
 // finds the stored policies; it must file them under PolicyIndexKeys with
 // opts.SystemNamespace.
 func NewPreview(index PolicyIndex, opts compile.Options) PreviewFunc {
-	return newPreview(index, newPreviewCache(opts))
+	return newPreview(newStoredSet(index, newPreviewCache(opts)))
 }
 
-// newPreview is NewPreview reading stored policies through stored, which the
-// server shares with the widening check so that each stored object is read once.
-func newPreview(index PolicyIndex, stored *previewCache) PreviewFunc {
-	p := &preview{index: index, stored: stored}
+// NewPreviewAndWidening returns NewPreview's and NewWidening's functions reading
+// the stored policies through one store, as `meshguard serve` does: each stored
+// object is read once for both, and in a request that calls both (with
+// WithRequestScope's context, as Handlers.Validate does) the incoming policy and
+// the stored ones related to it are found once.
+func NewPreviewAndWidening(index PolicyIndex, linkerd func(ctx context.Context) []unstructured.Unstructured, opts compile.Options) (PreviewFunc, WideningFunc) {
+	set := newStoredSet(index, newPreviewCache(opts))
+	return newPreview(set), newWidening(set, linkerd)
+}
+
+// newPreview is NewPreview reading stored policies through set, which the
+// server shares with the widening check.
+func newPreview(set *storedSet) PreviewFunc {
+	p := &preview{set: set}
 	return p.answer
 }
 
 // answer is the PreviewFunc: the incoming policy merged with the stored set.
 func (p *preview) answer(ctx context.Context, obj *unstructured.Unstructured, spec *api.MeshTrafficPermissionSpec) ([]string, string) {
-	incoming, err := incomingPolicy(obj, spec)
-	if err != nil {
-		return errorLine(err), ""
+	r := p.set.related(ctx, obj, spec)
+	if r.err != nil {
+		return errorLine(r.err), ""
 	}
-	return p.compute(ctx, incoming)
+	return p.compute(r)
 }
 
 // incomingPolicy is the policy of the incoming object, from the spec validation
@@ -68,22 +77,15 @@ func incomingPolicy(obj *unstructured.Unstructured, spec *api.MeshTrafficPermiss
 
 // compute builds the answer from scratch (apart from previewCache's reuse of stored
 // policies): the incoming policy with the stored ones that share a group with it
-// (compile.Related; the incoming object replaces its stored version on UPDATE).
-func (p *preview) compute(ctx context.Context, incoming compile.Policy) ([]string, string) {
-	listed := true
-	policies := compile.Related(incoming, p.stored.sysNS, func(key string) []compile.Stored {
-		items, ok := p.index(ctx, key)
-		if !ok {
-			listed = false
-			return nil
-		}
-		return p.stored.read(items)
-	})
+// (r, from compile.Related; the incoming object replaces its stored version on
+// UPDATE).
+func (p *preview) compute(r *related) ([]string, string) {
+	incoming, policies, listed := r.incoming, r.policies, r.listed
 	if !listed {
 		policies = policies[:1]
 	}
 	visible := p.visibleFrom(incoming.Namespace)
-	previews, err := compile.BuildPreviews(policies, p.stored.opts)
+	previews, err := compile.BuildPreviews(policies, p.set.read.opts)
 	if err != nil {
 		return errorLine(redactError(err, policies, visible)), ""
 	}
@@ -99,9 +101,9 @@ func (p *preview) compute(ctx context.Context, incoming compile.Policy) ([]strin
 	}
 	// Only names change: the groups are compiled with every stored policy.
 	mine = compile.Redact(mine, visible)
-	full, err := compile.MarshalJSONCompact(mine)
+	full, err := compile.MarshalJSONCompactString(mine)
 	if err != nil {
-		full = nil
+		full = ""
 	}
 	ann, bounded := boundAnnotation(mine, full)
 	var lines []string
@@ -125,7 +127,7 @@ func errorLine(err error) []string {
 // The user who writes in ns may not be allowed to read the others; the preview
 // counts them instead (compile.Redact).
 func (p *preview) visibleFrom(ns string) func(string) bool {
-	return func(other string) bool { return other == ns || other == p.stored.sysNS }
+	return func(other string) bool { return other == ns || other == p.set.read.sysNS }
 }
 
 // redactError is err's text with the stored policies of other namespaces unnamed.

@@ -43,9 +43,9 @@ type boundedSummary struct {
 
 // boundAnnotation returns ann when it is within MaxAnnotationBytes; otherwise the
 // bounded document for previews and the warning line that says so.
-func boundAnnotation(previews []compile.Preview, ann []byte) (string, string) {
+func boundAnnotation(previews []compile.Preview, ann string) (string, string) {
 	if len(ann) <= MaxAnnotationBytes {
-		return string(ann), ""
+		return ann, ""
 	}
 	doc := boundedPreview{Truncated: boundedNote{Bytes: len(ann), Limit: MaxAnnotationBytes,
 		Reason: "the compiled RBAC is larger than the annotation bound; run meshguard preview on the policies for all of it"}}

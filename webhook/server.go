@@ -307,9 +307,6 @@ func newHandlers(mgr manager.Manager, o Options, log logr.Logger) (*Handlers, er
 	if err != nil {
 		return nil, err
 	}
-	// The preview and the widening check read stored policies through one store.
-	stored := newPreviewCache(compile.Options{Form: o.PreviewForm, MaxExpandedRules: 64,
-		SystemNamespace: o.Settings.SystemNamespace, MaxGroupItems: o.PreviewMaxItems})
 	linkerdStored := func(ctx context.Context) []unstructured.Unstructured {
 		var all []unstructured.Unstructured
 		for _, c := range authzCaches {
@@ -318,17 +315,20 @@ func newHandlers(mgr manager.Manager, o Options, log logr.Logger) (*Handlers, er
 		}
 		return all
 	}
+	// The preview and the widening check read stored policies through one store.
+	preview, widening := NewPreviewAndWidening(policies.byKey, linkerdStored, compile.Options{Form: o.PreviewForm,
+		MaxExpandedRules: 64, SystemNamespace: o.Settings.SystemNamespace, MaxGroupItems: o.PreviewMaxItems})
 	users, groups := PrivilegedSets(o)
 	return &Handlers{
 		Registry: api.DefaultRegistry(), Settings: o.Settings, RefObjects: refObjects,
 		PrivilegedUsers: users, PrivilegedGroups: groups,
 		Record:              func(kind, code, sev string) { findings.WithLabelValues(kind, code, sev).Inc() },
 		Log:                 log.WithName("admission"),
-		Preview:             newPreview(policies.byKey, stored),
+		Preview:             preview,
 		Servers:             servers.list,
 		DenyServerConflicts: o.LinkerdServerConflicts == ServerConflictsDeny,
 		LinkerdStored:       linkerdStored,
-		Widening:            newWidening(policies.byKey, linkerdStored, stored),
+		Widening:            widening,
 	}, nil
 }
 

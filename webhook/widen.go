@@ -27,13 +27,11 @@ const maxWideningClasses = 2000
 
 // widening is the state behind NewWidening's WideningFunc.
 type widening struct {
-	index   PolicyIndex
 	linkerd func(ctx context.Context) []unstructured.Unstructured
-	// stored reads the stored policies the index finds once per uid and
+	// set finds the stored policies and reads each once per uid and
 	// resourceVersion; the server shares it with the preview.
-	stored *previewCache
-	sysNS  string
-	opts   compile.Options
+	set  *storedSet
+	opts compile.Options
 }
 
 // NewWidening returns the WideningFunc of the validating handler. For a
@@ -44,40 +42,25 @@ type widening struct {
 // Linkerd authorization object or Server, the stored Linkerd objects of its
 // namespace (authz.Diff). index and linkerd may be nil.
 func NewWidening(index PolicyIndex, linkerd func(ctx context.Context) []unstructured.Unstructured, opts compile.Options) WideningFunc {
-	return newWidening(index, linkerd, newPreviewCache(opts))
+	return newWidening(newStoredSet(index, newPreviewCache(opts)), linkerd)
 }
 
-// newWidening is NewWidening reading stored policies through stored, shared with
+// newWidening is NewWidening reading stored policies through set, shared with
 // the preview so that each stored object is read once for both.
-func newWidening(index PolicyIndex, linkerd func(ctx context.Context) []unstructured.Unstructured, stored *previewCache) WideningFunc {
-	w := &widening{index: index, linkerd: linkerd, stored: stored, sysNS: stored.sysNS, opts: stored.opts}
+func newWidening(set *storedSet, linkerd func(ctx context.Context) []unstructured.Unstructured) WideningFunc {
+	w := &widening{linkerd: linkerd, set: set, opts: set.read.opts}
 	return w.answer
 }
 
 func (w *widening) answer(ctx context.Context, obj, old *unstructured.Unstructured, spec *api.MeshTrafficPermissionSpec) []string {
 	gk := obj.GroupVersionKind().GroupKind()
 	switch {
-	case gk.Group == api.KumaGroup && gk.Kind == api.KindMeshTrafficPermission && w.index != nil:
+	case gk.Group == api.KumaGroup && gk.Kind == api.KindMeshTrafficPermission && w.set.index != nil:
 		return w.kuma(ctx, obj, old, spec)
 	case gk.Group == api.LinkerdGroup && linkerdAuthzKind(gk.Kind) && w.linkerd != nil:
 		return w.linkerdLine(ctx, obj, old)
 	}
 	return nil
-}
-
-// related returns p and the stored policies that share a group of proxies with it
-// (compile.Related through the index); ok is false when the index is not usable.
-func (w *widening) related(ctx context.Context, p compile.Policy) (policies []compile.Policy, ok bool) {
-	ok = true
-	policies = compile.Related(p, w.sysNS, func(key string) []compile.Stored {
-		items, listed := w.index(ctx, key)
-		if !listed {
-			ok = false
-			return nil
-		}
-		return w.stored.read(items)
-	})
-	return policies, ok
 }
 
 // linkerdAuthzKind reports whether a policy.linkerd.io kind decides who may
@@ -92,23 +75,24 @@ func linkerdAuthzKind(kind string) bool {
 }
 
 func (w *widening) kuma(ctx context.Context, obj, old *unstructured.Unstructured, spec *api.MeshTrafficPermissionSpec) []string {
-	incoming, err := incomingPolicy(obj, spec)
-	if err != nil {
+	r := w.set.related(ctx, obj, spec)
+	if r.err != nil {
 		return nil // validation said why
 	}
 	// The groups either version takes part in are formed again, with the same
 	// members, from the stored policies that share one with it, as the preview
 	// forms its groups.
-	rel, ok := w.related(ctx, incoming)
-	if !ok {
+	if !r.listed {
 		return nil // the preview says the cache is not ready
 	}
-	oldSet, newSet := []compile.Policy{}, []compile.Policy{incoming}
+	incoming, rel := r.incoming, r.policies // shared with the preview: not modified
+	oldSet, newSet := make([]compile.Policy, 0, len(rel)), make([]compile.Policy, 1, len(rel))
+	newSet[0] = incoming
 	if old != nil {
 		if p, err := compile.PolicyFromObject(old); err == nil {
-			oldRel, _ := w.related(ctx, p)
+			oldRel, _ := w.set.relatedOf(ctx, p)
 			oldSet = append(oldSet, p)
-			rel = append(rel, oldRel[1:]...)
+			rel = append(slices.Clip(rel), oldRel[1:]...)
 		}
 	}
 	seen := map[[2]string]bool{{incoming.Namespace, incoming.Name}: true}
@@ -118,7 +102,7 @@ func (w *widening) kuma(ctx context.Context, obj, old *unstructured.Unstructured
 			oldSet, newSet = append(oldSet, p), append(newSet, p)
 		}
 	}
-	diffs, err := compile.DiffPolicies(oldSet, newSet, compile.DiffOptions{SystemNamespace: w.sysNS,
+	diffs, err := compile.DiffPolicies(oldSet, newSet, compile.DiffOptions{SystemNamespace: w.set.read.sysNS,
 		MaxClasses: maxWideningClasses, MaxGroupItems: w.opts.MaxGroupItems})
 	if err != nil {
 		return nil

@@ -147,19 +147,37 @@ func (l Line) Fit(width int, where ...string) string {
 // cannot hold becomes "+K more" and where. An item too long for a line of its own
 // is elided as in Fit.
 func (l Line) Split(width, max int, where ...string) []string {
+	parts := l.split(width, max)
+	out := make([]string, len(parts))
+	for i, p := range parts {
+		out[i] = p.Fit(width, where...)
+	}
+	return out
+}
+
+// SplitCount is len(l.Split(width, max, ...)) without rendering a line: how
+// many lines l takes, for callers that share out a budget of lines before they
+// render only what got some.
+func (l Line) SplitCount(width, max int) int {
+	return len(l.split(width, max))
+}
+
+// split is how Split packs l: the lines it renders, each to be fitted (Fit) in
+// width. It only measures (Line.size); where plays no part in the packing.
+func (l Line) split(width, max int) []Line {
 	if max <= 1 || len(l.Items) == 0 || l.size(prefixSums(l.Items), len(l.Items), "") <= width {
-		return []string{l.Fit(width, where...)}
+		return []Line{l}
 	}
 	cont := l.Cont
 	if cont == "" {
 		cont = l.Lead
 	}
-	var out []string
+	var out []Line
 	rest, lead := l.Items, l.Lead
 	for len(out) < max-1 && len(rest) > 0 {
 		last := Line{Lead: lead, Items: rest, Sep: l.Sep, Tail: l.Tail}
 		if last.size(prefixSums(rest), len(rest), "") <= width {
-			return append(out, last.Fit(width, where...))
+			return append(out, last)
 		}
 		k, n := 1, len(lead)+len(rest[0])
 		for k < len(rest) && n+len(l.sep())+len(rest[k]) <= width {
@@ -172,11 +190,11 @@ func (l Line) Split(width, max int, where ...string) []string {
 		if k == len(rest) {
 			break // one item that does not fit with the tail: Fit elides
 		}
-		out = append(out, Line{Lead: lead, Items: rest[:k], Sep: l.Sep}.Fit(width, where...))
+		out = append(out, Line{Lead: lead, Items: rest[:k], Sep: l.Sep})
 		rest, lead = rest[k:], cont
 	}
 	if len(rest) > 0 {
-		out = append(out, Line{Lead: lead, Items: rest, Sep: l.Sep, Tail: l.Tail}.Fit(width, where...))
+		out = append(out, Line{Lead: lead, Items: rest, Sep: l.Sep, Tail: l.Tail})
 	}
 	return out
 }

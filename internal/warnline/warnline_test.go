@@ -99,7 +99,7 @@ func TestElide(t *testing.T) {
 
 // TestFitKeepsNames fits random statements of random names and checks every
 // line: within the width, and each name whole, counted away or elided with its
-// start and end.
+// start and end; and that SplitCount counts the lines Split gives.
 func TestFitKeepsNames(t *testing.T) {
 	r := rand.New(rand.NewSource(1))
 	for i := range 3000 {
@@ -116,8 +116,12 @@ func TestFitKeepsNames(t *testing.T) {
 		if r.Intn(2) == 0 {
 			l.Tail = " in " + name()
 		}
-		width := 60 + r.Intn(80)
-		for _, got := range l.Split(width, 1+r.Intn(3), where) {
+		width, max := 60+r.Intn(80), 1+r.Intn(3)
+		lines := l.Split(width, max, where)
+		if n := l.SplitCount(width, max); n != len(lines) {
+			t.Fatalf("SplitCount %d, Split gave %d lines: %q", n, len(lines), lines)
+		}
+		for _, got := range lines {
 			if len(got) > width || strings.Contains(got, "\n") {
 				t.Fatalf("%q: %d bytes, over %d", got, len(got), width)
 			}

@@ -1,0 +1,91 @@
+package webhook
+
+import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/compile"
+)
+
+// storedSet is the stored MeshTrafficPermissions as the preview and the widening
+// check read them: the index that finds the candidates of a key, and the store
+// that reads each stored object once per uid and resourceVersion.
+type storedSet struct {
+	index PolicyIndex
+	read  *previewCache
+}
+
+func newStoredSet(index PolicyIndex, read *previewCache) *storedSet {
+	return &storedSet{index: index, read: read}
+}
+
+// related is an incoming MeshTrafficPermission with the stored policies that
+// share a group of proxies with it.
+type related struct {
+	// incoming is the object's policy; err says why there is none.
+	incoming compile.Policy
+	err      error
+	// policies is incoming first, then the related stored policies (compile.Related).
+	policies []compile.Policy
+	// listed is false when the index was not usable: policies is incoming alone.
+	listed bool
+}
+
+// relatedOf finds the stored policies that share a group of proxies with p
+// (compile.Related through the index); listed is false when the index is not
+// usable.
+func (s *storedSet) relatedOf(ctx context.Context, p compile.Policy) (policies []compile.Policy, listed bool) {
+	listed = true
+	policies = compile.Related(p, s.read.sysNS, func(key string) []compile.Stored {
+		items, ok := s.index(ctx, key)
+		if !ok {
+			listed = false
+			return nil
+		}
+		return s.read.read(items)
+	})
+	return policies, listed
+}
+
+// related is the incoming object's policy (from spec, validation's decoding of
+// obj, when not nil) and the stored policies related to it. Within a request
+// scope (WithRequestScope) it is found once for the preview and the widening
+// check that share this set; the caller must not modify what it returns.
+func (s *storedSet) related(ctx context.Context, obj *unstructured.Unstructured, spec *api.MeshTrafficPermissionSpec) *related {
+	scope, _ := ctx.Value(requestScopeKey{}).(*requestScope)
+	if scope != nil && scope.set == s && scope.obj == obj && scope.spec == spec {
+		return scope.related
+	}
+	r := &related{}
+	if r.incoming, r.err = incomingPolicy(obj, spec); r.err == nil {
+		r.policies, r.listed = s.relatedOf(ctx, r.incoming)
+	}
+	if scope != nil {
+		*scope = requestScope{set: s, obj: obj, spec: spec, related: r}
+	}
+	return r
+}
+
+// requestScopeKey is the context key of a request's requestScope.
+type requestScopeKey struct{}
+
+// requestScope is what the checks of one admission request share: the
+// incoming MeshTrafficPermission's related policies, found by the first check
+// that needs them. It lives as long as the request's context and is never
+// looked up by content.
+type requestScope struct {
+	set     *storedSet
+	obj     *unstructured.Unstructured
+	spec    *api.MeshTrafficPermissionSpec
+	related *related
+}
+
+// WithRequestScope returns ctx with a scope in which the preview and the
+// widening check of one request (NewPreviewAndWidening) find the incoming
+// policy's related stored policies once. Handlers.Validate calls it; a context
+// without it makes each check find them itself.
+func WithRequestScope(ctx context.Context) context.Context {
+	return context.WithValue(ctx, requestScopeKey{}, &requestScope{})
+}
