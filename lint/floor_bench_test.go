@@ -3,10 +3,6 @@ package lint
 import (
 	"bytes"
 	"io"
-	"runtime"
-	"sync"
-	"sync/atomic"
-	"syscall"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
@@ -36,7 +32,7 @@ func BenchmarkFloorYAML10k(b *testing.B) {
 		b.Fatalf("%d chunks, want %d", len(chunks), n)
 	}
 	b.Run("yaml-node", func(b *testing.B) {
-		floorRun(b, len(chunks), func(i int) bool {
+		benchcorpus.RunEach(b, len(chunks), func(i int) bool {
 			dec := yaml.NewDecoder(bytes.NewReader(chunks[i].data))
 			var doc yaml.Node
 			if err := dec.Decode(&doc); err != nil {
@@ -46,47 +42,9 @@ func BenchmarkFloorYAML10k(b *testing.B) {
 		})
 	})
 	b.Run("load", func(b *testing.B) {
-		floorRun(b, len(chunks), func(i int) bool {
+		benchcorpus.RunEach(b, len(chunks), func(i int) bool {
 			docs := parseChunk(chunks[i])
 			return len(docs) == 1 && docs[0].Err == nil
 		})
 	})
-}
-
-// floorRun runs check(0..n-1) on GOMAXPROCS goroutines per iteration and reports
-// documents/s (wall), CPU µs per document and the rate that CPU allows on 2 CPUs.
-func floorRun(b *testing.B, n int, check func(int) bool) {
-	b.ReportAllocs()
-	start := cpuNanos()
-	for b.Loop() {
-		var next, bad atomic.Int64
-		var wg sync.WaitGroup
-		for range runtime.GOMAXPROCS(0) {
-			wg.Go(func() {
-				for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
-					if !check(i) {
-						bad.Add(1)
-					}
-				}
-			})
-		}
-		wg.Wait()
-		if bad.Load() > 0 {
-			b.Fatalf("%d of %d documents not parsed", bad.Load(), n)
-		}
-	}
-	docs := float64(n * b.N)
-	cpu := float64(cpuNanos()-start) / 1e3 / docs
-	b.ReportMetric(docs/b.Elapsed().Seconds(), "docs/s")
-	b.ReportMetric(cpu, "cpu-µs/doc")
-	b.ReportMetric(2e6/cpu, "docs/s-on-2-cpus")
-}
-
-// cpuNanos is the process's user+system CPU time in ns.
-func cpuNanos() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
 }

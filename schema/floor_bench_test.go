@@ -2,10 +2,6 @@ package schema
 
 import (
 	"context"
-	"runtime"
-	"sync"
-	"sync/atomic"
-	"syscall"
 	"testing"
 
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
@@ -61,58 +57,19 @@ func BenchmarkFloor10k(b *testing.B) {
 	}
 	ctx := context.Background()
 	b.Run("check", func(b *testing.B) {
-		floorRun(b, len(objs), func(i int) bool {
+		benchcorpus.RunEach(b, len(objs), func(i int) bool {
 			res, ok := s.Check(ctx, objs[i])
 			return ok && len(res.Errors) == 0 && len(res.Unknown) == 0
 		})
 	})
 	b.Run("validator", func(b *testing.B) {
-		floorRun(b, len(prepared), func(i int) bool {
+		benchcorpus.RunEach(b, len(prepared), func(i int) bool {
 			return len(apiservervalidation.ValidateCustomResource(nil, prepared[i], validators[i])) == 0
 		})
 	})
 	b.Run("validator-trees", func(b *testing.B) {
-		floorRun(b, len(prepared), func(i int) bool {
+		benchcorpus.RunEach(b, len(prepared), func(i int) bool {
 			return len(apiservervalidation.ValidateCustomResource(nil, prepared[i], trees[i])) == 0
 		})
 	})
-}
-
-// floorRun runs check(0..n-1) on GOMAXPROCS goroutines per iteration and reports
-// documents/s (wall), CPU µs per document and the rate that CPU allows on 2 CPUs.
-func floorRun(b *testing.B, n int, check func(int) bool) {
-	b.ReportAllocs()
-	start := cpuNanos()
-	for b.Loop() {
-		var next atomic.Int64
-		var bad atomic.Int64
-		var wg sync.WaitGroup
-		for range runtime.GOMAXPROCS(0) {
-			wg.Go(func() {
-				for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
-					if !check(i) {
-						bad.Add(1)
-					}
-				}
-			})
-		}
-		wg.Wait()
-		if bad.Load() > 0 {
-			b.Fatalf("%d of %d documents not accepted", bad.Load(), n)
-		}
-	}
-	docs := float64(n * b.N)
-	cpu := float64(cpuNanos()-start) / 1e3 / docs
-	b.ReportMetric(docs/b.Elapsed().Seconds(), "docs/s")
-	b.ReportMetric(cpu, "cpu-µs/doc")
-	b.ReportMetric(2e6/cpu, "docs/s-on-2-cpus")
-}
-
-// cpuNanos is the process's user+system CPU time in ns.
-func cpuNanos() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
 }

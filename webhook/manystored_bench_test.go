@@ -1,10 +1,8 @@
 package webhook_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"net/http"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -117,17 +115,5 @@ func BenchmarkValidateMTPOwnApp(b *testing.B) {
 		}
 		bodies[i] = r.Body(fmt.Sprintf("00000000-0000-4000-8000-%012d", i))
 	}
-	serve := loadtest.ControllerRuntime(eng.Validate)
-	w := &discardWriter{h: http.Header{}}
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		req, _ := http.NewRequest(http.MethodPost, "/validate", bytes.NewReader(bodies[i%len(bodies)]))
-		req.Header.Set("Content-Type", "application/json")
-		serve.ServeHTTP(w, req)
-		i++
-	}
-	if w.n == 0 {
-		b.Fatal("no answer written")
-	}
+	serveBodies(b, loadtest.ControllerRuntime(eng.Validate), bodies)
 }

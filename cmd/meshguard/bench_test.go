@@ -5,7 +5,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/meshguard/meshguard/api"
@@ -28,20 +27,20 @@ func BenchmarkLint10k(b *testing.B) {
 	b.Run("door", func(b *testing.B) {
 		b.ReportAllocs()
 		b.SetBytes(int64(len(in)))
-		start := cpuTime()
+		start := benchcorpus.CPUNanos()
 		for b.Loop() {
 			code := run([]string{"lint", "-o", "json", "-"}, streams{in: strings.NewReader(in), out: io.Discard, err: io.Discard})
 			if code != exitOK {
 				b.Fatalf("exit %d", code)
 			}
 		}
-		reportDocs(b, n, start)
+		benchcorpus.ReportDocs(b, n, start)
 	})
 	b.Run("no-schema", func(b *testing.B) {
 		o := &lintOptions{settings: api.DefaultSettings(), namespace: "default"}
 		b.ReportAllocs()
 		b.SetBytes(int64(len(in)))
-		start := cpuTime()
+		start := benchcorpus.CPUNanos()
 		for b.Loop() {
 			restore := tuneGCForLint() // as the door does
 			eng := lint.Options{Settings: o.settings, Namespace: o.namespace, Registry: api.DefaultRegistry(),
@@ -52,29 +51,8 @@ func BenchmarkLint10k(b *testing.B) {
 			}
 			restore()
 		}
-		reportDocs(b, n, start)
+		benchcorpus.ReportDocs(b, n, start)
 	})
-}
-
-// reportDocs reports documents per second of wall time, and the CPU time per
-// document with the throughput it allows on 2 cores: the shared build machine is
-// often loaded far beyond its cores, which inflates wall time but not the CPU the
-// linter burns.
-func reportDocs(b *testing.B, n int, cpuStart int64) {
-	docs := float64(n * b.N)
-	cpu := float64(cpuTime()-cpuStart) / 1e3 / docs // µs per document
-	b.ReportMetric(docs/b.Elapsed().Seconds(), "docs/s")
-	b.ReportMetric(cpu, "cpu-µs/doc")
-	b.ReportMetric(2e6/cpu, "docs/s-on-2-cpus")
-}
-
-// cpuTime is the process's user+system CPU time in ns.
-func cpuTime() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
 }
 
 // TestWriteBenchCorpus writes BenchmarkLint10k's documents to the file named by

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/meshguard/meshguard/internal/benchcorpus"
 )
 
 // writeDiffSets writes two sets of n MeshTrafficPermissions shaped like
@@ -96,7 +98,7 @@ func writeDiffSets(tb testing.TB, dir string, n int) (oldDir, newDir string) {
 // defaulting and validating both sets, and the diff.
 func BenchmarkDiff10k(b *testing.B) {
 	oldDir, newDir := writeDiffSets(b, b.TempDir(), 10000)
-	start, n := cpuTime(), 0
+	start, n := benchcorpus.CPUNanos(), 0
 	for b.Loop() {
 		n++
 		out, errOut, code := cli(b, "", "diff", "-o", "json", oldDir, newDir)
@@ -106,7 +108,7 @@ func BenchmarkDiff10k(b *testing.B) {
 	}
 	// CPU next to wall time: the shared machine is often loaded far beyond its
 	// cores, which inflates ns/op but not the work done.
-	b.ReportMetric(float64(cpuTime()-start)/float64(n), "cpu-ns/op")
+	b.ReportMetric(float64(benchcorpus.CPUNanos()-start)/float64(n), "cpu-ns/op")
 }
 
 // TestDiffSetsGenerator checks the benchmark's generator on a small size: the

@@ -109,35 +109,21 @@ func newSwitcher(ctx context.Context, c client.Client, noop *noopServer, metrics
 		return nil, err
 	}
 	s := &switcher{c: c, noop: noop, metricsPort: metricsPort, objs: map[config][]client.Object{}}
+	var stored []client.Object
 	for i := range mw.Items {
-		m := &mw.Items[i]
-		if !strings.Contains(m.Name, "meshguard") {
-			continue
-		}
-		s.objs[withMeshguard] = append(s.objs[withMeshguard], fresh(m.DeepCopy()))
-		n := fresh(m.DeepCopy())
-		n.Name = "apilatency-noop-" + m.Name
-		for j := range n.Webhooks {
-			n.Webhooks[j].Name = "noop-" + n.Webhooks[j].Name
-			if err := noop.point(&n.Webhooks[j].ClientConfig); err != nil {
-				return nil, err
-			}
-		}
-		s.objs[withNoop] = append(s.objs[withNoop], n)
+		stored = append(stored, &mw.Items[i])
 	}
 	for i := range vw.Items {
-		v := &vw.Items[i]
-		if !strings.Contains(v.Name, "meshguard") {
+		stored = append(stored, &vw.Items[i])
+	}
+	for _, o := range stored {
+		if !strings.Contains(o.GetName(), "meshguard") {
 			continue
 		}
-		s.objs[withMeshguard] = append(s.objs[withMeshguard], fresh(v.DeepCopy()))
-		n := fresh(v.DeepCopy())
-		n.Name = "apilatency-noop-" + v.Name
-		for j := range n.Webhooks {
-			n.Webhooks[j].Name = "noop-" + n.Webhooks[j].Name
-			if err := noop.point(&n.Webhooks[j].ClientConfig); err != nil {
-				return nil, err
-			}
+		s.objs[withMeshguard] = append(s.objs[withMeshguard], fresh(o.DeepCopyObject().(client.Object)))
+		n, err := noop.copyOf(fresh(o.DeepCopyObject().(client.Object)))
+		if err != nil {
+			return nil, err
 		}
 		s.objs[withNoop] = append(s.objs[withNoop], n)
 	}
@@ -155,6 +141,33 @@ func fresh[T client.Object](o T) T {
 	o.SetManagedFields(nil)
 	o.SetGeneration(0)
 	return o
+}
+
+// copyOf renames a copy of one of meshguard's configurations and its webhooks and
+// points them at the no-op server.
+func (n *noopServer) copyOf(o client.Object) (client.Object, error) {
+	o.SetName("apilatency-noop-" + o.GetName())
+	var names []*string
+	var ccs []*admissionregistrationv1.WebhookClientConfig
+	switch c := o.(type) {
+	case *admissionregistrationv1.MutatingWebhookConfiguration:
+		for j := range c.Webhooks {
+			names, ccs = append(names, &c.Webhooks[j].Name), append(ccs, &c.Webhooks[j].ClientConfig)
+		}
+	case *admissionregistrationv1.ValidatingWebhookConfiguration:
+		for j := range c.Webhooks {
+			names, ccs = append(names, &c.Webhooks[j].Name), append(ccs, &c.Webhooks[j].ClientConfig)
+		}
+	default:
+		return nil, fmt.Errorf("%T is not a webhook configuration", o)
+	}
+	for j := range names {
+		*names[j] = "noop-" + *names[j]
+		if err := n.point(ccs[j]); err != nil {
+			return nil, err
+		}
+	}
+	return o, nil
 }
 
 // point aims a webhook's client configuration at the no-op server, on the same path.
