@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+	sigsyaml "sigs.k8s.io/yaml"
 )
 
 const (
@@ -32,7 +33,9 @@ func (e *convertError) Error() string { return e.msg }
 // YAML-to-JSON step. It works on nodes rather than letting yaml.v3 decode into
 // interfaces so that timestamps stay strings and keys become strings, and it
 // bounds depth and alias expansion itself because node trees are not expanded by
-// yaml.v3's own alias guard.
+// yaml.v3's own alias guard. Plain scalars are read as kubectl, Helm and the API
+// server read them (sigs.k8s.io/yaml, YAML 1.1): an unquoted yes, on, no or off is
+// a boolean there, though yaml.v3 (YAML 1.2) keeps it a string.
 type converter struct {
 	offset      int
 	values      int
@@ -145,6 +148,9 @@ func (c *converter) key(n *yaml.Node) (string, error) {
 	if n.Kind != yaml.ScalarNode {
 		return "", c.errorf(n, "mapping key is a %s; keys must be scalars", describe(n))
 	}
+	if b, ok := yaml11Bool(n); ok {
+		return strconv.FormatBool(b), nil
+	}
 	if n.ShortTag() == "!!str" {
 		return n.Value, nil
 	}
@@ -174,6 +180,9 @@ func keyString(v any) string {
 // scalar resolves a scalar by its (explicit or implicit) YAML tag. Timestamps and
 // binaries stay the text as written; numbers become int64 or float64.
 func (c *converter) scalar(n *yaml.Node) (any, error) {
+	if b, ok := yaml11Bool(n); ok {
+		return b, nil
+	}
 	switch n.ShortTag() {
 	case "!!null":
 		return nil, nil
@@ -209,6 +218,47 @@ func (c *converter) number(n *yaml.Node, v any) (any, error) {
 		return nil, nil
 	}
 	return nil, c.errorf(n, "cannot convert %q (%T)", n.Value, v)
+}
+
+// yaml11Bool reads a plain scalar that YAML 1.1 resolves to a boolean and
+// yaml.v3 to a string (y, yes, on, n, no, off in their three cases), with the
+// decoder kubectl uses, so that meshguard checks the value the cluster will be
+// sent: `enabled: on` arrives as true, `labels: {a: yes}` is refused by the API
+// server. Quoted or explicitly tagged scalars stay strings, as they do there.
+// Only the few words short enough to be one of these reach the decoder.
+func yaml11Bool(n *yaml.Node) (bool, bool) {
+	if n.Style != 0 || len(n.Value) == 0 || len(n.Value) > 3 || n.ShortTag() != "!!str" {
+		return false, false
+	}
+	switch n.Value[0] {
+	case 'y', 'Y', 'n', 'N', 'o', 'O':
+	default:
+		return false, false
+	}
+	var v any
+	if err := sigsyaml.Unmarshal([]byte(n.Value), &v); err != nil {
+		return false, false
+	}
+	b, ok := v.(bool)
+	return b, ok
+}
+
+// yaml11Hint is the sentence a finding at fieldPath gets when the value there is
+// an unquoted word that kubectl sends as a boolean, which is seldom what its
+// author meant: the finding's "must be of type string" alone would not say why.
+func yaml11Hint(d *Document, fieldPath string) string {
+	if fieldPath == "" {
+		return ""
+	}
+	n := deref(d.valueAt(fieldPath))
+	if n == nil {
+		return ""
+	}
+	b, ok := yaml11Bool(n)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf(" (the unquoted %s is the boolean %t for kubectl and Helm, which read YAML 1.1; quote it to send the string)", n.Value, b)
 }
 
 func isMergeKey(n *yaml.Node) bool {

@@ -19,9 +19,23 @@ func (d *Document) LineOf(fieldPath string) int {
 
 // lineOf is LineOf that also says whether the whole path was found.
 func (d *Document) lineOf(fieldPath string) (line int, exact bool) {
+	line, value := d.walk(fieldPath)
+	return line, value != nil
+}
+
+// valueAt is the node of fieldPath's value, or nil when the path is not in the
+// document as written.
+func (d *Document) valueAt(fieldPath string) *yaml.Node {
+	_, value := d.walk(fieldPath)
+	return value
+}
+
+// walk follows fieldPath through the node tree: the line of the deepest node
+// found, and the value node of the whole path (nil when some step is missing).
+func (d *Document) walk(fieldPath string) (line int, value *yaml.Node) {
 	n := d.lines.node
 	if n == nil || fieldPath == "" {
-		return d.Line, n != nil
+		return d.Line, n
 	}
 	line = d.Line
 	for _, s := range parsePath(fieldPath) {
@@ -37,12 +51,12 @@ func (d *Document) lineOf(fieldPath string) (line int, exact bool) {
 			at, next = lookup(n, s.key)
 		}
 		if at == nil {
-			return line, false
+			return line, nil
 		}
 		line = at.Line + d.lines.offset
 		n = next
 	}
-	return line, true
+	return line, n
 }
 
 // pathSegment is a ".name" or "[key]" / "[3]" step of a field path.
@@ -150,6 +164,9 @@ func keyText(n *yaml.Node) string {
 	n = deref(n)
 	if n == nil || n.Kind != yaml.ScalarNode {
 		return ""
+	}
+	if b, ok := yaml11Bool(n); ok {
+		return strconv.FormatBool(b)
 	}
 	if n.ShortTag() == "!!str" {
 		return n.Value

@@ -336,6 +336,7 @@ func kindNames(reg *api.Registry, group string) []string {
 // FindingFor builds a finding for a document, with the line of fieldPath.
 func FindingFor(d *Document, severity, code, fieldPath, msg string) Finding {
 	file, line := d.locate(fieldPath)
+	msg += yaml11Hint(d, fieldPath)
 	f := Finding{File: file, Line: max(line, 1), Severity: severity, Code: code, Field: fieldPath, Message: msg}
 	if d.Rendered != nil {
 		f.RenderedBy, f.RenderedLine = d.Rendered.By, max(d.Rendered.LineOf(fieldPath), 1)
