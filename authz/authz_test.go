@@ -33,6 +33,30 @@ kind: Server
 metadata: {name: api, namespace: shop}
 spec: {podSelector: {matchLabels: {app: api}}, port: 8080, accessPolicy: cluster-authenticated}`,
 			want: []string{"any meshed (mTLS) client from 10.0.0.0/8; 100.64.0.0/10; 172.16.0.0/12; 192.168.0.0/16; fd00::/8 | Server accessPolicy cluster-authenticated"}},
+		{name: "accessPolicy adds its clients to the authorizations, as Linkerd's policy controller does", ref: "shop/api",
+			extra: `apiVersion: policy.linkerd.io/v1beta3
+kind: Server
+metadata: {name: api, namespace: shop}
+spec: {podSelector: {matchLabels: {app: api}}, port: 8080, accessPolicy: all-authenticated}
+---
+apiVersion: policy.linkerd.io/v1beta1
+kind: ServerAuthorization
+metadata: {name: api-lan, namespace: shop}
+spec: {server: {name: api}, client: {unauthenticated: true, networks: [{cidr: 10.0.0.0/8}]}}`,
+			want: []string{
+				"anyone, meshed or not from 10.0.0.0/8 | ServerAuthorization shop/api-lan",
+				"any meshed (mTLS) client from any network | Server accessPolicy all-authenticated"}},
+		{name: "accessPolicy deny beside authorizations adds no one", ref: "shop/api",
+			extra: `apiVersion: policy.linkerd.io/v1beta3
+kind: Server
+metadata: {name: api, namespace: shop}
+spec: {podSelector: {matchLabels: {app: api}}, port: 8080, accessPolicy: deny}
+---
+apiVersion: policy.linkerd.io/v1beta1
+kind: ServerAuthorization
+metadata: {name: api-lan, namespace: shop}
+spec: {server: {name: api}, client: {unauthenticated: true, networks: [{cidr: 10.0.0.0/8}]}}`,
+			want: []string{"anyone, meshed or not from 10.0.0.0/8 | ServerAuthorization shop/api-lan"}},
 		{name: "v1beta1 Server has no accessPolicy", ref: "shop/old",
 			extra: `apiVersion: policy.linkerd.io/v1beta1
 kind: Server

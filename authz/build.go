@@ -286,8 +286,10 @@ func (ix *index) attachPolicy(ns string, t *api.LinkerdLocalRef, g grant, byServ
 	}
 }
 
-// serverPreview unions a Server's grants; with no server-level grant the
-// accessPolicy (v1beta3, default deny; earlier versions always deny) decides.
+// serverPreview unions a Server's grants and what its accessPolicy admits. Linkerd's
+// policy controller adds a v1beta3 Server's accessPolicy to the Server's
+// authorizations whether or not any authorization targets it (default deny, which
+// adds no one; earlier versions have no accessPolicy and deny).
 func serverPreview(s *server, gs []grant, routed bool, cluster []string) Preview {
 	p := Preview{Namespace: s.ns, Name: s.name, Port: fmt.Sprint(s.spec.Port), Pods: serverPods(s)}
 	serverLevel := false
@@ -300,6 +302,12 @@ func serverPreview(s *server, gs []grant, routed bool, cluster []string) Preview
 	}
 	if serverLevel {
 		p.Policy = "authorizations"
+		if mode := s.spec.AccessPolicy; s.version == "v1beta3" && mode != "" && mode != "deny" {
+			p.Policy = "authorizations and accessPolicy: " + mode
+			cs, notes := modeClients(mode, "Server accessPolicy "+mode, cluster)
+			p.Clients = append(p.Clients, cs...)
+			p.Notes = append(p.Notes, notes...)
+		}
 	} else {
 		mode, why := s.spec.AccessPolicy, "accessPolicy"
 		if s.version != "v1beta3" {

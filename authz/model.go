@@ -6,7 +6,7 @@
 // CLI can run it over files and the webhook over its informer cache alike. The
 // semantics follow Linkerd's policy controller: a Server denies unless a
 // ServerAuthorization or AuthorizationPolicy admits the client (authorizations are a
-// union), a v1beta3 Server's accessPolicy applies when nothing targets it, and ports
+// union, to which a v1beta3 Server's accessPolicy adds its own clients), and ports
 // without a Server get the default inbound policy from the pod (template), the
 // namespace or the cluster, in that order.
 package authz
