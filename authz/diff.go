@@ -30,10 +30,6 @@ const (
 // DefaultMaxClasses bounds the client classes of one Server.
 const DefaultMaxClasses = 20000
 
-// identitySuffix is the mesh identity of a service account past its name and
-// namespace, with Linkerd's default trust domain.
-const identitySuffix = ".serviceaccount.identity.linkerd.cluster.local"
-
 // ClassDecision is what one set decides for a class of clients.
 type ClassDecision struct {
 	Allow bool `json:"allow"`
@@ -125,7 +121,7 @@ func Diff(oldObjs, newObjs []unstructured.Unstructured, o Options, maxClasses in
 		if !ok2 {
 			np = fallback(newM, k)
 		}
-		d := diffViews(op, np, maxClasses)
+		d := diffViews(op, np, maxClasses, o.identitySuffix())
 		show := np
 		if !ok2 {
 			show = op
@@ -201,8 +197,9 @@ func reverse(s string) string {
 	return string(r)
 }
 
-// grantOf reads a preview grant back into conditions.
-func grantOf(c Client) grantCond {
+// grantOf reads a preview grant back into conditions; suffix is the identity
+// suffix of the trust domain, which service account and namespace grants end in.
+func grantOf(c Client, suffix string) grantCond {
 	g := grantCond{via: c.Via, route: c.Route}
 	for _, n := range c.Networks {
 		if r, ok := parseNetwork(n); ok {
@@ -218,7 +215,7 @@ func grantOf(c Client) grantCond {
 	case ClientAuthenticated:
 		g.id = meshed
 	case ClientIdentity, ClientServiceAccount, ClientNamespace:
-		p := identityPred(c)
+		p := identityPred(c, suffix)
 		g.idPred = &p
 		g.id = func(ic idClass) bool { return meshed(ic) && p.Holds(ic.str.Witness) }
 	default:
@@ -229,13 +226,13 @@ func grantOf(c Client) grantCond {
 
 // identityPred is the (reversed) identity condition of an identity, service
 // account or namespace grant.
-func identityPred(c Client) classes.StrPred {
+func identityPred(c Client, suffix string) classes.StrPred {
 	switch c.Kind {
 	case ClientServiceAccount:
 		ns, name, _ := strings.Cut(c.Name, "/")
-		return classes.StrPred{Value: reverse(name + "." + ns + identitySuffix)}
+		return classes.StrPred{Value: reverse(name + "." + ns + suffix)}
 	case ClientNamespace:
-		return classes.StrPred{Prefix: true, Value: reverse("." + c.Name + identitySuffix)}
+		return classes.StrPred{Prefix: true, Value: reverse("." + c.Name + suffix)}
 	}
 	if rest, ok := strings.CutPrefix(c.Name, "*"); ok {
 		return classes.StrPred{Prefix: true, Value: reverse(rest)}
@@ -275,17 +272,18 @@ func parsePrefix(s string) (netip.Prefix, error) {
 	return p.Masked(), err
 }
 
-// diffViews compares the grants of one view in the two sets.
-func diffViews(op, np Preview, limit int) ServerDiff {
+// diffViews compares the grants of one view in the two sets; suffix is the
+// identity suffix of the trust domain (Options.identitySuffix).
+func diffViews(op, np Preview, limit int, suffix string) ServerDiff {
 	d := ServerDiff{OldPolicy: op.Policy, NewPolicy: np.Policy}
 	var og, ng []grantCond
 	for _, c := range op.Clients {
-		og = append(og, grantOf(c))
+		og = append(og, grantOf(c, suffix))
 	}
 	for _, c := range np.Clients {
-		ng = append(ng, grantOf(c))
+		ng = append(ng, grantOf(c, suffix))
 	}
-	m := newLinkerdModel(og, ng)
+	m := newLinkerdModel(og, ng, suffix)
 	e := classes.NewEnum(m.dims, m.words, m.lastDim, nil, limit)
 	cells, ok := e.Run(m.start)
 	if !ok {

@@ -9,7 +9,11 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
+
+// identitySuffix is a service account's identity suffix in the default trust domain.
+var identitySuffix = Options{}.identitySuffix()
 
 // admits is Linkerd's reading of one grant for a concrete client, written from
 // the Client fields (not from the diff's classes): kind, identity (globs are
@@ -163,13 +167,13 @@ func TestDiffViewsAgreesWithGrants(t *testing.T) {
 		np := Preview{Policy: "new", Clients: randomGrants(r)}
 		var og, ng []grantCond
 		for _, c := range op.Clients {
-			og = append(og, grantOf(c))
+			og = append(og, grantOf(c, identitySuffix))
 		}
 		for _, c := range np.Clients {
-			ng = append(ng, grantOf(c))
+			ng = append(ng, grantOf(c, identitySuffix))
 		}
-		m := newLinkerdModel(og, ng)
-		d := diffViews(op, np, DefaultMaxClasses)
+		m := newLinkerdModel(og, ng, identitySuffix)
+		d := diffViews(op, np, DefaultMaxClasses, identitySuffix)
 		if d.Incomplete != "" {
 			t.Fatal(d.Incomplete)
 		}
@@ -272,5 +276,48 @@ spec:
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("changes (-want +got):\n%s", diff)
+	}
+}
+
+// TestDiffTrustDomain: a ServiceAccount ref and the same service account's
+// identity spelled out are the same clients only in the installation's trust
+// domain; the diff compares them in the one Options names.
+func TestDiffTrustDomain(t *testing.T) {
+	base := `apiVersion: policy.linkerd.io/v1beta3
+kind: Server
+metadata: {name: api-http, namespace: shop}
+spec: {podSelector: {matchLabels: {app: api}}, port: http}
+---
+apiVersion: policy.linkerd.io/v1alpha1
+kind: AuthorizationPolicy
+metadata: {name: api-clients, namespace: shop}
+spec:
+  targetRef: {group: policy.linkerd.io, kind: Server, name: api-http}
+  requiredAuthenticationRefs: [{group: policy.linkerd.io, kind: MeshTLSAuthentication, name: frontends}]
+---
+`
+	byRef := base + `apiVersion: policy.linkerd.io/v1alpha1
+kind: MeshTLSAuthentication
+metadata: {name: frontends, namespace: shop}
+spec: {identityRefs: [{kind: ServiceAccount, name: web}]}
+`
+	byIdentity := base + `apiVersion: policy.linkerd.io/v1alpha1
+kind: MeshTLSAuthentication
+metadata: {name: frontends, namespace: shop}
+spec: {identities: [web.shop.serviceaccount.identity.linkerd.example.org]}
+`
+	if ds := Diff(objects(t, byRef), objects(t, byIdentity), Options{TrustDomain: "example.org"}, 0); len(ds) != 0 {
+		t.Errorf("in trust domain example.org the two sets admit the same clients; diff says %+v", ds)
+	}
+	ds := Diff(objects(t, byRef), objects(t, byIdentity), Options{}, 0)
+	var got []string
+	for _, d := range ds {
+		for _, c := range d.Changes {
+			got = append(got, c.Kind+" "+strings.Join(c.Clients, "; "))
+		}
+	}
+	want := []string{"widened identity web.shop.serviceaccount.identity.linkerd.example.org", "narrowed service account shop/web"}
+	if diff := cmp.Diff(want, got, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
+		t.Errorf("in trust domain cluster.local (-want +got):\n%s", diff)
 	}
 }

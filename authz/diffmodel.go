@@ -19,13 +19,14 @@ type linkerdModel struct {
 	ids     []idClass
 	addrs   []addrClass
 	routes  []string // the named routes; class len(routes) is "any other request"
+	suffix  string   // the trust domain's service account identity suffix
 }
 
 // addrClass is a range of source addresses no grant tells apart: [lo, hi].
 type addrClass struct{ lo, hi netip.Addr }
 
-func newLinkerdModel(og, ng []grantCond) *linkerdModel {
-	m := &linkerdModel{newOff: (len(og) + 63) / 64 * 64}
+func newLinkerdModel(og, ng []grantCond, suffix string) *linkerdModel {
+	m := &linkerdModel{newOff: (len(og) + 63) / 64 * 64, suffix: suffix}
 	m.words = max(1, (m.newOff+len(ng)+63)/64)
 	m.lastDim = make([]int, m.words*64)
 	for i := range m.lastDim {
@@ -217,25 +218,25 @@ func (m *linkerdModel) idWords(ch []int) string {
 				out = append(out, "any meshed identity")
 			}
 		default:
-			out = append(out, identityWords(ic.str))
+			out = append(out, identityWords(ic.str, m.suffix))
 		}
 	}
 	return strings.Join(out, " or ")
 }
 
 // identityWords names one class of mesh identities.
-func identityWords(c classes.StrClass) string {
+func identityWords(c classes.StrClass, suffix string) string {
 	id := reverse(c.Value)
 	switch c.Kind {
 	case classes.StrOther:
 		return "other meshed identities"
 	case classes.StrPrefix:
-		if ns, ok := strings.CutSuffix(strings.TrimPrefix(id, "."), identitySuffix); ok && !strings.Contains(ns, ".") {
+		if ns, ok := strings.CutSuffix(strings.TrimPrefix(id, "."), suffix); ok && !strings.Contains(ns, ".") {
 			return "service accounts of namespace " + ns
 		}
 		return "identities *" + id
 	}
-	if rest, ok := strings.CutSuffix(id, identitySuffix); ok {
+	if rest, ok := strings.CutSuffix(id, suffix); ok {
 		if name, ns, ok := strings.Cut(rest, "."); ok && !strings.Contains(ns, ".") {
 			return "service account " + ns + "/" + name
 		}

@@ -11,6 +11,17 @@
 // namespace or the cluster, in that order.
 package authz
 
+import (
+	"fmt"
+	"net/netip"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/meshguard/meshguard/validate"
+)
+
 // Client kinds: who a grant admits. An "identity" may be a glob (*.ns.serviceaccount…).
 const (
 	ClientIdentity           = "identity"
@@ -40,6 +51,41 @@ type Options struct {
 	// ClusterNetworks are the CIDRs of the cluster-* modes; empty means
 	// DefaultClusterNetworks.
 	ClusterNetworks []string
+	// TrustDomain is the mesh's identity trust domain (identityTrustDomain of the
+	// installation); empty means DefaultTrustDomain. A service account's mesh
+	// identity ends in it, so comparing a ServiceAccount grant with an identity
+	// grant needs it.
+	TrustDomain string
+}
+
+// Check reports options Linkerd would not accept: a default policy that is not
+// an inbound policy mode, a cluster network that is not a CIDR, a trust domain
+// that is not a DNS name. Messages name the flags every command binds them to.
+func (o Options) Check() error {
+	if o.DefaultPolicy != "" && !slices.Contains(validate.InboundPolicies, o.DefaultPolicy) {
+		return fmt.Errorf("--linkerd-default-policy (Linkerd's proxy.defaultInboundPolicy) must be one of %s (got %q)", strings.Join(validate.InboundPolicies, ", "), o.DefaultPolicy)
+	}
+	for _, n := range o.ClusterNetworks {
+		if _, err := netip.ParsePrefix(strings.TrimSpace(n)); err != nil {
+			return fmt.Errorf("--linkerd-cluster-networks (Linkerd's clusterNetworks): %q is not a CIDR (like 10.0.0.0/8)", n)
+		}
+	}
+	if o.TrustDomain != "" {
+		if errs := validation.IsDNS1123Subdomain(o.TrustDomain); len(errs) > 0 {
+			return fmt.Errorf("--linkerd-trust-domain (Linkerd's identityTrustDomain) %q is not a DNS name: %s", o.TrustDomain, strings.Join(errs, "; "))
+		}
+	}
+	return nil
+}
+
+// identitySuffix is the mesh identity of a service account past its name and
+// namespace: ".serviceaccount.identity.linkerd.<trust domain>".
+func (o Options) identitySuffix() string {
+	td := o.TrustDomain
+	if td == "" {
+		td = DefaultTrustDomain
+	}
+	return ".serviceaccount.identity.linkerd." + td
 }
 
 // Client is one kind of client a grant admits, from some networks.

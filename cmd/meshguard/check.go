@@ -1,7 +1,6 @@
 package main
 
 import (
-	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -13,7 +12,6 @@ import (
 	"github.com/meshguard/meshguard/authz"
 	"github.com/meshguard/meshguard/compile"
 	"github.com/meshguard/meshguard/lint"
-	"github.com/meshguard/meshguard/validate"
 )
 
 // checkOptions are the flags of `meshguard check`.
@@ -28,8 +26,7 @@ type checkOptions struct {
 	sni            string
 	method, path   string
 	form           string
-	linkerdDefault string
-	trustDomain    string
+	linkerd        authz.Options
 	kubeconfig     string
 	kubeContext    string
 }
@@ -92,8 +89,9 @@ Exit codes: 0 ALLOW, 1 DENY, 2 usage or input errors.`,
 	f.StringVar(&o.method, "method", "", "HTTP method (Kuma method matchers, Linkerd HTTPRoute matches)")
 	f.StringVar(&o.path, "path", "", "HTTP path (Kuma path matchers, Linkerd HTTPRoute matches)")
 	f.StringVar(&o.form, "form", string(compile.FormCompact), "Kuma RBAC form to compile 'from' policies to: compact or expanded")
-	f.StringVar(&o.linkerdDefault, "linkerd-default-policy", authz.DefaultMode, "Linkerd's cluster default inbound policy (proxy.defaultInboundPolicy)")
-	f.StringVar(&o.trustDomain, "trust-domain", authz.DefaultTrustDomain, "Linkerd's identity trust domain")
+	linkerdFlags(f, &o.linkerd)
+	f.StringVar(&o.linkerd.TrustDomain, "trust-domain", authz.DefaultTrustDomain, "Linkerd's identity trust domain")
+	_ = f.MarkDeprecated("trust-domain", "use --linkerd-trust-domain")
 	f.StringVar(&o.kubeconfig, "kubeconfig", "", "read the objects from this cluster (read-only) instead of files")
 	f.StringVar(&o.kubeContext, "context", "", "the kubeconfig context to read from")
 	f.StringVarP(&o.output, "output", "o", "text", "output format: text or json")
@@ -122,8 +120,8 @@ func (o *checkOptions) validate() error {
 	if f := compile.Form(o.form); f != compile.FormCompact && f != compile.FormExpanded {
 		return usageErr("--form must be compact or expanded (got %q)", o.form)
 	}
-	if !slices.Contains(validate.InboundPolicies, o.linkerdDefault) {
-		return usageErr("--linkerd-default-policy must be one of %s (got %q)", strings.Join(validate.InboundPolicies, ", "), o.linkerdDefault)
+	if err := checkLinkerd(o.linkerd); err != nil {
+		return err
 	}
 	if o.to == "" {
 		return usageErr("no destination: give --to (labels k=v,... or Kind/name of a workload in the input)")
@@ -285,7 +283,7 @@ func (o *checkOptions) checkLinkerd(s streams, docs []lint.Document, eng lint.Op
 	if err := readable(s, in); err != nil {
 		return checkResult{}, err
 	}
-	c, err := authz.ParseCaller(o.from, o.fromIP, o.trustDomain)
+	c, err := authz.ParseCaller(o.from, o.fromIP, o.linkerd.TrustDomain)
 	if err != nil {
 		return checkResult{}, err
 	}
@@ -301,7 +299,7 @@ func (o *checkOptions) checkLinkerd(s streams, docs []lint.Document, eng lint.Op
 			dst.Workload = "Deployment/" + o.to
 		}
 	}
-	d, err := authz.Decide(in.Linkerd, c, dst, authz.Request{Method: o.method, Path: o.path}, authz.Options{DefaultPolicy: o.linkerdDefault})
+	d, err := authz.Decide(in.Linkerd, c, dst, authz.Request{Method: o.method, Path: o.path}, o.linkerd)
 	if err != nil {
 		return checkResult{}, err
 	}

@@ -19,16 +19,15 @@ import (
 	"github.com/meshguard/meshguard/authz"
 	"github.com/meshguard/meshguard/compile"
 	"github.com/meshguard/meshguard/lint"
-	"github.com/meshguard/meshguard/validate"
 )
 
 // diffOptions are the flags of `meshguard diff`.
 type diffOptions struct {
 	lintOptions
-	gitBase        string
-	failOn         string
-	maxClasses     int
-	linkerdDefault string
+	gitBase    string
+	failOn     string
+	maxClasses int
+	linkerd    authz.Options
 }
 
 func newDiffCmd(s streams) *cobra.Command {
@@ -73,8 +72,7 @@ found but some group not compared.`,
 	cmd.Flags().StringVarP(&o.output, "output", "o", "text", "output format: text, json or markdown (for a pull-request comment)")
 	cmd.Flags().StringVar(&o.failOn, "fail-on", "none", "exit 1 when: widen (some client gains access) or none")
 	cmd.Flags().IntVar(&o.maxClasses, "max-classes", compile.DefaultMaxClasses, "most client classes compared per proxy group or Server")
-	cmd.Flags().StringVar(&o.linkerdDefault, "linkerd-default-policy", authz.DefaultMode,
-		"Linkerd's cluster default inbound policy (proxy.defaultInboundPolicy), for pods and ports no Server covers")
+	linkerdFlags(cmd.Flags(), &o.linkerd)
 	return cmd
 }
 
@@ -100,8 +98,8 @@ func (o *diffOptions) run(s streams, args []string) error {
 	if o.maxClasses < 1 {
 		return usageErr("--max-classes must be at least 1 (got %d)", o.maxClasses)
 	}
-	if !slices.Contains(validate.InboundPolicies, o.linkerdDefault) {
-		return usageErr("--linkerd-default-policy must be one of %s (got %q)", strings.Join(validate.InboundPolicies, ", "), o.linkerdDefault)
+	if err := checkLinkerd(o.linkerd); err != nil {
+		return err
 	}
 	sides, cleanup, err := o.sides(s, args)
 	defer cleanup()
@@ -132,7 +130,7 @@ func (o *diffOptions) run(s streams, args []string) error {
 	}
 	var lk []authz.ServerDiff
 	if authz.HasLinkerd(oldSet.linkerd) || authz.HasLinkerd(newSet.linkerd) {
-		lk = authz.Diff(oldSet.linkerd, newSet.linkerd, authz.Options{DefaultPolicy: o.linkerdDefault}, o.maxClasses)
+		lk = authz.Diff(oldSet.linkerd, newSet.linkerd, o.linkerd, o.maxClasses)
 	}
 	rep := diffReport{Old: oldSet.label, New: newSet.label, Kuma: kuma, Linkerd: lk}
 	rep.finish()

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -15,14 +14,13 @@ import (
 	"github.com/meshguard/meshguard/authz"
 	"github.com/meshguard/meshguard/compile"
 	"github.com/meshguard/meshguard/lint"
-	"github.com/meshguard/meshguard/validate"
 )
 
 // previewOptions are the flags of `meshguard preview`.
 type previewOptions struct {
 	lintOptions
-	form           string
-	linkerdDefault string
+	form    string
+	linkerd authz.Options
 }
 
 func newPreviewCmd(s streams) *cobra.Command {
@@ -70,8 +68,8 @@ pods and ports no Server covers: under "linkerd" in JSON and YAML, as a table wi
 			if o.output != "yaml" && o.output != "json" && o.output != "table" {
 				return usageErr("--output must be yaml, json or table (got %q)", o.output)
 			}
-			if !slices.Contains(validate.InboundPolicies, o.linkerdDefault) {
-				return usageErr("--linkerd-default-policy must be one of %s (got %q)", strings.Join(validate.InboundPolicies, ", "), o.linkerdDefault)
+			if err := checkLinkerd(o.linkerd); err != nil {
+				return err
 			}
 			loaded := o.load(s, args)
 			docs := loaded.Docs
@@ -88,7 +86,7 @@ pods and ports no Server covers: under "linkerd" in JSON and YAML, as a table wi
 			var lk []authz.Preview
 			hasLinkerd := authz.HasLinkerd(in.Linkerd)
 			if hasLinkerd {
-				lk = authz.Build(in.Linkerd, authz.Options{DefaultPolicy: o.linkerdDefault})
+				lk = authz.Build(in.Linkerd, o.linkerd)
 			}
 			if err := renderPreviews(s.out, o.output, previews, lk, hasLinkerd); err != nil {
 				return err
@@ -102,8 +100,7 @@ pods and ports no Server covers: under "linkerd" in JSON and YAML, as a table wi
 	o.bind(cmd)
 	cmd.Flags().StringVar(&o.form, "form", string(compile.FormExpanded), "RBAC form for 'from' policies: expanded or compact")
 	cmd.Flags().StringVarP(&o.output, "output", "o", "yaml", "output format: yaml, json or table")
-	cmd.Flags().StringVar(&o.linkerdDefault, "linkerd-default-policy", authz.DefaultMode,
-		"Linkerd's cluster default inbound policy (proxy.defaultInboundPolicy), for pods and ports no Server covers")
+	linkerdFlags(cmd.Flags(), &o.linkerd)
 	return cmd
 }
 
