@@ -26,7 +26,7 @@ import (
 // Other objects, and authentications no policy uses, give nil. The cluster default
 // is taken as DefaultMode: callers that know better can use Build with Options.
 func AdmissionSummary(obj *unstructured.Unstructured, stored []unstructured.Unstructured) []string {
-	return AdmissionSummaryFor(obj, stored, nil)
+	return AdmissionSummaryFor(obj, stored, nil, Options{})
 }
 
 // AdmissionSummaryFor is AdmissionSummary for a reader shown only the objects of
@@ -36,8 +36,8 @@ func AdmissionSummary(obj *unstructured.Unstructured, stored []unstructured.Unst
 // use) are counted, not named. A shown Server's grants and notes come from objects
 // of its own namespace (Linkerd authorizes a Server only from there), which that
 // reader may read. Who may connect is unchanged: the Servers are computed from
-// every stored object.
-func AdmissionSummaryFor(obj *unstructured.Unstructured, stored []unstructured.Unstructured, visible func(namespace string) bool) []string {
+// every stored object, read with the installation's facts in o.
+func AdmissionSummaryFor(obj *unstructured.Unstructured, stored []unstructured.Unstructured, visible func(namespace string) bool, o Options) []string {
 	if obj == nil || obj.GroupVersionKind().Group != api.LinkerdGroup {
 		return nil
 	}
@@ -52,7 +52,7 @@ func AdmissionSummaryFor(obj *unstructured.Unstructured, stored []unstructured.U
 	set = append(set, *obj)
 	var hits []Preview
 	hidden := 0
-	for _, p := range Build(set, Options{}) {
+	for _, p := range Build(set, o) {
 		if p.Default || !concerns(p, kind, ns+"/"+name) {
 			continue
 		}

@@ -61,9 +61,10 @@ type Handlers struct {
 	// checks none. DenyServerConflicts turns conflicts from warnings into denials.
 	Servers             ServerLister
 	DenyServerConflicts bool
-	// LinkerdStored lists the cached Linkerd policy objects (Servers and what
-	// authorizes them) for the authorization preview; nil shows none.
-	LinkerdStored func(ctx context.Context) []unstructured.Unstructured
+	// Linkerd is where the authorization preview reads the cached Linkerd policy
+	// objects (Servers and what authorizes them; Stored nil shows none) and the
+	// installation's facts they are read with.
+	Linkerd LinkerdSource
 	// Now is the clock suppressions' expiry dates are judged by; nil: time.Now.
 	Now func() time.Time
 	// RefObjects lists cached objects that references may name, for the warnings of

@@ -66,6 +66,18 @@ func (e *Handlers) serverConflicts(ctx context.Context, d decoded) field.ErrorLi
 	return out
 }
 
+// LinkerdSource is what the webhook's Linkerd views read: the stored Linkerd
+// objects, and the facts of the Linkerd installation that no object carries
+// (default inbound policy, cluster networks, trust domain: serve's --linkerd-*
+// flags), without which a preview or a widening check would describe a default
+// install rather than the cluster's.
+type LinkerdSource struct {
+	// Stored lists the cached Linkerd policy objects; nil: none are read.
+	Stored func(ctx context.Context) []unstructured.Unstructured
+	// Options are the installation's facts.
+	Options authz.Options
+}
+
 // LinkerdAuthzGVKs are the kinds, besides Servers, the authorization preview reads
 // from informer caches: their storage versions, Linkerd's and the Gateway API routes
 // an AuthorizationPolicy may target. A cluster without the Gateway API CRDs gets a
@@ -85,10 +97,10 @@ func LinkerdAuthzGVKs() []schema.GroupVersionKind {
 // Servers it affects once it is stored, from the cached Linkerd objects, naming
 // only what is stored in the request's namespace and the system namespace.
 func (e *Handlers) linkerdPreview(ctx context.Context, obj *unstructured.Unstructured) []string {
-	if e.LinkerdStored == nil {
+	if e.Linkerd.Stored == nil {
 		return nil
 	}
-	stored := e.LinkerdStored(ctx)
+	stored := e.Linkerd.Stored(ctx)
 	kept := stored[:0:0]
 	for _, u := range stored {
 		if u.GroupVersionKind().GroupKind() == obj.GroupVersionKind().GroupKind() && u.GetNamespace() == obj.GetNamespace() && u.GetName() == obj.GetName() {
@@ -99,5 +111,5 @@ func (e *Handlers) linkerdPreview(ctx context.Context, obj *unstructured.Unstruc
 	// Like the Kuma preview, only the objects of the request's namespace and the
 	// system namespace are named; Servers elsewhere are counted.
 	ns, sys := obj.GetNamespace(), e.Settings.SystemNamespace
-	return authz.AdmissionSummaryFor(obj, kept, func(other string) bool { return other == ns || other == sys })
+	return authz.AdmissionSummaryFor(obj, kept, func(other string) bool { return other == ns || other == sys }, e.Linkerd.Options)
 }

@@ -20,7 +20,7 @@ spec:
   port: 8080
   proxyProtocol: HTTP/1`)
 	eng := testEngine()
-	eng.LinkerdStored = func(context.Context) []unstructured.Unstructured { return []unstructured.Unstructured{*server} }
+	eng.Linkerd.Stored = func(context.Context) []unstructured.Unstructured { return []unstructured.Unstructured{*server} }
 	client, base := tlsServer(t, eng)
 	saz := mustObj(t, `apiVersion: policy.linkerd.io/v1beta1
 kind: ServerAuthorization

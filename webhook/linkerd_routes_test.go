@@ -49,7 +49,7 @@ kind: HTTPRoute
 metadata: {name: api, namespace: web}
 spec: {parentRefs: [{group: policy.linkerd.io, kind: Server, name: web-http}]}`)}
 	e := testEngine()
-	e.LinkerdStored = func(context.Context) []unstructured.Unstructured { return stored }
+	e.Linkerd.Stored = func(context.Context) []unstructured.Unstructured { return stored }
 	ap := mustObj(t, `apiVersion: policy.linkerd.io/v1alpha1
 kind: AuthorizationPolicy
 metadata: {name: api-open, namespace: web}
@@ -75,7 +75,7 @@ kind: HTTPRoute
 metadata: {name: api, namespace: web}
 spec: {parentRefs: [{group: policy.linkerd.io, kind: Server, name: web-http}]}`)}
 	e := testEngine()
-	e.LinkerdStored = func(context.Context) []unstructured.Unstructured { return stored }
+	e.Linkerd.Stored = func(context.Context) []unstructured.Unstructured { return stored }
 	policy := func(group string) *unstructured.Unstructured {
 		return mustObj(t, `apiVersion: policy.linkerd.io/v1alpha1
 kind: AuthorizationPolicy

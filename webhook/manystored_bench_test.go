@@ -105,7 +105,7 @@ func BenchmarkValidateMTPOwnApp(b *testing.B) {
 		b.Fatal(err)
 	}
 	// As the server builds them: one store for both.
-	eng.Preview, eng.Widening = webhook.NewPreviewAndWidening(index, nil, compile.Options{Form: compile.FormExpanded,
+	eng.Preview, eng.Widening = webhook.NewPreviewAndWidening(index, webhook.LinkerdSource{}, compile.Options{Form: compile.FormExpanded,
 		MaxExpandedRules: 64, SystemNamespace: eng.Settings.SystemNamespace, MaxGroupItems: webhook.DefaultPreviewMaxItems})
 	bodies := make([][]byte, cycle)
 	for i := range bodies {

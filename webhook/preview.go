@@ -45,7 +45,7 @@ func NewPreview(index PolicyIndex, opts compile.Options) PreviewFunc {
 // object is read once for both, and in a request that calls both (with
 // WithRequestScope's context, as Handlers.Validate does) the incoming policy and
 // the stored ones related to it are found once.
-func NewPreviewAndWidening(index PolicyIndex, linkerd func(ctx context.Context) []unstructured.Unstructured, opts compile.Options) (PreviewFunc, WideningFunc) {
+func NewPreviewAndWidening(index PolicyIndex, linkerd LinkerdSource, opts compile.Options) (PreviewFunc, WideningFunc) {
 	set := newStoredSet(index, newPreviewCache(opts))
 	return newPreview(set), newWidening(set, linkerd)
 }

@@ -189,7 +189,7 @@ spec:
 		policy("payments", "vault-readers", "vault", "secret-auditors"), server("hr"), policy("hr", "ledger-readers", "shared", "auditors"),
 		server("shared"), policy("shared", "ledger-readers", "shared", "auditors"), authn, vault}
 	eng := testEngine()
-	eng.LinkerdStored = func(context.Context) []unstructured.Unstructured { return stored }
+	eng.Linkerd.Stored = func(context.Context) []unstructured.Unstructured { return stored }
 	client, base := tlsServer(t, eng)
 	for _, tc := range []struct {
 		name   string

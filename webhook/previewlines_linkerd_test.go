@@ -117,7 +117,7 @@ func TestLinkerdPreviewLinesKeepNames(t *testing.T) {
 	for i := range shapes {
 		s := g.linkerdShape(i)
 		eng := testEngine()
-		eng.LinkerdStored = func(context.Context) []unstructured.Unstructured { return s.stored }
+		eng.Linkerd.Stored = func(context.Context) []unstructured.Unstructured { return s.stored }
 		lines := eng.linkerdPreview(context.Background(), s.incoming)
 		if len(lines) > 4 {
 			t.Errorf("%s: %d preview lines", s.desc, len(lines))

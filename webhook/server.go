@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/authz"
 	"github.com/meshguard/meshguard/compile"
 )
 
@@ -90,6 +91,9 @@ type Options struct {
 	// LinkerdServerConflicts is what a Server conflict (MG350) does on admission:
 	// ServerConflictsWarn (the default, also for "") or ServerConflictsDeny.
 	LinkerdServerConflicts string
+	// Linkerd are the Linkerd installation's facts the authorization preview and
+	// the widening check read objects with (zero: a default install).
+	Linkerd authz.Options
 	// RequestReadTimeout, RequestWriteTimeout and RequestBodyBudget bound how
 	// request bodies are read (BodyLimits; zero: the defaults). Bodies are capped at
 	// MaxRequestBytes.
@@ -122,6 +126,9 @@ func (o Options) Check() error {
 	}
 	if c := o.LinkerdServerConflicts; c != "" && c != ServerConflictsWarn && c != ServerConflictsDeny {
 		return fmt.Errorf("--linkerd-server-conflicts must be warn or deny (got %q)", c)
+	}
+	if err := o.Linkerd.Check(); err != nil {
+		return err
 	}
 	if o.CertDir == "" {
 		return fmt.Errorf("--cert-dir must not be empty")
@@ -316,7 +323,8 @@ func newHandlers(mgr manager.Manager, o Options, log logr.Logger) (*Handlers, er
 		return all
 	}
 	// The preview and the widening check read stored policies through one store.
-	preview, widening := NewPreviewAndWidening(policies.byKey, linkerdStored, compile.Options{Form: o.PreviewForm,
+	linkerd := LinkerdSource{Stored: linkerdStored, Options: o.Linkerd}
+	preview, widening := NewPreviewAndWidening(policies.byKey, linkerd, compile.Options{Form: o.PreviewForm,
 		MaxExpandedRules: 64, SystemNamespace: o.Settings.SystemNamespace, MaxGroupItems: o.PreviewMaxItems})
 	users, groups := PrivilegedSets(o)
 	return &Handlers{
@@ -327,7 +335,7 @@ func newHandlers(mgr manager.Manager, o Options, log logr.Logger) (*Handlers, er
 		Preview:             preview,
 		Servers:             servers.list,
 		DenyServerConflicts: o.LinkerdServerConflicts == ServerConflictsDeny,
-		LinkerdStored:       linkerdStored,
+		Linkerd:             linkerd,
 		Widening:            widening,
 	}, nil
 }

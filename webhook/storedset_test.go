@@ -53,12 +53,12 @@ func TestPreviewAndWideningShareRelated(t *testing.T) {
 			alone, aloneCalls := countingIndex(t, tt.stored, tt.unlisted)
 			sep := testEngine()
 			sep.Preview = NewPreview(alone, opts)
-			sep.Widening = NewWidening(alone, nil, opts)
+			sep.Widening = NewWidening(alone, LinkerdSource{}, opts)
 			want := sep.Validate(context.Background(), req)
 
 			shared, sharedCalls := countingIndex(t, tt.stored, tt.unlisted)
 			eng := testEngine()
-			eng.Preview, eng.Widening = NewPreviewAndWidening(shared, nil, opts)
+			eng.Preview, eng.Widening = NewPreviewAndWidening(shared, LinkerdSource{}, opts)
 			got := eng.Validate(context.Background(), req)
 			if d := cmp.Diff(want.AdmissionResponse, got.AdmissionResponse); d != "" {
 				t.Errorf("shared answer differs (-alone +shared):\n%s", d)

@@ -27,7 +27,7 @@ const maxWideningClasses = 2000
 
 // widening is the state behind NewWidening's WideningFunc.
 type widening struct {
-	linkerd func(ctx context.Context) []unstructured.Unstructured
+	linkerd LinkerdSource
 	// set finds the stored policies and reads each once per uid and
 	// resourceVersion; the server shares it with the preview.
 	set  *storedSet
@@ -40,14 +40,15 @@ type widening struct {
 // finds them: compile.Related), with the old object and with the new one
 // (compile.DiffPolicies, groups past opts.MaxGroupItems not compared); for a
 // Linkerd authorization object or Server, the stored Linkerd objects of its
-// namespace (authz.Diff). index and linkerd may be nil.
-func NewWidening(index PolicyIndex, linkerd func(ctx context.Context) []unstructured.Unstructured, opts compile.Options) WideningFunc {
+// namespace (authz.Diff), read with the installation's facts in linkerd.Options.
+// index and linkerd.Stored may be nil.
+func NewWidening(index PolicyIndex, linkerd LinkerdSource, opts compile.Options) WideningFunc {
 	return newWidening(newStoredSet(index, newPreviewCache(opts)), linkerd)
 }
 
 // newWidening is NewWidening reading stored policies through set, shared with
 // the preview so that each stored object is read once for both.
-func newWidening(set *storedSet, linkerd func(ctx context.Context) []unstructured.Unstructured) WideningFunc {
+func newWidening(set *storedSet, linkerd LinkerdSource) WideningFunc {
 	w := &widening{linkerd: linkerd, set: set, opts: set.read.opts}
 	return w.answer
 }
@@ -57,7 +58,7 @@ func (w *widening) answer(ctx context.Context, obj, old *unstructured.Unstructur
 	switch {
 	case gk.Group == api.KumaGroup && gk.Kind == api.KindMeshTrafficPermission && w.set.index != nil:
 		return w.kuma(ctx, obj, old, spec)
-	case gk.Group == api.LinkerdGroup && linkerdAuthzKind(gk.Kind) && w.linkerd != nil:
+	case gk.Group == api.LinkerdGroup && linkerdAuthzKind(gk.Kind) && w.linkerd.Stored != nil:
 		return w.linkerdLine(ctx, obj, old)
 	}
 	return nil
@@ -228,7 +229,7 @@ func cmpBool(a, b bool) int {
 func (w *widening) linkerdLine(ctx context.Context, obj, old *unstructured.Unstructured) []string {
 	gk, ns, name := obj.GroupVersionKind().GroupKind(), obj.GetNamespace(), obj.GetName()
 	var oldObjs, newObjs []unstructured.Unstructured
-	for _, u := range w.linkerd(ctx) {
+	for _, u := range w.linkerd.Stored(ctx) {
 		if u.GetNamespace() != ns {
 			continue // Linkerd authorizes Servers of the objects' own namespace
 		}
@@ -244,7 +245,7 @@ func (w *widening) linkerdLine(ctx context.Context, obj, old *unstructured.Unstr
 	var first *authz.Change
 	var server string
 	widened := 0
-	for _, d := range authz.Diff(oldObjs, newObjs, authz.Options{}, maxWideningClasses) {
+	for _, d := range authz.Diff(oldObjs, newObjs, w.linkerd.Options, maxWideningClasses) {
 		for i, c := range d.Changes {
 			if c.Kind != authz.ChangeWidened || d.Default {
 				continue

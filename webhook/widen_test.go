@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/meshguard/meshguard/authz"
 	"github.com/meshguard/meshguard/compile"
 )
 
@@ -26,13 +27,18 @@ func stored(objs ...*unstructured.Unstructured) []unstructured.Unstructured {
 }
 
 func wideningEngine(mtps []unstructured.Unstructured, linkerd []unstructured.Unstructured, maxItems int) *Handlers {
+	return wideningEngineFor(mtps, linkerd, maxItems, authz.Options{})
+}
+
+// wideningEngineFor is wideningEngine for a Linkerd installation described by lo.
+func wideningEngineFor(mtps []unstructured.Unstructured, linkerd []unstructured.Unstructured, maxItems int, lo authz.Options) *Handlers {
 	eng := testEngine(mtps...)
 	index, err := IndexedPolicies(mtps, "")
 	if err != nil {
 		panic(err)
 	}
 	eng.Widening = NewWidening(index,
-		func(context.Context) []unstructured.Unstructured { return linkerd },
+		LinkerdSource{Stored: func(context.Context) []unstructured.Unstructured { return linkerd }, Options: lo},
 		compile.Options{MaxGroupItems: maxItems})
 	return eng
 }
@@ -170,6 +176,36 @@ func TestWideningLinkerd(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			eng := wideningEngine(nil, tt.stored, 0)
 			resp := eng.Validate(context.Background(), admissionRequest(t, "u", tt.op, tt.obj, tt.old, "alice"))
+			if !resp.Allowed {
+				t.Fatalf("denied: %+v", resp.Result)
+			}
+			if got := strings.Join(widenings(resp.Warnings), "\n"); got != tt.want {
+				t.Errorf("got %q\nwant %q\nall warnings:\n%s", got, tt.want, strings.Join(resp.Warnings, "\n"))
+			}
+		})
+	}
+}
+
+// TestWideningLinkerdInstallation: whether a new Server widens depends on the
+// cluster's default inbound policy, which serve's --linkerd-default-policy
+// gives. Under all-unauthenticated (a default install) a Server with one
+// authorization shuts everyone else out; under deny it lets its clients in.
+func TestWideningLinkerdInstallation(t *testing.T) {
+	server, policy, authn := mustObj(t, linkerdServer), mustObj(t, linkerdPolicy), mustObj(t, linkerdAuthn)
+	for _, tt := range []struct {
+		name string
+		o    authz.Options
+		want string
+	}{
+		{"default install", authz.Options{}, ""},
+		{"cluster default deny", authz.Options{DefaultPolicy: "deny"},
+			"authz-diff: widens access to Server shop/api-http for service account shop/web"},
+		{"cluster default cluster-authenticated, other networks", authz.Options{DefaultPolicy: "cluster-authenticated", ClusterNetworks: []string{"10.0.0.0/16"}},
+			"authz-diff: widens access to Server shop/api-http for service account shop/web, +1 more (see `meshguard diff`)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			eng := wideningEngineFor(nil, stored(policy, authn), 0, tt.o)
+			resp := eng.Validate(context.Background(), admissionRequest(t, "u", admissionv1.Create, server, nil, "alice"))
 			if !resp.Allowed {
 				t.Fatalf("denied: %+v", resp.Result)
 			}

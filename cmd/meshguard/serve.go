@@ -143,6 +143,7 @@ func serveFlags(f *pflag.FlagSet, o *serveOptions) {
 	f.IntVar(&o.PreviewMaxItems, "preview-max-items", webhook.DefaultPreviewMaxItems, "merged items (of one tag; fewer when items carry more tags) past which a group's RBAC preview is not compiled at admission: it compares items pairwise and the API server waits only timeoutSeconds; 0: no bound. meshguard preview has none")
 	f.StringVar(&o.LinkerdServerConflicts, "linkerd-server-conflicts", webhook.ServerConflictsWarn,
 		"Linkerd Servers that can select the same pod and port (MG350, from the informer cache of Servers): warn or deny")
+	linkerdFlags(f, &o.Linkerd)
 	f.DurationVar(&o.RequestReadTimeout, "request-read-timeout", webhook.DefaultRequestReadTimeout, "time a client gets to send a whole request body; slower senders get 408 and are disconnected")
 	f.DurationVar(&o.RequestWriteTimeout, "request-write-timeout", webhook.DefaultRequestWriteTimeout, "time from the start of a request to the end of its answer")
 	f.Int64Var(&o.RequestBodyBudget, "request-body-budget", webhook.DefaultRequestBodyBudget, "bytes of request bodies all requests together may hold while they are read (bodies are capped at 7 MiB each); past it requests wait, then get 503")
