@@ -74,9 +74,18 @@ func (e *Handlers) serverConflicts(ctx context.Context, d decoded) field.ErrorLi
 type LinkerdSource struct {
 	// Stored lists the cached Linkerd policy objects; nil: none are read.
 	Stored func(ctx context.Context) []unstructured.Unstructured
+	// Namespace reads a cached Namespace with its annotations, whose
+	// config.linkerd.io/default-inbound-policy is what the namespace's pods get
+	// without a Server; nil: the cluster default stands for every namespace.
+	Namespace NamespaceGetter
 	// Options are the installation's facts.
 	Options authz.Options
 }
+
+// NamespaceGetter reads one cached Namespace (metadata with annotations);
+// ok=false when the cache is not usable or has no such Namespace. It must not call
+// the API server.
+type NamespaceGetter func(ctx context.Context, name string) (*unstructured.Unstructured, bool)
 
 // LinkerdAuthzGVKs are the kinds, besides Servers, the authorization preview reads
 // from informer caches: their storage versions, Linkerd's and the Gateway API routes

@@ -153,25 +153,52 @@ func (r *refCache) list(ctx context.Context, ns string) ([]unstructured.Unstruct
 	return out, true
 }
 
+// namespace reads one Namespace from the cache, with its annotations (which
+// list leaves out: reference checks need names and labels only); ok=false when
+// the cache is not usable or holds no such Namespace.
+func (r *refCache) namespace(ctx context.Context, name string) (*unstructured.Unstructured, bool) {
+	c, synced := r.cache.Load(), r.synced.Load()
+	if c == nil || synced == nil || !(*synced)() || !r.w.MetadataOnly {
+		return nil, false
+	}
+	m := &metav1.PartialObjectMetadata{}
+	m.SetGroupVersionKind(r.w.GVK)
+	if err := (*c).Get(ctx, client.ObjectKey{Name: name}, m); err != nil {
+		return nil, false
+	}
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(r.w.GVK)
+	u.SetName(m.Name)
+	u.SetLabels(m.Labels)
+	u.SetAnnotations(m.Annotations)
+	return u, true
+}
+
 // startRefCaches has the manager start an informer per kind references name and
-// returns the lister over them; offline it returns nil (no reference checks).
-func startRefCaches(mgr manager.Manager, o Options, log logr.Logger) (RefLister, error) {
+// returns the lister over them, and a reader of one Namespace (with its
+// annotations) from the same cache; offline both are nil (no reference checks).
+func startRefCaches(mgr manager.Manager, o Options, log logr.Logger) (RefLister, NamespaceGetter, error) {
 	if o.Offline {
-		return nil, nil
+		return nil, nil, nil
 	}
 	caches := map[refs.Class]*refCache{}
 	for _, w := range refs.WatchedKinds(api.DefaultRegistry()) {
 		c := &refCache{w: w, log: log.WithName("ref-cache")}
 		caches[w.Class] = c
 		if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error { c.start(ctx, mgr.GetCache()); return nil })); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return func(ctx context.Context, class refs.Class, ns string) ([]unstructured.Unstructured, bool) {
+	list := func(ctx context.Context, class refs.Class, ns string) ([]unstructured.Unstructured, bool) {
 		c, ok := caches[class]
 		if !ok {
 			return nil, false
 		}
 		return c.list(ctx, ns)
-	}, nil
+	}
+	var namespace NamespaceGetter
+	if c, ok := caches[refs.ClassNamespace]; ok {
+		namespace = c.namespace
+	}
+	return list, namespace, nil
 }

@@ -310,7 +310,7 @@ func newHandlers(mgr manager.Manager, o Options, log logr.Logger) (*Handlers, er
 		}
 		authzCaches = append(authzCaches, c)
 	}
-	refObjects, err := startRefCaches(mgr, o, log)
+	refObjects, namespace, err := startRefCaches(mgr, o, log)
 	if err != nil {
 		return nil, err
 	}
@@ -323,7 +323,7 @@ func newHandlers(mgr manager.Manager, o Options, log logr.Logger) (*Handlers, er
 		return all
 	}
 	// The preview and the widening check read stored policies through one store.
-	linkerd := LinkerdSource{Stored: linkerdStored, Options: o.Linkerd}
+	linkerd := LinkerdSource{Stored: linkerdStored, Namespace: namespace, Options: o.Linkerd}
 	preview, widening := NewPreviewAndWidening(policies.byKey, linkerd, compile.Options{Form: o.PreviewForm,
 		MaxExpandedRules: 64, SystemNamespace: o.Settings.SystemNamespace, MaxGroupItems: o.PreviewMaxItems})
 	users, groups := PrivilegedSets(o)

@@ -238,6 +238,14 @@ func (w *widening) linkerdLine(ctx context.Context, obj, old *unstructured.Unstr
 		}
 		oldObjs, newObjs = append(oldObjs, u), append(newObjs, u)
 	}
+	if w.linkerd.Namespace != nil {
+		// What the namespace's pods get without a Server: its default-inbound-policy
+		// annotation, else the cluster default. A Server added or removed changes
+		// access from that, so the widening depends on it.
+		if n, ok := w.linkerd.Namespace(ctx, ns); ok {
+			oldObjs, newObjs = append(oldObjs, *n), append(newObjs, *n)
+		}
+	}
 	if old != nil {
 		oldObjs = append(oldObjs, *old)
 	}

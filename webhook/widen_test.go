@@ -30,16 +30,26 @@ func wideningEngine(mtps []unstructured.Unstructured, linkerd []unstructured.Uns
 	return wideningEngineFor(mtps, linkerd, maxItems, authz.Options{})
 }
 
-// wideningEngineFor is wideningEngine for a Linkerd installation described by lo.
-func wideningEngineFor(mtps []unstructured.Unstructured, linkerd []unstructured.Unstructured, maxItems int, lo authz.Options) *Handlers {
+// wideningEngineFor is wideningEngine for a Linkerd installation described by lo,
+// with the cached Namespaces namespaces.
+func wideningEngineFor(mtps []unstructured.Unstructured, linkerd []unstructured.Unstructured, maxItems int, lo authz.Options, namespaces ...*unstructured.Unstructured) *Handlers {
 	eng := testEngine(mtps...)
 	index, err := IndexedPolicies(mtps, "")
 	if err != nil {
 		panic(err)
 	}
-	eng.Widening = NewWidening(index,
-		LinkerdSource{Stored: func(context.Context) []unstructured.Unstructured { return linkerd }, Options: lo},
-		compile.Options{MaxGroupItems: maxItems})
+	src := LinkerdSource{Stored: func(context.Context) []unstructured.Unstructured { return linkerd }, Options: lo}
+	if len(namespaces) > 0 {
+		src.Namespace = func(_ context.Context, name string) (*unstructured.Unstructured, bool) {
+			for _, n := range namespaces {
+				if n.GetName() == name {
+					return n, true
+				}
+			}
+			return nil, false
+		}
+	}
+	eng.Widening = NewWidening(index, src, compile.Options{MaxGroupItems: maxItems})
 	return eng
 }
 
@@ -192,19 +202,28 @@ func TestWideningLinkerd(t *testing.T) {
 // authorization shuts everyone else out; under deny it lets its clients in.
 func TestWideningLinkerdInstallation(t *testing.T) {
 	server, policy, authn := mustObj(t, linkerdServer), mustObj(t, linkerdPolicy), mustObj(t, linkerdAuthn)
+	shopDeny := mustObj(t, "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop, annotations: {config.linkerd.io/default-inbound-policy: deny}}")
+	shopPlain := mustObj(t, "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}")
+	otherDeny := mustObj(t, "apiVersion: v1\nkind: Namespace\nmetadata: {name: other, annotations: {config.linkerd.io/default-inbound-policy: deny}}")
 	for _, tt := range []struct {
-		name string
-		o    authz.Options
-		want string
+		name       string
+		o          authz.Options
+		namespaces []*unstructured.Unstructured
+		want       string
 	}{
-		{"default install", authz.Options{}, ""},
-		{"cluster default deny", authz.Options{DefaultPolicy: "deny"},
+		{"default install", authz.Options{}, nil, ""},
+		{"namespace annotated deny", authz.Options{}, []*unstructured.Unstructured{shopDeny, otherDeny},
 			"authz-diff: widens access to Server shop/api-http for service account shop/web"},
-		{"cluster default cluster-authenticated, other networks", authz.Options{DefaultPolicy: "cluster-authenticated", ClusterNetworks: []string{"10.0.0.0/16"}},
+		{"namespace without the annotation takes the cluster default", authz.Options{}, []*unstructured.Unstructured{shopPlain, otherDeny}, ""},
+		{"namespace without the annotation, cluster default deny", authz.Options{DefaultPolicy: "deny"}, []*unstructured.Unstructured{shopPlain},
+			"authz-diff: widens access to Server shop/api-http for service account shop/web"},
+		{"cluster default deny", authz.Options{DefaultPolicy: "deny"}, nil,
+			"authz-diff: widens access to Server shop/api-http for service account shop/web"},
+		{"cluster default cluster-authenticated, other networks", authz.Options{DefaultPolicy: "cluster-authenticated", ClusterNetworks: []string{"10.0.0.0/16"}}, nil,
 			"authz-diff: widens access to Server shop/api-http for service account shop/web, +1 more (see `meshguard diff`)"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			eng := wideningEngineFor(nil, stored(policy, authn), 0, tt.o)
+			eng := wideningEngineFor(nil, stored(policy, authn), 0, tt.o, tt.namespaces...)
 			resp := eng.Validate(context.Background(), admissionRequest(t, "u", admissionv1.Create, server, nil, "alice"))
 			if !resp.Allowed {
 				t.Fatalf("denied: %+v", resp.Result)
