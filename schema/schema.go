@@ -28,6 +28,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/model"
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/listtype"
 	schemaobjectmeta "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/objectmeta"
@@ -37,6 +38,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	"k8s.io/apiserver/pkg/cel/common"
 	"sigs.k8s.io/yaml"
 )
 
@@ -356,20 +358,16 @@ func (s *Set) Check(ctx context.Context, obj *unstructured.Unstructured) (res Re
 	if c == nil {
 		return Result{}, false
 	}
-	// A copy decoded as the API server decodes a request body: whole numbers as
-	// int64 (CEL rules compare them as ints; YAML decoders give float64).
-	u, err := apiServerCopy(obj.Object)
-	if err != nil {
-		res.Errors = field.ErrorList{field.Invalid(field.NewPath(""), nil, err.Error())}
+	u, res, ok := c.decode(obj)
+	if !ok {
 		return res, true
 	}
-	res.Unknown = pruning.PruneWithOptions(u, c.structural, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})
-	sort.Strings(res.Unknown)
-	// Like the API server's decoder, drop nulls the schema does not allow and has no
-	// default for (`requestHeadersToAdd:` with nothing under it): they never reach
-	// validation.
-	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(u, c.structural)
-	structuraldefaulting.Default(u, c.structural)
+	return c.validateCreate(ctx, u, res), true
+}
+
+// validateCreate adds to res what the API server's checks of a create say about
+// u, a copy decode made.
+func (c *compiled) validateCreate(ctx context.Context, u map[string]any, res Result) Result {
 	res.Errors = append(res.Errors, apiservervalidation.ValidateCustomResource(nil, u, c.trees)...)
 	res.Errors = append(res.Errors, schemaobjectmeta.Validate(ctx, nil, u, c.structural, false)...)
 	res.Errors = append(res.Errors, listtype.ValidateListSetsAndMaps(nil, c.structural, u)...)
@@ -379,10 +377,65 @@ func (s *Set) Check(ctx context.Context, obj *unstructured.Unstructured) (res Re
 		errs, _ := c.cel.Validate(ctx, nil, c.structural, u, nil, celconfig.RuntimeCELCostBudget)
 		res.Errors = append(res.Errors, errs...)
 	}
+	return res
+}
+
+// CheckUpdate validates obj as the API server validates an update of old (the
+// stored object) to obj: as Check, but with the API server's ratcheting
+// (CRDValidationRatcheting, on by default since Kubernetes 1.30): schema errors
+// and CEL rule failures in values the update leaves as they were, and list-type
+// errors the stored object had already, do not count, and CEL transition rules
+// (oldSelf) see old. Without it, a policy stored before its CRD tightened could
+// not be edited at all through the webhook while the API server allows it.
+func (s *Set) CheckUpdate(ctx context.Context, obj, old *unstructured.Unstructured) (res Result, ok bool) {
+	c := s.lookup(obj.GroupVersionKind())
+	if c == nil {
+		return Result{}, false
+	}
+	u, res, ok := c.decode(obj)
+	if !ok {
+		return res, true
+	}
+	o, err := apiServerCopy(old.Object)
+	if err != nil {
+		return c.validateCreate(ctx, u, res), true // an old object the API server could not have stored: judge as a create
+	}
+	correlated := common.NewCorrelatedObject(u, o, &model.Structural{Structural: c.structural})
+	res.Errors = append(res.Errors, apiservervalidation.ValidateCustomResourceUpdate(nil, u, o, c.validator, apiservervalidation.WithRatcheting(correlated))...)
+	res.Errors = append(res.Errors, schemaobjectmeta.Validate(ctx, nil, u, c.structural, false)...)
+	if oldErrs := listtype.ValidateListSetsAndMaps(nil, c.structural, o); len(oldErrs) == 0 {
+		res.Errors = append(res.Errors, listtype.ValidateListSetsAndMaps(nil, c.structural, u)...)
+	}
+	if c.cel != nil && len(res.Errors) == 0 {
+		errs, _ := c.cel.Validate(ctx, nil, c.structural, u, o, celconfig.RuntimeCELCostBudget, cel.WithRatcheting(correlated))
+		res.Errors = append(res.Errors, errs...)
+	}
+	return res, true
+}
+
+// decode is the API server's reading of a request body for c's kind: a copy
+// decoded as it decodes JSON (whole numbers as int64: CEL rules compare them as
+// ints, YAML decoders give float64), pruned (unknown fields reported in
+// res.Unknown, not kept), nulls the schema does not allow dropped, defaulted; and
+// the version's deprecation warning. ok is false when the copy cannot be made
+// (res says why).
+func (c *compiled) decode(obj *unstructured.Unstructured) (u map[string]any, res Result, ok bool) {
+	u, err := apiServerCopy(obj.Object)
+	if err != nil {
+		res.Errors = field.ErrorList{field.Invalid(field.NewPath(""), nil, err.Error())}
+		return nil, res, false
+	}
 	if c.deprecated != "" {
 		res.Warnings = append(res.Warnings, c.deprecated)
 	}
-	return res, true
+	res.Unknown = pruning.PruneWithOptions(u, c.structural, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})
+	sort.Strings(res.Unknown)
+	// Like the API server's decoder, drop nulls the schema does not allow and has no
+	// default for (`requestHeadersToAdd:` with nothing under it): they never reach
+	// validation.
+	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(u, c.structural)
+	structuraldefaulting.Default(u, c.structural)
+	return u, res, true
 }
 
 // FieldsAt lists the fields the schema of gvk allows in the object at path (a field

@@ -310,3 +310,46 @@ func BenchmarkLoadLinkerd(b *testing.B) {
 		}
 	}
 }
+
+// TestCheckUpdateRatchets: an update is judged as the API server judges it with
+// CRDValidationRatcheting. A value the stored object already had, invalid under
+// today's CRD (stored before the CRD tightened), does not fail an update that
+// leaves it alone; a value the update writes is checked in full.
+func TestCheckUpdateRatchets(t *testing.T) {
+	s, err := Load("kuma-2.14")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mtp := func(action, labels string) *unstructured.Unstructured {
+		return readObject(t, writeTemp(t, "apiVersion: kuma.io/v1alpha1\nkind: MeshTrafficPermission\nmetadata: {name: p, namespace: kuma-system"+labels+"}\n"+
+			"spec:\n  targetRef: {kind: Mesh}\n  from:\n  - targetRef: {kind: Mesh}\n    default: {action: "+action+"}\n  - targetRef: {kind: MeshSubset, tags: {app: a}}\n    default: {action: Allow}\n"))
+	}
+	stored := mtp("Permit", "")
+	for _, tc := range []struct {
+		name    string
+		obj     *unstructured.Unstructured
+		wantErr string
+	}{
+		{"the update leaves the stored invalid value alone", mtp("Permit", ", labels: {team: a}"), ""},
+		{"the update writes another invalid value", mtp("Forbid", ""), `spec.from[0].default.action: Unsupported value: "Forbid"`},
+		{"the update writes a valid value", mtp("Deny", ""), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, ok := s.CheckUpdate(context.Background(), tc.obj, stored)
+			if !ok {
+				t.Fatal("no schema for MeshTrafficPermission")
+			}
+			got := res.Errors.ToAggregate()
+			switch {
+			case tc.wantErr == "" && got != nil:
+				t.Errorf("errors: %v", got)
+			case tc.wantErr != "" && (got == nil || !strings.Contains(got.Error(), tc.wantErr)):
+				t.Errorf("errors %v, want %q", got, tc.wantErr)
+			}
+			// As a create, every case with an invalid action fails.
+			if create, _ := s.Check(context.Background(), tc.obj); (len(create.Errors) == 0) != (tc.name == "the update writes a valid value") {
+				t.Errorf("as a create: %v", create.Errors)
+			}
+		})
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/schema"
 )
 
 // schemaLayer is validation's first layer: the object against its kind's CRD, as the
@@ -22,7 +23,15 @@ func (v *validator) schemaLayer(obj *unstructured.Unstructured) bool {
 	if set == nil {
 		return false
 	}
-	res, ok := set.Check(context.Background(), obj)
+	// An UPDATE is judged as the API server judges it: errors in what the update
+	// leaves as it was stored do not count (ratcheting).
+	check := set.Check
+	if v.req.Operation == api.OpUpdate && v.req.Old != nil {
+		check = func(ctx context.Context, obj *unstructured.Unstructured) (schema.Result, bool) {
+			return set.CheckUpdate(ctx, obj, v.req.Old)
+		}
+	}
+	res, ok := check(context.Background(), obj)
 	if !ok {
 		return false
 	}
