@@ -15,6 +15,10 @@ spec:
   proxyProtocol: HTTP/1
 `
 
+// clusterWords is how a client row shows Linkerd's default clusterNetworks: what
+// a ServerAuthorization without networks admits from.
+const clusterWords = "10.0.0.0/8; 100.64.0.0/10; 172.16.0.0/12; 192.168.0.0/16; fd00::/8"
+
 // TestServerPreview covers the seed's cases, one Server each, by the client lines
 // the preview gives.
 func TestServerPreview(t *testing.T) {
@@ -74,10 +78,10 @@ spec:
       identities: ["*.ops.serviceaccount.identity.linkerd.cluster.local", "*"]
       serviceAccounts: [{name: gateway}, {name: prom, namespace: monitoring}]`,
 			want: []string{
-				"identity *.ops.serviceaccount.identity.linkerd.cluster.local from any network | ServerAuthorization shop/web-mtls",
-				"any meshed (mTLS) client from any network | ServerAuthorization shop/web-mtls",
-				"service account shop/gateway from any network | ServerAuthorization shop/web-mtls",
-				"service account monitoring/prom from any network | ServerAuthorization shop/web-mtls"}},
+				"identity *.ops.serviceaccount.identity.linkerd.cluster.local from " + clusterWords + " | ServerAuthorization shop/web-mtls",
+				"any meshed (mTLS) client from " + clusterWords + " | ServerAuthorization shop/web-mtls",
+				"service account shop/gateway from " + clusterWords + " | ServerAuthorization shop/web-mtls",
+				"service account monitoring/prom from " + clusterWords + " | ServerAuthorization shop/web-mtls"}},
 		{name: "ServerAuthorization by selector, unauthenticated from networks with except", ref: "shop/web-http",
 			extra: `apiVersion: policy.linkerd.io/v1beta1
 kind: ServerAuthorization

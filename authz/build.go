@@ -152,7 +152,7 @@ func Build(objs []unstructured.Unstructured, o Options) []Preview {
 		var spec api.ServerAuthorizationSpec
 		decodeSpec(saz, &spec)
 		via := "ServerAuthorization " + saz.GetNamespace() + "/" + saz.GetName()
-		cs, notes := sazClients(saz.GetNamespace(), via, spec.Client)
+		cs, notes := sazClients(saz.GetNamespace(), via, spec.Client, cluster)
 		g := grant{clients: cs, notes: notes}
 		targets := ix.sazTargets(saz.GetNamespace(), spec.Server)
 		if len(targets) == 0 {

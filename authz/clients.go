@@ -1,6 +1,7 @@
 package authz
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/meshguard/meshguard/api"
@@ -56,12 +57,18 @@ func quote(s string) string { return `"` + s + `"` }
 // sazClients is what a ServerAuthorization's client admits. Linkerd reads it as:
 // unauthenticated (anyone), or meshTLS with unauthenticatedTLS (TLS without an
 // identity, for the identity controller's own clients) or identities and
-// serviceAccounts; all from the listed networks, or from everywhere.
-func sazClients(ns, via string, c *api.Client) ([]Client, []string) {
+// serviceAccounts; all from the listed networks, or, when it lists none, from the
+// cluster networks: the policy controller sends the proxy clusterNetworks for an
+// authorization without networks (unlike an AuthorizationPolicy without a
+// NetworkAuthentication, which it gives every network).
+func sazClients(ns, via string, c *api.Client, cluster []string) ([]Client, []string) {
 	if c == nil {
 		return []Client{{Kind: ClientNone, Via: via}}, []string{via + " has no client: it admits no one"}
 	}
 	nets := networkWords(c.Networks)
+	if len(c.Networks) == 0 {
+		nets = slices.Clone(cluster)
+	}
 	var out []Client
 	add := func(kind, name string) {
 		out = append(out, Client{Kind: kind, Name: name, Networks: nets, Via: via})

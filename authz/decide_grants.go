@@ -262,8 +262,17 @@ func (a authorization) sazAdmits(ev evaluator, d Decider) (Decider, bool) {
 	if c == nil {
 		return Decider{}, false
 	}
-	if !a.networksAdmit(ev, c.Networks) {
-		return a.networkMiss(ev, c.Networks, "spec.client.networks")
+	nets, where := c.Networks, "spec.client.networks"
+	if len(nets) == 0 {
+		// Linkerd's policy controller gives an authorization without networks the
+		// cluster networks.
+		nets, where = make([]api.Network, len(ev.cluster)), "no spec.client.networks: the cluster networks"
+		for i, n := range ev.cluster {
+			nets[i] = api.Network{Cidr: n}
+		}
+	}
+	if !a.networksAdmit(ev, nets) {
+		return a.networkMiss(ev, nets, where)
 	}
 	say := func(path, words string) (Decider, bool) {
 		d.Path, d.Words = path, "admits "+words+a.onRoute()

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
+	"strings"
 	"testing"
 
+	"github.com/meshguard/meshguard/authz"
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
@@ -68,6 +70,8 @@ func (g *gen) linkerdShape(i int) shape {
 	ns := g.name("ns", g.pick(8, 40, 63))
 	srv := g.name("srv", g.pick(8, 63, 253))
 	names.add(ns, srv, ns+"/"+srv)
+	// A ServerAuthorization without networks admits from the cluster networks.
+	names.add(strings.Split(authz.DefaultClusterNetworks, ",")...)
 	labels := map[string]any{}
 	for range g.pick(1, 3, 6) {
 		k, v := g.name("app", g.pick(3, 30)), g.name("v", g.pick(8, 63))
