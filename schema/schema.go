@@ -396,18 +396,42 @@ func (s *Set) CheckUpdate(ctx context.Context, obj, old *unstructured.Unstructur
 	if !ok {
 		return res, true
 	}
-	o, err := apiServerCopy(old.Object)
-	if err != nil {
-		return c.validateCreate(ctx, u, res), true // an old object the API server could not have stored: judge as a create
+	// The stored object, as the API server holds it, and its correlation with the
+	// new one: read only when an error may ratchet or CEL rules may compare.
+	var o map[string]any
+	var correlated *common.CorrelatedObject
+	stored := func() bool {
+		if o == nil {
+			var err error
+			if o, err = apiServerCopy(old.Object); err != nil {
+				return false // not an object the API server could have stored: judged as a create
+			}
+			correlated = common.NewCorrelatedObject(u, o, &model.Structural{Structural: c.structural})
+		}
+		return true
 	}
-	correlated := common.NewCorrelatedObject(u, o, &model.Structural{Structural: c.structural})
-	res.Errors = append(res.Errors, apiservervalidation.ValidateCustomResourceUpdate(nil, u, o, c.validator, apiservervalidation.WithRatcheting(correlated))...)
+	// Ratcheting only takes errors away: an object the create checks pass needs
+	// no ratcheting validator, the slower one, and most updates are such.
+	errs := apiservervalidation.ValidateCustomResource(nil, u, c.trees)
+	if len(errs) > 0 && stored() {
+		errs = apiservervalidation.ValidateCustomResourceUpdate(nil, u, o, c.validator, apiservervalidation.WithRatcheting(correlated))
+	}
+	res.Errors = append(res.Errors, errs...)
 	res.Errors = append(res.Errors, schemaobjectmeta.Validate(ctx, nil, u, c.structural, false)...)
-	if oldErrs := listtype.ValidateListSetsAndMaps(nil, c.structural, o); len(oldErrs) == 0 {
-		res.Errors = append(res.Errors, listtype.ValidateListSetsAndMaps(nil, c.structural, u)...)
+	if lt := listtype.ValidateListSetsAndMaps(nil, c.structural, u); len(lt) > 0 {
+		// List-type errors the stored object had already do not count.
+		if !stored() || len(listtype.ValidateListSetsAndMaps(nil, c.structural, o)) == 0 {
+			res.Errors = append(res.Errors, lt...)
+		}
 	}
+	// CEL sees the stored object: transition rules (oldSelf) judge only updates.
 	if c.cel != nil && len(res.Errors) == 0 {
-		errs, _ := c.cel.Validate(ctx, nil, c.structural, u, o, celconfig.RuntimeCELCostBudget, cel.WithRatcheting(correlated))
+		var errs field.ErrorList
+		if stored() {
+			errs, _ = c.cel.Validate(ctx, nil, c.structural, u, o, celconfig.RuntimeCELCostBudget, cel.WithRatcheting(correlated))
+		} else {
+			errs, _ = c.cel.Validate(ctx, nil, c.structural, u, nil, celconfig.RuntimeCELCostBudget)
+		}
 		res.Errors = append(res.Errors, errs...)
 	}
 	return res, true

@@ -353,3 +353,30 @@ func TestCheckUpdateRatchets(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckUpdateRatchetsListTypes: a list-map with a duplicate key that the stored
+// object already had does not fail an update; one the update introduces does.
+func TestCheckUpdateRatchetsListTypes(t *testing.T) {
+	s, err := Load("kuma-2.14")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc := func(names ...string) *unstructured.Unstructured {
+		var adds []string
+		for _, n := range names {
+			adds = append(adds, "{name: "+n+", value: v}")
+		}
+		return readObject(t, writeTemp(t, "apiVersion: kuma.io/v1alpha1\nkind: MeshHealthCheck\nmetadata: {name: h, namespace: kuma-system}\n"+
+			"spec:\n  targetRef: {kind: Mesh}\n  to:\n  - targetRef: {kind: Mesh}\n    default:\n      interval: 10s\n      http:\n        requestHeadersToAdd:\n          add: ["+strings.Join(adds, ", ")+"]\n"))
+	}
+	dup, unique := hc("x-a", "x-a"), hc("x-a", "x-b")
+	if res, _ := s.Check(context.Background(), dup); len(res.Errors) == 0 {
+		t.Fatal("the CRD's list-map accepts a duplicate name on create")
+	}
+	if res, _ := s.CheckUpdate(context.Background(), dup, dup); len(res.Errors) > 0 {
+		t.Errorf("an update keeping the stored duplicate is refused: %v", res.Errors)
+	}
+	if res, _ := s.CheckUpdate(context.Background(), dup, unique); len(res.Errors) == 0 {
+		t.Error("an update introducing a duplicate is admitted")
+	}
+}
