@@ -159,21 +159,15 @@ func lookupIn(m *yaml.Node, key string, depth int, visits *int) (*yaml.Node, *ya
 	return nil, nil
 }
 
-// keyText is the string a key node converts to (see converter.key).
+// keyText is the string a key node converts to (converter.key), or the text as
+// written when it converts to none.
 func keyText(n *yaml.Node) string {
 	n = deref(n)
 	if n == nil || n.Kind != yaml.ScalarNode {
 		return ""
 	}
-	if b, ok := yaml11Bool(n); ok {
-		return strconv.FormatBool(b)
+	if k, err := (&converter{}).key(n); err == nil {
+		return k
 	}
-	if n.ShortTag() == "!!str" {
-		return n.Value
-	}
-	v, err := (&converter{}).scalar(n)
-	if err != nil {
-		return n.Value
-	}
-	return keyString(v)
+	return n.Value
 }

@@ -33,39 +33,17 @@ type Result struct {
 // rules. obj is not changed. ok is false when the set has no schema for obj's kind
 // and version.
 func (s *Set) Check(ctx context.Context, obj *unstructured.Unstructured) (res Result, ok bool) {
-	c := s.lookup(obj.GroupVersionKind())
-	if c == nil {
-		return Result{}, false
-	}
-	u, res, ok := c.decode(obj)
-	if !ok {
-		return res, true
-	}
-	return c.validateCreate(ctx, u, res), true
-}
-
-// validateCreate adds to res what the API server's checks of a create say about
-// u, a copy decode made.
-func (c *compiled) validateCreate(ctx context.Context, u map[string]any, res Result) Result {
-	res.Errors = append(res.Errors, apiservervalidation.ValidateCustomResource(nil, u, c.trees)...)
-	res.Errors = append(res.Errors, schemaobjectmeta.Validate(ctx, nil, u, c.structural, false)...)
-	res.Errors = append(res.Errors, listtype.ValidateListSetsAndMaps(nil, c.structural, u)...)
-	// The API server runs CEL rules only when the schema checks passed: a rule may
-	// assume the types the schema guarantees.
-	if c.cel != nil && len(res.Errors) == 0 {
-		errs, _ := c.cel.Validate(ctx, nil, c.structural, u, nil, celconfig.RuntimeCELCostBudget)
-		res.Errors = append(res.Errors, errs...)
-	}
-	return res
+	return s.CheckUpdate(ctx, obj, nil)
 }
 
 // CheckUpdate validates obj as the API server validates an update of old (the
-// stored object) to obj: as Check, but with the API server's ratcheting
-// (CRDValidationRatcheting, on by default since Kubernetes 1.30): schema errors
-// and CEL rule failures in values the update leaves as they were, and list-type
-// errors the stored object had already, do not count, and CEL transition rules
-// (oldSelf) see old. Without it, a policy stored before its CRD tightened could
-// not be edited at all through the webhook while the API server allows it.
+// stored object) to obj, and as Check does when old is nil: the API server's
+// ratcheting (CRDValidationRatcheting, on by default since Kubernetes 1.30) lets
+// schema errors and CEL rule failures in values the update leaves as they were,
+// and list-type errors the stored object had already, not count, and CEL
+// transition rules (oldSelf) see old. Without it, a policy stored before its CRD
+// tightened could not be edited at all through the webhook while the API server
+// allows it.
 func (s *Set) CheckUpdate(ctx context.Context, obj, old *unstructured.Unstructured) (res Result, ok bool) {
 	c := s.lookup(obj.GroupVersionKind())
 	if c == nil {
@@ -76,18 +54,21 @@ func (s *Set) CheckUpdate(ctx context.Context, obj, old *unstructured.Unstructur
 		return res, true
 	}
 	// The stored object, as the API server holds it, and its correlation with the
-	// new one: read only when an error may ratchet or CEL rules may compare.
+	// new one: read only when an error may ratchet or CEL rules may compare. A
+	// create has none, and so has an old object the API server could not have
+	// stored: both are judged as a create.
 	var o map[string]any
 	var correlated *common.CorrelatedObject
 	stored := func() bool {
-		if o == nil {
+		if o == nil && old != nil {
 			var err error
 			if o, err = apiServerCopy(old.Object); err != nil {
-				return false // not an object the API server could have stored: judged as a create
+				old, o = nil, nil
+				return false
 			}
 			correlated = common.NewCorrelatedObject(u, o, &model.Structural{Structural: c.structural})
 		}
-		return true
+		return o != nil
 	}
 	// Ratcheting only takes errors away: an object the create checks pass needs
 	// no ratcheting validator, the slower one, and most updates are such.
@@ -103,7 +84,9 @@ func (s *Set) CheckUpdate(ctx context.Context, obj, old *unstructured.Unstructur
 			res.Errors = append(res.Errors, lt...)
 		}
 	}
-	// CEL sees the stored object: transition rules (oldSelf) judge only updates.
+	// The API server runs CEL rules only when the schema checks passed: a rule may
+	// assume the types the schema guarantees. They see the stored object:
+	// transition rules (oldSelf) judge only updates.
 	if c.cel != nil && len(res.Errors) == 0 {
 		var errs field.ErrorList
 		if stored() {

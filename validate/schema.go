@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/meshguard/meshguard/api"
-	"github.com/meshguard/meshguard/schema"
 )
 
 // schemaLayer is validation's first layer: the object against its kind's CRD, as the
@@ -25,13 +24,11 @@ func (v *validator) schemaLayer(obj *unstructured.Unstructured) bool {
 	}
 	// An UPDATE is judged as the API server judges it: errors in what the update
 	// leaves as it was stored do not count (ratcheting).
-	check := set.Check
-	if v.req.Operation == api.OpUpdate && v.req.Old != nil {
-		check = func(ctx context.Context, obj *unstructured.Unstructured) (schema.Result, bool) {
-			return set.CheckUpdate(ctx, obj, v.req.Old)
-		}
+	var stored *unstructured.Unstructured
+	if v.req.Operation == api.OpUpdate {
+		stored = v.req.Old
 	}
-	res, ok := check(context.Background(), obj)
+	res, ok := set.CheckUpdate(context.Background(), obj, stored)
 	if !ok {
 		return false
 	}
