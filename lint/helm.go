@@ -7,10 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"helm.sh/helm/v3/pkg/chart"
-	chartloader "helm.sh/helm/v3/pkg/chart/loader"
-	"helm.sh/helm/v3/pkg/chartutil"
-	"helm.sh/helm/v3/pkg/engine"
+	"github.com/meshguard/meshguard/api"
 )
 
 // chartFile marks a directory as a Helm chart.
@@ -21,75 +18,78 @@ const helmReleaseName = "release-name"
 
 // renderChart renders the chart in dir the way `helm template` does with the
 // Helm SDK: dependencies enabled by their conditions, the chart's values with
-// the --helm-values files merged over them, checked against values.schema.json,
-// then every template rendered without a cluster (lookup finds nothing). CRDs
-// in crds/ are left out, as helm template leaves them out by default. Each
-// rendered template is linted with its path in the chart as the file.
+// the --helm-values files, --set and --set-string merged over them, checked
+// against values.schema.json, then every template rendered without a cluster
+// (lookup finds nothing). CRDs in crds/ are left out, as helm template leaves
+// them out by default. Each rendered template is linted with its path in the
+// chart as the file. The chart is first checked for symlinks that leave the
+// linted paths; the render itself runs bounded (renderer.helm).
 func (r *renderer) renderChart(dir string) *build {
 	b := &build{dir: dir, file: filepath.Join(dir, chartFile), ownsAll: true}
-	var rendered map[string]string
-	var chrt *chart.Chart
-	err := r.within(nil, func() error {
-		var err error
-		chrt, rendered, err = helmTemplate(dir, r.opts.HelmValues, r.opts.Namespace)
-		return err
-	})
-	if err != nil {
-		b.failed = true
-		b.docs = []Document{{File: b.file, Line: 1, ErrLine: 1, Err: fmt.Errorf("helm template %s failed: %v", dir, err)}}
-		return b
+	if err := checkChartLinks(dir, r.opts.Render.roots); err != nil {
+		return b.fail(b.file, 1, fmt.Errorf("helm template %s refused: %v", dir, err))
 	}
-	names := make([]string, 0, len(rendered))
-	for name := range rendered {
+	res := r.helm(r.helmRequest(dir))
+	if res.Err != "" {
+		file, line := res.ErrFile, res.ErrLine
+		if file == "" {
+			file, line = b.file, 1
+		}
+		return b.fail(file, line, fmt.Errorf("helm template %s failed: %s", dir, res.Err))
+	}
+	for _, l := range res.Logs {
+		b.docs = append(b.docs, Document{File: b.file, skip: "Helm said while rendering: " + l})
+	}
+	names := make([]string, 0, len(res.Templates))
+	for name := range res.Templates {
 		names = append(names, name)
 	}
 	slices.Sort(names)
 	for _, name := range names {
-		if path.Base(name) == "NOTES.txt" || !isManifest(name) || strings.TrimSpace(rendered[name]) == "" {
+		if path.Base(name) == "NOTES.txt" || !isManifest(name) || strings.TrimSpace(res.Templates[name]) == "" {
 			continue
 		}
-		file := filepath.Join(dir, filepath.FromSlash(strings.TrimPrefix(name, chrt.Name()+"/")))
-		loaded := assemble(splitUnits(file, []byte(rendered[name])))
-		var lines []int
-		if source, err := readBounded(file); err == nil && len(source) <= MaxFileBytes {
-			lines = templateLines([]byte(rendered[name]), source)
-		}
-		for _, d := range loaded.Docs {
-			d.Rendered = &Rendering{By: b.file, Line: d.Line, lines: d.lines, templateLines: lines}
-			d.Line = d.sourceLine(d.Line)
-			b.docs = append(b.docs, d)
-		}
-		for _, s := range loaded.Skipped {
-			b.docs = append(b.docs, Document{File: s.File, Line: s.Line, skip: s.Reason})
-		}
+		file := filepath.Join(dir, filepath.FromSlash(strings.TrimPrefix(name, res.Chart+"/")))
+		b.addTemplate(file, res.Templates[name])
 	}
 	return b
 }
 
-// helmTemplate loads and renders a chart directory.
-func helmTemplate(dir string, valueFiles []string, namespace string) (*chart.Chart, map[string]string, error) {
-	chrt, err := chartloader.LoadDir(dir)
-	if err != nil {
-		return nil, nil, err
+// fail makes b a failed render with one error at file:line.
+func (b *build) fail(file string, line int, err error) *build {
+	b.failed = true
+	b.docs = []Document{{File: file, Line: line, ErrLine: line, Err: err}}
+	return b
+}
+
+// addTemplate adds the documents of one rendered template, with their lines
+// mapped back to the template source where they can be.
+func (b *build) addTemplate(file, rendered string) {
+	loaded := assemble(splitUnits(file, []byte(rendered)))
+	var lines []int
+	if source, err := readBounded(file); err == nil && len(source) <= MaxFileBytes {
+		lines = templateLines([]byte(rendered), source)
 	}
-	vals := map[string]any{}
-	for _, f := range valueFiles {
-		v, err := chartutil.ReadValuesFile(f)
-		if err != nil {
-			return nil, nil, fmt.Errorf("values file %s: %w", f, err)
-		}
-		vals = mergeValues(vals, v)
+	for _, d := range loaded.Docs {
+		d.Rendered = &Rendering{By: b.file, Line: d.Line, lines: d.lines, templateLines: lines}
+		d.Line = d.sourceLine(d.Line)
+		b.docs = append(b.docs, d)
 	}
-	if err := chartutil.ProcessDependenciesWithMerge(chrt, vals); err != nil {
-		return nil, nil, err
+	for _, s := range loaded.Skipped {
+		b.docs = append(b.docs, Document{File: s.File, Line: s.Line, skip: s.Reason})
 	}
-	opts := chartutil.ReleaseOptions{Name: helmReleaseName, Namespace: namespace, Revision: 1, IsInstall: true}
-	values, err := chartutil.ToRenderValues(chrt, vals, opts, chartutil.DefaultCapabilities.Copy())
-	if err != nil {
-		return nil, nil, err
+}
+
+// helmRequest is the render of the chart in dir with this run's options.
+func (r *renderer) helmRequest(dir string) helmRequest {
+	o := r.opts.Render
+	apis := o.APIVersions
+	if apis == nil {
+		apis = DefaultAPIVersions(api.DefaultRegistry())
 	}
-	out, err := engine.Render(chrt, values)
-	return chrt, out, err
+	return helmRequest{Dir: dir, ValueFiles: r.opts.HelmValues, Set: o.Set, SetString: o.SetString,
+		ReleaseName: o.ReleaseName, Namespace: r.opts.Namespace, APIVersions: apis, KubeVersion: o.KubeVersion,
+		AllowRemote: o.AllowRemote, MaxBytes: o.MaxBytes, MaxMemory: o.MaxMemory}
 }
 
 // mergeValues merges over into base the way helm merges -f files: maps merge

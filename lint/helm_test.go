@@ -42,8 +42,8 @@ func TestLoadHelm(t *testing.T) {
 			{File: filepath.Join(sub, "charts/child/templates/cm.yaml"), Line: 1, Kind: "ConfigMap", Name: "child", By: filepath.Join(sub, "Chart.yaml"), RenderedLine: 1},
 			{File: filepath.Join(sub, "templates/cm.yaml"), Line: 1, Kind: "ConfigMap", Name: "parent", By: filepath.Join(sub, "Chart.yaml"), RenderedLine: 1},
 		}, nil},
-		{"template error is an error on Chart.yaml", []string{broken}, LoadOptions{Helm: true}, []renderedView{
-			{File: filepath.Join(broken, "Chart.yaml"), Line: 1, Err: "helm template " + broken + " failed: parse error"},
+		{"template error is an error at the template and line Helm names", []string{broken}, LoadOptions{Helm: true}, []renderedView{
+			{File: filepath.Join(broken, "templates/cm.yaml"), Line: 3, Err: "helm template " + broken + " failed: parse error at (broken/templates/cm.yaml:3)"},
 		}, nil},
 		{"--no-helm: templates as they are", []string{chart}, LoadOptions{}, []renderedView{
 			{File: chartYML, Line: 1, Err: "document has no 'kind'"},

@@ -44,6 +44,9 @@ type LoadOptions struct {
 	Namespace string
 	// RenderTimeout bounds each build or render; 0 means DefaultRenderTimeout.
 	RenderTimeout time.Duration
+	// Render holds the remaining Helm and kustomize options and the bounds of
+	// rendering (render.go).
+	Render RenderOptions
 }
 
 // Loaded is what LoadAll found: the documents to lint and what it left out.
@@ -73,7 +76,7 @@ func LoadAll(paths []string, stdin io.Reader, o LoadOptions) Loaded {
 // file, a unit with err for a file that cannot be read, and with rendering on,
 // the finished documents of each kustomize build or Helm render.
 func eachUnit(paths []string, stdin io.Reader, o LoadOptions, fn func(unit)) {
-	r := newRenderer(o)
+	r := newRenderer(o, paths)
 	for _, p := range paths {
 		if p == "-" {
 			splitReader(StdinName, stdin, fn)

@@ -6,23 +6,81 @@ import (
 	"time"
 )
 
-// DefaultRenderTimeout bounds one kustomize build or Helm render. Local builds
-// take milliseconds; the bound is for remote kustomize resources, which
-// kustomize fetches over HTTP without a timeout of its own.
-const DefaultRenderTimeout = 5 * time.Minute
+// Defaults of the rendering bounds (docs/lint.md, "Linting an untrusted pull
+// request"). A local kustomize build or Helm render takes milliseconds and a
+// few MiB; the bounds are there for hostile input: a template that allocates
+// without end, or a remote resource that never answers.
+const (
+	// DefaultRenderTimeout bounds one kustomize build or Helm render.
+	DefaultRenderTimeout = 60 * time.Second
+	// DefaultRenderMaxBytes bounds what one render may produce: the rendered
+	// manifests of a chart, or a kustomize build's output. It equals the
+	// loader's limit for one file, since a render is read like one.
+	DefaultRenderMaxBytes = MaxFileBytes
+	// DefaultRenderMaxMemory bounds the memory of the process that renders one
+	// Helm chart (address space beyond what the process had at start).
+	DefaultRenderMaxMemory = 1 << 30
+)
+
+// Load restrictors kustomize knows (kustomize build --load-restrictor).
+const (
+	LoadRestrictionsRootOnly = "LoadRestrictionsRootOnly"
+	LoadRestrictionsNone     = "LoadRestrictionsNone"
+)
+
+// RenderOptions are the knobs of Helm and kustomize rendering that mirror the
+// flags of `helm template` and `kustomize build`, and the bounds that make
+// rendering a repository one does not trust safe.
+type RenderOptions struct {
+	// Set and SetString are helm template's --set and --set-string, applied in
+	// that order after the values files.
+	Set, SetString []string
+	// ReleaseName is the Helm release name; "" means "release-name", as
+	// helm template names a release it is given no name for.
+	ReleaseName string
+	// APIVersions are the API versions .Capabilities.APIVersions reports on
+	// top of Kubernetes' built-in ones; nil means the versions of every kind
+	// in the registry meshguard guards (DefaultAPIVersions).
+	APIVersions []string
+	// KubeVersion is .Capabilities.KubeVersion; "" means Helm's default.
+	KubeVersion string
+	// EnableHelm inflates kustomize helmCharts with the Helm SDK, as
+	// kustomize build --enable-helm does with a helm binary.
+	EnableHelm bool
+	// LoadRestrictor is kustomize's --load-restrictor; "" means
+	// LoadRestrictionsRootOnly.
+	LoadRestrictor string
+	// AllowRemote lets kustomize fetch remote resources (URLs, git) and
+	// Helm's values schema resolve remote references. Off, anything that would
+	// reach the network is an input error naming --allow-remote.
+	AllowRemote bool
+	// MaxBytes bounds the output of one render; 0 means DefaultRenderMaxBytes.
+	MaxBytes int64
+	// MaxMemory bounds the memory of a render child (see Child); 0 means
+	// DefaultRenderMaxMemory.
+	MaxMemory int64
+	// Child is the command that runs one Helm render in a process of its own
+	// (meshguard itself with RenderChildEnv set; see ServeRenderChild), where
+	// memory and time can be bounded for real. Empty renders in this process,
+	// bounded only in time and output.
+	Child []string
+	// roots are the canonical paths given to LoadAll: what a symlink inside a
+	// chart or kustomization may point into.
+	roots []string
+}
 
 // renderer runs the kustomize builds and Helm renders of one LoadAll, one
 // after the other.
 type renderer struct {
 	opts    LoadOptions
 	timeout time.Duration
-	// stuck is set once a render outlived the timeout. Its goroutine may still
-	// be inside kustomize, whose OpenAPI schema state is global, so no further
-	// render starts in this run.
+	// stuck is set once an in-process render outlived the timeout. Its
+	// goroutine may still be inside kustomize, whose OpenAPI schema state is
+	// global, so no further in-process render starts in this run.
 	stuck bool
 }
 
-func newRenderer(o LoadOptions) *renderer {
+func newRenderer(o LoadOptions, paths []string) *renderer {
 	r := &renderer{opts: o, timeout: o.RenderTimeout}
 	if r.timeout <= 0 {
 		r.timeout = DefaultRenderTimeout
@@ -30,6 +88,20 @@ func newRenderer(o LoadOptions) *renderer {
 	if r.opts.Namespace == "" {
 		r.opts.Namespace = "default"
 	}
+	ro := &r.opts.Render
+	if ro.MaxBytes <= 0 {
+		ro.MaxBytes = DefaultRenderMaxBytes
+	}
+	if ro.MaxMemory <= 0 {
+		ro.MaxMemory = DefaultRenderMaxMemory
+	}
+	if ro.ReleaseName == "" {
+		ro.ReleaseName = helmReleaseName
+	}
+	if ro.LoadRestrictor == "" {
+		ro.LoadRestrictor = LoadRestrictionsRootOnly
+	}
+	ro.roots = lintRoots(paths)
 	return r
 }
 
@@ -73,6 +145,6 @@ func (r *renderer) within(abandon func(), fn func() error) error {
 		if abandon != nil {
 			abandon()
 		}
-		return fmt.Errorf("timed out after %v (a remote resource that does not answer?)", r.timeout)
+		return fmt.Errorf("timed out after %v (--render-timeout)", r.timeout)
 	}
 }
