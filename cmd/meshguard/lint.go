@@ -38,6 +38,8 @@ type lintOptions struct {
 	noInventory bool
 	// progressDelay is how long a run goes before the progress line appears.
 	progressDelay time.Duration
+	// render holds the Helm and kustomize flags and the rendering bounds.
+	render renderFlags
 }
 
 func (o *lintOptions) bind(cmd *cobra.Command) {
@@ -46,6 +48,7 @@ func (o *lintOptions) bind(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&o.noKustomize, "no-kustomize", false, "read directories with a kustomization file as plain files instead of rendering them")
 	cmd.Flags().BoolVar(&o.noHelm, "no-helm", false, "read Helm chart directories (with a Chart.yaml) as plain files instead of rendering them")
 	cmd.Flags().StringArrayVar(&o.helmValues, "helm-values", nil, "values file merged over every rendered chart's values.yaml, like helm template -f (repeatable)")
+	o.render.bind(cmd)
 }
 
 // bindSuppressions adds the flags of the doors that report findings.
@@ -57,7 +60,9 @@ func (o *lintOptions) bindSuppressions(cmd *cobra.Command) {
 // loadOptions read the arguments the way the doors share: kustomization
 // directories and Helm charts rendered unless switched off.
 func (o *lintOptions) loadOptions() lint.LoadOptions {
-	return lint.LoadOptions{Kustomize: !o.noKustomize, Helm: !o.noHelm, HelmValues: o.helmValues, Namespace: o.namespace}
+	ro, timeout, _ := o.render.options() // checked in engine()
+	return lint.LoadOptions{Kustomize: !o.noKustomize, Helm: !o.noHelm, HelmValues: o.helmValues, Namespace: o.namespace,
+		RenderTimeout: timeout, Render: ro}
 }
 
 // load reads all the arguments at once, for the doors that need every document
@@ -72,6 +77,9 @@ func (o *lintOptions) engine() (lint.Options, error) {
 	}
 	if o.namespace == "" {
 		return lint.Options{}, usageErr("--namespace must not be empty")
+	}
+	if _, _, err := o.render.options(); err != nil {
+		return lint.Options{}, err
 	}
 	if err := o.settings.LoadSchemas(); err != nil {
 		return lint.Options{}, err

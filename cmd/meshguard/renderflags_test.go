@@ -1,0 +1,88 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// gatedChart is a chart that renders its policy only where the Kuma CRDs
+// are installed, as published charts do, named after the release and with
+// a value that --set and --set-string change.
+func gatedChart(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{
+		"Chart.yaml":  "apiVersion: v2\nname: gated\nversion: 0.1.0\n",
+		"values.yaml": "idle: 10s\n",
+		"templates/timeout.yaml": `{{- if .Capabilities.APIVersions.Has "kuma.io/v1alpha1" }}
+apiVersion: kuma.io/v1alpha1
+kind: MeshTimeout
+metadata:
+  name: {{ .Release.Name }}-timeout
+  namespace: kuma-system
+  annotations:
+    kube: {{ .Capabilities.KubeVersion.Version | quote }}
+    idle-kind: {{ kindOf .Values.idle }}
+spec:
+  targetRef:
+    kind: Mesh
+  to:
+  - targetRef:
+      kind: Mesh
+    default:
+      idleTimeout: {{ .Values.idle }}
+{{- end }}
+`,
+	}
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestRenderFlags: helm template's flags reach the render through lint and
+// default, and bad values are usage errors.
+func TestRenderFlags(t *testing.T) {
+	chart := gatedChart(t)
+	tests := []struct {
+		name    string
+		args    []string
+		code    int
+		want    []string // substrings of stdout
+		wantErr string   // substring of stderr
+	}{
+		{"lint: the mesh API versions are there by default", []string{"lint", chart}, exitOK, []string{"1 document, 0 errors"}, ""},
+		{"lint --api-versions replaces them: nothing rendered", []string{"lint", "--api-versions", "example.com/v1", chart}, exitOK, []string{"0 documents"}, ""},
+		{"lint --set makes the policy invalid", []string{"lint", "--set", "idle=5", chart}, exitFindings, []string{"templates/timeout.yaml", "idleTimeout"}, ""},
+		{"default: release name, kube version, --set-string", []string{"default", "--release-name", "shop", "--kube-version", "v1.31.0", "--set-string", "idle=7s", chart}, exitOK,
+			[]string{"name: shop-timeout", "kube: v1.31.0", "idle-kind: string", "idleTimeout: 7s"}, ""},
+		{"bad --set is a usage error", []string{"lint", "--set", "a[=x", chart}, exitUsage, nil, "--set a[=x"},
+		{"bad --load-restrictor is a usage error", []string{"lint", "--load-restrictor", "Open", chart}, exitUsage, nil, "--load-restrictor must be"},
+		{"bad --kube-version is a usage error", []string{"lint", "--kube-version", "latest", chart}, exitUsage, nil, "--kube-version"},
+		{"bad --render-max-bytes is a usage error", []string{"lint", "--render-max-bytes", "lots", chart}, exitUsage, nil, "--render-max-bytes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, code := cli(t, "", tt.args...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d\nstdout %s\nstderr %s", code, tt.code, out, errOut)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, out)
+				}
+			}
+			if !strings.Contains(errOut, tt.wantErr) {
+				t.Errorf("stderr %q lacks %q", errOut, tt.wantErr)
+			}
+		})
+	}
+}
