@@ -103,7 +103,7 @@ func (r *renderer) renderDir(dir string) (b *build) {
 		return b
 	}
 	patched, added, _ := withOriginAnnotations(data)
-	fsys, err := newRecordingFS(b.file, patched, b.reads)
+	fsys, err := newRecordingFS(b.file, patched, b.reads, r.opts.Render)
 	if err != nil {
 		return fail(err)
 	}
@@ -124,13 +124,25 @@ func (r *renderer) run(fsys *recordingFS, dir string) (resmap.ResMap, error) {
 	var m resmap.ResMap
 	err := r.within(fsys.abandon, func() error {
 		var err error
-		m, err = krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(fsys, dir)
+		m, err = krusty.MakeKustomizer(r.kustomizeOptions()).Run(fsys, dir)
 		return err
 	})
 	if err != nil {
+		if refused := fsys.refusal(); refused != nil {
+			return nil, refused
+		}
 		return nil, err // after a timeout m may still be written: never read it
 	}
 	return m, nil
+}
+
+// kustomizeOptions are kustomize's default options with --load-restrictor.
+func (r *renderer) kustomizeOptions() *krusty.Options {
+	o := krusty.MakeDefaultOptions()
+	if r.opts.Render.LoadRestrictor == LoadRestrictionsNone {
+		o.LoadRestrictions = types.LoadRestrictionsNone
+	}
+	return o
 }
 
 // renderedDocuments prints the build as `kubectl kustomize` does (resources

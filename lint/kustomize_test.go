@@ -262,7 +262,7 @@ func TestKustomizeTimeout(t *testing.T) {
 	write(t, dir, "b/kustomization.yaml", "resources: [cm.yaml]\n")
 	write(t, dir, "b/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\n")
 	start := time.Now()
-	docs := LoadAll([]string{dir}, nil, LoadOptions{Kustomize: true, RenderTimeout: 300 * time.Millisecond}).Docs
+	docs := LoadAll([]string{dir}, nil, LoadOptions{Kustomize: true, RenderTimeout: 300 * time.Millisecond, Render: RenderOptions{AllowRemote: true}}).Docs
 	if el := time.Since(start); el > 10*time.Second {
 		t.Errorf("LoadAll took %v", el)
 	}

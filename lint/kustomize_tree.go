@@ -16,31 +16,80 @@ type recordingFS struct {
 	kustomization string // cleaned absolute path, symlinks resolved
 	content       []byte
 
+	// roots are the linted paths, canonical; allowRemote is --allow-remote.
+	roots       []string
+	allowRemote bool
+
 	mu        sync.Mutex
 	reads     map[string]bool
 	abandoned bool // the build timed out; a late read must not touch reads
+	// kustomizationDirs are the directories of the kustomizations read so
+	// far: symlinks of the build may point into them (see guard).
+	kustomizationDirs []string
+	// refused is the first read guard or checkKustomization refused;
+	// kustomize may swallow the error (a kustomization it cannot read is "not
+	// found"), so the build reports it from here.
+	refused error
 }
 
-func newRecordingFS(kfile string, content []byte, reads map[string]bool) (*recordingFS, error) {
+// refuse remembers the first refusal and returns err.
+func (f *recordingFS) refuse(err error) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.refused == nil && !f.abandoned {
+		f.refused = err
+	}
+	return err
+}
+
+// refusal is the first refusal of the build, nil when there was none.
+func (f *recordingFS) refusal() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.refused
+}
+
+func newRecordingFS(kfile string, content []byte, reads map[string]bool, ro RenderOptions) (*recordingFS, error) {
 	abs, err := canonical(kfile)
 	if err != nil {
 		return nil, err
 	}
-	return &recordingFS{FileSystem: filesys.MakeFsOnDisk(), kustomization: abs, content: content, reads: reads}, nil
+	return &recordingFS{FileSystem: filesys.MakeFsOnDisk(), kustomization: abs, content: content, reads: reads,
+		roots: ro.roots, allowRemote: ro.AllowRemote}, nil
 }
 
-// ReadFile reads a file from disk, or the prepared root kustomization.
+// ReadFile reads a file from disk, or the prepared root kustomization, after
+// the checks of guard, and of checkKustomization for kustomization files.
 func (f *recordingFS) ReadFile(path string) ([]byte, error) {
 	abs, err := canonical(path)
 	if err == nil && abs == f.kustomization {
+		if err := f.checkKustomization(path, f.content); err != nil {
+			return nil, f.refuse(err)
+		}
 		f.record(abs)
 		return f.content, nil
 	}
+	if err := f.guard(path); err != nil {
+		return nil, f.refuse(err)
+	}
 	data, readErr := f.FileSystem.ReadFile(path)
+	if readErr == nil && isKustomizationFile(filepath.Base(path)) {
+		if err := f.checkKustomization(path, data); err != nil {
+			return nil, f.refuse(err)
+		}
+	}
 	if readErr == nil && err == nil {
 		f.record(abs)
 	}
 	return data, readErr
+}
+
+// Open opens a file from disk after the checks of guard.
+func (f *recordingFS) Open(path string) (filesys.File, error) {
+	if err := f.guard(path); err != nil {
+		return nil, f.refuse(err)
+	}
+	return f.FileSystem.Open(path)
 }
 
 func (f *recordingFS) record(abs string) {
