@@ -33,6 +33,11 @@ type Options struct {
 	// Ignore is the suppression file of the run (--ignore-file); nil: none.
 	// Suppressions by the meshguard.io/ignore annotation apply always.
 	Ignore *IgnoreFile
+	// Partial says the run lints only part of a tree (the changed files a
+	// pre-commit hook passes, --changed-files): --ignore-file entries that
+	// match nothing are then not reported stale (MG054), since the objects
+	// they are for may simply not be in the run.
+	Partial bool
 	// Now judges the expiry dates of suppressions; zero means the clock.
 	Now time.Time
 	// Privileged, when set, says which objects are judged as written by a
@@ -117,7 +122,7 @@ type stageSets struct {
 }
 
 func (o Options) newStageSets() *stageSets {
-	sup := &suppressor{file: o.Ignore, objects: map[objectKey]*objectSups{}}
+	sup := &suppressor{file: o.Ignore, partial: o.Partial, objects: map[objectKey]*objectSups{}}
 	if o.Stages == nil {
 		return &stageSets{sup: sup}
 	}

@@ -61,7 +61,9 @@ type objectSups struct {
 
 // suppressor applies the suppressions of one run.
 type suppressor struct {
-	file    *IgnoreFile
+	file *IgnoreFile
+	// partial is Options.Partial: no MG054 for ignore-file entries.
+	partial bool
 	objects map[objectKey]*objectSups
 }
 
@@ -149,7 +151,7 @@ func (s *suppressor) unused(usedEntries map[int]bool) []Finding {
 	}
 	if s.file != nil {
 		for j, e := range s.file.Entries {
-			if !usedEntries[j] {
+			if !usedEntries[j] && !s.partial {
 				out = append(out, Finding{File: s.file.Path, Line: e.Line, Severity: validate.SeverityWarning, Code: validate.CodeSuppressUnused,
 					Field: fmt.Sprintf("suppressions[%d]", j), Message: fmt.Sprintf("the suppression of %s matched no finding in this run; remove it if it is stale", strings.Join(e.Codes, ", "))})
 			}

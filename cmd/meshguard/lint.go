@@ -40,6 +40,8 @@ type lintOptions struct {
 	progressDelay time.Duration
 	// render holds the Helm and kustomize flags and the rendering bounds.
 	render renderFlags
+	// changedFiles reads the PATHs as a commit's changed files (--changed-files).
+	changedFiles bool
 }
 
 func (o *lintOptions) bind(cmd *cobra.Command) {
@@ -158,6 +160,7 @@ usage error or a document that cannot be read or parsed, or a render that fails
 			if len(args) == 0 {
 				return usageErr("lint needs at least one PATH, or - for standard input")
 			}
+			args = o.changed(args, &eng)
 			if eng.Stages, err = o.stages(eng); err != nil {
 				return err
 			}
@@ -189,6 +192,7 @@ usage error or a document that cannot be read or parsed, or a render that fails
 	cmd.Flags().BoolVar(&o.noInventory, "no-inventory", false, "do not check references between objects (MG401-MG449)")
 	cmd.Flags().StringVar(&o.progress, "progress", "auto", "progress line on standard error for runs over a second: auto (only on a terminal), always, never")
 	cmd.Flags().DurationVar(&o.progressDelay, "progress-delay", time.Second, "how long a run goes before the progress line appears")
+	cmd.Flags().BoolVar(&o.changedFiles, "changed-files", false, "the PATHs are changed files (a pre-commit hook's): lint the chart or kustomization around each, once; leave out hidden files; no MG054 for --ignore-file entries")
 	_ = cmd.Flags().MarkHidden("progress-delay")
 	return cmd
 }

@@ -100,3 +100,14 @@ func renderChild() []string {
 	}
 	return nil
 }
+
+// changed maps the PATHs of --changed-files to what is linted (the charts and
+// kustomizations around them, see lint.ChangedPaths) and marks the run as
+// partial, so ignore-file entries for objects not in it are not stale.
+func (o *lintOptions) changed(args []string, eng *lint.Options) []string {
+	if !o.changedFiles {
+		return args
+	}
+	eng.Partial = true
+	return lint.ChangedPaths(args, o.loadOptions())
+}
