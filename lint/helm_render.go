@@ -22,17 +22,19 @@ import (
 // helmRequest is one chart to render, with everything `helm template` would
 // take from its flags. It crosses into a render child as JSON.
 type helmRequest struct {
-	Dir         string   `json:"dir"`
-	ValueFiles  []string `json:"valueFiles,omitempty"`
-	Set         []string `json:"set,omitempty"`
-	SetString   []string `json:"setString,omitempty"`
-	ReleaseName string   `json:"releaseName"`
-	Namespace   string   `json:"namespace"`
-	APIVersions []string `json:"apiVersions,omitempty"`
-	KubeVersion string   `json:"kubeVersion,omitempty"`
-	AllowRemote bool     `json:"allowRemote,omitempty"`
-	MaxBytes    int64    `json:"maxBytes"`
-	MaxMemory   int64    `json:"maxMemory,omitempty"`
+	Dir string `json:"dir"`
+	// Values are the values under ValueFiles (kustomize's valuesInline).
+	Values      map[string]any `json:"values,omitempty"`
+	ValueFiles  []string       `json:"valueFiles,omitempty"`
+	Set         []string       `json:"set,omitempty"`
+	SetString   []string       `json:"setString,omitempty"`
+	ReleaseName string         `json:"releaseName"`
+	Namespace   string         `json:"namespace"`
+	APIVersions []string       `json:"apiVersions,omitempty"`
+	KubeVersion string         `json:"kubeVersion,omitempty"`
+	AllowRemote bool           `json:"allowRemote,omitempty"`
+	MaxBytes    int64          `json:"maxBytes"`
+	MaxMemory   int64          `json:"maxMemory,omitempty"`
 }
 
 // helmResult is what a render gives back: the chart's name and its rendered
@@ -119,7 +121,7 @@ func helmTemplate(req helmRequest) (*chart.Chart, map[string]string, error) {
 // helmValues merges the values as helm template does: values files in order,
 // then --set, then --set-string.
 func helmValues(req helmRequest) (map[string]any, error) {
-	vals := map[string]any{}
+	vals := mergeValues(map[string]any{}, req.Values)
 	for _, f := range req.ValueFiles {
 		v, err := chartutil.ReadValuesFile(f)
 		if err != nil {

@@ -107,6 +107,9 @@ func (r *renderer) renderDir(dir string) (b *build) {
 	if err != nil {
 		return fail(err)
 	}
+	if r.opts.Render.EnableHelm {
+		fsys.inflate = r.inflateHelmCharts
+	}
 	m, err := r.run(fsys, dir)
 	if err != nil {
 		return fail(err)
@@ -197,6 +200,14 @@ func renderedDocuments(m resmap.ResMap, b *build, removeOrigin bool) ([]Document
 			continue
 		}
 		name := src.place(d, origins[k], b.dir, b.file)
+		if isVirtual(d.File) {
+			// A chart helmCharts inflated: the kustomization that lists it
+			// is the place to edit, as for kustomize's own generators.
+			d.File, d.Line = filepath.Join(filepath.Dir(d.File), filepath.Base(b.file)), 1
+			if k := kustomizationIn(filepath.Dir(d.File)); k != "" {
+				d.File = k
+			}
+		}
 		d.Rendered.patches = matchPatches(patches, d.Object, name)
 	}
 	return rendered, nil

@@ -30,6 +30,10 @@ type recordingFS struct {
 	// kustomize may swallow the error (a kustomization it cannot read is "not
 	// found"), so the build reports it from here.
 	refused error
+	// inflate renders the helmCharts of a kustomization (--enable-helm), nil
+	// when off; virtual holds the rendered charts by absolute path.
+	inflate func(dir string, data []byte) ([]byte, map[string][]byte, error)
+	virtual map[string][]byte
 }
 
 // refuse remembers the first refusal and returns err.
@@ -67,7 +71,10 @@ func (f *recordingFS) ReadFile(path string) ([]byte, error) {
 			return nil, f.refuse(err)
 		}
 		f.record(abs)
-		return f.content, nil
+		return f.withHelmCharts(path, f.content)
+	}
+	if data, ok := f.virtualFile(path); ok {
+		return data, nil
 	}
 	if err := f.guard(path); err != nil {
 		return nil, f.refuse(err)
@@ -76,6 +83,9 @@ func (f *recordingFS) ReadFile(path string) ([]byte, error) {
 	if readErr == nil && isKustomizationFile(filepath.Base(path)) {
 		if err := f.checkKustomization(path, data); err != nil {
 			return nil, f.refuse(err)
+		}
+		if data, readErr = f.withHelmCharts(path, data); readErr != nil {
+			return nil, readErr
 		}
 	}
 	if readErr == nil && err == nil {
