@@ -114,7 +114,7 @@ func (r *renderer) renderDir(dir string) (b *build) {
 	if err != nil {
 		return fail(err)
 	}
-	docs, err := renderedDocuments(m, b, added)
+	docs, err := renderedDocuments(m, b, added, r.opts.Render.MaxBytes)
 	if err != nil {
 		return fail(err)
 	}
@@ -152,7 +152,7 @@ func (r *renderer) kustomizeOptions() *krusty.Options {
 // joined by "---"), parses that output with the loader and gives every object
 // the position of its origin. removeOrigin drops the origin annotations that
 // meshguard asked for, so they never reach the linter or `meshguard default`.
-func renderedDocuments(m resmap.ResMap, b *build, removeOrigin bool) ([]Document, error) {
+func renderedDocuments(m resmap.ResMap, b *build, removeOrigin bool, maxBytes int64) ([]Document, error) {
 	var out strings.Builder
 	var starts []int
 	var origins []*resource.Origin
@@ -180,8 +180,8 @@ func renderedDocuments(m resmap.ResMap, b *build, removeOrigin bool) ([]Document
 		out.Write(y)
 		line += countLines(y)
 	}
-	if out.Len() > MaxFileBytes {
-		return nil, fmt.Errorf("build output is larger than %d MiB", MaxFileBytes>>20)
+	if int64(out.Len()) > maxBytes {
+		return nil, fmt.Errorf("build output is larger than %d bytes (--render-max-bytes)", maxBytes)
 	}
 	rendered := LoadBytes(b.file, []byte(out.String()))
 	src := sources{}

@@ -90,8 +90,8 @@ func TestKustomizeSymlinkOut(t *testing.T) {
 // kustomization read a file above its root, as kustomize build does with it.
 func TestKustomizeLoadRestrictor(t *testing.T) {
 	root := t.TempDir()
-	write(t, root, "shared/cm.yaml", fmt.Sprintf(cmDoc, "shared"))
-	write(t, root, "app/kustomization.yaml", "resources:\n- ../shared/cm.yaml\n")
+	write(t, root, "common/cm.yaml", fmt.Sprintf(cmDoc, "shared"))
+	write(t, root, "app/kustomization.yaml", "resources:\n- ../common/cm.yaml\n")
 	app := filepath.Join(root, "app")
 	got := LoadAll([]string{app}, nil, LoadOptions{Kustomize: true})
 	if e := errorsOf(t, got, "")[filepath.Join(app, "kustomization.yaml")]; !strings.Contains(e, "is not in or below") {

@@ -51,11 +51,11 @@ func TestHelmSymlinkOut(t *testing.T) {
 	}
 	good := filepath.Join(root, "good")
 	write(t, good, "Chart.yaml", "apiVersion: v2\nname: good\nversion: 0.1.0\n")
-	write(t, root, "shared/cm.yaml", fmt.Sprintf(cmDoc, "shared"))
+	write(t, root, "common/cm.yaml", fmt.Sprintf(cmDoc, "shared"))
 	if err := os.MkdirAll(filepath.Join(good, "templates"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink("../../shared/cm.yaml", filepath.Join(good, "templates", "cm.yaml")); err != nil {
+	if err := os.Symlink("../../common/cm.yaml", filepath.Join(good, "templates", "cm.yaml")); err != nil {
 		t.Fatal(err)
 	}
 	for _, child := range []bool{false, true} {
@@ -76,7 +76,7 @@ func TestHelmSymlinkOut(t *testing.T) {
 					rendered++
 				}
 			}
-			// shared/cm.yaml is linted twice: as a plain file and through the chart.
+			// common/cm.yaml is linted twice: as a plain file and through the chart.
 			if rendered != 2 || len(errs) != 1 {
 				t.Errorf("good chart (link inside the roots): %d objects, errors %v; want 2 objects and only the bad chart's error", rendered, errs)
 			}

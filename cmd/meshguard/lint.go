@@ -118,7 +118,13 @@ Findings on rendered objects name the source file (for kustomize, the patch that
 sets the field or else the resource file; lines there are approximate) and the
 kustomization or chart that rendered them. A kustomize build or Helm render that
 fails is an MG000 error on the kustomization file or Chart.yaml. --no-kustomize and
---no-helm read those directories as plain files. See docs/lint.md.
+--no-helm read those directories as plain files. helm template's --set,
+--set-string, --release-name, --api-versions and --kube-version and kustomize's
+--enable-helm and --load-restrictor work as there. Rendering is safe on an untrusted
+repository: nothing is fetched without --allow-remote, symlinks may not lead out of
+the PATHs, and each render is bounded (--render-timeout, --render-max-bytes,
+--render-max-memory). --changed-files (the pre-commit hooks) lints the chart or
+kustomization around each changed file. See docs/lint.md.
 
 References between objects (a MeshService a route sends to, the Server an
 AuthorizationPolicy targets, the pods a selector picks) are resolved against the
