@@ -86,19 +86,16 @@ func quantity(flag, s string) (int64, error) {
 }
 
 // renderChild is the command that runs a Helm render in a child process:
-// this executable, when it is meshguard (whose main serves renders when
-// lint.RenderChildEnv is set). A test binary running commands in-process is
-// not, and renders in its own process.
+// this executable, whose main serves renders when lint.RenderChildEnv is set,
+// whatever it is called (meshguard, kubectl-meshguard, a renamed release
+// binary). A Go test binary (name.test) running commands in-process would run
+// its tests instead, so it renders in its own process.
 func renderChild() []string {
 	exe, err := os.Executable()
-	if err != nil {
+	if err != nil || strings.HasSuffix(strings.TrimSuffix(filepath.Base(exe), ".exe"), ".test") {
 		return nil
 	}
-	switch strings.TrimSuffix(filepath.Base(exe), ".exe") {
-	case "meshguard", "kubectl-meshguard":
-		return []string{exe}
-	}
-	return nil
+	return []string{exe}
 }
 
 // changed maps the PATHs of --changed-files to what is linted (the charts and

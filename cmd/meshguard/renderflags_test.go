@@ -86,3 +86,37 @@ func TestRenderFlags(t *testing.T) {
 		})
 	}
 }
+
+// TestBinaryBoundsHelmRender runs the built meshguard on a chart whose
+// template allocates 2 GB: its render child (meshguard re-executed) stops at
+// --render-max-memory, the chart is an input error (exit 2) and the policy
+// next to it is still linted.
+func TestBinaryBoundsHelmRender(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds meshguard")
+	}
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"bomb/Chart.yaml":       "apiVersion: v2\nname: bomb\nversion: 0.1.0\n",
+		"bomb/templates/x.yaml": "data: {{ repeat 2000000000 \"x\" }}\n",
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	copyFile(t, filepath.Join(repoRoot, "examples/invalid/wrong-type.yaml"), filepath.Join(dir, "bad.yaml"))
+	out, code := sh(t, dir, nil, filepath.Join(bin, "meshguard"), "lint", "--render-max-memory", "256Mi", "--render-timeout", "20s", ".")
+	if code != exitUsage {
+		t.Errorf("exit %d, want %d\n%s", code, exitUsage, out)
+	}
+	for _, want := range []string{"bomb/Chart.yaml:1: error MG000", "--render-max-memory", "bad.yaml", "MG002"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
