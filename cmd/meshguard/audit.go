@@ -174,11 +174,13 @@ func (o *auditOptions) run(ctx context.Context, s streams) error {
 	if err != nil {
 		return err
 	}
+	objects := &lint.Objects{}
 	once := func(ctx context.Context, progress func(int)) (audit.Result, error) {
 		eng, err := o.engine()
 		if err != nil {
 			return audit.Result{}, err
 		}
+		objects = recordObjects(&eng, outs)
 		r, err := audit.Run(ctx, reader, audit.Options{Lint: eng, Live: live.Options{Namespaces: o.namespaces, PageSize: o.pageSize, Progress: progress}})
 		if err != nil || !o.writeReports {
 			return r, err
@@ -212,7 +214,7 @@ func (o *auditOptions) run(ctx context.Context, s streams) error {
 	for _, sk := range r.Skipped {
 		skipped = append(skipped, lint.Skip{File: live.Source + sk.Resource, Reason: sk.Kind + " not read: " + sk.Reason})
 	}
-	if err := lo.write(s, outs, report{findings: r.Findings, summary: r.Summary, skipped: skipped}); err != nil {
+	if err := lo.write(s, outs, report{findings: r.Findings, summary: r.Summary, skipped: skipped, objects: objects.List()}); err != nil {
 		return err
 	}
 	return exitFor(r.Findings, o.failOn)
