@@ -12,8 +12,9 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo deve
 .DEFAULT_GOAL := help
 
 .PHONY: help
-help: ## Show this help
-	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  \033[36m%-12s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+help: ## Show this help (coloured only on a terminal, and not under NO_COLOR)
+	@if [ -t 1 ] && [ -z "$${NO_COLOR:-}" ] && [ "$${TERM:-}" != dumb ]; then on=$$'\033[36m' off=$$'\033[0m'; else on= off=; fi; \
+	awk -v on="$$on" -v off="$$off" 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  %s%-12s%s %s\n", on, $$1, off, $$2}' $(MAKEFILE_LIST)
 
 .PHONY: build
 build: ## Build bin/meshguard

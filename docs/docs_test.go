@@ -4,8 +4,10 @@
 package docs
 
 import (
+	"bytes"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -80,4 +82,55 @@ func TestRelativeLinksResolve(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestGoVersionMatchesGoMod keeps every "Go 1.x" a reader is told to install at
+// least the version go.mod requires: a reader with Go 1.26.0 whom the README
+// told "Go 1.26" gets a toolchain download or an error.
+func TestGoVersionMatchesGoMod(t *testing.T) {
+	mod, err := os.ReadFile("../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^go (\d+\.\d+(?:\.\d+)?)$`).FindSubmatch(mod)
+	if m == nil {
+		t.Fatal("go.mod has no go line")
+	}
+	want := string(m[1])
+	minor := want[:strings.LastIndex(want, ".")]
+	needs := regexp.MustCompile(`(?i)\b(?:only Go|Go) \(?(` + regexp.QuoteMeta(minor) + `(?:\.\d+)?)\b`)
+	for _, rel := range []string{"README.md", "docs/integrations.md"} {
+		data, err := os.ReadFile(filepath.Join("..", rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, got := range needs.FindAllSubmatch(data, -1) {
+			if string(got[1]) != want {
+				t.Errorf("%s tells readers to use Go %s; go.mod needs %s", rel, got[1], want)
+			}
+		}
+	}
+}
+
+// TestMakeHelpPlainInPipes runs `make help` with standard output a pipe, as
+// `make help | less` or a CI log has it: no colour escape codes, every target.
+func TestMakeHelpPlainInPipes(t *testing.T) {
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("make is not installed")
+	}
+	cmd := exec.Command("make", "-s", "--no-print-directory", "help")
+	cmd.Dir = ".."
+	cmd.Env = append(os.Environ(), "TERM=xterm-256color", "NO_COLOR=")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("make help: %v", err)
+	}
+	if i := bytes.IndexByte(out, 0x1b); i >= 0 {
+		t.Errorf("make help writes an escape byte into a pipe at offset %d:\n%q", i, out)
+	}
+	for _, target := range []string{"help", "build", "test"} {
+		if !regexp.MustCompile(`(?m)^  ` + target + ` +\S`).Match(out) {
+			t.Errorf("make help does not list %s:\n%s", target, out)
+		}
+	}
 }

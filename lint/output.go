@@ -50,13 +50,7 @@ func WriteText(w io.Writer, fs []Finding, sum Summary, color bool) error {
 		}
 		fmt.Fprintf(bw, "%s %s %s%s %s%s%s\n", paint(ansiBold, loc), sev, f.Code, field, oneLine(f.Message), renderedNote(f), suppressedNote(f))
 	}
-	line := fmt.Sprintf("%s, %s, %s", plural(sum.Documents, "document"), plural(sum.Errors, "error"), plural(sum.Warnings, "warning"))
-	if sum.Skipped > 0 {
-		line += fmt.Sprintf(", %d skipped", sum.Skipped)
-	}
-	if sum.Suppressed > 0 {
-		line += fmt.Sprintf(", %d suppressed", sum.Suppressed)
-	}
+	line := summaryLine(sum)
 	switch {
 	case sum.Errors > 0:
 		line = paint(ansiRed, line)

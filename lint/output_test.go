@@ -135,14 +135,14 @@ func TestWriteJSON(t *testing.T) {
 func TestWriteSARIF(t *testing.T) {
 	fs, _, rules := sampleFindings()
 	var b bytes.Buffer
-	if err := WriteSARIF(&b, fs, sampleSkipped(), rules); err != nil {
+	if err := WriteSARIF(&b, fs, sampleSkipped(), rules, "v1.2.3"); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "report.sarif", b.Bytes())
 	checkSARIF(t, b.Bytes(), len(fs))
 
 	b.Reset()
-	if err := WriteSARIF(&b, nil, nil, nil); err != nil {
+	if err := WriteSARIF(&b, nil, nil, nil, ""); err != nil {
 		t.Fatal(err)
 	}
 	checkSARIF(t, b.Bytes(), 0)

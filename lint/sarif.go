@@ -2,6 +2,7 @@ package lint
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/url"
 	"os"
@@ -53,9 +54,14 @@ type sarifTool struct {
 }
 
 type sarifDriver struct {
-	Name           string      `json:"name"`
-	InformationURI string      `json:"informationUri"`
-	Rules          []sarifRule `json:"rules"`
+	Name           string `json:"name"`
+	InformationURI string `json:"informationUri"`
+	// Version is the build's version as `meshguard version` says it;
+	// SemanticVersion the same without the leading v, when it is a semantic
+	// version, so viewers can tell which release found a result.
+	Version         string      `json:"version,omitempty"`
+	SemanticVersion string      `json:"semanticVersion,omitempty"`
+	Rules           []sarifRule `json:"rules"`
 }
 
 type sarifText struct {
@@ -79,6 +85,11 @@ type sarifResult struct {
 	Level     string          `json:"level"`
 	Message   sarifText       `json:"message"`
 	Locations []sarifLocation `json:"locations"`
+	// RelatedLocations holds, for an object a kustomize build or Helm render
+	// produced, the kustomization file or Chart.yaml that rendered it.
+	RelatedLocations []sarifRelated `json:"relatedLocations,omitempty"`
+	// Properties carry the render provenance as data (see renderProperties).
+	Properties map[string]any `json:"properties,omitempty"`
 	// Suppressions is SARIF's record of a result accepted on purpose; viewers
 	// hide such results and keep them for audit.
 	Suppressions []sarifSuppression `json:"suppressions,omitempty"`
@@ -91,6 +102,13 @@ type sarifSuppression struct {
 	Status        string         `json:"status"`
 	Justification string         `json:"justification"`
 	Location      *sarifLocation `json:"location,omitempty"`
+}
+
+// sarifRelated is a location that explains a result without being where it is.
+type sarifRelated struct {
+	ID               int           `json:"id"`
+	PhysicalLocation sarifPhysical `json:"physicalLocation"`
+	Message          sarifText     `json:"message"`
 }
 
 type sarifLocation struct {
@@ -114,9 +132,11 @@ type sarifRegion struct {
 // GitHub code scanning and other CI dashboards ingest. rules (normally Rules()) fills the driver's
 // rule table; codes that appear in findings but not in rules get a minimal entry
 // so every result's ruleId resolves. Skipped documents become notifications of
-// the run's invocation, not results.
-func WriteSARIF(w io.Writer, fs []Finding, skipped []Skip, rules []validate.RuleDoc) error {
-	driver := sarifDriver{Name: "meshguard", InformationURI: InformationURI, Rules: []sarifRule{}}
+// the run's invocation, not results. version is the tool's version (driver.version
+// and, when it is a semantic version, driver.semanticVersion); "" leaves them out.
+func WriteSARIF(w io.Writer, fs []Finding, skipped []Skip, rules []validate.RuleDoc, version string) error {
+	driver := sarifDriver{Name: "meshguard", InformationURI: InformationURI, Rules: []sarifRule{},
+		Version: version, SemanticVersion: semanticVersion(version)}
 	index := map[string]int{}
 	addRule := func(r validate.RuleDoc) {
 		if _, ok := index[r.Code]; ok {
@@ -141,12 +161,14 @@ func WriteSARIF(w io.Writer, fs []Finding, skipped []Skip, rules []validate.Rule
 			text = f.Field + ": " + text
 		}
 		results = append(results, sarifResult{
-			RuleID:       f.Code,
-			RuleIndex:    index[f.Code],
-			Level:        sarifLevel(f.Severity),
-			Message:      sarifText{Text: text},
-			Locations:    []sarifLocation{location(f.File, f.Line)},
-			Suppressions: sarifSuppressions(f.Suppression),
+			RuleID:           f.Code,
+			RuleIndex:        index[f.Code],
+			Level:            sarifLevel(f.Severity),
+			Message:          sarifText{Text: text},
+			Locations:        []sarifLocation{location(f.File, f.Line)},
+			RelatedLocations: renderedLocations(f),
+			Properties:       renderProperties(f),
+			Suppressions:     sarifSuppressions(f.Suppression),
 		})
 	}
 	run := sarifRun{Tool: sarifTool{Driver: driver}, Results: results}
@@ -212,4 +234,54 @@ func artifactURI(file string) string {
 		return (&url.URL{Scheme: "file", Path: p}).String()
 	}
 	return (&url.URL{Path: strings.TrimPrefix(p, "./")}).String()
+}
+
+// renderProperties records where a rendered object came from, as the text
+// output's "[rendered by ...]" note says it: the renderer (helm or kustomize),
+// the Chart.yaml or kustomization file, the field's line in the render's output
+// and, for Helm, the template file the result points at. Nil for objects read
+// as they are.
+func renderProperties(f Finding) map[string]any {
+	if f.RenderedBy == "" {
+		return nil
+	}
+	p := map[string]any{"renderedBy": artifactURI(f.RenderedBy), "renderedLine": f.RenderedLine, "renderer": "kustomize"}
+	if filepath.Base(f.RenderedBy) == chartFile {
+		p["renderer"] = "helm"
+		p["template"] = artifactURI(f.File)
+	}
+	return p
+}
+
+// renderedLocations points at the kustomization or chart that rendered the
+// finding's object, so viewers link it next to the result.
+func renderedLocations(f Finding) []sarifRelated {
+	if f.RenderedBy == "" {
+		return nil
+	}
+	what := "the kustomization that rendered this object"
+	if filepath.Base(f.RenderedBy) == chartFile {
+		what = "the Helm chart that rendered this object"
+	}
+	l := location(f.RenderedBy, 1)
+	return []sarifRelated{{ID: 1, PhysicalLocation: l.PhysicalLocation,
+		Message: sarifText{Text: fmt.Sprintf("%s (the field is on line %d of its output)", what, f.RenderedLine)}}}
+}
+
+// semanticVersion is v without its leading "v" when the rest is a semantic
+// version (major.minor.patch, optional pre-release and build), else "".
+func semanticVersion(v string) string {
+	s := strings.TrimPrefix(v, "v")
+	core, _, _ := strings.Cut(s, "+")
+	core, _, _ = strings.Cut(core, "-")
+	parts := strings.Split(core, ".")
+	if len(parts) != 3 {
+		return ""
+	}
+	for _, p := range parts {
+		if _, err := strconv.ParseUint(p, 10, 64); err != nil || (len(p) > 1 && p[0] == '0') {
+			return ""
+		}
+	}
+	return s
 }

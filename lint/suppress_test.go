@@ -199,7 +199,7 @@ func TestSuppressedOutput(t *testing.T) {
 		t.Errorf("json: %s", js.String())
 	}
 	var sarif bytes.Buffer
-	if err := WriteSARIF(&sarif, fs, nil, Rules()); err != nil {
+	if err := WriteSARIF(&sarif, fs, nil, Rules(), ""); err != nil {
 		t.Fatal(err)
 	}
 	var log struct {

@@ -55,6 +55,12 @@ func Config(kubeconfig, context string) (*rest.Config, error) {
 	}
 	overrides := &clientcmd.ConfigOverrides{CurrentContext: context}
 	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides).ClientConfig()
+	if clientcmd.IsEmptyConfig(err) {
+		// client-go's own text names KUBERNETES_MASTER, a variable it no longer
+		// reads; say what meshguard looks for and how to give it.
+		return nil, errors.New("no kubeconfig found: give --kubeconfig FILE (and --context NAME), set KUBECONFIG, " +
+			"or create ~/.kube/config; inside a pod the service account is used")
+	}
 	if err != nil {
 		return nil, fmt.Errorf("loading the kubeconfig: %w", err)
 	}

@@ -73,3 +73,25 @@ func TestConfig(t *testing.T) {
 		t.Errorf("unknown context: %v", err)
 	}
 }
+
+// TestConfigWithoutKubeconfig checks the message when no kubeconfig is found
+// anywhere: it says how to give one, not client-go's advice to set
+// KUBERNETES_MASTER (a variable client-go no longer reads for this).
+func TestConfigWithoutKubeconfig(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("KUBECONFIG", "")
+	t.Setenv("KUBERNETES_SERVICE_HOST", "")
+	t.Setenv("KUBERNETES_SERVICE_PORT", "")
+	_, err := Config("", "")
+	if err == nil {
+		t.Fatal("Config found a kubeconfig in an empty HOME")
+	}
+	for _, want := range []string{"no kubeconfig found", "--kubeconfig", "KUBECONFIG"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	if strings.Contains(err.Error(), "KUBERNETES_MASTER") {
+		t.Errorf("error %q repeats client-go's KUBERNETES_MASTER advice", err)
+	}
+}

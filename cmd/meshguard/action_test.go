@@ -1,10 +1,19 @@
 package main
 
 import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -56,22 +65,41 @@ func TestActionScript(t *testing.T) {
 		t.Errorf("install (version: path): exit %d\n%s", code, out)
 	}
 
+	// A shim in front of meshguard counts its runs: the lint step lints once.
+	shim := t.TempDir()
+	if err := os.WriteFile(filepath.Join(shim, "meshguard"), []byte("#!/bin/sh\necho run >>\"$MESHGUARD_RUNS\"\nexec "+filepath.Join(bin, "meshguard")+" \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		paths, flags string
+		annotations  bool
 		code         string
 		results      int
 	}{
 		{paths: "good", code: "0"},
 		// wrong-type.yaml: MG002, and the MG126 warning that its MeshRetry has no 'to'.
 		{paths: "good bad", flags: "--mode standalone", code: "1", results: 2},
+		{paths: "good bad", annotations: true, code: "1", results: 2},
 		{paths: "missing.yaml", code: "2", results: 1},
 	} {
 		tmp := t.TempDir()
 		sarif := filepath.Join(tmp, "out.sarif")
-		env := actionEnv(t, bin, tmp, "INPUT_PATHS="+tc.paths, "INPUT_FLAGS="+tc.flags, "INPUT_SARIF_FILE="+sarif)
+		runs := filepath.Join(tmp, "runs")
+		env := actionEnv(t, shim, tmp, "INPUT_PATHS="+tc.paths, "INPUT_FLAGS="+tc.flags, "INPUT_SARIF_FILE="+sarif,
+			"MESHGUARD_RUNS="+runs, fmt.Sprintf("INPUT_ANNOTATIONS=%t", tc.annotations))
 		log, code := sh(t, work, env, "bash", script, "lint")
 		if code != 0 {
 			t.Errorf("lint %s: the step itself failed (exit %d); it must leave failing to finish\n%s", tc.paths, code, log)
+		}
+		if n := strings.Count(readFile(t, runs), "run\n"); n != 1 {
+			t.Errorf("lint %s: meshguard ran %d times, want once for text, SARIF and the summary", tc.paths, n)
+		}
+		if summary := readFile(t, filepath.Join(tmp, "summary")); !strings.Contains(summary, "## meshguard lint") {
+			t.Errorf("lint %s: the job summary lacks the lint report:\n%s", tc.paths, summary)
+		}
+		annotated := strings.Contains(log, "::error file=bad/policy.yaml,line=") && strings.Contains(log, "title=MG002::")
+		if annotated != (tc.annotations && tc.code == "1") {
+			t.Errorf("lint %s (annotations %t): annotations in the log: %t\n%s", tc.paths, tc.annotations, annotated, log)
 		}
 		outputs := readFile(t, filepath.Join(tmp, "output"))
 		if !strings.Contains(outputs, "exit-code="+tc.code+"\n") || !strings.Contains(outputs, "sarif-file="+sarif+"\n") {
@@ -166,5 +194,140 @@ func TestActionManifest(t *testing.T) {
 	}
 	if uploads != 1 {
 		t.Errorf("%d upload-sarif steps, want 1", uploads)
+	}
+}
+
+// releaseArchive is a release's tar.gz of the binary at bin, as hack/release.sh
+// packs it (one file, meshguard, at the root).
+func releaseArchive(t *testing.T, bin string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	gz := gzip.NewWriter(&b)
+	tw := tar.NewWriter(gz)
+	if err := tw.WriteHeader(&tar.Header{Name: "meshguard", Mode: 0o755, Size: int64(len(data))}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tw.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := gz.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// TestActionInstall runs the action's install step against fake releases
+// served on loopback in hack/release.sh's layout: the archive for this runner is
+// downloaded and its SHA-256 checked against the checksums file; a mismatch
+// fails and installs nothing; a release without an archive for the runner falls
+// back to go install (a fake go records the call); a version with no release
+// fails.
+func TestActionInstall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds meshguard")
+	}
+	needTool(t, "bash", "apt-get install bash")
+	needTool(t, "curl", "apt-get install curl")
+	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
+		t.Skip("the action runs on Linux and macOS runners")
+	}
+	bin := filepath.Join(buildBinary(t), "meshguard")
+	script, err := filepath.Abs(filepath.Join(repoRoot, "action", "run.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	archive := releaseArchive(t, bin)
+	sum := sha256.Sum256(archive)
+	platform := runtime.GOOS + "_" + runtime.GOARCH
+	rel := t.TempDir()
+	release := func(version, sums string, withArchive bool) {
+		dir := filepath.Join(rel, version)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "meshguard_"+version+"_checksums.txt"), []byte(sums), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if withArchive {
+			if err := os.WriteFile(filepath.Join(dir, "meshguard_"+version+"_"+platform+".tar.gz"), archive, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	line := func(version, hash string) string {
+		return hash + "  meshguard_" + version + "_" + platform + ".tar.gz\n" + strings.Repeat("0", 64) + "  meshguard_" + version + "_" + platform + ".cdx.json\n"
+	}
+	release("v9.9.9", line("v9.9.9", hex.EncodeToString(sum[:])), true)
+	release("v9.9.8", line("v9.9.8", strings.Repeat("ab", 32)), true)
+	release("v9.9.7", strings.Repeat("cd", 32)+"  meshguard_v9.9.7_plan9_mips.tar.gz\n", false)
+	srv := httptest.NewServer(http.FileServer(http.Dir(rel)))
+	defer srv.Close()
+
+	// A fake go on PATH records the fallback and "builds" by copying the binary.
+	fake := t.TempDir()
+	goScript := "#!/bin/sh\necho \"$@\" >>\"$GO_CALLS\"\ncp " + bin + " \"$GOBIN/meshguard\"\n"
+	if err := os.WriteFile(filepath.Join(fake, "go"), []byte(goScript), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		version   string
+		code      int
+		installed bool
+		goCall    string
+		log       string
+	}{
+		{version: "v9.9.9", installed: true, log: "verified"},
+		{version: "v9.9.8", code: 1, log: "checksum mismatch"},
+		{version: "v9.9.7", installed: true, goCall: "install github.com/meshguard/meshguard/cmd/meshguard@v9.9.7", log: "no release binary for this runner"},
+		{version: "v9.9.6", code: 1, log: "cannot download"},
+	} {
+		t.Run(tc.version, func(t *testing.T) {
+			tmp := t.TempDir()
+			calls := filepath.Join(tmp, "go-calls")
+			env := actionEnv(t, fake, tmp, "MESHGUARD_VERSION="+tc.version, "MESHGUARD_DOWNLOAD_URL="+srv.URL, "GO_CALLS="+calls)
+			log, code := sh(t, t.TempDir(), env, "bash", script, "install")
+			if code != tc.code || !strings.Contains(log, tc.log) {
+				t.Errorf("install: exit %d, want %d and %q in the log:\n%s", code, tc.code, tc.log, log)
+			}
+			installed := filepath.Join(tmp, "meshguard-bin", "meshguard")
+			_, err := os.Stat(installed)
+			if (err == nil) != tc.installed {
+				t.Errorf("meshguard installed: %t, want %t", err == nil, tc.installed)
+			}
+			if tc.installed && !strings.Contains(readFile(t, filepath.Join(tmp, "path")), filepath.Dir(installed)) {
+				t.Errorf("GITHUB_PATH does not name %s", filepath.Dir(installed))
+			}
+			got, _ := os.ReadFile(calls)
+			if strings.TrimSpace(string(got)) != tc.goCall {
+				t.Errorf("go called with %q, want %q", got, tc.goCall)
+			}
+		})
+	}
+}
+
+// TestActionPinsItsRelease keeps the action's default version a release tag (the
+// action's own release, bumped in the release commit) and the one the docs show.
+func TestActionPinsItsRelease(t *testing.T) {
+	var action struct {
+		Inputs map[string]struct {
+			Default string `json:"default"`
+		} `json:"inputs"`
+	}
+	if err := yaml.Unmarshal([]byte(readFile(t, filepath.Join(repoRoot, "action.yml"))), &action); err != nil {
+		t.Fatal(err)
+	}
+	v := action.Inputs["version"].Default
+	if !regexp.MustCompile(`^v\d+\.\d+\.\d+$`).MatchString(v) {
+		t.Fatalf("action.yml's version input defaults to %q, want a release tag vX.Y.Z", v)
+	}
+	if doc := readFile(t, filepath.Join(repoRoot, "docs", "integrations.md")); !strings.Contains(doc, "meshguard/meshguard@"+v) {
+		t.Errorf("docs/integrations.md does not show the action pinned at %s", v)
 	}
 }

@@ -24,7 +24,6 @@ import (
 	"github.com/meshguard/meshguard/audit"
 	"github.com/meshguard/meshguard/lint"
 	"github.com/meshguard/meshguard/live"
-	"github.com/meshguard/meshguard/validate"
 )
 
 // auditOptions are the flags of `meshguard audit`.
@@ -91,8 +90,8 @@ is, 2 on a usage error or when the cluster cannot be read or reports not written
 	f.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, ~/.kube/config, or the in-cluster configuration)")
 	f.StringVar(&o.context, "context", "", "kubeconfig context to use (default: the current context)")
 	f.StringSliceVarP(&o.namespaces, "namespace", "n", nil, "audit only these namespaces (repeatable or comma-separated; default: all). Cluster-scoped kinds are always read")
-	f.StringVarP(&o.output, "output", "o", "text", "output format: text, json or sarif")
-	f.StringVar(&o.failOn, "fail-on", validate.SeverityError, "lowest severity that makes the exit code 1: error or warning")
+	bindReportOutput(cmd, &o.output)
+	bindFailOn(cmd, &o.failOn, failOnError, "the severity of findings; none: only a cluster that cannot be read fails")
 	f.StringVar(&o.color, "color", "auto", "colour text output: auto (only on a terminal, honours NO_COLOR), always, never")
 	f.StringVar(&o.ignoreFile, "ignore-file", "", "YAML file of findings accepted on purpose; see docs/lint.md#suppressions")
 	f.BoolVar(&o.showSuppressed, "show-suppressed", false, "list suppressed findings in text output too")
@@ -116,10 +115,8 @@ func (o *auditOptions) check() error {
 		return err
 	}
 	switch {
-	case o.output != "text" && o.output != "json" && o.output != "sarif":
-		return usageErr("--output must be text, json or sarif (got %q)", o.output)
-	case o.failOn != validate.SeverityError && o.failOn != validate.SeverityWarning:
-		return usageErr("--fail-on must be error or warning (got %q)", o.failOn)
+	case checkEnum("fail-on", o.failOn, failOnLevels()) != nil:
+		return checkEnum("fail-on", o.failOn, failOnLevels())
 	case !audit.Format(o.reportFormat).Valid():
 		return usageErr("--report-format must be openreports or wgpolicy (got %q)", o.reportFormat)
 	case o.maxResults < 1:
@@ -155,6 +152,10 @@ func (o *auditOptions) run(ctx context.Context, s streams) error {
 	if err := o.check(); err != nil {
 		return err
 	}
+	outs, err := parseOutputs(o.output)
+	if err != nil {
+		return err
+	}
 	// Read once here so a bad ignore file is a usage error at start; each audit
 	// reads it again, so expiry dates and an updated file (a ConfigMap) hold in
 	// a long --interval run.
@@ -173,11 +174,13 @@ func (o *auditOptions) run(ctx context.Context, s streams) error {
 	if err != nil {
 		return err
 	}
+	objects := &lint.Objects{}
 	once := func(ctx context.Context, progress func(int)) (audit.Result, error) {
 		eng, err := o.engine()
 		if err != nil {
 			return audit.Result{}, err
 		}
+		objects = recordObjects(&eng, outs)
 		r, err := audit.Run(ctx, reader, audit.Options{Lint: eng, Live: live.Options{Namespaces: o.namespaces, PageSize: o.pageSize, Progress: progress}})
 		if err != nil || !o.writeReports {
 			return r, err
@@ -204,14 +207,14 @@ func (o *auditOptions) run(ctx context.Context, s streams) error {
 	for _, line := range r.Describe() {
 		fmt.Fprintf(s.err, "meshguard audit: %s\n", line)
 	}
-	lo := lintOptions{output: o.output, color: o.color, showSuppressed: o.showSuppressed}
+	lo := lintOptions{color: o.color, showSuppressed: o.showSuppressed, failOn: o.failOn}
 	// Kinds not read go where lint puts documents it did not lint: json's
 	// skipped list, SARIF's notifications.
 	var skipped []lint.Skip
 	for _, sk := range r.Skipped {
 		skipped = append(skipped, lint.Skip{File: live.Source + sk.Resource, Reason: sk.Kind + " not read: " + sk.Reason})
 	}
-	if err := lo.write(s, r.Findings, r.Summary, skipped); err != nil {
+	if err := lo.write(s, outs, report{findings: r.Findings, summary: r.Summary, skipped: skipped, objects: objects.List()}); err != nil {
 		return err
 	}
 	return exitFor(r.Findings, o.failOn)

@@ -55,8 +55,8 @@ func TestAuditUsage(t *testing.T) {
 		want string
 	}{
 		{[]string{"--report-format", "csv"}, "--report-format must be openreports or wgpolicy"},
-		{[]string{"-o", "yaml"}, "--output must be text, json or sarif"},
-		{[]string{"--fail-on", "info"}, "--fail-on must be error or warning"},
+		{[]string{"-o", "csv"}, "--output: \"csv\": format must be text, json, yaml, sarif, markdown, github or junit"},
+		{[]string{"--fail-on", "info"}, "--fail-on must be error, warning or none"},
 		{[]string{"--max-report-results", "0"}, "--max-report-results must be at least 1"},
 		{[]string{"--interval", "-1s"}, "--interval must not be negative"},
 		{[]string{"--kubeconfig", missing}, "loading the kubeconfig"},

@@ -88,13 +88,13 @@ Exit codes: 0 ALLOW, 1 DENY, 2 usage or input errors.`,
 	f.StringVar(&o.sni, "sni", "", "Kuma: the server name the client's TLS hello carries (for sni matchers)")
 	f.StringVar(&o.method, "method", "", "HTTP method (Kuma method matchers, Linkerd HTTPRoute matches)")
 	f.StringVar(&o.path, "path", "", "HTTP path (Kuma path matchers, Linkerd HTTPRoute matches)")
-	f.StringVar(&o.form, "form", string(compile.FormCompact), "Kuma RBAC form to compile 'from' policies to: compact or expanded")
+	f.StringVar(&o.form, "form", defaultForm, "Kuma RBAC form to compile 'from' policies to: "+oneOf(formValues())+" (the answer is the same; expanded falls back to compact when large)")
 	linkerdFlags(f, &o.linkerd)
 	f.StringVar(&o.linkerd.TrustDomain, "trust-domain", authz.DefaultTrustDomain, "Linkerd's identity trust domain")
 	_ = f.MarkDeprecated("trust-domain", "use --linkerd-trust-domain")
 	f.StringVar(&o.kubeconfig, "kubeconfig", "", "read the objects from this cluster (read-only) instead of files")
 	f.StringVar(&o.kubeContext, "context", "", "the kubeconfig context to read from")
-	f.StringVarP(&o.output, "output", "o", "text", "output format: text or json")
+	bindOutput(cmd, &o.output, formatText, formatJSON, formatYAML)
 	return cmd
 }
 
@@ -114,11 +114,11 @@ func (o *checkOptions) documents(s streams, args []string) (lint.Loaded, error) 
 }
 
 func (o *checkOptions) validate() error {
-	if o.output != "text" && o.output != "json" {
-		return usageErr("--output must be text or json (got %q)", o.output)
+	if err := checkOutput(o.output, []format{formatText, formatJSON, formatYAML}); err != nil {
+		return err
 	}
-	if f := compile.Form(o.form); f != compile.FormCompact && f != compile.FormExpanded {
-		return usageErr("--form must be compact or expanded (got %q)", o.form)
+	if err := checkEnum("form", o.form, formValues()); err != nil {
+		return err
 	}
 	if err := checkLinkerd(o.linkerd); err != nil {
 		return err

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 
+	"sigs.k8s.io/yaml"
+
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/authz"
 	"github.com/meshguard/meshguard/compile"
@@ -167,9 +169,17 @@ func linkerdResult(o *checkOptions, c authz.Caller, dst authz.Destination, d aut
 	return r
 }
 
-// writeCheck prints the answer as text or JSON.
+// writeCheck prints the answer as text, JSON or YAML (the JSON as YAML).
 func writeCheck(w io.Writer, output string, r checkResult) error {
-	if output == "json" {
+	if output == string(formatYAML) {
+		b, err := yaml.Marshal(r)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(b)
+		return err
+	}
+	if output == string(formatJSON) {
 		b, err := json.MarshalIndent(r, "", "  ")
 		if err != nil {
 			return err

@@ -91,7 +91,7 @@ func TestCheckErrors(t *testing.T) {
 		{"no input", []string{"check", "--from", "kuma.io/service=web", "--to", "app=x"}, "needs at least one PATH"},
 		{"live cluster", []string{"check", "--kubeconfig", "/nonexistent", "--from", "kuma.io/service=web", "--to", "app=x"}, "--kubeconfig"},
 		{"bad mesh type", []string{"check", kumaCheckDir, "--mesh-type", "istio", "--from", "x", "--to", "app=x"}, "--mesh-type must be"},
-		{"bad output", []string{"check", kumaCheckDir, "-o", "yaml", "--from", "kuma.io/service=web", "--to", "app=x"}, "--output must be text or json"},
+		{"bad output", []string{"check", kumaCheckDir, "-o", "csv", "--from", "kuma.io/service=web", "--to", "app=x"}, "--output must be text, json or yaml"},
 		{"unreadable input", []string{"check", "-", "--from", "kuma.io/service=web", "--to", "app=x"}, "cannot be read"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -59,18 +59,23 @@ With --git-base REF, OLD is each PATH as it was at the git revision REF (read wi
 'git archive', so git must be installed and PATH inside a work tree) and NEW is
 each PATH as it is now.
 
-Exit codes: 0 no widening (or --fail-on none), 1 some access is widened and
---fail-on widen, 2 usage or input errors, or with --fail-on widen no widening
-found but some group not compared.`,
+--fail-on takes the levels of lint: a widening is an error, a narrowing or
+shadow change a warning. --fail-on error (or its synonym widen) fails when some
+access widens, --fail-on warning when any access changes; none (the default)
+never.
+
+Exit codes: 0 nothing at or above --fail-on, 1 something is, 2 usage or input
+errors, or, with --fail-on error or warning, nothing found but some group not
+compared.`,
 		Example: `  meshguard diff policies-before/ policies-after/
   meshguard diff --git-base origin/main deploy/policies -o markdown > comment.md
-  meshguard diff --git-base HEAD~1 mesh/ --fail-on widen`,
+  meshguard diff --git-base HEAD~1 mesh/ --fail-on error`,
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run(s, args) },
 	}
 	o.bind(cmd)
 	cmd.Flags().StringVar(&o.gitBase, "git-base", "", "compare the PATHs at this git revision (OLD) with the PATHs now (NEW)")
-	cmd.Flags().StringVarP(&o.output, "output", "o", "text", "output format: text, json or markdown (for a pull-request comment)")
-	cmd.Flags().StringVar(&o.failOn, "fail-on", "none", "exit 1 when: widen (some client gains access) or none")
+	bindOutput(cmd, &o.output, diffFormats()...)
+	bindFailOn(cmd, &o.failOn, failOnNone, "error: some client gains access (widen is a synonym); warning: any client gains or loses access")
 	cmd.Flags().IntVar(&o.maxClasses, "max-classes", compile.DefaultMaxClasses, "most client classes compared per proxy group or Server")
 	linkerdFlags(cmd.Flags(), &o.linkerd)
 	return cmd
@@ -89,11 +94,14 @@ func (o *diffOptions) run(s streams, args []string) error {
 	if err != nil {
 		return err
 	}
-	if o.output != "text" && o.output != "json" && o.output != "markdown" {
-		return usageErr("--output must be text, json or markdown (got %q)", o.output)
+	if err := checkOutput(o.output, diffFormats()); err != nil {
+		return err
 	}
-	if o.failOn != "none" && o.failOn != "widen" {
-		return usageErr("--fail-on must be widen or none (got %q)", o.failOn)
+	if o.failOn == "widen" {
+		o.failOn = string(failOnError)
+	}
+	if err := checkEnum("fail-on", o.failOn, failOnLevels()); err != nil {
+		return err
 	}
 	if o.maxClasses < 1 {
 		return usageErr("--max-classes must be at least 1 (got %d)", o.maxClasses)
@@ -137,10 +145,10 @@ func (o *diffOptions) run(s streams, args []string) error {
 	if err := rep.write(s.out, o.output); err != nil {
 		return err
 	}
-	if o.failOn == "widen" && rep.Widens {
+	if o.failOn != string(failOnNone) && (rep.Widens || (o.failOn == string(failOnWarning) && rep.changed())) {
 		return exitError{exitFindings}
 	}
-	if n := rep.incomplete(); o.failOn == "widen" && n > 0 {
+	if n := rep.incomplete(); o.failOn != string(failOnNone) && n > 0 {
 		// Nothing widens among what was compared, but not everything was.
 		fmt.Fprintf(s.err, "meshguard diff: %d proxy groups or Servers were not compared (more than --max-classes %d client classes); whether access widens there is not known\n", n, o.maxClasses)
 		return exitError{exitUsage}
@@ -333,4 +341,25 @@ func untar(r io.Reader, dir string) error {
 			}
 		}
 	}
+}
+
+// diffFormats are diff's -o values; markdown is for a pull-request comment.
+func diffFormats() []format {
+	return []format{formatText, formatJSON, formatYAML, formatMarkdown}
+}
+
+// changed reports whether some client's access changes at all (widened,
+// narrowed or in shadow mode), which --fail-on warning fails on.
+func (r *diffReport) changed() bool {
+	for _, g := range r.Kuma {
+		if len(g.Changes) > 0 {
+			return true
+		}
+	}
+	for _, d := range r.Linkerd {
+		if len(d.Changes) > 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 
+	"sigs.k8s.io/yaml"
+
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/authz"
 	"github.com/meshguard/meshguard/compile"
@@ -54,6 +56,13 @@ func (r *diffReport) write(w io.Writer, output string) error {
 		return err
 	case "markdown":
 		return r.markdown(w)
+	case "yaml":
+		b, err := yaml.Marshal(r)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(b)
+		return err
 	}
 	return r.text(w)
 }

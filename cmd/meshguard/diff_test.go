@@ -77,11 +77,15 @@ func TestDiffExitCodes(t *testing.T) {
 		{"not compared under --fail-on widen", []string{"--fail-on", "widen", "--max-classes", "1", diffOld, "testdata/diff/narrowed"}, exitUsage, "were not compared"},
 		{"narrowing only passes", []string{"--fail-on", "widen", diffOld, "testdata/diff/narrowed"}, exitOK, ""},
 		{"no change", []string{"--fail-on", "widen", diffOld, diffOld}, exitOK, ""},
+		{"widening fails with --fail-on error", []string{"--fail-on", "error", diffOld, diffNew}, exitFindings, ""},
+		{"narrowing passes --fail-on error", []string{"--fail-on", "error", diffOld, "testdata/diff/narrowed"}, exitOK, ""},
+		{"narrowing fails --fail-on warning", []string{"--fail-on", "warning", diffOld, "testdata/diff/narrowed"}, exitFindings, ""},
+		{"no change passes --fail-on warning", []string{"--fail-on", "warning", diffOld, diffOld}, exitOK, ""},
 		{"one argument", []string{diffOld}, exitUsage, "diff needs OLD and NEW"},
 		{"stdin", []string{"-", diffOld}, exitUsage, "not standard input"},
 		{"missing path", []string{diffOld, "testdata/diff/nope"}, exitUsage, "no such file"},
-		{"bad output", []string{"-o", "yaml", diffOld, diffNew}, exitUsage, "--output must be text, json or markdown"},
-		{"bad fail-on", []string{"--fail-on", "narrow", diffOld, diffNew}, exitUsage, "--fail-on must be widen or none"},
+		{"bad output", []string{"-o", "csv", diffOld, diffNew}, exitUsage, "--output must be text, json, yaml or markdown"},
+		{"bad fail-on", []string{"--fail-on", "narrow", diffOld, diffNew}, exitUsage, "--fail-on must be error, warning or none"},
 		{"git-base without a path", []string{"--git-base", "HEAD"}, exitUsage, "needs at least one PATH"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -124,7 +124,7 @@ func TestVersion(t *testing.T) {
 	if got.Version == "" || !cmp.Equal(got.KumaVersions, embedded.KumaVersions) || !cmp.Equal(got.CRDReleases, embedded.CRDReleases) {
 		t.Errorf("version -o json = %+v", got)
 	}
-	if code, _, _ := runCapture("meshguard", "version", "-o", "yaml"); code != exitUsage {
-		t.Errorf("version -o yaml: exit %d, want %d", code, exitUsage)
+	if code, _, _ := runCapture("meshguard", "version", "-o", "csv"); code != exitUsage {
+		t.Errorf("version -o csv: exit %d, want %d", code, exitUsage)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -137,8 +138,14 @@ YAML that is not a Kubernetes object (no apiVersion and no kind: Helm values, CI
 workflows) is skipped with a note on standard error, counted as skipped in the
 summary and listed in json and sarif output; it does not change the exit code.
 
-Output formats: text (file:line: severity code field: message), json (one object
-with findings, summary and skipped) and sarif (SARIF 2.1.0 for code-scanning UIs).
+Output formats (-o): text (file:line: severity code field: message), json (one
+object with findings, summary and skipped), yaml (the same as YAML), sarif (SARIF
+2.1.0 for code-scanning UIs, with the tool version and render provenance),
+markdown (a table for a job summary or pull-request comment), github (GitHub
+Actions workflow commands: annotations without code scanning) and junit (JUnit
+XML: a testsuite per file, a testcase per object, a failure per finding at or
+above --fail-on). One run can write several: -o text,sarif=meshguard.sarif
+prints text and writes SARIF to a file.
 
 Suppressions: the meshguard.io/ignore annotation on an object ("MG203: reason;
 MG201 until 2027-01-31: reason") and --ignore-file accept warnings on purpose. A
@@ -156,6 +163,7 @@ usage error or a document that cannot be read or parsed, or a render that fails
   meshguard lint --no-kustomize --no-helm deploy/   # every file as it is
   kubectl kustomize overlays/prod | meshguard lint -o json -
   meshguard lint --mode zone --zone zone-1 -o sarif policies/ > meshguard.sarif
+  meshguard lint -o text,sarif=meshguard.sarif,junit=report.xml policies/
   helm template shop charts/shop > rendered.yaml
   meshguard lint --inventory rendered.yaml policies/   # references resolve against the chart's objects`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -170,9 +178,14 @@ usage error or a document that cannot be read or parsed, or a render that fails
 			if eng.Stages, err = o.stages(eng); err != nil {
 				return err
 			}
-			if o.failOn != validate.SeverityError && o.failOn != validate.SeverityWarning {
-				return usageErr("--fail-on must be error or warning (got %q)", o.failOn)
+			if err := checkEnum("fail-on", o.failOn, failOnLevels()); err != nil {
+				return err
 			}
+			outs, err := parseOutputs(o.output)
+			if err != nil {
+				return err
+			}
+			objects := recordObjects(&eng, outs)
 			prog, err := o.progressLine(s)
 			if err != nil {
 				return err
@@ -180,7 +193,7 @@ usage error or a document that cannot be read or parsed, or a render that fails
 			defer tuneGCForLint()()
 			findings, sum, skipped := lint.Run(args, s.in, o.loadOptions(), eng, prog.Update)
 			prog.Done()
-			if err := o.write(s, findings, sum, skipped); err != nil {
+			if err := o.write(s, outs, report{findings: findings, summary: sum, skipped: skipped, objects: objects.List()}); err != nil {
 				return err
 			}
 			if err := lint.WriteNotes(s.err, skipped); err != nil {
@@ -191,8 +204,8 @@ usage error or a document that cannot be read or parsed, or a render that fails
 	}
 	o.bind(cmd)
 	o.bindSuppressions(cmd)
-	cmd.Flags().StringVarP(&o.output, "output", "o", "text", "output format: text, json or sarif")
-	cmd.Flags().StringVar(&o.failOn, "fail-on", validate.SeverityError, "lowest severity that makes the exit code 1: error or warning")
+	bindReportOutput(cmd, &o.output)
+	bindFailOn(cmd, &o.failOn, failOnError, "the severity of findings; none: only unreadable input fails")
 	cmd.Flags().StringVar(&o.color, "color", "auto", "colour text output: auto (only on a terminal, honours NO_COLOR), always, never")
 	cmd.Flags().StringArrayVar(&o.inventory, "inventory", nil, "file or directory of objects that references may name but that are not linted (workloads, Services, Namespaces, ServiceAccounts, mesh objects; e.g. a rendered Helm chart or a cluster dump); repeatable. See docs/lint.md")
 	cmd.Flags().BoolVar(&o.noInventory, "no-inventory", false, "do not check references between objects (MG401-MG449)")
@@ -250,20 +263,40 @@ func (o *lintOptions) progressLine(s streams) (*lint.Progress, error) {
 	return lint.NewProgress(s.err, o.progressDelay), nil
 }
 
-func (o *lintOptions) write(s streams, fs []lint.Finding, sum lint.Summary, skipped []lint.Skip) error {
-	switch o.output {
-	case "text":
-		color := o.color == "always" || (o.color == "auto" && s.stdout != nil && lint.IsTerminal(s.stdout))
-		if !o.showSuppressed {
-			fs = lint.Unsuppressed(fs)
-		}
-		return lint.WriteText(s.out, fs, sum, color)
-	case "json":
-		return lint.WriteJSON(s.out, fs, sum, skipped)
-	case "sarif":
-		return lint.WriteSARIF(s.out, fs, skipped, lint.Rules())
+// write writes the run's reports to the outputs of -o, text in colour only on a
+// terminal (--color).
+func (o *lintOptions) write(s streams, outs []reportOutput, r report) error {
+	r.color = o.color == "always" || (o.color == "auto" && s.stdout != nil && lint.IsTerminal(s.stdout))
+	r.showSuppressed, r.failOn = o.showSuppressed, o.failOn
+	return writeReports(s, outs, r)
+}
+
+// bindReportOutput adds the -o of the doors that report findings: one format,
+// or several with files (see parseOutputs).
+func bindReportOutput(cmd *cobra.Command, p *string) {
+	names := formatNames(findingFormats())
+	cmd.Flags().StringVarP(p, "output", "o", string(formatText), "output format: "+oneOf(names)+
+		"; or a comma-separated list of FORMAT=FILE plus at most one FORMAT for standard output, to write several reports from one run (-o text,sarif=meshguard.sarif)")
+	completeEnum(cmd, "output", names)
+}
+
+// recordObjects makes the run record the objects it lints when a report lists
+// every object (JUnit), by adding a recording stage to eng; the result's List is
+// empty otherwise.
+func recordObjects(eng *lint.Options, outs []reportOutput) *lint.Objects {
+	objects := &lint.Objects{}
+	if !wants(outs, formatJUnit) {
+		return objects
 	}
-	return usageErr("--output must be text, json or sarif (got %q)", o.output)
+	stages := eng.Stages
+	eng.Stages = func() []lint.Stage {
+		var ss []lint.Stage
+		if stages != nil {
+			ss = stages()
+		}
+		return append(ss, objects.Stage())
+	}
+	return objects
 }
 
 // exitFor turns findings into the documented exit code: parse errors win (2), then
@@ -277,7 +310,7 @@ func exitFor(fs []lint.Finding, failOn string) error {
 		if f.Code == validate.CodeParse {
 			return exitError{exitUsage}
 		}
-		if f.Severity == validate.SeverityError || failOn == validate.SeverityWarning {
+		if lint.FailsOn(f.Severity, failOn) {
 			code = exitFindings
 		}
 	}
@@ -299,7 +332,8 @@ spec values of the policy-on-namespace design. Objects of other kinds are printe
 unchanged. Kustomizations and Helm charts are rendered first, as lint renders them
 (--no-kustomize, --no-helm, --helm-values work the same), so the output is the
 rendered objects, defaulted. YAML that is not a Kubernetes object is left out with a
-note on standard error.
+note on standard error. -o json prints the objects as one JSON List
+(apiVersion v1, kind List) instead of YAML documents.
 
 On standard error it says what the webhook would say: a warning for each label the
 document set that was replaced (MG016), and for each object the validating webhook
@@ -311,7 +345,8 @@ a usage error, a document that cannot be read or parsed, or a render that fails 
 other documents are still printed).`,
 		Example: `  meshguard default -n payments-ns policy.yaml
   meshguard default overlays/prod > prod-as-stored.yaml
-  meshguard default --mode zone --zone zone-1 --sugar keep policies/`,
+  meshguard default --mode zone --zone zone-1 --sugar keep policies/
+  meshguard default -o json policy.yaml | jq '.items[].metadata.labels'`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			eng, err := o.engine()
 			if err != nil {
@@ -320,21 +355,30 @@ other documents are still printed).`,
 			if len(args) == 0 {
 				return usageErr("default needs at least one PATH, or - for standard input")
 			}
-			return printDefaulted(s, args, o.loadOptions(), eng)
+			if err := checkOutput(o.output, defaultFormats()); err != nil {
+				return err
+			}
+			return printDefaulted(s, args, o.loadOptions(), eng, format(o.output))
 		},
 	}
 	o.bind(cmd)
+	bindOutput(cmd, &o.output, defaultFormats()...)
 	return cmd
 }
+
+// defaultFormats are default's -o values: the objects as YAML documents, or as
+// one JSON List (as kubectl get -o json prints several objects).
+func defaultFormats() []format { return []format{formatYAML, formatJSON} }
 
 // printDefaulted streams the documents as the mutating webhook would store them,
 // separated by "---", with defaultDocument's notes on standard error, and returns
 // the documented exit code: 2 for an unreadable document, else 1 when an object
 // would be denied.
-func printDefaulted(s streams, args []string, lo lint.LoadOptions, eng lint.Options) error {
+func printDefaulted(s streams, args []string, lo lint.LoadOptions, eng lint.Options, out format) error {
 	bad, denied, first := false, false, true
 	var failed error
-	skipped := lint.Stream(args, s.in, lo, func(d *lint.Document) defaulted { return defaultDocument(d, eng) }, func(r defaulted) {
+	var items []json.RawMessage
+	skipped := lint.Stream(args, s.in, lo, func(d *lint.Document) defaulted { return defaultDocument(d, eng, out) }, func(r defaulted) {
 		switch {
 		case failed != nil:
 		case r.parseErr != nil:
@@ -347,6 +391,10 @@ func printDefaulted(s streams, args []string, lo lint.LoadOptions, eng lint.Opti
 				fmt.Fprintln(s.err, n)
 			}
 			denied = denied || r.denied
+			if out == formatJSON {
+				items = append(items, r.yaml)
+				return
+			}
 			if !first {
 				fmt.Fprintln(s.out, "---")
 			}
@@ -354,6 +402,9 @@ func printDefaulted(s streams, args []string, lo lint.LoadOptions, eng lint.Opti
 			_, failed = s.out.Write(r.yaml)
 		}
 	})
+	if failed == nil && out == formatJSON {
+		failed = writeJSONList(s.out, items)
+	}
 	if failed != nil {
 		return failed
 	}
@@ -369,7 +420,20 @@ func printDefaulted(s streams, args []string, lo lint.LoadOptions, eng lint.Opti
 	return nil
 }
 
-// defaulted is one document of `meshguard default`: the YAML to print and the
+// writeJSONList prints objects as one kind: List, indented.
+func writeJSONList(w io.Writer, items []json.RawMessage) error {
+	if items == nil {
+		items = []json.RawMessage{}
+	}
+	b, err := json.MarshalIndent(map[string]any{"apiVersion": "v1", "kind": "List", "items": items}, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// defaulted is one document of `meshguard default`: the YAML (or JSON) to print and the
 // lines for standard error, or why not. Documents are defaulted concurrently and
 // printed in order, so nothing is written until then.
 type defaulted struct {
@@ -383,7 +447,7 @@ type defaulted struct {
 // defaultDocument defaults one document (lint.Default) and renders it: the YAML to
 // print, and a warning line per replaced label and a note when the object would be
 // denied, as the webhook would say them.
-func defaultDocument(d *lint.Document, eng lint.Options) defaulted {
+func defaultDocument(d *lint.Document, eng lint.Options, out format) defaulted {
 	if d.Err != nil {
 		return defaulted{parseErr: &lint.Document{File: d.File, Line: d.Line, ErrLine: d.ErrLine, Err: d.Err}}
 	}
@@ -396,6 +460,10 @@ func defaultDocument(d *lint.Document, eng lint.Options) defaulted {
 		r.denied = true
 		at := res.DeniedAt
 		r.notes = append(r.notes, fmt.Sprintf("%s:%d: note: this object would be denied: %s", at.File, at.Line, strings.Join(res.Denied, ", ")))
+	}
+	if out == formatJSON {
+		r.yaml, r.err = json.Marshal(d.Object.Object)
+		return r
 	}
 	r.yaml, r.err = yaml.Marshal(d.Object.Object)
 	return r

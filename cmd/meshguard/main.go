@@ -100,7 +100,7 @@ The same engine runs behind every command:
   meshguard completion  print a shell completion script (bash, zsh, fish, powershell)
 
 Exit codes: 0 success, 1 findings (lint: at or above --fail-on; default: an object
-would be denied; check: the call is denied; diff --fail-on widen: access is widened),
+would be denied; check: the call is denied; diff --fail-on error: access is widened),
 2 usage or parse errors.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -110,6 +110,11 @@ would be denied; check: the call is denied; diff --fail-on widen: access is wide
 	// scripts go to the output set at this point.
 	root.SetOut(s.out)
 	root.InitDefaultCompletionCmd()
+	// --version prints what the first line of `meshguard version` says.
+	root.Version = toolVersion()
+	root.SetVersionTemplate("meshguard {{.Version}}\n")
+	root.SetFlagErrorFunc(flagError)
+	registerCompletions(root)
 	return root
 }
 

@@ -49,7 +49,7 @@ When the manifests hold Linkerd (policy.linkerd.io) objects, preview also shows 
 each Server the clients that may connect (identities, service accounts, networks,
 unauthenticated) and the object that grants each, plus the default inbound policy for
 pods and ports no Server covers: under "linkerd" in JSON and YAML, as a table with
--o table. See docs/linkerd.md, "Authorization preview".`,
+-o table (or -o text, its name in every other command). See docs/linkerd.md, "Authorization preview".`,
 		Example: `  meshguard preview examples/valid
   meshguard preview --form compact -o json policies/ | jq '.previews[].policies'
   meshguard preview -o table examples/linkerd/valid`,
@@ -62,11 +62,14 @@ pods and ports no Server covers: under "linkerd" in JSON and YAML, as a table wi
 				return usageErr("preview needs at least one PATH, or - for standard input")
 			}
 			form := compile.Form(o.form)
-			if form != compile.FormExpanded && form != compile.FormCompact {
-				return usageErr("--form must be expanded or compact (got %q)", o.form)
+			if err := checkEnum("form", o.form, formValues()); err != nil {
+				return err
 			}
-			if o.output != "yaml" && o.output != "json" && o.output != "table" {
-				return usageErr("--output must be yaml, json or table (got %q)", o.output)
+			if err := checkOutput(o.output, previewFormats()); err != nil {
+				return err
+			}
+			if o.output == string(formatText) {
+				o.output = string(formatTable)
 			}
 			if err := checkLinkerd(o.linkerd); err != nil {
 				return err
@@ -98,8 +101,8 @@ pods and ports no Server covers: under "linkerd" in JSON and YAML, as a table wi
 		},
 	}
 	o.bind(cmd)
-	cmd.Flags().StringVar(&o.form, "form", string(compile.FormExpanded), "RBAC form for 'from' policies: expanded or compact")
-	cmd.Flags().StringVarP(&o.output, "output", "o", "yaml", "output format: yaml, json or table")
+	cmd.Flags().StringVar(&o.form, "form", defaultForm, "RBAC form for 'from' policies: "+oneOf(formValues()))
+	bindOutput(cmd, &o.output, previewFormats()...)
 	linkerdFlags(cmd.Flags(), &o.linkerd)
 	return cmd
 }
@@ -164,4 +167,10 @@ func printNotes(s streams, notes []lint.Note) {
 	for _, n := range notes {
 		fmt.Fprintf(s.err, "%s:%d: %s\n", n.File, n.Line, n.Text)
 	}
+}
+
+// previewFormats are preview's -o values, YAML first (the default); text is the
+// table, under the name every other command uses for its human-readable form.
+func previewFormats() []format {
+	return []format{formatYAML, formatJSON, formatText, formatTable}
 }

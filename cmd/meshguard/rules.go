@@ -1,12 +1,14 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"sigs.k8s.io/yaml"
 
 	"github.com/meshguard/meshguard/lint"
 	"github.com/meshguard/meshguard/validate"
@@ -19,7 +21,8 @@ func newRulesCmd(s streams) *cobra.Command {
 		Short: "List every finding code with its severity and meaning",
 		Long: `Rules lists every code meshguard can report. Codes are stable: CI pipelines may
 filter on them. -o markdown prints the reference in docs/rules.md, with a bad and
-a good example per code.`,
+a good example per code; -o json and -o yaml print every rule with its examples as
+data (code, severity, summary, bad, good, flags) for tools.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			switch output {
@@ -32,12 +35,55 @@ a good example per code.`,
 				return tw.Flush()
 			case "markdown":
 				return writeRulesMarkdown(s.out, lint.Rules())
+			case "json", "yaml":
+				return writeRulesData(s.out, format(output), lint.Rules())
 			}
-			return usageErr("--output must be text or markdown (got %q)", output)
+			return checkOutput(output, rulesFormats())
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or markdown")
+	bindOutput(cmd, &output, rulesFormats()...)
 	return cmd
+}
+
+// rulesFormats are the -o values of rules.
+func rulesFormats() []format {
+	return []format{formatText, formatJSON, formatYAML, formatMarkdown}
+}
+
+// ruleData is one rule as -o json and -o yaml print it; the field names are a
+// contract for scripts, kept apart from validate.RuleDoc's Go names.
+type ruleData struct {
+	Code     string `json:"code"`
+	Severity string `json:"severity"`
+	Summary  string `json:"summary"`
+	HelpURI  string `json:"helpUri"`
+	Flags    string `json:"flags,omitempty"`
+	Bad      string `json:"bad,omitempty"`
+	Good     string `json:"good,omitempty"`
+}
+
+// writeRulesData prints {"rules": [...]} as JSON or YAML.
+func writeRulesData(w io.Writer, f format, rules []validate.RuleDoc) error {
+	out := struct {
+		Rules []ruleData `json:"rules"`
+	}{Rules: make([]ruleData, 0, len(rules))}
+	for _, r := range rules {
+		out.Rules = append(out.Rules, ruleData{Code: r.Code, Severity: r.Severity, Summary: r.Summary,
+			HelpURI: lint.RulesDocURI + "#" + strings.ToLower(r.Code), Flags: r.Flags, Bad: r.Bad, Good: r.Good})
+	}
+	var b []byte
+	var err error
+	if f == formatYAML {
+		b, err = yaml.Marshal(out)
+	} else {
+		b, err = json.MarshalIndent(out, "", "  ")
+		b = append(b, '\n')
+	}
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
 }
 
 // writeRulesMarkdown renders docs/rules.md; a test keeps the file in sync.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"sigs.k8s.io/yaml"
 
 	"github.com/meshguard/meshguard/schema"
 )
@@ -111,10 +112,20 @@ checked against. -o json prints the same as one JSON object.`,
 				enc := json.NewEncoder(s.out)
 				enc.SetIndent("", "  ")
 				return enc.Encode(v)
+			case "yaml":
+				b, err := yaml.Marshal(v)
+				if err != nil {
+					return err
+				}
+				_, err = s.out.Write(b)
+				return err
 			}
-			return usageErr("--output must be text or json (got %q)", output)
+			return checkOutput(output, versionFormats())
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	bindOutput(cmd, &output, versionFormats()...)
 	return cmd
 }
+
+// versionFormats are the -o values of version.
+func versionFormats() []format { return []format{formatText, formatJSON, formatYAML} }
