@@ -20,6 +20,8 @@ type renderer struct {
 	// be inside kustomize, whose OpenAPI schema state is global, so no further
 	// render starts in this run.
 	stuck bool
+	// files reads the plain files of the run's PATHs (see fileSet).
+	files *fileSet
 }
 
 func newRenderer(o LoadOptions) *renderer {
