@@ -60,6 +60,16 @@ func (o *lintOptions) loadOptions() lint.LoadOptions {
 	return lint.LoadOptions{Kustomize: !o.noKustomize, Helm: !o.noHelm, HelmValues: o.helmValues, Namespace: o.namespace}
 }
 
+// checkPaths refuses, before any work, PATHs that are missing, unreadable,
+// not a file or directory, or too large: an input error (exit 2), never a
+// finding about a file that is not there.
+func checkPaths(args []string) error {
+	if err := lint.CheckPaths(args); err != nil {
+		return usageErr("%v", err)
+	}
+	return nil
+}
+
 // load reads all the arguments at once, for the doors that need every document
 // together (preview).
 func (o *lintOptions) load(s streams, args []string) lint.Loaded {
@@ -149,6 +159,9 @@ usage error or a document that cannot be read or parsed, or a render that fails
 			}
 			if len(args) == 0 {
 				return usageErr("lint needs at least one PATH, or - for standard input")
+			}
+			if err := checkPaths(args); err != nil {
+				return err
 			}
 			if eng.Stages, err = o.stages(eng); err != nil {
 				return err
@@ -301,6 +314,9 @@ other documents are still printed).`,
 			}
 			if len(args) == 0 {
 				return usageErr("default needs at least one PATH, or - for standard input")
+			}
+			if err := checkPaths(args); err != nil {
+				return err
 			}
 			return printDefaulted(s, args, o.loadOptions(), eng)
 		},
