@@ -129,7 +129,7 @@ func checkPath(p string) error {
 		if _, lerr := os.Lstat(p); lerr == nil {
 			return fmt.Errorf("PATH %s is a symlink to a file that does not exist", p)
 		}
-		return fmt.Errorf("PATH %s does not exist", p)
+		return fmt.Errorf("PATH %s: no such file or directory", p)
 	case errors.Is(err, syscall.ELOOP):
 		return fmt.Errorf("PATH %s is a loop of symlinks", p)
 	case err != nil:

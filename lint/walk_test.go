@@ -238,7 +238,7 @@ func TestCheckPaths(t *testing.T) {
 		{"dir/a.yaml", ""},
 		{"linkdir", ""},
 		{"-", ""},
-		{"missing.yaml", "PATH " + filepath.Join(root, "missing.yaml") + " does not exist"},
+		{"missing.yaml", "PATH " + filepath.Join(root, "missing.yaml") + ": no such file or directory"},
 		{"dangling.yaml", "is a symlink to a file that does not exist"},
 		{"loop1", "is a loop of symlinks"},
 	}
