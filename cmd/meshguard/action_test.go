@@ -64,7 +64,9 @@ func TestActionScript(t *testing.T) {
 		{paths: "good", code: "0"},
 		// wrong-type.yaml: MG002, and the MG126 warning that its MeshRetry has no 'to'.
 		{paths: "good bad", flags: "--mode standalone", code: "1", results: 2},
-		{paths: "missing.yaml", code: "2", results: 1},
+		// A missing PATH is an input error before any output: no SARIF report (an
+		// alert on a file that does not exist), so no upload either.
+		{paths: "missing.yaml", code: "2", results: -1},
 	} {
 		tmp := t.TempDir()
 		sarif := filepath.Join(tmp, "out.sarif")
@@ -74,6 +76,15 @@ func TestActionScript(t *testing.T) {
 			t.Errorf("lint %s: the step itself failed (exit %d); it must leave failing to finish\n%s", tc.paths, code, log)
 		}
 		outputs := readFile(t, filepath.Join(tmp, "output"))
+		if tc.results < 0 {
+			if !strings.Contains(outputs, "exit-code="+tc.code+"\n") || strings.Contains(outputs, "sarif-file=") {
+				t.Errorf("lint %s: outputs %q, want exit-code=%s and no sarif-file", tc.paths, outputs, tc.code)
+			}
+			if !strings.Contains(log, "no such file or directory") {
+				t.Errorf("lint %s: the log does not say the PATH is missing:\n%s", tc.paths, log)
+			}
+			continue
+		}
 		if !strings.Contains(outputs, "exit-code="+tc.code+"\n") || !strings.Contains(outputs, "sarif-file="+sarif+"\n") {
 			t.Errorf("lint %s: outputs %q, want exit-code=%s and sarif-file", tc.paths, outputs, tc.code)
 		}
