@@ -10,13 +10,10 @@ import (
 // Stable rule codes. They are part of the product contract (CI pipelines filter on
 // them), so a code is never reused for a different rule.
 const (
-	CodeParse        = "MG000"
-	CodeMetadata     = "MG003"
-	CodeUnknownKind  = "MG004"
-	CodeUnservedKind = "MG005"
-	// CodeDuplicate is found by the linter across documents: two objects with
-	// one identity, of which the cluster keeps one.
-	CodeDuplicate       = "MG006"
+	CodeParse           = "MG000"
+	CodeMetadata        = "MG003"
+	CodeUnknownKind     = "MG004"
+	CodeUnservedKind    = "MG005"
 	CodeMeshName        = "MG010"
 	CodeMeshChanged     = "MG011"
 	CodeOwnedLabel      = "MG012"
@@ -63,6 +60,10 @@ const (
 	CodeLinkerdInboundAnnotation = "MG341"
 	CodeLinkerdServerConflict    = "MG350"
 )
+
+// CodeDuplicate is found by the linter across documents: two documents of one
+// object (group, kind, namespace, name), of which a cluster keeps one.
+const CodeDuplicate = "MG006"
 
 // Severities of findings.
 const (
