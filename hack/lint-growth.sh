@@ -4,7 +4,12 @@
 # and 100k documents of hack/genmanifests' realistic mix, printed as a markdown
 # table (docs/performance.md, "Linter growth curve").
 #
-#   hack/lint-growth.sh [--before GIT_REV] [--sizes "1000 10000 50000 100000"]
+#   hack/lint-growth.sh [--before GIT_REV] [--sizes "1000 10000 50000 100000"] [--small-mtp]
+#
+# --small-mtp measures issue 27's input instead of the mix: after the Namespaces,
+# only ~200-byte namespace-wide MeshTrafficPermissions (genmanifests -small-mtp;
+# 294000 of them are 63.5 MiB, under the 64 MiB file bound), e.g.
+# --small-mtp --sizes "16000 64000 150000 294000".
 #
 # --before also measures meshguard built from GIT_REV (e.g. the commit before a
 # change). Everything built or generated goes to .cache/lint-growth. kubeconform
@@ -19,11 +24,14 @@ set -euo pipefail
 
 sizes="1000 10000 50000 100000"
 before=""
+gen_flags=()
+prefix=mix
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--before) before="$2"; shift 2 ;;
 	--sizes) sizes="$2"; shift 2 ;;
-	*) echo "usage: $0 [--before GIT_REV] [--sizes \"N ...\"]" >&2; exit 2 ;;
+	--small-mtp) gen_flags=(-small-mtp); prefix=small-mtp; shift ;;
+	*) echo "usage: $0 [--before GIT_REV] [--sizes \"N ...\"] [--small-mtp]" >&2; exit 2 ;;
 	esac
 done
 
@@ -78,8 +86,8 @@ echo
 echo "$header"
 echo "$sep"
 for n in $sizes; do
-	in="$cache/inputs/mix-$n.yaml"
-	[ -s "$in" ] || "$cache/bin/genmanifests" -n "$n" -o "$in"
+	in="$cache/inputs/$prefix-$n.yaml"
+	[ -s "$in" ] || "$cache/bin/genmanifests" "${gen_flags[@]}" -n "$n" -o "$in"
 	mib=$(awk -v b="$(stat -c %s "$in")" 'BEGIN { printf "%.1f", b / 1048576 }')
 	read -r mg_cpu mg_rss <<<"$(measure "$cache/bin/meshguard" lint --progress=never -o json "$in")"
 	row="| $n | $mib | $mg_cpu | $mg_rss |"

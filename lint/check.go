@@ -26,13 +26,15 @@ type CheckInput struct {
 func KumaCheckInput(docs []Document, o Options, keep func(compile.Policy) bool) CheckInput {
 	var in CheckInput
 	type candidate struct {
-		d    *Document
-		kind *api.Kind
-		p    compile.Policy
-		ok   bool
-		note []Note
+		d        *Document
+		kind     *api.Kind
+		p        compile.Policy
+		selected bool
+		at       placed
+		note     []Note
 	}
 	var cands []candidate
+	copies := map[ObjectID]int{}
 	for i := range docs {
 		d := &docs[i]
 		if d.Err != nil {
@@ -47,29 +49,50 @@ func KumaCheckInput(docs []Document, o Options, keep func(compile.Policy) bool) 
 		if kind == nil || kind.Kind != api.KindMeshTrafficPermission {
 			continue
 		}
-		if p, err := compile.PolicyHeader(d.Object); err == nil && !keep(p) {
-			continue
-		}
-		cands = append(cands, candidate{d: d, kind: kind})
+		c := candidate{d: d, kind: kind, at: placeOf(d, o, false)}
+		copies[c.at.id]++
+		cands = append(cands, c)
 	}
+	// A policy keep does not select still counts when it has another copy: the
+	// cluster keeps the last copy it admits, selected or not.
+	sel := cands[:0]
+	for _, c := range cands {
+		if p, err := compile.PolicyHeader(c.d.Object); err != nil || keep(p) || copies[c.at.id] > 1 {
+			sel = append(sel, c)
+		}
+	}
+	cands = sel
 	// Validation is independent per document: in parallel, kept in input order.
 	parallel(len(cands), func(i int) {
 		c := &cands[i]
 		res, ok := admissible(c.d, c.kind, o, &c.note)
 		if !ok {
+			c.at.denied = true
 			return
 		}
 		spec, _ := res.Spec.(*api.MeshTrafficPermissionSpec)
 		p, err := compile.PolicyFromSpec(c.d.Object, spec)
 		if err != nil {
+			c.at.denied = true
 			note(&c.note, c.d, c.d.Line, "skipped: %v", err)
 			return
 		}
-		c.p, c.ok = p, keep(p)
+		c.p, c.selected = p, keep(p)
 	})
-	for _, c := range cands {
+	places := make([]placed, len(cands))
+	for i, c := range cands {
+		places[i] = c.at
+	}
+	replaced := supersededBy(places)
+	for i, c := range cands {
+		if j := replaced[i]; j >= 0 {
+			if c.selected {
+				noteReplaced(&c.note, c.d, places[j])
+			}
+			c.selected = false
+		}
 		in.Notes = append(in.Notes, c.note...)
-		if c.ok {
+		if c.selected {
 			in.Policies = append(in.Policies, c.p)
 			in.Docs = append(in.Docs, c.d)
 		}

@@ -3,7 +3,6 @@ package lint
 import (
 	"bytes"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -77,9 +76,10 @@ func LoadAll(paths []string, stdin io.Reader, o LoadOptions) Loaded {
 // the finished documents of each kustomize build or Helm render.
 func eachUnit(paths []string, stdin io.Reader, o LoadOptions, fn func(unit)) {
 	r := newRenderer(o, paths)
+	r.files = newFileSet(paths)
 	for _, p := range paths {
 		if p == "-" {
-			splitReader(StdinName, stdin, fn)
+			stdinUnits(stdin, fn)
 			continue
 		}
 		info, err := os.Stat(p)
@@ -89,19 +89,44 @@ func eachUnit(paths []string, stdin io.Reader, o LoadOptions, fn func(unit)) {
 		}
 		switch {
 		case !info.IsDir() && o.Kustomize && isKustomizationFile(filepath.Base(p)):
-			r.renderUnits(filepath.Dir(p), false, fn)
+			r.renderOnce(filepath.Dir(p), false, fn)
 		case !info.IsDir() && o.Helm && filepath.Base(p) == chartFile:
-			r.renderUnits(filepath.Dir(p), true, fn)
+			r.renderOnce(filepath.Dir(p), true, fn)
 		case !info.IsDir():
-			fileUnits(p, fn)
+			r.files.fileUnits(p, fn)
 		case o.Kustomize || o.Helm:
 			r.treeUnits(p, fn)
 		default:
-			for _, f := range walkDir(p) {
-				walkedUnits(f, fn)
+			for _, f := range r.files.walk(p) {
+				r.files.walkedUnits(f, fn)
 			}
 		}
 	}
+}
+
+// renderOnce renders the kustomization or chart in dir (a PATH named its
+// kustomization file or Chart.yaml) unless a PATH before walked it already.
+func (r *renderer) renderOnce(dir string, chart bool, fn func(unit)) {
+	if real, err := realPath(dir); err == nil {
+		if r.files.dirs[real] {
+			return
+		}
+		r.files.dirs[real] = true
+	}
+	r.renderUnits(dir, chart, fn)
+}
+
+// stdinUnits reads standard input. When it is a regular file (a shell
+// redirect), its size is checked before any work; a pipe is cut off at
+// MaxFileBytes as it is read.
+func stdinUnits(stdin io.Reader, fn func(unit)) {
+	if f, ok := stdin.(*os.File); ok {
+		if info, err := f.Stat(); err == nil && info.Mode().IsRegular() && info.Size() > MaxFileBytes {
+			fn(unit{file: StdinName, err: fileTooLarge(info.Size())})
+			return
+		}
+	}
+	splitReader(StdinName, stdin, fn)
 }
 
 // LoadBytes parses the content of one file named name; tests, fuzzers and
@@ -125,69 +150,12 @@ type unit struct {
 	done     bool
 }
 
-// walked is a file found in a directory: a manifest, or a kustomization file
-// (which "Kustomization" is even without a manifest extension).
-type walked struct {
-	path string
-	err  error
-}
-
-// walkedUnits reads a walked manifest as it is; a "Kustomization" file has no
-// manifest extension and is only looked at when rendering.
-func walkedUnits(f walked, fn func(unit)) {
-	switch {
-	case f.err != nil:
-		fn(unit{file: f.path, err: f.err})
-	case isManifest(filepath.Base(f.path)):
-		fileUnits(f.path, fn)
-	}
-}
-
-// walkDir lists the manifest and kustomization files under root in lexical
-// order, skipping hidden files and directories (.git, editor state, CI configs
-// that are not policies).
-func walkDir(root string) []walked {
-	var out []walked
-	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			out = append(out, walked{path: p, err: err})
-			if d != nil && d.IsDir() && p != root {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		hidden := p != root && strings.HasPrefix(d.Name(), ".")
-		if d.IsDir() {
-			if hidden {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if hidden || !(isManifest(d.Name()) || isKustomizationFile(d.Name())) {
-			return nil
-		}
-		out = append(out, walked{path: p})
-		return nil
-	})
-	return out
-}
-
 func isManifest(name string) bool {
 	switch strings.ToLower(filepath.Ext(name)) {
 	case ".yaml", ".yml", ".json":
 		return true
 	}
 	return false
-}
-
-func fileUnits(path string, fn func(unit)) {
-	f, err := os.Open(path)
-	if err != nil {
-		fn(unit{file: path, err: err})
-		return
-	}
-	defer f.Close()
-	splitReader(path, f, fn)
 }
 
 func splitUnits(name string, data []byte) []unit {

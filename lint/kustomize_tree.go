@@ -140,11 +140,11 @@ func canonical(path string) (string, error) {
 // whose kustomization is a Component is not built on its own.
 func (r *renderer) treeUnits(top string, fn func(unit)) {
 	top = filepath.Clean(top)
-	files := walkDir(top)
+	files := r.files.walk(top)
 	roots := r.findRoots(files, top)
 	if len(roots) == 0 {
 		for _, f := range files {
-			walkedUnits(f, fn)
+			r.files.walkedUnits(f, fn)
 		}
 		return
 	}
@@ -176,7 +176,7 @@ func (r *renderer) treeUnits(top string, fn func(unit)) {
 		owner := ownerRoot(filepath.Dir(f.path), top, roots)
 		switch {
 		case owner == "":
-			walkedUnits(f, fn)
+			r.files.walkedUnits(f, fn)
 		case f.err != nil:
 			fn(unit{file: f.path, err: f.err})
 		case isRootFile(filepath.Base(f.path), roots[owner]) && filepath.Dir(f.path) == owner:

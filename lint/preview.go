@@ -48,6 +48,8 @@ func note(to *[]Note, d *Document, line int, format string, a ...any) {
 // kumaPolicies defaults and validates the documents and keeps the admissible
 // MeshTrafficPermissions.
 func (in *PreviewInput) kumaPolicies(docs []Document, o Options) {
+	var from []*Document
+	var places []placed
 	for i := range docs {
 		d := &docs[i]
 		if d.Err != nil {
@@ -72,7 +74,31 @@ func (in *PreviewInput) kumaPolicies(docs []Document, o Options) {
 			continue
 		}
 		in.Policies = append(in.Policies, p)
+		from = append(from, d)
+		places = append(places, placeOf(d, o, false))
 	}
+	in.Policies = keepLast(in.Policies, from, places, &in.Notes)
+}
+
+// keepLast drops the items (admitted objects, from docs at places) that a later
+// copy of the same object replaces in a cluster, with a note on each.
+func keepLast[T any](items []T, docs []*Document, places []placed, notes *[]Note) []T {
+	replaced := supersededBy(places)
+	out := items[:0]
+	for i, item := range items {
+		if j := replaced[i]; j >= 0 {
+			noteReplaced(notes, docs[i], places[j])
+			continue
+		}
+		out = append(out, item)
+	}
+	return out
+}
+
+// noteReplaced says that d is left out because the copy at later replaces it.
+func noteReplaced(notes *[]Note, d *Document, later placed) {
+	note(notes, d, d.Line, "skipped %s: defined again at %s:%d, the copy the cluster keeps (%s)",
+		later.id, later.file, max(later.line, 1), validate.CodeDuplicate)
 }
 
 // admissible validates a defaulted document as the webhook would; a denied one never
@@ -94,6 +120,9 @@ func admissible(d *Document, kind *api.Kind, o Options, notes *[]Note) (validate
 // Namespaces and workloads that give parents and default-policy annotations.
 // Namespaced objects without a namespace get the one they would get on apply.
 func (in *PreviewInput) linkerdObjects(docs []Document, o Options) {
+	var from []*Document
+	var places []placed
+	defer func() { in.Linkerd = keepLast(in.Linkerd, from, places, &in.LinkerdNotes) }()
 	for i := range docs {
 		d := &docs[i]
 		if d.Err != nil || d.Object == nil {
@@ -114,6 +143,8 @@ func (in *PreviewInput) linkerdObjects(docs []Document, o Options) {
 			obj.SetNamespace(o.Namespace)
 		}
 		in.Linkerd = append(in.Linkerd, *obj)
+		from = append(from, d)
+		places = append(places, placeOf(d, o, false))
 	}
 }
 

@@ -78,6 +78,8 @@ type renderer struct {
 	// goroutine may still be inside kustomize, whose OpenAPI schema state is
 	// global, so no further in-process render starts in this run.
 	stuck bool
+	// files reads the plain files of the run's PATHs (see fileSet).
+	files *fileSet
 }
 
 func newRenderer(o LoadOptions, paths []string) *renderer {

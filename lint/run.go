@@ -119,6 +119,16 @@ type stageSets struct {
 	order   []string // groups in the order their first summary came
 	// sup collects the suppressions of the run, applied by finish.
 	sup *suppressor
+	// pending are the documents added so far, in input order, with their
+	// summaries: finish hands the stages only the copy of each object the
+	// cluster keeps, which is known once every document is in.
+	pending []pendingDoc
+}
+
+// pendingDoc is what stageSets keep of a document until finish.
+type pendingDoc struct {
+	at        placed
+	summaries []any
 }
 
 func (o Options) newStageSets() *stageSets {
@@ -159,6 +169,8 @@ type docResult struct {
 	group     string // renderKey of the document
 	// sups are the object's annotation suppressions; nil when none.
 	sups *objectSups
+	// at is the document's identity and place, for duplicates.
+	at placed
 }
 
 // checkDoc lints one document and lets the stages summarize it while its tree is
@@ -167,12 +179,13 @@ func checkDoc(d *Document, o Options, stages []Stage) docResult {
 	fs, kind, spec := lintDoc(d, o)
 	annFindings, sups := annotationSuppressions(d, o)
 	r := docResult{findings: append(fs, annFindings...), group: renderKey(d), sups: sups}
-	if len(stages) == 0 || (kind == nil && (d.Err != nil || d.Object == nil)) {
-		return r
-	}
 	denied := false
 	for _, f := range fs {
 		denied = denied || f.Severity == validate.SeverityError
+	}
+	r.at = placeOf(d, o, denied)
+	if len(stages) == 0 || (kind == nil && (d.Err != nil || d.Object == nil)) {
+		return r
 	}
 	c := Checked{Doc: d, Object: d.Object, Kind: kind, Denied: denied, Spec: spec}
 	for i, s := range stages {
@@ -186,25 +199,59 @@ func checkDoc(d *Document, o Options, stages []Stage) docResult {
 	return r
 }
 
-// add appends r's findings to out and hands its summaries to the stages of its
-// group; results must be added in input order.
+// placeOf is d's identity (after Prepare gave it its namespace) and the place
+// a duplicate finding points at: its name.
+func placeOf(d *Document, o Options, denied bool) placed {
+	if d.Err != nil || d.Object == nil {
+		return placed{}
+	}
+	id, ok := IdentityOf(d.Object, o.Registry, o.Namespace)
+	if !ok {
+		return placed{}
+	}
+	file, line := d.locate("metadata.name")
+	return placed{id: id, ok: true, file: file, line: line, denied: denied, group: renderKey(d)}
+}
+
+// add appends r's findings to out and keeps its summaries for the stages of
+// its group; results must be added in input order.
 func (r docResult) add(out []Finding, sets *stageSets) []Finding {
 	if r.sups != nil && sets.sup != nil {
 		sets.sup.objects[keyOf(&r.sups.at)] = r.sups
 	}
-	if r.summaries != nil {
-		stages := sets.of(r.group)
-		for i, v := range r.summaries {
-			if v != nil {
-				stages[i].Add(v)
-			}
-		}
+	if r.summaries != nil || r.at.ok {
+		sets.pending = append(sets.pending, pendingDoc{at: r.at, summaries: r.summaries})
 	}
 	return append(out, r.findings...)
 }
 
-// finish appends the stages' findings, group by group, sorts, and counts.
+// feed hands the stages the summaries of the documents the cluster keeps (a
+// duplicate's earlier copies are left out) and returns the duplicate findings.
+func (s *stageSets) feed() []Finding {
+	places := make([]placed, len(s.pending))
+	for i, p := range s.pending {
+		places[i] = p.at
+	}
+	replaced := supersededBy(places)
+	for i, p := range s.pending {
+		if p.summaries == nil || replaced[i] >= 0 || s.newStages == nil {
+			continue
+		}
+		stages := s.of(p.at.group)
+		for j, v := range p.summaries {
+			if v != nil {
+				stages[j].Add(v)
+			}
+		}
+	}
+	s.pending = nil
+	return duplicateFindings(places)
+}
+
+// finish appends the duplicate findings and the stages' findings, group by
+// group, sorts, and counts.
 func finish(out []Finding, sets *stageSets, docs int) ([]Finding, Summary) {
+	out = append(out, sets.feed()...)
 	for _, key := range sets.order {
 		for _, s := range sets.byGroup[key] {
 			out = append(out, s.Findings()...)

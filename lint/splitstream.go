@@ -31,7 +31,7 @@ func splitReader(name string, r io.Reader, fn func(unit)) {
 		s.buf = s.buf[:len(s.buf)+n]
 		s.total += n
 		if s.total > MaxFileBytes {
-			fn(unit{file: name, err: fmt.Errorf("input is larger than %d MiB; split it into smaller files", MaxFileBytes>>20)})
+			fn(unit{file: name, err: fileTooLarge(-1)})
 			return
 		}
 		eof := err == io.EOF

@@ -61,6 +61,10 @@ const (
 	CodeLinkerdServerConflict    = "MG350"
 )
 
+// CodeDuplicate is found by the linter across documents: two documents of one
+// object (group, kind, namespace, name), of which a cluster keeps one.
+const CodeDuplicate = "MG006"
+
 // Severities of findings.
 const (
 	SeverityError   = "error"
@@ -90,6 +94,7 @@ func Catalogue() []RuleDoc {
 		{Code: CodeMetadata, Severity: SeverityError, Summary: "metadata or metadata.name is missing", Bad: "apiVersion: kuma.io/v1alpha1\nkind: MeshTimeout\nmetadata:\n  namespace: kuma-system\nspec:\n  to:\n    - targetRef:\n        kind: Mesh\n      default:\n        idleTimeout: 1h\n", Good: mtGood},
 		{Code: CodeUnknownKind, Severity: SeverityWarning, Summary: "a policy.linkerd.io kind meshguard does not know (a typo?); it is not checked", Bad: "apiVersion: policy.linkerd.io/v1beta3\nkind: Sever\nmetadata:\n  name: web\n  namespace: web-ns\nspec: {}\n", Good: lkServer(lkServerOK)},
 		{Code: CodeUnservedKind, Severity: SeverityError, Summary: "a kuma.io kind or version that Kuma's CRDs (--kuma-version) do not serve (a typo?): the API server refuses it", Bad: "apiVersion: kuma.io/v1alpha1\nkind: MeshTimout\nmetadata:\n  name: t\n  namespace: kuma-system\nspec: {}\n", Good: mtGood},
+		{Code: CodeDuplicate, Severity: SeverityError, Summary: "two documents define the same object (group, kind, namespace after defaulting, name): the cluster keeps only the last one admitted, so the other has no effect (linter, across files; cross-document checks see the copy kept)", Bad: mtGood + "---\n" + mtGood, Good: mtGood},
 		{Code: CodeMeshName, Severity: SeverityError, Summary: "kuma.io/mesh is not a valid mesh name", Bad: labelled("kuma.io/mesh: Prod_Mesh!"), Good: labelled("kuma.io/mesh: prod")},
 		{Code: CodeMeshChanged, Severity: SeverityError, Summary: "kuma.io/mesh changed on UPDATE (webhook only)", Bad: labelled("kuma.io/mesh: other"), Good: mtGood},
 		{Code: CodeOwnedLabel, Severity: SeverityError, Summary: "k8s.kuma.io/namespace or kuma.io/policy-role differs from the computed value (webhook only, when mutation was skipped; the linter recomputes them and reports MG016)", Bad: labelled("kuma.io/policy-role: producer"), Good: mtGood},

@@ -80,7 +80,9 @@ func TestActionScript(t *testing.T) {
 		// wrong-type.yaml: MG002, and the MG126 warning that its MeshRetry has no 'to'.
 		{paths: "good bad", flags: "--mode standalone", code: "1", results: 2},
 		{paths: "good bad", annotations: true, code: "1", results: 2},
-		{paths: "missing.yaml", code: "2", results: 1},
+		// A missing PATH is an input error before any output: no SARIF report (an
+		// alert on a file that does not exist), so no upload either.
+		{paths: "missing.yaml", code: "2", results: -1},
 	} {
 		tmp := t.TempDir()
 		sarif := filepath.Join(tmp, "out.sarif")
@@ -94,7 +96,7 @@ func TestActionScript(t *testing.T) {
 		if n := strings.Count(readFile(t, runs), "run\n"); n != 1 {
 			t.Errorf("lint %s: meshguard ran %d times, want once for text, SARIF and the summary", tc.paths, n)
 		}
-		if summary := readFile(t, filepath.Join(tmp, "summary")); !strings.Contains(summary, "## meshguard lint") {
+		if summary := readFile(t, filepath.Join(tmp, "summary")); tc.results >= 0 && !strings.Contains(summary, "## meshguard lint") {
 			t.Errorf("lint %s: the job summary lacks the lint report:\n%s", tc.paths, summary)
 		}
 		annotated := strings.Contains(log, "::error file=bad/policy.yaml,line=") && strings.Contains(log, "title=MG002::")
@@ -102,6 +104,15 @@ func TestActionScript(t *testing.T) {
 			t.Errorf("lint %s (annotations %t): annotations in the log: %t\n%s", tc.paths, tc.annotations, annotated, log)
 		}
 		outputs := readFile(t, filepath.Join(tmp, "output"))
+		if tc.results < 0 {
+			if !strings.Contains(outputs, "exit-code="+tc.code+"\n") || strings.Contains(outputs, "sarif-file=") {
+				t.Errorf("lint %s: outputs %q, want exit-code=%s and no sarif-file", tc.paths, outputs, tc.code)
+			}
+			if !strings.Contains(log, "no such file or directory") {
+				t.Errorf("lint %s: the log does not say the PATH is missing:\n%s", tc.paths, log)
+			}
+			continue
+		}
 		if !strings.Contains(outputs, "exit-code="+tc.code+"\n") || !strings.Contains(outputs, "sarif-file="+sarif+"\n") {
 			t.Errorf("lint %s: outputs %q, want exit-code=%s and sarif-file", tc.paths, outputs, tc.code)
 		}

@@ -110,6 +110,9 @@ func (o *checkOptions) documents(s streams, args []string) (lint.Loaded, error) 
 	if len(args) == 0 {
 		return lint.Loaded{}, usageErr("check needs at least one PATH, - for standard input, or --kubeconfig")
 	}
+	if err := checkPaths(args); err != nil {
+		return lint.Loaded{}, err
+	}
 	return o.load(s, args), nil
 }
 

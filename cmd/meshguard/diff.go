@@ -205,8 +205,8 @@ func (o *diffOptions) sides(s streams, args []string) (diffSides, func(), error)
 		if p == "-" {
 			return d, cleanup, usageErr("diff reads files and directories, not standard input")
 		}
-		if _, err := os.Stat(p); err != nil {
-			return d, cleanup, usageErr("%v", err)
+		if err := checkPaths([]string{p}); err != nil {
+			return d, cleanup, err
 		}
 	}
 	return d, cleanup, nil

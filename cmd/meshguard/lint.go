@@ -68,6 +68,16 @@ func (o *lintOptions) loadOptions() lint.LoadOptions {
 		RenderTimeout: timeout, Render: ro}
 }
 
+// checkPaths refuses, before any work, PATHs that are missing, unreadable,
+// not a file or directory, or too large: an input error (exit 2), never a
+// finding about a file that is not there.
+func checkPaths(args []string) error {
+	if err := lint.CheckPaths(args); err != nil {
+		return usageErr("%v", err)
+	}
+	return nil
+}
+
 // load reads all the arguments at once, for the doors that need every document
 // together (preview).
 func (o *lintOptions) load(s streams, args []string) lint.Loaded {
@@ -175,6 +185,9 @@ usage error or a document that cannot be read or parsed, or a render that fails
 				return usageErr("lint needs at least one PATH, or - for standard input")
 			}
 			args = o.changed(args, &eng)
+			if err := checkPaths(args); err != nil {
+				return err
+			}
 			if eng.Stages, err = o.stages(eng); err != nil {
 				return err
 			}
@@ -356,6 +369,9 @@ other documents are still printed).`,
 				return usageErr("default needs at least one PATH, or - for standard input")
 			}
 			if err := checkOutput(o.output, defaultFormats()); err != nil {
+				return err
+			}
+			if err := checkPaths(args); err != nil {
 				return err
 			}
 			return printDefaulted(s, args, o.loadOptions(), eng, format(o.output))

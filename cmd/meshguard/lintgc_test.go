@@ -1,6 +1,7 @@
 package main
 
 import (
+	"runtime"
 	"runtime/debug"
 	"testing"
 )
@@ -33,4 +34,38 @@ func TestTuneGCForLint(t *testing.T) {
 	if p, l := current(); p != p0 || l != l0 {
 		t.Errorf("after lint: %d%%, %d bytes; want %d%%, %d bytes back", p, l, p0, l0)
 	}
+}
+
+// TestFollowLiveHeap: while lint runs, the memory limit follows the live heap
+// (twice it), so live data past the fixed cap does not make the collector run
+// back to back (the cause of lint's super-linear growth at 294,000 documents);
+// once stopped it no longer moves.
+func TestFollowLiveHeap(t *testing.T) {
+	const floor = 4 << 20
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(floor))
+	stop := followLiveHeap(floor)
+	live := make([][]byte, 64)
+	for i := range live {
+		live[i] = make([]byte, 1<<20) // 64 MiB live
+	}
+	for range 3 {
+		runtime.GC()
+		runtime.Gosched()
+	}
+	deadline := 0
+	for debug.SetMemoryLimit(-1) < 2*(64<<20) && deadline < 100 {
+		runtime.GC()
+		deadline++
+	}
+	if got := debug.SetMemoryLimit(-1); got < 2*(64<<20) {
+		t.Errorf("memory limit %d MiB with 64 MiB live; want at least 128", got>>20)
+	}
+	stop()
+	debug.SetMemoryLimit(floor)
+	runtime.GC()
+	runtime.GC()
+	if got := debug.SetMemoryLimit(-1); got != floor {
+		t.Errorf("after stop the limit moved to %d", got)
+	}
+	runtime.KeepAlive(live)
 }

@@ -61,6 +61,9 @@ pods and ports no Server covers: under "linkerd" in JSON and YAML, as a table wi
 			if len(args) == 0 {
 				return usageErr("preview needs at least one PATH, or - for standard input")
 			}
+			if err := checkPaths(args); err != nil {
+				return err
+			}
 			form := compile.Form(o.form)
 			if err := checkEnum("form", o.form, formValues()); err != nil {
 				return err

@@ -8,9 +8,13 @@
 // Deployments and Services, plus a few Linkerd Servers, some of which conflict.
 // With -only-mtp every document after the Namespaces is a MeshTrafficPermission
 // of the same shape (the input of `meshguard check`'s 10,000-policy benchmark,
-// docs/performance.md). The output depends only on -n, -seed and -only-mtp.
+// docs/performance.md). With -small-mtp every document after the Namespaces is a
+// ~200-byte namespace-wide MeshTrafficPermission with one `from` item (the
+// linear-growth input of issue 27: 294,000 of them are 60 MB, under the 64 MiB
+// file bound; hack/lint-growth.sh --small-mtp). The output depends only on -n,
+// -seed, -only-mtp and -small-mtp.
 //
-//	go run ./hack/genmanifests -n 100000 [-seed 1] [-o file] [-only-mtp]
+//	go run ./hack/genmanifests -n 100000 [-seed 1] [-o file] [-only-mtp|-small-mtp]
 package main
 
 import (
@@ -28,6 +32,8 @@ type options struct {
 	seed    uint64
 	out     string
 	onlyMTP bool
+	// smallMTP writes only small namespace-wide MeshTrafficPermissions.
+	smallMTP bool
 }
 
 func main() {
@@ -36,6 +42,7 @@ func main() {
 	flag.Uint64Var(&o.seed, "seed", 1, "random seed; the same seed and -n give the same output")
 	flag.StringVar(&o.out, "o", "-", "output file, - for standard output")
 	flag.BoolVar(&o.onlyMTP, "only-mtp", false, "after the Namespaces, write only MeshTrafficPermissions")
+	flag.BoolVar(&o.smallMTP, "small-mtp", false, "after the Namespaces, write only small namespace-wide MeshTrafficPermissions (~200 bytes each)")
 	flag.Parse()
 	if o.n < 1 || o.n > 10_000_000 {
 		fmt.Fprintln(os.Stderr, "genmanifests: -n must be between 1 and 10,000,000")
@@ -95,6 +102,8 @@ func generate(w io.Writer, o options) error {
 		x := g.r.IntN(1000)
 		var f func()
 		switch {
+		case o.smallMTP:
+			f = g.smallMTP
 		case o.onlyMTP || x < 230:
 			f = g.mtp
 		case x < 330:
@@ -170,6 +179,13 @@ func (g *gen) mtp() {
 	for k, items := 0, 1+g.r.IntN(4); k < items; k++ {
 		g.fromItem()
 	}
+}
+
+// smallMTP writes a minimal namespace-wide MeshTrafficPermission that allows
+// the whole mesh: many of them select the same proxies.
+func (g *gen) smallMTP() {
+	g.printf("---\napiVersion: kuma.io/v1alpha1\nkind: MeshTrafficPermission\nmetadata:\n  name: mtp-%d\n  namespace: %s\nspec:\n  targetRef:\n    kind: Mesh\n  from:\n    - targetRef:\n        kind: Mesh\n      default:\n        action: Allow\n",
+		g.next(), nsName(g.pickNS()))
 }
 
 // fromItem writes one `from` item: mostly one caller by service tag, sometimes a
