@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -75,5 +76,39 @@ func TestCheckMeshIdentity(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDiffMeshIdentity: adding a MeshIdentity is reported as every client of the
+// proxies it selects losing the access `from` policies gave them (not "no proxy
+// group changes access"), and taking it away again as a widening that fails
+// --fail-on widen.
+func TestDiffMeshIdentity(t *testing.T) {
+	src := filepath.Join("testdata", "check", "identity")
+	before, after := t.TempDir(), t.TempDir()
+	for dir, files := range map[string][]string{before: {"policies.yaml"}, after: {"policies.yaml", "identity.yaml"}} {
+		for _, f := range files {
+			b, err := os.ReadFile(filepath.Join(src, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	out, errOut, code := cli(t, "", "diff", before, after, "--fail-on", "widen")
+	for _, w := range []string{"1 proxy group changes access (0 widens)", "those with labels k8s.kuma.io/namespace=shop",
+		"MeshIdentity kuma-system/shop-identity selects them in the new set only", "- narrowed  kuma.io/service=web_shop_svc_80"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("adding the MeshIdentity: output lacks %q\n%s%s", w, out, errOut)
+		}
+	}
+	if code != 0 {
+		t.Errorf("adding the MeshIdentity narrows only: exit %d, want 0", code)
+	}
+	out, _, code = cli(t, "", "diff", after, before, "--fail-on", "widen")
+	if code != exitFindings || !strings.Contains(out, "+ widened   kuma.io/service=web_shop_svc_80") {
+		t.Errorf("removing the MeshIdentity widens: exit %d, want %d\n%s", code, exitFindings, out)
 	}
 }
