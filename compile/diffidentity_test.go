@@ -1,6 +1,7 @@
 package compile
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -105,6 +106,59 @@ func TestIdentityOf(t *testing.T) {
 			}
 			if got != tt.want || ready != tt.ready {
 				t.Errorf("IdentityOf = %q (ready %v), want %q (ready %v)", got, ready, tt.want, tt.ready)
+			}
+		})
+	}
+}
+
+// TestPreviewMeshIdentity: the preview of proxies a Ready MeshIdentity selects
+// compiles their `rules` policies only (none: a matcher tree that denies every
+// client) and names the `from` policies left out; a MeshIdentity selecting some
+// of a group's proxies splits the group in two previews.
+func TestPreviewMeshIdentity(t *testing.T) {
+	all := meshIdentity("all", map[string]string{}, "")
+	shop := meshIdentity("shop", map[string]string{"k8s.kuma.io/namespace": "shop"}, "")
+	type view struct {
+		Scope, Identity, Form string
+		Items                 int
+		Warning               bool
+	}
+	for _, tt := range []struct {
+		name     string
+		policies string
+		ids      []Identity
+		want     []view
+	}{
+		{"no identity", identityFrom, nil, []view{{"all proxies in mesh default", "", "expanded", 1, false}}},
+		{"mesh-wide identity", identityFrom, []Identity{all}, []view{{"all proxies in mesh default", "kuma-system/all", "matcher", 0, true}}},
+		{"identity for one namespace", identityFrom, []Identity{shop}, []view{
+			{"all proxies in mesh default, those no other MeshIdentity selects", "", "expanded", 1, false},
+			{"all proxies in mesh default, those with labels k8s.kuma.io/namespace=shop", "kuma-system/shop", "matcher", 0, true}}},
+		{"identity with rules", identityRules, []Identity{all}, []view{
+			{"all proxies in mesh default", "kuma-system/all", "matcher", 0, true},
+			{"all proxies in namespace shop of mesh default", "kuma-system/all", "matcher", 1, true}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			pvs, err := BuildPreviews(policiesFromYAML(t, tt.policies), Options{Form: FormExpanded, Identities: tt.ids})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []view
+			for _, pv := range pvs {
+				warned := false
+				for _, w := range pv.Warnings {
+					warned = warned || strings.Contains(w, "is not programmed") || strings.Contains(w, "deny every client")
+				}
+				if pv.RBAC == nil {
+					t.Fatalf("%s: no RBAC", pv.Scope)
+				}
+				if err := pv.RBAC.Validate(); err != nil {
+					t.Errorf("%s: RBAC does not validate: %v", pv.Scope, err)
+				}
+				got = append(got, view{pv.Scope, pv.Identity, string(pv.Form), len(pv.Items), warned})
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got)\n%s", diff)
 			}
 		})
 	}
