@@ -28,8 +28,8 @@ type PreviewItem struct {
 // merged list, and the Envoy RBAC filter config built from it. It is the unit of
 // `meshguard preview` output and of the webhook's admission warnings.
 type Preview struct {
-	Target   Target
-	Scope string
+	Target Target
+	Scope  string
 	// Identity is the MeshIdentity (Ref) that gives these proxies their
 	// identity: only `rules` policies are programmed then.
 	Identity string
