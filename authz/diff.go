@@ -168,7 +168,6 @@ func cmpBool(a, b bool) int {
 	return 1
 }
 
-
 // grantCond is one grant as conditions on the three dimensions.
 type grantCond struct {
 	via string
