@@ -58,6 +58,10 @@ func BuildPreviews(ps []Policy, opts Options) ([]Preview, error) {
 	opts = opts.withDefaults()
 	var out []Preview
 	groups, infos := groupPolicies(ps, opts.SystemNamespace, true)
+	byKey := make(map[string][]Policy, len(groups))
+	for _, g := range groups {
+		byKey[g.Target.key()] = g.Policies
+	}
 	for i, g := range groups {
 		vs := []identityVariant{{}}
 		if len(opts.Identities) > 0 {
@@ -80,6 +84,7 @@ func BuildPreviews(ps []Policy, opts Options) ([]Preview, error) {
 			out = append(out, pv)
 		}
 	}
+	previewBaselines(out, byKey)
 	return out, nil
 }
 
