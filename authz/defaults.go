@@ -18,7 +18,7 @@ type workload struct {
 	ns, ref string
 	labels  map[string]string
 	ports   []port
-	// mode is the annotation on the pod (template), else on the workload itself.
+	// mode is the default-inbound-policy annotation of the pod (template).
 	mode string
 	// requireIDPorts is the pod's proxy-require-identity-inbound-ports.
 	requireIDPorts string
@@ -46,9 +46,10 @@ func workloadOf(o *unstructured.Unstructured) (workload, bool) {
 	w.labels, _, _ = unstructured.NestedStringMap(tmpl, "metadata", "labels")
 	ann, _, _ := unstructured.NestedStringMap(tmpl, "metadata", "annotations")
 	w.requireIDPorts = ann[AnnotationRequireIdentityPorts]
-	if w.mode = ann[AnnotationDefaultPolicy]; w.mode == "" {
-		w.mode = o.GetAnnotations()[AnnotationDefaultPolicy]
-	}
+	// Linkerd reads the pod's annotations (the proxy injector copies the
+	// Namespace's onto the pod when the pod has none); the workload's own
+	// metadata annotations never reach the pod.
+	w.mode = ann[AnnotationDefaultPolicy]
 	containers, _, _ := unstructured.NestedSlice(tmpl, "spec", "containers")
 	for _, c := range containers {
 		cm, _ := c.(map[string]any)

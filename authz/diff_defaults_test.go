@@ -150,3 +150,23 @@ func TestDecideRequireIdentityPort(t *testing.T) {
 		}
 	}
 }
+
+// TestDefaultPolicyFromPodTemplateOnly: Linkerd reads the default inbound
+// policy from the pod (the injector copies the Namespace's onto it); an
+// annotation on the Deployment's own metadata never reaches the pod, so the
+// Namespace's default decides.
+func TestDefaultPolicyFromPodTemplateOnly(t *testing.T) {
+	set := strings.Replace(shopSet("deny", "", false), "metadata: {name: web, namespace: shop}",
+		"metadata: {name: web, namespace: shop, annotations: {config.linkerd.io/default-inbound-policy: all-unauthenticated}}", 1)
+	plain, err := ParseCaller("", "10.1.2.3", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := Decide(objects(t, set), plain, Destination{Namespace: "shop", Workload: "Deployment/web", Port: 8080}, Request{}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Allow || !strings.Contains(d.Decider.Words, "Namespace shop") {
+		t.Errorf("allow %v by %q, want DENY by the Namespace's annotation", d.Allow, d.Decider.Words)
+	}
+}
