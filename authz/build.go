@@ -137,7 +137,11 @@ type grant struct {
 // namespace and name), one per authorization whose target is not in the set, then
 // the default-policy views (namespaces, workloads with uncovered ports, the cluster).
 func Build(objs []unstructured.Unstructured, o Options) []Preview {
-	ix := newIndex(objs)
+	return newIndex(objs).build(o)
+}
+
+// build is Build of a decoded set.
+func (ix *index) build(o Options) []Preview {
 	cluster := o.ClusterNetworks
 	if len(cluster) == 0 {
 		cluster = strings.Split(DefaultClusterNetworks, ",")

@@ -299,6 +299,17 @@ func (ix *index) defaultDecision(ev evaluator, dst Destination, w *workload, o O
 		mode, src = w.mode, "annotation "+AnnotationDefaultPolicy+" on "+w.ref
 		dec = Decider{Kind: kind, Namespace: w.ns, Name: name, Path: "metadata.annotations[" + AnnotationDefaultPolicy + "]"}
 	}
+	if w != nil {
+		p := port{number: dst.Port, name: dst.PortName}
+		for _, wp := range w.ports {
+			if p.number == 0 && p.name != "" && wp.name == p.name {
+				p.number = wp.number
+			}
+		}
+		if m, s := ix.resolveMode(o, dst.Namespace, w, &p); m != mode && strings.Contains(s, AnnotationRequireIdentityPorts) {
+			mode, src = m, src+", port "+portWords(p)+" in "+AnnotationRequireIdentityPorts+" on "+w.ref
+		}
+	}
 	d := Decision{Default: true}
 	ok, audit, why := ev.mode(mode)
 	d.Allow, d.Audit = ok, audit

@@ -104,8 +104,9 @@ func Diff(oldObjs, newObjs []unstructured.Unstructured, o Options, maxClasses in
 		}
 		return m, keys
 	}
-	oldM, oldKeys := index(Build(oldObjs, o))
-	newM, newKeys := index(Build(newObjs, o))
+	oldIx, newIx := newIndex(oldObjs), newIndex(newObjs)
+	oldM, oldKeys := index(oldIx.build(o))
+	newM, newKeys := index(newIx.build(o))
 	keys := append(slices.Clip(oldKeys), newKeys...)
 	slices.SortStableFunc(keys, func(a, b viewKey) int {
 		return cmp.Or(cmpBool(a.def, b.def), cmp.Compare(a.ns, b.ns), cmp.Compare(a.name, b.name))
@@ -115,20 +116,43 @@ func Diff(oldObjs, newObjs []unstructured.Unstructured, o Options, maxClasses in
 	for _, k := range keys {
 		op, ok1 := oldM[k]
 		np, ok2 := newM[k]
-		if !ok1 {
-			op = fallback(oldM, k)
+		pairs := [][2]Preview{{op, np}}
+		switch {
+		case !ok1:
+			pairs = pairsWith(oldIx.fallbacks(newIx, k, o, oldM), np, false)
+		case !ok2:
+			pairs = pairsWith(newIx.fallbacks(oldIx, k, o, newM), op, true)
 		}
-		if !ok2 {
-			np = fallback(newM, k)
+		for _, pr := range pairs {
+			d := diffViews(pr[0], pr[1], maxClasses, o.identitySuffix())
+			show := pr[1]
+			if !ok2 {
+				show = pr[0]
+			}
+			d.Namespace, d.Name, d.Default, d.Port, d.Pods = k.ns, k.name, k.def, show.Port, show.Pods
+			if len(pairs) > 1 {
+				d.Pods = pr[0].Pods
+				if !ok1 {
+					d.Pods = pr[1].Pods
+				}
+			}
+			if d.Incomplete != "" || len(d.Changes) > 0 {
+				out = append(out, d)
+			}
 		}
-		d := diffViews(op, np, maxClasses, o.identitySuffix())
-		show := np
-		if !ok2 {
-			show = op
-		}
-		d.Namespace, d.Name, d.Default, d.Port, d.Pods = k.ns, k.name, k.def, show.Port, show.Pods
-		if d.Incomplete != "" || len(d.Changes) > 0 {
-			out = append(out, d)
+	}
+	return out
+}
+
+// pairsWith pairs each fallback view with the view one set has: (fallback,
+// have) when the old set lacks the view, (have, fallback) when the new one does.
+func pairsWith(fbs []Preview, have Preview, haveOld bool) [][2]Preview {
+	out := make([][2]Preview, 0, len(fbs))
+	for _, fb := range fbs {
+		if haveOld {
+			out = append(out, [2]Preview{have, fb})
+		} else {
+			out = append(out, [2]Preview{fb, have})
 		}
 	}
 	return out
@@ -142,15 +166,6 @@ func cmpBool(a, b bool) int {
 		return -1
 	}
 	return 1
-}
-
-// fallback is what a Server's pods get in a set without it: the namespace's
-// default view, else the cluster's.
-func fallback(m map[viewKey]Preview, k viewKey) Preview {
-	if p, ok := m[viewKey{true, k.ns, ""}]; ok && !k.def {
-		return p
-	}
-	return m[viewKey{true, "", ""}]
 }
 
 // grantCond is one grant as conditions on the three dimensions.

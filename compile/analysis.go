@@ -77,7 +77,7 @@ func analyzeFrom(g Group, own map[string]bool, scope string, refNames []string, 
 			names, last = refs(g.Policies), g.Policies[len(g.Policies)-1].Ref()
 		}
 		out = append(out, finding(CodeDenyAll, last, "spec.from",
-			scopeOf()+" deny every client: no ALLOW item of "+names+" is left once later DENY items are applied"))
+			denyAllDetail(scopeOf(), "no ALLOW item of "+names+" is left once later DENY items are applied")))
 	}
 	if g.Target.Kind == api.RefMesh && g.Target.Namespace == "" {
 		for i, it := range items {
@@ -150,9 +150,8 @@ func matcherFindings(t Target, all []SpiffeEntry, own func(string) bool, hasPoli
 	}
 	if alive == 0 && hasPolicies {
 		last, list := names()
-		out = append(out, finding(CodeDenyAll, last, "spec", fmt.Sprintf(
-			"%s deny every client: %s leave no allow matcher that a deny matcher does not cover",
-			t.Scope(), list)))
+		out = append(out, finding(CodeDenyAll, last, "spec",
+			denyAllDetail(t.Scope(), list+" leave no allow matcher that a deny matcher does not cover")))
 	}
 	return out
 }

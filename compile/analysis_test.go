@@ -61,11 +61,11 @@ spec:
 `, []string{
 			// Sorted by the later seeds, global-2 comes before global, whose Mesh DENY
 			// then covers it; "late" sorts before "backend" (a smaller name is more
-			// specific), so backend's env=dev ALLOW covers late's DENY; and every
-			// client of the mesh-wide group is denied.
+			// specific), so backend's env=dev ALLOW covers late's DENY. The
+			// mesh-wide group denies every client, but backend's policy opens its
+			// proxies: a deny-by-default baseline, not MG202.
 			"MG201 kuma-system/global-2 spec.from[0]",
 			"MG201 kuma-system/late spec.from[0]",
-			"MG202 kuma-system/global spec.from",
 		}},
 		{"dead item in the same policy", `kind: MeshTrafficPermission
 metadata: {name: p, namespace: kuma-system}

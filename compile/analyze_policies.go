@@ -17,11 +17,23 @@ import (
 // can select the same proxies.
 func AnalyzePolicies(ps []Policy, systemNamespace string) field.ErrorList {
 	a := newAnalysis(ps, systemNamespace)
-	var out field.ErrorList
-	for _, kt := range a.targets {
-		out = append(out, a.group(kt)...)
+	gs := make([]groupFindings, len(a.targets))
+	for i, kt := range a.targets {
+		gs[i] = groupFindings{t: kt.t, errs: a.group(kt), allows: func() bool { return a.groupAllows(kt) }}
 	}
-	return out
+	return baselines(gs)
+}
+
+// groupAllows reports whether some policy of group kt allows some client.
+func (a *analysis) groupAllows(kt keyedTarget) bool {
+	for _, l := range a.members(kt) {
+		for _, p := range l.pols {
+			if policyAllows(&a.ps[p.in]) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // analysis holds the policies of AnalyzePolicies and their indexes.
@@ -225,7 +237,7 @@ func (a *analysis) group(kt keyedTarget) field.ErrorList {
 			names[i] = p.ref
 		}
 		out = append(out, finding(CodeDenyAll, names[len(names)-1], "spec.from",
-			scopeOf()+" deny every client: no ALLOW item of "+joinRefs(names)+" is left once later DENY items are applied"))
+			denyAllDetail(scopeOf(), "no ALLOW item of "+joinRefs(names)+" is left once later DENY items are applied")))
 	}
 	if g.Target.Kind == api.RefMesh && g.Target.Namespace == "" {
 		for _, x := range own {

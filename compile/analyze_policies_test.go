@@ -15,11 +15,11 @@ import (
 // refAnalyzePolicies is AnalyzePolicies written plainly: every group's merged list,
 // analysed on its own (what AnalyzePolicies did before its layers).
 func refAnalyzePolicies(ps []Policy, systemNamespace string) field.ErrorList {
-	var out field.ErrorList
+	var gs []groupFindings
 	for _, g := range GroupPolicies(ps, systemNamespace) {
-		out = append(out, Analyze(g, systemNamespace)...)
+		gs = append(gs, groupFindings{t: g.Target, errs: Analyze(g, systemNamespace), allows: anyAllows(g.Policies)})
 	}
-	return out
+	return baselines(gs) // the baseline rule on each group's own findings
 }
 
 // randomTarget draws a top-level targetRef of any kind, empty selectors included.

@@ -55,7 +55,7 @@ func deadItemRule() validate.RuleDoc {
 func denyAllRule() validate.RuleDoc {
 	return validate.RuleDoc{
 		Code: CodeDenyAll, Severity: validate.SeverityWarning,
-		Summary: "the merged policies deny every client of a group of proxies (no allow survives later denies)",
+		Summary: "the merged policies deny every client of a group of proxies (no allow survives later denies), unless policies outside the linted set open them; a mesh- or namespace-wide deny that more specific policies of the set open is a deny-by-default baseline and not reported",
 		Bad: catHead + `    - targetRef:
         kind: Mesh
       default:

@@ -168,7 +168,13 @@ func dataplaneProxy(o *unstructured.Unstructured, q ProxyQuery) (Proxy, error) {
 	if section == "" {
 		section = orStr(picked.Name, strconv.FormatUint(uint64(picked.Port), 10))
 	}
-	return Proxy{Mesh: meshOf(o, q), Namespace: o.GetNamespace(), Zone: q.Zone, Name: o.GetName(), Section: section, Tags: tags}, nil
+	mesh := meshOf(o, q)
+	labels := map[string]string{}
+	for k, v := range o.GetLabels() {
+		labels[k] = v
+	}
+	setIfAbsent(labels, api.LabelMesh, mesh)
+	return Proxy{Mesh: mesh, Namespace: o.GetNamespace(), Zone: q.Zone, Name: o.GetName(), Section: section, Tags: tags, Labels: labels}, nil
 }
 
 func orStr(s, d string) string {
@@ -204,7 +210,38 @@ func workloadProxy(objs []*unstructured.Unstructured, o *unstructured.Unstructur
 	if m := podLabels[api.LabelMesh]; m != "" {
 		mesh = m
 	}
-	return Proxy{Mesh: mesh, Namespace: o.GetNamespace(), Zone: q.Zone, Section: q.Section, Tags: tags}, nil
+	return Proxy{Mesh: mesh, Namespace: o.GetNamespace(), Zone: q.Zone, Section: q.Section, Tags: tags,
+		Labels: dataplaneLabels(tmpl, podLabels, o.GetNamespace(), mesh, q.Zone)}, nil
+}
+
+// dataplaneLabels are the labels Kuma's pod converter gives the Dataplane of a
+// pod (pod labels, then its computed ones), which MeshIdentity selects by:
+// kuma.io/mesh, k8s.kuma.io/namespace, the zone labels when the zone is known,
+// kuma.io/proxy-type, k8s.kuma.io/service-account and kuma.io/workload (the
+// ServiceAccount, with Kuma's default empty runtime.kubernetes.workloadLabels).
+func dataplaneLabels(tmpl map[string]any, podLabels map[string]string, ns, mesh, zone string) map[string]string {
+	out := make(map[string]string, len(podLabels)+8)
+	for k, v := range podLabels {
+		out[k] = v
+	}
+	sa, _, _ := unstructured.NestedString(tmpl, "spec", "serviceAccountName")
+	if sa == "" {
+		sa, _, _ = unstructured.NestedString(tmpl, "spec", "serviceAccount")
+	}
+	if sa == "" {
+		sa = "default"
+	}
+	setIfAbsent(out, api.LabelMesh, mesh)
+	setIfAbsent(out, api.LabelNamespace, ns)
+	if zone != "" {
+		setIfAbsent(out, api.LabelOrigin, api.OriginZone)
+		setIfAbsent(out, api.ZoneTag, zone)
+		setIfAbsent(out, "kuma.io/env", "kubernetes")
+	}
+	out["kuma.io/proxy-type"] = "sidecar"
+	out["k8s.kuma.io/service-account"] = sa
+	out["kuma.io/workload"] = sa
+	return out
 }
 
 // serviceTag is kuma.io/service as Kuma writes it for a pod on Kubernetes,

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
@@ -84,8 +85,50 @@ func TestProxyFromObjects(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}
-		if d := cmp.Diff(tt.want, got); d != "" {
+		// Labels (what a MeshIdentity selects by) are TestProxyLabels'.
+		if d := cmp.Diff(tt.want, got, cmpopts.IgnoreFields(Proxy{}, "Labels")); d != "" {
 			t.Errorf("%s %s%s (-want +got):\n%s", tt.name, tt.port, tt.section, d)
+		}
+	}
+}
+
+// TestProxyLabels: a proxy's Dataplane labels are what Kuma computes, which
+// MeshIdentity selects by: a Dataplane's own labels (no inbound tags), a
+// workload's pod labels with the computed ones (the ServiceAccount as
+// kuma.io/workload, zone labels when the zone is known).
+func TestProxyLabels(t *testing.T) {
+	os := objs(t, `apiVersion: kuma.io/v1alpha1
+kind: Dataplane
+metadata: {name: dp-1, namespace: shop, labels: {team: a}}
+spec:
+  networking:
+    address: 10.0.0.1
+    inbound: [{port: 80, tags: {kuma.io/service: backend, version: v2}}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec:
+  template:
+    metadata: {labels: {app: web}}
+    spec: {serviceAccountName: web-sa}`)
+	for _, tt := range []struct {
+		name, zone string
+		want       map[string]string
+	}{
+		{"Dataplane/dp-1", "", map[string]string{"team": "a", "kuma.io/mesh": "default"}},
+		{"Deployment/web", "", map[string]string{"app": "web", "k8s.kuma.io/namespace": "shop", "kuma.io/mesh": "default",
+			"kuma.io/proxy-type": "sidecar", "k8s.kuma.io/service-account": "web-sa", "kuma.io/workload": "web-sa"}},
+		{"Deployment/web", "z1", map[string]string{"app": "web", "k8s.kuma.io/namespace": "shop", "kuma.io/mesh": "default",
+			"kuma.io/proxy-type": "sidecar", "k8s.kuma.io/service-account": "web-sa", "kuma.io/workload": "web-sa",
+			"kuma.io/zone": "z1", "kuma.io/origin": "zone", "kuma.io/env": "kubernetes"}},
+	} {
+		px, err := ProxyFromObjects(os, ProxyQuery{Name: tt.name, Namespace: "shop", DefaultMesh: "default", Zone: tt.zone})
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if d := cmp.Diff(tt.want, px.Labels); d != "" {
+			t.Errorf("%s zone %q (-want +got):\n%s", tt.name, tt.zone, d)
 		}
 	}
 }

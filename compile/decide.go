@@ -34,6 +34,9 @@ type Proxy struct {
 	// Tags are the inbound's tags and the Dataplane's labels (kuma.io/service
 	// among them): what MeshService, MeshSubset and Dataplane labels select.
 	Tags map[string]string
+	// Labels are the Dataplane's own labels as Kuma computes them (no inbound
+	// tags), which a MeshIdentity selects by; nil when only Tags are known.
+	Labels map[string]string
 }
 
 // Target is the proxy as a group of one: a Dataplane target carrying every tag,
@@ -151,6 +154,9 @@ type Decision struct {
 	Shadow *Verdict
 	// Default is set when no policy selects the proxy: Kuma's default decides.
 	Default bool
+	// Identity is the MeshIdentity that gives the proxy its identity (Ref), when
+	// one does: only `rules` policies are programmed then.
+	Identity string
 	// Policies are the merged policies' Refs in merge order.
 	Policies []string
 	// Form is how the RBAC is written (compact, expanded or matcher).
@@ -176,10 +182,31 @@ const DefaultWithoutPolicy = "DENY: Kuma denies every client of a proxy no MeshT
 // decides first; when it admits the call and an HTTP filter exists (SPIFFE
 // matchers with method/path), the HTTP filter decides.
 func Decide(sorted []Policy, mesh string, req Request, opts Options) (Decision, error) {
+	return DecideFor(sorted, mesh, nil, req, opts)
+}
+
+// DecideFor is Decide for a proxy to which Kuma gives the MeshIdentity id (nil:
+// none, or one that is not Ready). With an identity only `rules` policies are
+// programmed: `from` policies are left out with a note, and with no `rules`
+// policy the RBAC matcher has no entry and denies every client.
+func DecideFor(sorted []Policy, mesh string, id *Identity, req Request, opts Options) (Decision, error) {
 	opts = opts.withDefaults()
 	d := Decision{Policies: make([]string, len(sorted))}
 	for i, p := range sorted {
 		d.Policies[i] = p.Ref()
+	}
+	if id != nil && id.Ready() {
+		d.Identity = id.Ref()
+		kept, notes := identityPolicies(sorted, id)
+		d.Notes = append(d.Notes, notes...)
+		if len(kept) == 0 {
+			d.Form = FormMatcher
+			d.Enforced = Verdict{Filter: "network", Decider: Decider{Policy: DefaultActionName, Action: "DENY",
+				Match: api.KindMeshIdentity + " " + id.Ref() + " selects the proxy, so only `rules` MeshTrafficPermissions are programmed on its inbounds (`from` policies are not); " +
+					"none selects it, so its RBAC matcher has no entry and denies every client"}}
+			return d, nil
+		}
+		return decideMatchers(d, kept, req, opts)
 	}
 	if len(sorted) == 0 {
 		d.Default = true

@@ -46,6 +46,9 @@ type DiffOptions struct {
 	// Options.MaxGroupItems bounds a preview (0: no bound); a larger group is
 	// reported as not compared. The admission webhook sets it.
 	MaxGroupItems int
+	// OldIdentities and NewIdentities are the MeshIdentities of each set: the
+	// proxies a Ready one selects are programmed from `rules` policies only.
+	OldIdentities, NewIdentities []Identity
 }
 
 // The kinds of change a client class can see.
@@ -111,6 +114,12 @@ type GroupDiff struct {
 	OldPolicies []string `json:"oldPolicies"`
 	NewPolicies []string `json:"newPolicies"`
 	Model       string   `json:"model"`
+	// OldIdentity and NewIdentity are the MeshIdentity giving these proxies
+	// their identity in each set (Ref; empty: none); Identity says in words
+	// what that does to the policies programmed.
+	OldIdentity string `json:"oldIdentity,omitempty"`
+	NewIdentity string `json:"newIdentity,omitempty"`
+	Identity    string `json:"identity,omitempty"`
 	// Classes is how many client classes the two lists tell apart (all compared).
 	Classes int `json:"classes"`
 	// Incomplete says why the group was not compared (too many classes); it then
@@ -225,10 +234,10 @@ func DiffPolicies(oldPs, newPs []Policy, opts DiffOptions) ([]GroupDiff, error) 
 	// result kept at its group's index so the output order stays BuildPreviews'.
 	// A few groups (an admission's) are compared on the caller's goroutine:
 	// starting workers would cost more than it saves.
-	results := make([]*GroupDiff, len(targets))
+	results := make([][]GroupDiff, len(targets))
 	errs := make([]error, len(targets))
 	compare := func(i int) {
-		results[i], errs[i] = compareGroup(targets[i], oldS, newS, limit, opts.MaxGroupItems)
+		results[i], errs[i] = compareVariants(targets[i], oldS, newS, limit, opts)
 	}
 	if workers := min(runtime.GOMAXPROCS(0), len(targets)); workers <= 1 || len(targets) <= inlineGroups {
 		for i := range targets {
@@ -251,42 +260,69 @@ func DiffPolicies(oldPs, newPs []Policy, opts DiffOptions) ([]GroupDiff, error) 
 		wg.Wait()
 	}
 	var out []GroupDiff
-	for i, gd := range results {
+	for i, gds := range results {
 		if errs[i] != nil {
 			return nil, errs[i]
 		}
-		if gd != nil {
-			out = append(out, *gd)
-		}
+		out = append(out, gds...)
 	}
 	return out, nil
 }
 
-// compareGroup is one group's GroupDiff, nil when nothing changes for it.
-func compareGroup(kt keyedTarget, oldS, newS *diffSide, limit, maxItems int) (*GroupDiff, error) {
+// compareVariants compares one group, part by part when MeshIdentities give
+// some of its proxies an identity (identityVariants): the GroupDiffs of the
+// parts where something changes.
+func compareVariants(kt keyedTarget, oldS, newS *diffSide, limit int, opts DiffOptions) ([]GroupDiff, error) {
 	om, nm := oldS.members(kt.t, kt.key), newS.members(kt.t, kt.key)
-	if sameMembers(oldS, om, newS, nm) {
-		return nil, nil
+	same := sameMembers(oldS, om, newS, nm)
+	vs := []identityVariant{{}}
+	if len(opts.OldIdentities)+len(opts.NewIdentities) > 0 {
+		vs = identityVariants(kt.t, opts.OldIdentities, opts.NewIdentities)
 	}
-	gd, over := overItems(kt.t, pick(oldS, om), pick(newS, nm), maxItems)
+	var out []GroupDiff
+	for _, v := range vs {
+		if same && v.oldOn() == v.newOn() {
+			continue
+		}
+		gd, err := compareGroup(kt.t, oldS, om, newS, nm, v, limit, opts.MaxGroupItems)
+		if err != nil {
+			return nil, err
+		}
+		if gd.Incomplete == "" && len(gd.Changes) == 0 {
+			continue
+		}
+		v.describe(&gd, len(vs) > 1)
+		out = append(out, gd)
+	}
+	return out, nil
+}
+
+// compareGroup is the GroupDiff of one part of a group: its proxies get the
+// members om of the old side and nm of the new, programmed as the identities
+// of v say.
+func compareGroup(t Target, oldS *diffSide, om []int, newS *diffSide, nm []int, v identityVariant, limit, maxItems int) (GroupDiff, error) {
+	gd, over := overItems(t, pick(oldS, om), pick(newS, nm), maxItems)
 	if !over {
-		oldSide, err := oldS.listSide(om)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %v", kt.t.Scope(), err)
+		side := func(s *diffSide, idx []int, identity bool) (*listSide, error) {
+			if identity {
+				return s.identitySide(idx), nil
+			}
+			return s.listSide(idx)
 		}
-		newSide, err := newS.listSide(nm)
+		oldSide, err := side(oldS, om, v.oldOn())
 		if err != nil {
-			return nil, fmt.Errorf("%s: %v", kt.t.Scope(), err)
+			return gd, fmt.Errorf("%s: %v", t.Scope(), err)
 		}
-		if gd, err = diffGroup(kt.t, oldSide, newSide, limit); err != nil {
-			return nil, fmt.Errorf("%s: %v", kt.t.Scope(), err)
+		newSide, err := side(newS, nm, v.newOn())
+		if err != nil {
+			return gd, fmt.Errorf("%s: %v", t.Scope(), err)
+		}
+		if gd, err = diffGroup(t, oldSide, newSide, limit); err != nil {
+			return gd, fmt.Errorf("%s: %v", t.Scope(), err)
 		}
 	}
 	gd.OldPolicies, gd.NewPolicies = pickRefs(oldS, om), pickRefs(newS, nm)
-	if gd.Incomplete == "" && len(gd.Changes) == 0 {
-		return nil, nil
-	}
-	return &gd, nil
+	return gd, nil
 }
 
 // overItems reports (as a GroupDiff saying so) a group whose merged list on
@@ -377,7 +413,7 @@ type groupCells struct {
 func computeCells(t Target, oldSide, newSide *listSide, limit int) (groupCells, error) {
 	g := groupCells{oldSide: oldSide, newSide: newSide}
 	var err error
-	if g.oldSide.matcher || g.newSide.matcher {
+	if spiffeSides(g.oldSide, g.newSide) {
 		if g.model, err = spiffeModel(g.oldSide, g.newSide); err != nil {
 			return g, err
 		}
@@ -386,6 +422,14 @@ func computeCells(t Target, oldSide, newSide *listSide, limit int) (groupCells, 
 	}
 	g.cells, g.ok = g.model.enum(limit).Run(g.model.start)
 	return g, nil
+}
+
+// spiffeSides reports whether clients must be described by SPIFFE ID: a side
+// has SPIFFE matchers. A matcher side without any (a proxy with a MeshIdentity
+// and no `rules` policy) denies every client whatever its certificate, so the
+// other side's `from` items keep the tag model, where their tags mean something.
+func spiffeSides(o, n *listSide) bool {
+	return (o.matcher && len(o.entries) > 0) || (n.matcher && len(n.entries) > 0)
 }
 
 // decisions are the old and new decisions for classes.Cell c.
@@ -413,7 +457,7 @@ func diffGroup(t Target, oldSide, newSide *listSide, limit int) (GroupDiff, erro
 	if err != nil {
 		return gd, err
 	}
-	if g.oldSide.matcher || g.newSide.matcher {
+	if spiffeSides(g.oldSide, g.newSide) {
 		gd.Model = ModelSpiffe
 	}
 	if !g.ok {

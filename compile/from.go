@@ -49,6 +49,9 @@ type Options struct {
 	// minutes: past the bound a preview is FormSkipped. The admission webhook sets
 	// it, since the API server waits only seconds for an answer; the CLI does not.
 	MaxGroupItems int
+	// Identities are the MeshIdentities of the mesh: the proxies a Ready one
+	// selects are programmed from `rules` policies only (BuildPreviews).
+	Identities []Identity
 }
 
 func (o Options) withDefaults() Options {

@@ -28,8 +28,11 @@ type PreviewItem struct {
 // merged list, and the Envoy RBAC filter config built from it. It is the unit of
 // `meshguard preview` output and of the webhook's admission warnings.
 type Preview struct {
-	Target   Target
-	Scope    string
+	Target Target
+	Scope  string
+	// Identity is the MeshIdentity (Ref) that gives these proxies their
+	// identity: only `rules` policies are programmed then.
+	Identity string
 	Policies []string
 	// Hidden counts the group's policies Policies leaves out (Redact): those in
 	// namespaces the reader is not shown.
@@ -55,14 +58,76 @@ func BuildPreviews(ps []Policy, opts Options) ([]Preview, error) {
 	opts = opts.withDefaults()
 	var out []Preview
 	groups, infos := groupPolicies(ps, opts.SystemNamespace, true)
-	for i, g := range groups {
-		pv, err := buildPreview(g, infos[i], opts)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %v", g.Target.Scope(), err)
-		}
-		out = append(out, pv)
+	byKey := make(map[string][]Policy, len(groups))
+	for _, g := range groups {
+		byKey[g.Target.key()] = g.Policies
 	}
+	for i, g := range groups {
+		vs := []identityVariant{{}}
+		if len(opts.Identities) > 0 {
+			vs = identityVariants(g.Target, nil, opts.Identities)
+		}
+		for _, v := range vs {
+			var pv Preview
+			var err error
+			if v.new != nil {
+				pv, err = identityPreview(g, infos[i], v, opts)
+			} else {
+				pv, err = buildPreview(g, infos[i], opts)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("%s: %v", g.Target.Scope(), err)
+			}
+			if len(vs) > 1 {
+				pv.Scope = variantScope(pv.Scope, v)
+			}
+			out = append(out, pv)
+		}
+	}
+	previewBaselines(out, byKey)
 	return out, nil
+}
+
+// variantScope is a group's scope narrowed to one part (identityVariants).
+func variantScope(scope string, v identityVariant) string {
+	if len(v.labels) > 0 {
+		return scope + ", those with labels " + tagString(v.labels)
+	}
+	return scope + ", those no other MeshIdentity selects"
+}
+
+// identityPreview is the preview of a group's proxies that MeshIdentity v.new
+// gives an identity: their `rules` policies compiled to the matcher tree (none:
+// a tree that denies every client), the `from` ones named as not programmed.
+func identityPreview(g Group, info groupInfo, v identityVariant, opts Options) (Preview, error) {
+	pv := Preview{Target: g.Target, Scope: g.Target.Scope(), Identity: v.new.Ref(), Policies: info.refs}
+	kept, notes := identityPolicies(g.Policies, v.new)
+	pv.Warnings = append(pv.Warnings, notes...)
+	if n, tags := groupSize(kept); overBound(n, tags, opts.MaxGroupItems) {
+		pv.Form = FormSkipped
+		pv.Warnings = append(pv.Warnings, fmt.Sprintf(
+			"%d items to merge exceed the bound of %d; not compiled here (meshguard preview compiles any size)", n, opts.MaxGroupItems))
+		return pv, nil
+	}
+	var entries []SpiffeEntry
+	for _, p := range kept {
+		for _, e := range SpiffeEntries(p) {
+			entries = append(entries, e)
+			sm, _ := e.Match.Spiffe()
+			pv.Items = append(pv.Items, PreviewItem{Policy: e.Policy, Path: e.Path, List: e.List, SpiffeID: sm, SNI: e.Match.SNI, Method: e.Match.Method, RequestPath: e.Match.Path})
+		}
+	}
+	if len(entries) == 0 {
+		pv.Warnings = append(pv.Warnings, fmt.Sprintf("%s %s gives these proxies an identity and no `rules` MeshTrafficPermission selects them: their inbounds deny every client",
+			api.KindMeshIdentity, v.new.Ref()))
+	}
+	res, err := CompileMatchers(entries, opts.StatPrefix)
+	if err != nil {
+		return pv, err
+	}
+	pv.Form, pv.RBAC, pv.HTTPRBAC = FormMatcher, res.Config, res.HTTP
+	pv.Warnings = append(pv.Warnings, res.Warnings...)
+	return pv, nil
 }
 
 // groupSize measures what a group would merge: its policies' `from` items and

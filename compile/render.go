@@ -65,6 +65,7 @@ func MarshalJSONCompactString(previews []Preview) (string, error) {
 type jsonPreview struct {
 	Target   Target          `json:"target"`
 	Scope    string          `json:"scope"`
+	Identity string          `json:"meshIdentity,omitempty"`
 	Policies []string        `json:"policies"`
 	Hidden   int             `json:"policiesInOtherNamespaces,omitempty"`
 	Items    []PreviewItem   `json:"items"`
@@ -92,7 +93,7 @@ type jsonDoc struct {
 func newJSONDoc(previews []Preview) (jsonDoc, error) {
 	doc := jsonDoc{Previews: make([]jsonPreview, 0, len(previews))}
 	for _, p := range previews {
-		jp := jsonPreview{Target: p.Target, Scope: p.Scope, Policies: p.Policies, Hidden: p.Hidden, Items: p.Items, Form: p.Form, Warnings: p.Warnings}
+		jp := jsonPreview{Target: p.Target, Scope: p.Scope, Identity: p.Identity, Policies: p.Policies, Hidden: p.Hidden, Items: p.Items, Form: p.Form, Warnings: p.Warnings}
 		if jp.Policies == nil {
 			jp.Policies = []string{}
 		}

@@ -42,6 +42,12 @@ func KumaCheckInput(docs []Document, o Options, keep func(compile.Policy) bool) 
 			note(&in.Notes, d, max(d.ErrLine, d.Line, 1), "error %s: %v", validate.CodeParse, d.Err)
 			continue
 		}
+		if d.Object != nil && d.Object.GetKind() == api.KindMeshIdentity {
+			if kind, _ := Prepare(d, o); kind != nil && kind.Kind == api.KindMeshIdentity {
+				in.addIdentity(d, kind, o)
+			}
+			continue
+		}
 		if d.Object == nil || d.Object.GetKind() != api.KindMeshTrafficPermission {
 			continue
 		}

@@ -24,6 +24,9 @@ type Note struct {
 type PreviewInput struct {
 	// Policies are the admissible MeshTrafficPermissions, in document order.
 	Policies []compile.Policy
+	// Identities are the admissible MeshIdentities: a proxy one of them gives an
+	// identity is programmed with `rules` policies only.
+	Identities []compile.Identity
 	// Linkerd are the objects the Linkerd authorization preview reads.
 	Linkerd []unstructured.Unstructured
 	// Notes say which documents were unreadable or skipped as Kuma policies, in
@@ -58,6 +61,10 @@ func (in *PreviewInput) kumaPolicies(docs []Document, o Options) {
 			continue
 		}
 		kind, _ := Prepare(d, o) // replaced labels: lint and default report them
+		if kind != nil && kind.Kind == api.KindMeshIdentity {
+			in.addIdentity(d, kind, o)
+			continue
+		}
 		if kind == nil || kind.Kind != api.KindMeshTrafficPermission {
 			continue
 		}
@@ -99,6 +106,19 @@ func keepLast[T any](items []T, docs []*Document, places []placed, notes *[]Note
 func noteReplaced(notes *[]Note, d *Document, later placed) {
 	note(notes, d, d.Line, "skipped %s: defined again at %s:%d, the copy the cluster keeps (%s)",
 		later.id, later.file, max(later.line, 1), validate.CodeDuplicate)
+}
+
+// addIdentity keeps a MeshIdentity the webhook would admit.
+func (in *PreviewInput) addIdentity(d *Document, kind *api.Kind, o Options) {
+	if _, ok := admissible(d, kind, o, &in.Notes); !ok {
+		return
+	}
+	id, err := compile.IdentityFromObject(d.Object)
+	if err != nil {
+		note(&in.Notes, d, d.Line, "skipped: %v", err)
+		return
+	}
+	in.Identities = append(in.Identities, id)
 }
 
 // admissible validates a defaulted document as the webhook would; a denied one never

@@ -46,7 +46,16 @@ func NewPreview(index PolicyIndex, opts compile.Options) PreviewFunc {
 // WithRequestScope's context, as Handlers.Validate does) the incoming policy and
 // the stored ones related to it are found once.
 func NewPreviewAndWidening(index PolicyIndex, linkerd LinkerdSource, opts compile.Options) (PreviewFunc, WideningFunc) {
+	return NewPreviewAndWideningWithIdentities(index, linkerd, opts, nil)
+}
+
+// NewPreviewAndWideningWithIdentities is NewPreviewAndWidening that also reads
+// the stored MeshIdentities (identities may be nil): the preview and the
+// widening check then program the proxies a Ready MeshIdentity selects with
+// `rules` policies only, as Kuma 2.14 does.
+func NewPreviewAndWideningWithIdentities(index PolicyIndex, linkerd LinkerdSource, opts compile.Options, identities IdentitySource) (PreviewFunc, WideningFunc) {
 	set := newStoredSet(index, newPreviewCache(opts))
+	set.identities = identities
 	return newPreview(set), newWidening(set, linkerd)
 }
 
@@ -85,7 +94,9 @@ func (p *preview) compute(r *related) ([]string, string) {
 		policies = policies[:1]
 	}
 	visible := p.visibleFrom(incoming.Namespace)
-	previews, err := compile.BuildPreviews(policies, p.set.read.opts)
+	opts := p.set.read.opts
+	opts.Identities = r.identities
+	previews, err := compile.BuildPreviews(policies, opts)
 	if err != nil {
 		return errorLine(redactError(err, policies, visible)), ""
 	}

@@ -322,10 +322,16 @@ func newHandlers(mgr manager.Manager, o Options, log logr.Logger) (*Handlers, er
 		}
 		return all
 	}
+	identities := &policyCache{log: log.WithName("meshidentity-cache"), gvk: MeshIdentityGVK,
+		what: "MeshIdentities for the preview", fallback: "the preview takes no proxy to have one meanwhile"}
+	if err := startCache(mgr, o, identities); err != nil {
+		return nil, err
+	}
 	// The preview and the widening check read stored policies through one store.
 	linkerd := LinkerdSource{Stored: linkerdStored, Namespace: namespace, Options: o.Linkerd}
-	preview, widening := NewPreviewAndWidening(policies.byKey, linkerd, compile.Options{Form: o.PreviewForm,
-		MaxExpandedRules: 64, SystemNamespace: o.Settings.SystemNamespace, MaxGroupItems: o.PreviewMaxItems})
+	preview, widening := NewPreviewAndWideningWithIdentities(policies.byKey, linkerd, compile.Options{Form: o.PreviewForm,
+		MaxExpandedRules: 64, SystemNamespace: o.Settings.SystemNamespace, MaxGroupItems: o.PreviewMaxItems},
+		StoredIdentities(identities.list))
 	users, groups := PrivilegedSets(o)
 	return &Handlers{
 		Registry: api.DefaultRegistry(), Settings: o.Settings, RefObjects: refObjects,

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/compile"
@@ -15,7 +16,14 @@ import (
 type storedSet struct {
 	index PolicyIndex
 	read  *previewCache
+	// identities lists the stored MeshIdentities (nil: none are read): the
+	// proxies a Ready one selects get `rules` policies only.
+	identities IdentitySource
 }
+
+// IdentitySource lists the MeshIdentities the informer cache holds; it must not
+// call the API server.
+type IdentitySource func(ctx context.Context) []compile.Identity
 
 func newStoredSet(index PolicyIndex, read *previewCache) *storedSet {
 	return &storedSet{index: index, read: read}
@@ -31,6 +39,8 @@ type related struct {
 	policies []compile.Policy
 	// listed is false when the index was not usable: policies is incoming alone.
 	listed bool
+	// identities are the stored MeshIdentities.
+	identities []compile.Identity
 }
 
 // relatedOf finds the stored policies that share a group of proxies with p
@@ -61,6 +71,9 @@ func (s *storedSet) related(ctx context.Context, obj *unstructured.Unstructured,
 	r := &related{}
 	if r.incoming, r.err = incomingPolicy(obj, spec); r.err == nil {
 		r.policies, r.listed = s.relatedOf(ctx, r.incoming)
+		if s.identities != nil {
+			r.identities = s.identities(ctx)
+		}
 	}
 	if scope != nil {
 		*scope = requestScope{set: s, obj: obj, spec: spec, related: r}
@@ -88,4 +101,22 @@ type requestScope struct {
 // without it makes each check find them itself.
 func WithRequestScope(ctx context.Context) context.Context {
 	return context.WithValue(ctx, requestScopeKey{}, &requestScope{})
+}
+
+// MeshIdentityGVK is the kind the MeshIdentity informer caches.
+var MeshIdentityGVK = schema.GroupVersionKind{Group: api.KumaGroup, Version: "v1alpha1", Kind: api.KindMeshIdentity}
+
+// StoredIdentities reads the MeshIdentities list returns (an informer cache's
+// objects) as compile reads them; an object that does not read is left out.
+func StoredIdentities(list func(ctx context.Context) ([]unstructured.Unstructured, bool)) IdentitySource {
+	return func(ctx context.Context) []compile.Identity {
+		items, _ := list(ctx)
+		out := make([]compile.Identity, 0, len(items))
+		for i := range items {
+			if id, err := compile.IdentityFromObject(&items[i]); err == nil {
+				out = append(out, id)
+			}
+		}
+		return out
+	}
 }

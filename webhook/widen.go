@@ -104,7 +104,8 @@ func (w *widening) kuma(ctx context.Context, obj, old *unstructured.Unstructured
 		}
 	}
 	diffs, err := compile.DiffPolicies(oldSet, newSet, compile.DiffOptions{SystemNamespace: w.set.read.sysNS,
-		MaxClasses: maxWideningClasses, MaxGroupItems: w.opts.MaxGroupItems})
+		MaxClasses: maxWideningClasses, MaxGroupItems: w.opts.MaxGroupItems,
+		OldIdentities: r.identities, NewIdentities: r.identities})
 	if err != nil {
 		return nil
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -131,6 +132,11 @@ func (o *checkOptions) validate() error {
 	}
 	if o.toNS == "" {
 		o.toNS = o.namespace
+	}
+	if strings.TrimSpace(o.from) == "" && o.fromIP == "" {
+		return usageErr("no client: give --from, the caller whose access is checked " +
+			"(Kuma: its tags, e.g. --from kuma.io/service=web_shop_svc_80,app=web, or its SPIFFE ID, e.g. --from spiffe://default/web; " +
+			"Linkerd: its ServiceAccount, e.g. --from shop/gateway, or --from-ip 10.0.0.7 for an unauthenticated client)")
 	}
 	switch o.meshType {
 	case "auto":
@@ -351,7 +357,12 @@ func (o *checkOptions) checkKuma(s streams, docs []lint.Document, eng lint.Optio
 	}
 	sel := compile.SelectPolicies(in.Policies, px, o.settings.SystemNamespace)
 	req := compile.Request{SANs: cl.SANs, SNI: o.sni, Method: o.method, Path: o.path}
-	d, err := compile.Decide(sel.Policies, px.Mesh, req, compile.Options{Form: compile.Form(o.form), SystemNamespace: o.settings.SystemNamespace})
+	id := compile.IdentityOf(in.Identities, px.Mesh, px.IdentityLabels())
+	if id != nil && !id.Ready() {
+		sel.Notes = append(sel.Notes, fmt.Sprintf("%s %s selects the proxy but gives no identity yet: %s; until it is Ready, `from` policies apply",
+			api.KindMeshIdentity, id.Ref(), id.NotReady))
+	}
+	d, err := compile.DecideFor(sel.Policies, px.Mesh, id, req, compile.Options{Form: compile.Form(o.form), SystemNamespace: o.settings.SystemNamespace})
 	if err != nil {
 		return checkResult{}, err
 	}

@@ -39,6 +39,9 @@ type checkResult struct {
 	// Server and Route are the Linkerd Server taking the port and the route matched.
 	Server string `json:"server,omitempty"`
 	Route  string `json:"route,omitempty"`
+	// MeshIdentity is the Kuma MeshIdentity that gives the destination its
+	// identity, when one does: only `rules` policies are programmed then.
+	MeshIdentity *checkItem `json:"meshIdentity,omitempty"`
 	// Merged are the policies merged for the Kuma proxy, least specific first.
 	Merged []checkItem `json:"merged,omitempty"`
 	// Considered are the Linkerd authorizations tried, in order.
@@ -122,6 +125,12 @@ func kumaResult(o *checkOptions, cl compile.Client, px compile.Proxy, merged []c
 		r.ShadowDecision = verdictWord(d.Shadow.Allow)
 		it := kumaItem(d.Shadow.Decider, loc)
 		r.ShadowDecidedBy = &it
+	}
+	if d.Identity != "" {
+		ns, name := splitRef(d.Identity)
+		it := checkItem{Kind: api.KindMeshIdentity, Policy: d.Identity}
+		it.File, it.Line = loc.at(api.KindMeshIdentity, ns, name, "")
+		r.MeshIdentity = &it
 	}
 	r.Merged = []checkItem{}
 	for _, p := range merged {
@@ -208,6 +217,9 @@ func writeCheck(w io.Writer, output string, r checkResult) error {
 	}
 	if r.Route != "" {
 		fmt.Fprintf(&b, "  route: %s\n", r.Route)
+	}
+	if r.MeshIdentity != nil {
+		fmt.Fprintf(&b, "  identity: %s (only `rules` policies are programmed)\n", itemWords(*r.MeshIdentity))
 	}
 	if r.Mesh == "kuma" {
 		fmt.Fprintf(&b, "  merged policies (least specific first): %d\n", len(r.Merged))

@@ -81,6 +81,8 @@ func TestCheckErrors(t *testing.T) {
 	}{
 		{"unknown identity", []string{"check", kumaCheckDir, "--from", "web", "--to", "app=x"}, "unknown identity syntax"},
 		{"bad SPIFFE ID", []string{"check", kumaCheckDir, "--from", "spiffe://", "--to", "app=x"}, "is not a SPIFFE ID"},
+		{"no client", []string{"check", kumaCheckDir, "--to", "app=x"}, "no client: give --from, the caller whose access is checked"},
+		{"blank client", []string{"check", kumaCheckDir, "--from", " ", "--to", "app=x"}, "e.g. --from kuma.io/service="},
 		{"no destination", []string{"check", kumaCheckDir, "--from", "kuma.io/service=web"}, "no destination"},
 		{"destination not in the input", []string{"check", kumaCheckDir, "--from", "kuma.io/service=web", "--to", "Deployment/nope", "--to-namespace", "shop"}, "no Deployment/nope in namespace"},
 		{"bad tags", []string{"check", kumaCheckDir, "--from", "kuma.io/service=web,=x", "--to", "app=x"}, "is not key=value"},

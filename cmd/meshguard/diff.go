@@ -83,10 +83,11 @@ compared.`,
 
 // diffSet is one side of the diff as read.
 type diffSet struct {
-	label    string
-	policies []compile.Policy
-	linkerd  []unstructured.Unstructured
-	bad      bool
+	label      string
+	policies   []compile.Policy
+	identities []compile.Identity
+	linkerd    []unstructured.Unstructured
+	bad        bool
 }
 
 func (o *diffOptions) run(s streams, args []string) error {
@@ -132,7 +133,8 @@ func (o *diffOptions) run(s streams, args []string) error {
 		return exitError{exitUsage}
 	}
 	kuma, err := compile.DiffPolicies(oldSet.policies, newSet.policies,
-		compile.DiffOptions{SystemNamespace: o.settings.SystemNamespace, MaxClasses: o.maxClasses})
+		compile.DiffOptions{SystemNamespace: o.settings.SystemNamespace, MaxClasses: o.maxClasses,
+			OldIdentities: oldSet.identities, NewIdentities: newSet.identities})
 	if err != nil {
 		return err
 	}
@@ -227,7 +229,7 @@ func (o *diffOptions) readSet(notes io.Writer, eng lint.Options, paths []string,
 		}
 		fmt.Fprintf(notes, "%s:%d: %s\n", file, n.Line, n.Text)
 	}
-	return diffSet{label: label, policies: in.Policies, linkerd: in.Linkerd, bad: in.Unreadable}
+	return diffSet{label: label, policies: in.Policies, identities: in.Identities, linkerd: in.Linkerd, bad: in.Unreadable}
 }
 
 // gitSnapshot extracts path as it was at git revision ref into a temporary

@@ -154,6 +154,9 @@ func (r *diffReport) text(w io.Writer) error {
 	fmt.Fprintf(&b, "meshguard diff %s -> %s\nKuma: %s\nLinkerd: %s\n", r.Old, r.New, kuma, linkerd)
 	for _, g := range r.Kuma {
 		fmt.Fprintf(&b, "\n%s (%s; %d client classes compared)\n", g.Scope, g.Model, g.Classes)
+		if g.Identity != "" {
+			fmt.Fprintf(&b, "  identity: %s\n", g.Identity)
+		}
 		if g.Incomplete != "" {
 			fmt.Fprintf(&b, "  ! not compared: %s\n", g.Incomplete)
 		}
@@ -219,6 +222,9 @@ func (r *diffReport) markdown(w io.Writer) error {
 	head := "\n| change | clients | before | after |\n| --- | --- | --- | --- |\n"
 	for _, g := range r.Kuma {
 		fmt.Fprintf(&b, "\n#### Kuma: %s\n\n%d client classes compared (%s).\n", cell(g.Scope), g.Classes, g.Model)
+		if g.Identity != "" {
+			fmt.Fprintf(&b, "\n%s.\n", g.Identity)
+		}
 		if g.Incomplete != "" {
 			fmt.Fprintf(&b, "\nNot compared: %s.\n", g.Incomplete)
 			continue

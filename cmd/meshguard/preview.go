@@ -84,7 +84,7 @@ pods and ports no Server covers: under "linkerd" in JSON and YAML, as a table wi
 			}
 			in := lint.Preview(docs, eng)
 			printNotes(s, in.Notes)
-			previews, err := compile.BuildPreviews(in.Policies, compile.Options{Form: form, SystemNamespace: o.settings.SystemNamespace})
+			previews, err := compile.BuildPreviews(in.Policies, compile.Options{Form: form, SystemNamespace: o.settings.SystemNamespace, Identities: in.Identities})
 			if err != nil {
 				return err
 			}
