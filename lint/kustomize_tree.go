@@ -177,6 +177,9 @@ func (r *renderer) treeUnits(top string, fn func(unit)) {
 		switch {
 		case owner == "":
 			r.files.walkedUnits(f, fn)
+		case f.err != nil && roots[owner]:
+			// A chart's render reads every file of the chart and refuses a bad
+			// link or special file itself, on Chart.yaml: one error, not two.
 		case f.err != nil:
 			fn(unit{file: f.path, err: f.err})
 		case isRootFile(filepath.Base(f.path), roots[owner]) && filepath.Dir(f.path) == owner:
