@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/meshguard/meshguard/hack/loadgen/loadtest"
 	"github.com/meshguard/meshguard/webhook"
@@ -12,9 +15,10 @@ import (
 
 // BenchmarkValidateLargePolicy sends the 2.9 MB MeshTrafficPermission of issue 27
 // (loadtest.LargePolicy) to the validating path as the server serves it (body
-// limits, controller-runtime's codec, the handler) and reports the bytes
-// allocated per byte of the review (alloc-B/in-B): the request's memory is what
-// bounds a replica under large reviews.
+// limits, controller-runtime's codec, the handler), with the schema layer run
+// ("schema", as lint and --schema-check always) and skipped ("schema-skipped", as
+// --schema-check auto where the installed CRD is the embedded one), and reports
+// the bytes allocated per byte of the review (alloc-B/in-B).
 func BenchmarkValidateLargePolicy(b *testing.B) {
 	r, err := loadtest.NewReviewOf(loadtest.LargePolicy())
 	if err != nil {
@@ -26,7 +30,7 @@ func BenchmarkValidateLargePolicy(b *testing.B) {
 		b.Fatal(err)
 	}
 	handler := webhook.Routes(h, webhook.NewBodyLimiter(webhook.BodyLimits{}))[webhook.ValidatePath]
-	serve := func() {
+	serve := func(b *testing.B) {
 		rec := httptest.NewRecorder()
 		req := httptest.NewRequest(http.MethodPost, webhook.ValidatePath, bytes.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
@@ -35,10 +39,25 @@ func BenchmarkValidateLargePolicy(b *testing.B) {
 			b.Fatalf("%d %.300s", rec.Code, rec.Body.String())
 		}
 	}
-	serve()
-	b.ReportAllocs()
-	b.SetBytes(int64(len(body)))
-	for b.Loop() {
-		serve()
+	for _, skip := range []bool{false, true} {
+		name := "schema"
+		if skip {
+			name = "schema-skipped"
+		}
+		b.Run(name, func(b *testing.B) {
+			h.SchemaRedundant = func(schema.GroupVersionKind) bool { return skip }
+			serve(b)
+			b.ReportAllocs()
+			b.SetBytes(int64(len(body)))
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			n := 0
+			for b.Loop() {
+				serve(b)
+				n++
+			}
+			runtime.ReadMemStats(&after)
+			b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(n)/float64(len(body)), "alloc-B/in-B")
+		})
 	}
 }
