@@ -278,7 +278,7 @@ func LargePolicy() map[string]any {
 	from := make([]any, LargePolicyItems)
 	for i := range from {
 		from[i] = map[string]any{
-			"targetRef": map[string]any{"kind": "MeshSubset", "tags": map[string]any{"kuma.io/service": fmt.Sprintf("svc-%d_ns_svc_80", i)}},
+			"targetRef": map[string]any{"kind": string(api.RefMeshSubset), "tags": map[string]any{"kuma.io/service": fmt.Sprintf("svc-%d_ns_svc_80", i)}},
 			"default":   map[string]any{"action": "Allow"},
 		}
 	}
