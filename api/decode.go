@@ -34,7 +34,7 @@ type CheckResult struct {
 func Check(t reflect.Type, v any, path *field.Path) CheckResult {
 	var r CheckResult
 	var steps [16]pathStep
-	r.Clean = check(t, v, &walkPath{root: path, steps: steps[:0]}, &r)
+	r.Clean, _ = check(t, v, &walkPath{root: path, steps: steps[:0]}, &r)
 	return r
 }
 
@@ -83,13 +83,16 @@ var rawMessageType = reflect.TypeOf(json.RawMessage(nil))
 
 // check walks v against the Go type t: values of the wrong JSON type become errors
 // (and are dropped), unknown object fields become warnings; the result is v with
-// both removed, ready to decode.
-func check(t reflect.Type, v any, path *walkPath, r *CheckResult) any {
+// both removed, ready to decode. changed says whether anything was removed: a
+// well-formed spec (the usual case, and every object the API server has checked)
+// comes back as v itself, shared, not copied (a 2.9 MB policy's copy was 30 MB,
+// live beside the original while it was decoded). Callers only read the result.
+func check(t reflect.Type, v any, path *walkPath, r *CheckResult) (clean any, changed bool) {
 	if v == nil {
-		return nil
+		return nil, false
 	}
 	if t == rawMessageType || t.Kind() == reflect.Interface {
-		return v
+		return v, false
 	}
 	if t == intOrStringType {
 		return checkIntOrString(v, path, r)
@@ -106,9 +109,9 @@ func check(t reflect.Type, v any, path *walkPath, r *CheckResult) any {
 	}
 	if want := scalarMismatch(t.Kind(), v); want != "" {
 		r.Errors = append(r.Errors, wrongType(path, v, want))
-		return nil
+		return nil, true
 	}
-	return v
+	return v, false
 }
 
 // intOrStringType is Kubernetes' int-or-string (percentages, decimal factors): a
@@ -117,17 +120,17 @@ var intOrStringType = reflect.TypeOf(intstr.IntOrString{})
 
 // checkIntOrString accepts what intstr.IntOrString decodes: a string or an integer
 // that fits in 32 bits.
-func checkIntOrString(v any, path *walkPath, r *CheckResult) any {
+func checkIntOrString(v any, path *walkPath, r *CheckResult) (any, bool) {
 	if _, ok := v.(string); ok {
-		return v
+		return v, false
 	}
 	if isInteger(v) {
 		if n, ok := asInt64(v); ok && n >= math.MinInt32 && n <= math.MaxInt32 {
-			return v
+			return v, false
 		}
 	}
 	r.Errors = append(r.Errors, wrongType(path, v, "integer (32-bit) or string"))
-	return nil
+	return nil, true
 }
 
 // asInt64 converts an integer value (as isInteger accepts it) to int64.
@@ -148,64 +151,92 @@ func asInt64(v any) (int64, bool) {
 	return 0, false
 }
 
-func checkStruct(t reflect.Type, v any, path *walkPath, r *CheckResult) any {
+func checkStruct(t reflect.Type, v any, path *walkPath, r *CheckResult) (any, bool) {
 	m, ok := v.(map[string]any)
 	if !ok {
 		r.Errors = append(r.Errors, wrongType(path, v, "object"))
-		return nil
+		return nil, true
 	}
 	fields := jsonFields(t)
-	out := make(map[string]any, len(m))
-	for _, k := range sortedKeys(m) {
-		ft, ok := fields[k]
-		if !ok {
+	var out map[string]any // made at the first member removed or changed
+	keys := sortedKeys(m)
+	for i, k := range keys {
+		ft, known := fields[k]
+		var c any
+		changed := true
+		if known {
+			path.push(pathStep{kind: stepChild, name: k})
+			c, changed = check(ft, m[k], path, r)
+			path.pop()
+		} else {
 			r.Warnings = append(r.Warnings, UnknownField(path.path().Child(k), unknownDetail(k, fields)))
-			continue
 		}
-		path.push(pathStep{kind: stepChild, name: k})
-		c := check(ft, m[k], path, r)
-		path.pop()
-		if c != nil {
-			out[k] = c
+		out = keepMember(out, m, keys, i, c, changed || c == nil)
+	}
+	if out == nil {
+		return m, false
+	}
+	return out, true
+}
+
+// keepMember records member keys[i] of m, cleaned to c, in out: out stays nil
+// while every member so far is kept unchanged, and is made (with those members) at
+// the first one that is not. A nil c drops the member.
+func keepMember(out, m map[string]any, keys []string, i int, c any, changed bool) map[string]any {
+	if changed && out == nil {
+		out = make(map[string]any, len(m))
+		for _, k := range keys[:i] {
+			out[k] = m[k]
 		}
+	}
+	if out != nil && c != nil {
+		out[keys[i]] = c
 	}
 	return out
 }
 
-func checkSlice(t reflect.Type, v any, path *walkPath, r *CheckResult) any {
+func checkSlice(t reflect.Type, v any, path *walkPath, r *CheckResult) (any, bool) {
 	l, ok := v.([]any)
 	if !ok {
 		r.Errors = append(r.Errors, wrongType(path, v, "list"))
-		return nil
+		return nil, true
 	}
-	out := make([]any, 0, len(l))
+	var out []any // made at the first item removed or changed
 	for i, e := range l {
 		path.push(pathStep{kind: stepIndex, index: i})
-		c := check(t.Elem(), e, path, r)
+		c, changed := check(t.Elem(), e, path, r)
 		path.pop()
-		if c != nil || e == nil {
+		if changed && out == nil {
+			out = append(make([]any, 0, len(l)), l[:i]...)
+		}
+		if out != nil && (c != nil || e == nil) {
 			out = append(out, c)
 		}
 	}
-	return out
+	if out == nil {
+		return l, false
+	}
+	return out, true
 }
 
-func checkMap(t reflect.Type, v any, path *walkPath, r *CheckResult) any {
+func checkMap(t reflect.Type, v any, path *walkPath, r *CheckResult) (any, bool) {
 	m, ok := v.(map[string]any)
 	if !ok {
 		r.Errors = append(r.Errors, wrongType(path, v, "map"))
-		return nil
+		return nil, true
 	}
-	out := make(map[string]any, len(m))
-	for _, k := range sortedKeys(m) {
+	var out map[string]any
+	keys := sortedKeys(m)
+	for i, k := range keys {
 		path.push(pathStep{kind: stepKey, name: k})
-		c := check(t.Elem(), m[k], path, r)
+		c, changed := check(t.Elem(), m[k], path, r)
 		path.pop()
-		if c != nil {
-			out[k] = c
-		}
+		out = keepMember(out, m, keys, i, c, changed || c == nil)
 	}
-	return out
+	if out == nil {
+		return m, false
+	}
+	return out, true
 }
 
 // scalarMismatch is the JSON type a scalar Go kind wants when v is not of it, ""

@@ -330,7 +330,10 @@ func staleReports(ctx context.Context, dyn dynamic.Interface, written map[string
 		}
 		return false
 	}
-	sel := metav1.ListOptions{LabelSelector: ManagedByLabel + "=" + managedBy}
+	// By name as well as label: the chart's audit role may list, read and delete
+	// reports named ReportName only (RBAC resourceNames, which the API server
+	// applies to a list with this field selector), never other engines' reports.
+	sel := metav1.ListOptions{LabelSelector: ManagedByLabel + "=" + managedBy, FieldSelector: "metadata.name=" + ReportName}
 	var out []staleReport
 	list, err := dyn.Resource(nsGVR).List(ctx, sel)
 	if err != nil {

@@ -97,6 +97,64 @@ func TestAuditRBAC(t *testing.T) {
 				t.Errorf("%s: cannot list %s.%s", tc.format, k.Plural, k.Group)
 			}
 		}
+		// Reports: meshguard's own only, by name; other engines' reports in the
+		// same resources are out of reach, and nothing is deleted in bulk.
+		for _, r := range cr.Rules {
+			if !slices.Contains(r.APIGroups, tc.group) {
+				continue
+			}
+			if !slices.Equal(r.ResourceNames, []string{"meshguard"}) || slices.Contains(r.Verbs, "deletecollection") ||
+				slices.Contains(r.Verbs, "update") || slices.Contains(r.Verbs, "*") {
+				t.Errorf("%s: report rule %+v, want resourceNames [meshguard] without deletecollection", tc.format, r)
+			}
+		}
+	}
+}
+
+// TestAuditMemoryLimit: the audit container has a memory limit and GOMEMLIMIT at
+// memoryLimitRatio of it (Go's soft limit, so a large cluster's lists make the
+// collector work rather than the pod OOM-killed); ratio 0 leaves Go's default; a
+// limit GOMEMLIMIT cannot be computed from is refused by values.schema.json.
+func TestAuditMemoryLimit(t *testing.T) {
+	for _, tc := range []struct {
+		limit any
+		ratio float64
+		want  string
+	}{
+		{nil, -1, "483183820"}, // the defaults: 0.9 × 512Mi
+		{"1Gi", 0.5, "536870912"},
+		{"300000000", 0.8, "240000000"},
+		{"768Mi", 0, ""},
+	} {
+		extra := map[string]any{}
+		if tc.limit != nil {
+			extra["resources"] = map[string]any{"limits": map[string]any{"memory": tc.limit}}
+		}
+		if tc.ratio >= 0 {
+			extra["memoryLimitRatio"] = tc.ratio
+		}
+		c := get[*appsv1.Deployment](t, mustRender(t, auditValues(extra)), "Deployment/meshguard-audit").Spec.Template.Spec.Containers[0]
+		if c.Resources.Limits.Memory().IsZero() {
+			t.Errorf("%v: no memory limit", tc.limit)
+		}
+		got := ""
+		for _, e := range c.Env {
+			if e.Name == "GOMEMLIMIT" {
+				got = e.Value
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%v × %v: GOMEMLIMIT %q, want %q", tc.limit, tc.ratio, got, tc.want)
+		}
+	}
+	for _, bad := range []map[string]any{
+		{"resources": map[string]any{"limits": map[string]any{"memory": "512M"}}},
+		{"resources": map[string]any{"limits": map[string]any{"memory": "lots"}}},
+		{"memoryLimitRatio": 1.5},
+	} {
+		if _, err := renderChart(t, auditValues(bad), namespace); err == nil {
+			t.Errorf("%v accepted", bad)
+		}
 	}
 }
 

@@ -141,8 +141,29 @@ func TestNetworkPolicy(t *testing.T) {
 		}
 	}
 	for _, r := range np.Spec.Ingress {
-		if len(r.From) != 0 {
-			t.Errorf("default rule restricts sources: %+v", r.From)
+		switch r.Ports[0].Port.String() {
+		case "webhook":
+			if len(r.From) != 0 {
+				t.Errorf("default webhook rule restricts sources: %+v", r.From)
+			}
+		case "metrics":
+			// The metrics port admits the scraper only: kube-prometheus' Prometheus
+			// pods in namespace monitoring, both selectors in one peer.
+			if len(r.From) != 1 || r.From[0].NamespaceSelector == nil || r.From[0].PodSelector == nil ||
+				r.From[0].NamespaceSelector.MatchLabels["kubernetes.io/metadata.name"] != "monitoring" ||
+				r.From[0].PodSelector.MatchLabels["app.kubernetes.io/name"] != "prometheus" {
+				t.Errorf("default metrics sources %+v, want the monitoring namespace's prometheus pods", r.From)
+			}
+		}
+	}
+	m = mustRender(t, map[string]any{"networkPolicy": map[string]any{"metricsScraper": map[string]any{
+		"namespaceSelector": map[string]any{"matchLabels": map[string]any{"team": "observability"}},
+		"podSelector":       map[string]any{"matchLabels": map[string]any{"app": "vmagent"}}}}})
+	for _, r := range get[*networkingv1.NetworkPolicy](t, m, key).Spec.Ingress {
+		if r.Ports[0].Port.String() == "metrics" && (len(r.From) != 1 ||
+			r.From[0].NamespaceSelector.MatchLabels["team"] != "observability" || r.From[0].PodSelector.MatchLabels["app"] != "vmagent" ||
+			len(r.From[0].NamespaceSelector.MatchLabels) != 1 || len(r.From[0].PodSelector.MatchLabels) != 1) {
+			t.Errorf("metricsScraper: metrics sources %+v", r.From)
 		}
 	}
 

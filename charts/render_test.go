@@ -18,11 +18,15 @@ import (
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/engine"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer/json"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes/scheme"
+	sigsyaml "sigs.k8s.io/yaml"
 )
+
+func ptr[T any](v T) *T { return &v }
 
 const (
 	chartDir  = "meshguard"
@@ -91,6 +95,13 @@ func renderChart(t *testing.T, vals map[string]any, ns string) (*manifests, erro
 				continue
 			}
 			obj, gvk, err := dec.Decode(doc, nil, nil)
+			if runtime.IsNotRegisteredError(err) {
+				// A kind of another project's CRDs (a ServiceMonitor): kept as read.
+				u := &unstructured.Unstructured{}
+				if err = sigsyaml.Unmarshal(doc, &u.Object); err == nil {
+					obj, gvk = u, ptr(u.GroupVersionKind())
+				}
+			}
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w\n%s", name, err, doc)
 			}

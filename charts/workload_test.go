@@ -211,6 +211,13 @@ func TestRBACLeastPrivilege(t *testing.T) {
 		"admissionregistration.k8s.io/validatingwebhookconfigurations:update": {"meshguard-validating"},
 		"admissionregistration.k8s.io/validatingwebhookconfigurations:list":   {"meshguard-validating"},
 		"admissionregistration.k8s.io/validatingwebhookconfigurations:watch":  {"meshguard-validating"},
+		// Metrics over HTTPS: every scrape's token reviewed, its GET authorized.
+		"authentication.k8s.io/tokenreviews:create":        {""},
+		"authorization.k8s.io/subjectaccessreviews:create": {""},
+		// --schema-check auto: CRDs read, never written.
+		"apiextensions.k8s.io/customresourcedefinitions:get":   {""},
+		"apiextensions.k8s.io/customresourcedefinitions:list":  {""},
+		"apiextensions.k8s.io/customresourcedefinitions:watch": {""},
 	}
 	for _, k := range api.DefaultRegistry().Watched() {
 		for _, verb := range []string{"get", "list", "watch"} {

@@ -18,7 +18,11 @@ import (
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -431,12 +435,52 @@ func checkAuditRBAC(t *testing.T, cp *localcp.ControlPlane, c client.Client) {
 		t.Fatal(err)
 	}
 	ro := audit.ReportOptions{Format: audit.FormatOpenReports, Now: time.Now()}
-	if _, err := audit.Write(ctx, dyn, audit.Build(r, ro), ro); err != nil {
+	built := audit.Build(r, ro)
+	if _, err := audit.Write(ctx, dyn, built, ro); err != nil {
 		t.Errorf("writing reports as %s: %v", sa, err)
 	}
+	checkForeignReportsOutOfReach(t, c, dyn, built, sa)
 	// The role writes only its own report kind.
 	wg := audit.ReportOptions{Format: audit.FormatWGPolicy, Now: time.Now()}
 	if _, err := audit.Write(ctx, dyn, audit.Build(r, wg), wg); err == nil || !strings.Contains(err.Error(), "forbidden") {
 		t.Errorf("wgpolicy reports with the openreports role: %v, want forbidden", err)
+	}
+}
+
+// checkForeignReportsOutOfReach: another engine's report in the same API, beside
+// meshguard's, cannot be read, changed or deleted with the audit's role (it names
+// its reports in every request; the role allows the name meshguard only).
+func checkForeignReportsOutOfReach(t *testing.T, c client.Client, dyn dynamic.Interface, built map[string]*unstructured.Unstructured, sa string) {
+	t.Helper()
+	ctx := context.Background()
+	var foreign *unstructured.Unstructured
+	for ns, rep := range built {
+		if ns != "" {
+			foreign = rep.DeepCopy()
+			foreign.SetNamespace(ns)
+			break
+		}
+	}
+	if foreign == nil {
+		t.Fatal("no namespaced report built")
+	}
+	foreign.SetName("kyverno-foreign")
+	foreign.SetLabels(map[string]string{"app.kubernetes.io/managed-by": "kyverno"})
+	if err := c.Create(ctx, foreign); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Delete(context.Background(), foreign)
+	res := dyn.Resource(schema.GroupVersionResource{Group: "openreports.io", Version: "v1alpha1", Resource: "reports"}).Namespace(foreign.GetNamespace())
+	if _, err := res.Get(ctx, foreign.GetName(), metav1.GetOptions{}); !apierrors.IsForbidden(err) {
+		t.Errorf("as %s: reading another engine's report: %v, want forbidden", sa, err)
+	}
+	if _, err := res.Patch(ctx, foreign.GetName(), types.MergePatchType, []byte(`{"metadata":{"labels":{"x":"y"}}}`), metav1.PatchOptions{}); !apierrors.IsForbidden(err) {
+		t.Errorf("as %s: changing another engine's report: %v, want forbidden", sa, err)
+	}
+	if err := res.Delete(ctx, foreign.GetName(), metav1.DeleteOptions{}); !apierrors.IsForbidden(err) {
+		t.Errorf("as %s: deleting another engine's report: %v, want forbidden", sa, err)
+	}
+	if err := res.DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); !apierrors.IsForbidden(err) {
+		t.Errorf("as %s: deleting reports in bulk: %v, want forbidden", sa, err)
 	}
 }

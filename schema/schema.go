@@ -127,6 +127,10 @@ type compiled struct {
 	trees      *validatorTrees
 	cel        *cel.Validator // nil when the schema has no CEL rules
 	deprecated string         // deprecation warning of a deprecated version
+	// embedded and listTypes say whether the schema has nodes the embedded-resource
+	// and list-type checks look at (walks.go); without, Check skips them.
+	embedded, listTypes bool
+	crd                 EmbeddedCRD // the CRD this version comes from
 }
 
 // Load compiles the CRDs of the named releases ("kuma-2.14", "linkerd-edge-26.8.3"). It fails on an
@@ -249,6 +253,10 @@ func releaseNames() []string {
 // compileVersions compiles every served version of crd.
 func compileVersions(crd *apiextensionsv1.CustomResourceDefinition) (map[schema.GroupVersionKind]*compiled, error) {
 	out := map[schema.GroupVersionKind]*compiled{}
+	hash, err := SchemaHash(crd)
+	if err != nil {
+		return nil, err
+	}
 	for _, v := range crd.Spec.Versions {
 		if !v.Served || v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
 			continue
@@ -261,6 +269,7 @@ func compileVersions(crd *apiextensionsv1.CustomResourceDefinition) (map[schema.
 		if err != nil {
 			return nil, fmt.Errorf("version %s: %w", v.Name, err)
 		}
+		c.crd = EmbeddedCRD{Name: crd.Name, Hash: hash}
 		if v.Deprecated {
 			c.deprecated = fmt.Sprintf("%s/%s %s is deprecated", crd.Spec.Group, v.Name, crd.Spec.Names.Kind)
 			if v.DeprecationWarning != nil {
@@ -284,7 +293,8 @@ func compile(props *apiextensions.JSONSchemaProps) (*compiled, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &compiled{structural: st, validator: v, trees: newValidatorTrees(openapi)}
+	c := &compiled{structural: st, validator: v, trees: newValidatorTrees(openapi),
+		embedded: hasEmbeddedResource(st), listTypes: hasListType(st)}
 	if hasCEL(st) {
 		c.cel = cel.NewValidator(st, true, celconfig.PerCallLimit)
 	}

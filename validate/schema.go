@@ -22,6 +22,13 @@ func (v *validator) schemaLayer(obj *unstructured.Unstructured) bool {
 	if set == nil {
 		return false
 	}
+	if v.req.SchemaChecked && set.Knows(obj.GroupVersionKind()) {
+		// The API server ran this very schema before the webhook was called: it
+		// found no error and left nothing to prune. Only its deprecation notice,
+		// which costs nothing, is repeated, as the layer would.
+		v.deprecation(obj, set.Deprecation(obj.GroupVersionKind()))
+		return true
+	}
 	// An UPDATE is judged as the API server judges it: errors in what the update
 	// leaves as it was stored do not count (ratcheting).
 	var stored *unstructured.Unstructured
@@ -48,13 +55,19 @@ func (v *validator) schemaLayer(obj *unstructured.Unstructured) bool {
 		v.err(e, api.CodeWrongType)
 	}
 	for _, w := range res.Warnings {
-		if v.kind.Family == api.FamilyLinkerd {
-			// linkerdSpec warns about deprecated versions itself, naming the replacement.
-			continue
-		}
-		v.warn(field.Invalid(field.NewPath("apiVersion"), obj.GetAPIVersion(), w), CodeDeprecated)
+		v.deprecation(obj, w)
 	}
 	return true
+}
+
+// deprecation warns that obj's version is deprecated (w, the CRD's notice; ""
+// when it is not).
+func (v *validator) deprecation(obj *unstructured.Unstructured, w string) {
+	if w == "" || v.kind.Family == api.FamilyLinkerd {
+		// linkerdSpec warns about deprecated versions itself, naming the replacement.
+		return
+	}
+	v.warn(field.Invalid(field.NewPath("apiVersion"), obj.GetAPIVersion(), w), CodeDeprecated)
 }
 
 // crdName names the release whose CRD checked the object, for messages.

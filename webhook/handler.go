@@ -73,6 +73,10 @@ type Handlers struct {
 	// Widening says in one line whom an admitted authorization object newly lets
 	// in (NewWidening); nil says nothing.
 	Widening WideningFunc
+	// SchemaRedundant reports whether the API server checked objects of a kind
+	// against the schema the schema layer would (InstalledSchemas.Redundant), which
+	// the layer then skips; nil runs it always.
+	SchemaRedundant func(schema.GroupVersionKind) bool
 }
 
 // privileged reports whether the request comes from the mesh's own sync (or another
@@ -186,7 +190,8 @@ func (e *Handlers) Validate(ctx context.Context, req admission.Request) admissio
 	}
 	kind, name := d.kind.Kind, d.obj.GetName()
 	privileged := e.privileged(req)
-	res := validate.Validate(d.obj, d.kind, e.Settings, api.Request{Operation: d.op, Old: d.old, Privileged: privileged})
+	checked := e.SchemaRedundant != nil && e.SchemaRedundant(d.obj.GroupVersionKind())
+	res := validate.Validate(d.obj, d.kind, e.Settings, api.Request{Operation: d.op, Old: d.old, Privileged: privileged, SchemaChecked: checked})
 	// The meshguard.io/ignore annotation accepts warnings on purpose; what it says
 	// about itself (no reason, a code it cannot suppress) is warned instead.
 	var about field.ErrorList

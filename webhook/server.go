@@ -22,7 +22,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
@@ -61,6 +60,15 @@ type Options struct {
 	CertValidity, RotationCheck, RotationLookahead time.Duration
 
 	MetricsAddr string
+	// MetricsSecure serves MetricsAddr over HTTPS behind Kubernetes authentication
+	// (TokenReview) and authorization (SubjectAccessReview of GET /metrics), with
+	// controller-runtime's filters (metricsserving.go); false, asked for
+	// explicitly, serves plain HTTP to whoever reaches the port.
+	MetricsSecure bool
+	// SchemaCheck is when the validating webhook runs the schema layer:
+	// SchemaCheckAuto (also ""), SchemaCheckAlways or SchemaCheckNever
+	// (schemacheck.go).
+	SchemaCheck string
 	ProbeAddr   string
 	// PprofAddr serves Go's net/http/pprof profiles (controller-runtime's
 	// PprofBindAddress), for finding where a replica spends its time; "" or "0"
@@ -141,6 +149,9 @@ func (o Options) Check() error {
 	}
 	if o.FailOpenUntilReady && (o.Offline || o.DisableCertRotation) {
 		return fmt.Errorf("--fail-open-until-ready needs certificate rotation (it reads the webhook configurations meshguard injects the caBundle into); not with --offline or --disable-cert-rotation")
+	}
+	if err := o.checkMetricsAndSchema(); err != nil {
+		return err
 	}
 	if o.PreviewMaxItems < 0 {
 		return fmt.Errorf("--preview-max-items must not be negative (0: no bound)")
@@ -269,7 +280,7 @@ func newManager(cfg *rest.Config, o Options, log logr.Logger) (manager.Manager, 
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  scheme,
 		Logger:                  log,
-		Metrics:                 metricsserver.Options{BindAddress: o.MetricsAddr},
+		Metrics:                 metricsOptions(o),
 		HealthProbeBindAddress:  o.ProbeAddr,
 		PprofBindAddress:        o.PprofAddr,
 		GracefulShutdownTimeout: &timeout,
@@ -333,6 +344,10 @@ func newHandlers(mgr manager.Manager, o Options, log logr.Logger) (*Handlers, er
 		MaxExpandedRules: 64, SystemNamespace: o.Settings.SystemNamespace, MaxGroupItems: o.PreviewMaxItems},
 		StoredIdentities(identities.list))
 	users, groups := PrivilegedSets(o)
+	schemaRedundant, err := addSchemaCheck(mgr, o, log)
+	if err != nil {
+		return nil, err
+	}
 	return &Handlers{
 		Registry: api.DefaultRegistry(), Settings: o.Settings, RefObjects: refObjects,
 		PrivilegedUsers: users, PrivilegedGroups: groups,
@@ -343,6 +358,7 @@ func newHandlers(mgr manager.Manager, o Options, log logr.Logger) (*Handlers, er
 		DenyServerConflicts: o.LinkerdServerConflicts == ServerConflictsDeny,
 		Linkerd:             linkerd,
 		Widening:            widening,
+		SchemaRedundant:     schemaRedundant,
 	}, nil
 }
 

@@ -59,7 +59,8 @@ Every request is answered afresh: AdmissionReviews are read and written by
 controller-runtime's codec, request bodies are read with a size cap and a read
 timeout, and the causes of a denial are capped. See docs/webhook.md.
 
-Metrics (Prometheus) on --metrics-bind-address, /healthz and /readyz on
+Metrics (Prometheus) on --metrics-bind-address, over HTTPS to callers the API server
+authenticates and authorizes (--metrics-secure), /healthz and /readyz on
 --health-probe-bind-address. On SIGTERM /readyz fails and answers close their
 connections for --shutdown-delay, then the server stops listening and serves the
 connections still open, for at most --shutdown-timeout, until the API server closes
@@ -130,6 +131,8 @@ func serveFlags(f *pflag.FlagSet, o *serveOptions) {
 	f.DurationVar(&o.RotationCheck, "rotation-check-interval", 0, "how often to check whether to rotate (default 12h)")
 	f.DurationVar(&o.RotationLookahead, "rotation-lookahead", 0, "rotate this long before expiry (default 90 days)")
 	f.StringVar(&o.MetricsAddr, "metrics-bind-address", ":8080", "Prometheus metrics address; 0 disables")
+	f.BoolVar(&o.MetricsSecure, "metrics-secure", true, "serve metrics over HTTPS (a self-signed certificate) to callers whose bearer token the API server authenticates and who may GET the /metrics non-resource URL (the chart's meshguard-metrics-reader ClusterRole); false serves plain HTTP to anyone who reaches the port")
+	f.StringVar(&o.SchemaCheck, "schema-check", webhook.SchemaCheckAuto, "when the validating webhook runs the schema layer: auto skips it for kinds whose installed CRD has the schema of the embedded release (the API server has just checked the object against it; watching CRDs needs get/list/watch on customresourcedefinitions), always runs it as lint does, never leaves it to the API server")
 	f.StringVar(&o.ProbeAddr, "health-probe-bind-address", ":8081", "/healthz and /readyz address")
 	f.StringVar(&o.PprofAddr, "pprof-bind-address", "0", "address serving Go's pprof profiles (/debug/pprof/) to find where a replica spends CPU or memory; 0 disables. Bind it to localhost: profiles are not authenticated")
 	f.BoolVar(&o.EnableHTTP2, "enable-http2", false, "allow HTTP/2 on the webhook server (off: CVE-2023-44487)")

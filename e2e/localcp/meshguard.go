@@ -91,7 +91,9 @@ func (m *Meshguard) Start() error {
 		"--kubeconfig", m.Kubeconfig,
 		"--port", fmt.Sprint(m.Port), "--host", "127.0.0.1",
 		"--health-probe-bind-address", fmt.Sprintf("127.0.0.1:%d", m.ProbePort),
-		"--metrics-bind-address", fmt.Sprintf("127.0.0.1:%d", m.MetricsPort),
+		// Plain HTTP, asked for: the suite reads the counters without a token
+		// (TestMetricsNeedATokenAndTheReaderRole starts a secure one).
+		"--metrics-bind-address", fmt.Sprintf("127.0.0.1:%d", m.MetricsPort), "--metrics-secure=false",
 		"--cert-dir", m.CertDir, "--sync-cert-dir",
 		"--secret-namespace", ReleaseNamespace,
 		"--cert-dns-name", "localhost",

@@ -8,11 +8,17 @@
 //   - sends -errors validating reviews of a MeshTrafficPermission with -findings
 //     errors each (a `from` item with an unknown action per error);
 //   - sends -deep mutating reviews of a policy holding a value nested 9,990 deep;
+//   - sends -large validating reviews of the valid 2.9 MB MeshTrafficPermission
+//     of issue 27 (loadtest.LargePolicy), one after the other;
 //
 // waits for every answer (the stalled uploads are cut off at the server's read
 // timeout) and reports the server's peak RSS (VmHWM) with what each request got.
 //
-//	go run ./hack/memload [-stalled 40] [-errors 8] [-findings 8000] [-deep 5] [-json]
+//	go run ./hack/memload [-stalled 40] [-errors 8] [-findings 8000] [-deep 5] [-large 0] [-schema-check never] [-json]
+//
+// The server is offline, so --schema-check auto runs the schema layer as always
+// does; -schema-check never stands for a cluster whose installed CRDs are the
+// embedded ones, where auto skips it.
 package main
 
 import (
@@ -44,9 +50,9 @@ import (
 const chartMemLimit = 256 << 20 * 9 / 10
 
 type flags struct {
-	stalled, errors, findings, deep int
-	binary                          string
-	jsonOut                         bool
+	stalled, errors, findings, deep, large int
+	binary, schemaCheck                    string
+	jsonOut                                bool
 }
 
 // report is the outcome of a run.
@@ -65,6 +71,8 @@ func main() {
 	flag.IntVar(&f.errors, "errors", 8, "validating reviews with -findings errors each")
 	flag.IntVar(&f.findings, "findings", 8000, "errors per policy of -errors")
 	flag.IntVar(&f.deep, "deep", 5, "mutating reviews of a deeply nested policy")
+	flag.IntVar(&f.large, "large", 0, "validating reviews of the valid 2.9 MB MeshTrafficPermission, sent one after the other")
+	flag.StringVar(&f.schemaCheck, "schema-check", "", "the server's --schema-check, when given (offline, its default auto runs the schema layer)")
 	flag.StringVar(&f.binary, "meshguard", "", "meshguard binary (default: go build ./cmd/meshguard)")
 	flag.BoolVar(&f.jsonOut, "json", false, "print JSON instead of markdown")
 	flag.Parse()
@@ -92,7 +100,11 @@ func run(f flags) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	srv, err := startServer(ctx, f.binary, dir)
+	var extra []string
+	if f.schemaCheck != "" {
+		extra = []string{"--schema-check", f.schemaCheck}
+	}
+	srv, err := startServer(ctx, f.binary, dir, extra...)
 	if err != nil {
 		return err
 	}
@@ -124,6 +136,13 @@ func run(f flags) error {
 	for i := range f.deep {
 		wg.Go(func() { count("deep mutation: " + post(client, "https://"+srv.addr+"/mutate", bodies.deep[i])) })
 	}
+	if f.large > 0 {
+		wg.Go(func() {
+			for range f.large {
+				count("2.9 MB policy: " + post(client, "https://"+srv.addr+"/validate", bodies.large))
+			}
+		})
+	}
 	wg.Wait()
 	rep.Seconds = time.Since(start).Seconds()
 	hwm, err := srv.peakRSS()
@@ -149,7 +168,10 @@ func run(f flags) error {
 
 // bodies are the AdmissionReviews of the error and deep requests, encoded before
 // the server is loaded.
-type bodies struct{ errors, deep [][]byte }
+type bodies struct {
+	errors, deep [][]byte
+	large        []byte
+}
 
 func newBodies(f flags) (*bodies, error) {
 	b := &bodies{}
@@ -166,6 +188,13 @@ func newBodies(f flags) (*bodies, error) {
 			return nil, err
 		}
 		b.errors = append(b.errors, r.Body(fmt.Sprintf("errors-%d", i)))
+	}
+	if f.large > 0 {
+		r, err := loadtest.NewReviewOf(loadtest.LargePolicy())
+		if err != nil {
+			return nil, err
+		}
+		b.large = r.Body("large")
 	}
 	deep := json.RawMessage(strings.Repeat(`{"a":`, 9990) + `1` + strings.Repeat(`}`, 9990))
 	for i := range f.deep {
@@ -247,7 +276,7 @@ type server struct {
 	flags []string
 }
 
-func startServer(ctx context.Context, binary, dir string) (*server, error) {
+func startServer(ctx context.Context, binary, dir string, extra ...string) (*server, error) {
 	port, err := loadtest.FreePort()
 	if err != nil {
 		return nil, err
@@ -258,6 +287,7 @@ func startServer(ctx context.Context, binary, dir string) (*server, error) {
 	}
 	args := []string{"serve", "--offline", "--cert-dir", dir, "--host", "127.0.0.1", "--port", strconv.Itoa(port),
 		"--metrics-bind-address", "0", "--health-probe-bind-address", fmt.Sprintf("127.0.0.1:%d", probes), "--log-level", "error"}
+	args = append(args, extra...)
 	cmd := exec.CommandContext(ctx, binary, args...)
 	cmd.Env = append(os.Environ(), "GOMEMLIMIT="+strconv.Itoa(chartMemLimit))
 	cmd.Stderr = os.Stderr

@@ -197,3 +197,14 @@ known without asking (docs/helm.md, "What each setting protects against"):
   expression: {{ printf "request.operation != 'DELETE' || !(%s)" $cel | toJson }}
 {{- end }}
 {{- end }}
+
+{{/*
+The audit's GOMEMLIMIT in bytes: audit.memoryLimitRatio of
+audit.resources.limits.memory (bytes, or Ki, Mi, Gi as values.schema.json allows).
+*/}}
+{{- define "meshguard.auditGoMemLimit" -}}
+{{- $q := toString .Values.audit.resources.limits.memory -}}
+{{- $unit := get (dict "Ki" 1024 "Mi" 1048576 "Gi" 1073741824) (regexFind "(Ki|Mi|Gi)$" $q) | default 1 -}}
+{{- $bytes := mul (regexFind "^[0-9]+" $q | int64) $unit -}}
+{{- mulf $bytes .Values.audit.memoryLimitRatio | floor | int64 -}}
+{{- end }}

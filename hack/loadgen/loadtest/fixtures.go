@@ -265,3 +265,23 @@ func (r *Review) Request(uid string) (admissionv1.AdmissionRequest, error) {
 	}
 	return *ar.Request, nil
 }
+
+// LargePolicyItems is how many `from` items LargePolicy has: enough for a review of
+// about 2.9 MB, close to the API server's 3 MiB request limit.
+const LargePolicyItems = 26000
+
+// LargePolicy is IncomingPolicy with LargePolicyItems valid `from` items (one
+// MeshSubset service each, all Allow): the largest valid MeshTrafficPermission the
+// API server lets through, the request of issue 27's memory bound.
+func LargePolicy() map[string]any {
+	obj := IncomingPolicy()
+	from := make([]any, LargePolicyItems)
+	for i := range from {
+		from[i] = map[string]any{
+			"targetRef": map[string]any{"kind": string(api.RefMeshSubset), "tags": map[string]any{"kuma.io/service": fmt.Sprintf("svc-%d_ns_svc_80", i)}},
+			"default":   map[string]any{"action": "Allow"},
+		}
+	}
+	obj["spec"].(map[string]any)["from"] = from
+	return obj
+}
