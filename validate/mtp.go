@@ -207,7 +207,7 @@ func (v *validator) mtpUnstored(s *api.MeshTrafficPermissionSpec, p *field.Path)
 				mp := dp.Child(l.name).Index(j)
 				drop := func(key string, set bool) {
 					if set && !v.schemaAnswered {
-						v.warn(api.UnknownField(mp.Child(key), api.UnknownFieldDetail(key, known)), api.CodeUnknownField)
+						v.unknown(mp.Child(key), api.UnknownFieldHint(key, known))
 					}
 				}
 				drop("spiffeId", m.SpiffeId != nil)

@@ -35,8 +35,7 @@ func (v *validator) schemaLayer(obj *unstructured.Unstructured) bool {
 	gvk := obj.GroupVersionKind()
 	for _, u := range res.Unknown {
 		parent, key := splitLast(u)
-		p := pathOf(u)
-		v.warn(api.UnknownField(p, api.UnknownFieldDetail(key, set.FieldsAt(gvk, parent))), api.CodeUnknownField)
+		v.unknown(pathOf(u), api.UnknownFieldHint(key, set.FieldsAt(gvk, parent)))
 	}
 	for _, e := range res.Errors {
 		// The library words details for a whole request body; the path is already

@@ -245,8 +245,7 @@ func (v *validator) structure(spec map[string]any, p *field.Path) map[string]any
 			if v.schemaAnswered {
 				continue
 			}
-			v.warn(field.Forbidden(p.Child(k), fmt.Sprintf("%s has no %q section; the API server drops it. %s",
-				v.kind.Kind, k, sectionHint(v.kind))), api.CodeUnknownField)
+			v.unknown(p.Child(k), fmt.Sprintf("%s has no %q section; %s", v.kind.Kind, k, sectionHint(v.kind)))
 			continue
 		}
 		filtered[k] = val
@@ -263,8 +262,7 @@ func (v *validator) structural(cr api.CheckResult) {
 	if v.schemaAnswered {
 		return
 	}
-	v.res.Errors = append(v.res.Errors, cr.Errors...)
-	v.res.Warnings = append(v.res.Warnings, cr.Warnings...)
+	v.structuralFindings(cr)
 }
 
 func sectionOf(k string) (api.Section, bool) {

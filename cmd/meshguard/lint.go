@@ -42,6 +42,9 @@ type lintOptions struct {
 
 func (o *lintOptions) bind(cmd *cobra.Command) {
 	settingsFlags(cmd.Flags(), &o.settings)
+	o.settings.UnknownFields = api.UnknownFieldsError
+	cmd.Flags().StringVar((*string)(&o.settings.UnknownFields), "unknown-fields", string(o.settings.UnknownFields),
+		"a field the CRD does not declare (MG001): error (kubectl apply's strict field validation refuses the object), warn (the API server prunes it, as tools without strict validation leave it), ignore")
 	cmd.Flags().StringVarP(&o.namespace, "namespace", "n", "default", "namespace for objects that name none (as kubectl apply -n), and of Helm releases rendered")
 	cmd.Flags().BoolVar(&o.noKustomize, "no-kustomize", false, "read directories with a kustomization file as plain files instead of rendering them")
 	cmd.Flags().BoolVar(&o.noHelm, "no-helm", false, "read Helm chart directories (with a Chart.yaml) as plain files instead of rendering them")

@@ -132,8 +132,9 @@ func TestExitCodesAndJSONShape(t *testing.T) {
 		code  int
 	}{
 		{"clean", good, nil, exitOK},
-		{"warning below threshold", warnOnly, nil, exitOK},
-		{"warning at threshold", warnOnly, []string{"--fail-on", "warning"}, exitFindings},
+		{"unknown field is an error", warnOnly, nil, exitFindings},
+		{"warning below threshold", warnOnly, []string{"--unknown-fields=warn"}, exitOK},
+		{"warning at threshold", warnOnly, []string{"--unknown-fields=warn", "--fail-on", "warning"}, exitFindings},
 		{"parse error wins", broken, nil, exitUsage},
 		{"bad flag", good, []string{"--mode", "mars"}, exitUsage},
 		{"zone needs a name", good, []string{"--mode", "zone"}, exitUsage},
