@@ -79,3 +79,51 @@ spec:
 		})
 	}
 }
+
+// TestNumberAsDuration checks that a duration written as a bare number gets the
+// kind's duration finding, saying how to write it, in place of the CRD's bare
+// "must be of type string" (one finding, not two).
+func TestNumberAsDuration(t *testing.T) {
+	s := schemaSettings(t)
+	timeout := `apiVersion: kuma.io/v1alpha1
+kind: MeshTimeout
+metadata: {name: t, namespace: kuma-system}
+spec:
+  targetRef: {kind: Mesh}
+  to:
+    - targetRef: {kind: Mesh}
+      default: {idleTimeout: 30, connectionTimeout: 5s}
+`
+	retry := `apiVersion: kuma.io/v1alpha1
+kind: MeshRetry
+metadata: {name: r, namespace: kuma-system}
+spec:
+  targetRef: {kind: Mesh}
+  to:
+    - targetRef: {kind: Mesh}
+      default:
+        http: {numRetries: 3, perTryTimeout: 1.5}
+`
+	cases := []struct {
+		name, doc string
+		want      []finding
+	}{
+		{"MeshTimeout", timeout, []finding{{CodeMeshTimeoutConf, "spec.to[0].default.idleTimeout", SeverityError,
+			`MeshTimeout reads a duration as a string with a unit, not a bare number; write "30s" (seconds), or e.g. 500ms, 1m30s`}}},
+		{"MeshRetry", retry, []finding{{CodeRetryConf, "spec.to[0].default.http.perTryTimeout", SeverityError,
+			`MeshRetry reads a duration as a string with a unit, not a bare number; write "1.5s" (seconds), or e.g. 500ms, 1m30s`}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []finding
+			for _, f := range findings(lintOne(t, tc.doc, s, api.Request{})) {
+				if f.Code != CodeMTPFromDeprecated && f.Severity == SeverityError {
+					got = append(got, f)
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("errors (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
