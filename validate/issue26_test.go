@@ -127,3 +127,34 @@ spec:
 		})
 	}
 }
+
+// TestPolicyWithoutSpec checks that a Kuma policy without spec is judged as Kuma
+// judges it: as one with an empty spec (Kuma stores an empty spec for nil), so a
+// route without spec is accepted with the no-effect warning (it was the error
+// MG020), while a kind whose validator wants a section still refuses it.
+func TestPolicyWithoutSpec(t *testing.T) {
+	s := schemaSettings(t)
+	head := func(kind string) string {
+		return "apiVersion: kuma.io/v1alpha1\nkind: " + kind + "\nmetadata: {name: r, namespace: kuma-system}\n"
+	}
+	cases := []struct {
+		kind string
+		want []got
+	}{
+		{"MeshHTTPRoute", []got{{CodeNoEffect, "spec.to", SeverityWarning}}},
+		{"MeshTCPRoute", []got{{CodeNoEffect, "spec.to", SeverityWarning}}},
+		{"MeshTimeout", []got{{CodeSpecShape, "spec", SeverityError}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.kind, func(t *testing.T) {
+			bare := reduce(lintOne(t, head(tc.kind), s, api.Request{}))
+			if diff := cmp.Diff(tc.want, bare); diff != "" {
+				t.Errorf("no spec (-want +got):\n%s", diff)
+			}
+			empty := reduce(lintOne(t, head(tc.kind)+"spec: {}\n", s, api.Request{}))
+			if diff := cmp.Diff(empty, bare); diff != "" {
+				t.Errorf("no spec and an empty spec differ (-empty +none):\n%s", diff)
+			}
+		})
+	}
+}

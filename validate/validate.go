@@ -137,8 +137,11 @@ func (v *validator) system() bool { return v.ns == "" || v.ns == v.s.SystemNames
 func (v *validator) kumaSpec(raw any) {
 	p := field.NewPath("spec")
 	if raw == nil {
-		v.err(field.Required(p, "a Kuma policy needs a spec; add at least a targetRef and "+sectionHint(v.kind)), CodeSpecShape)
-		return
+		// Kuma reads a policy without spec as one with an empty spec (its
+		// generated SetSpec stores an empty message for nil), and its validator
+		// judges that: a route without spec is accepted and does nothing (MG126),
+		// a MeshTrafficPermission without spec configures nothing (MG020).
+		raw = map[string]any{}
 	}
 	spec, ok := raw.(map[string]any)
 	if !ok {
