@@ -158,3 +158,79 @@ func TestPolicyWithoutSpec(t *testing.T) {
 		})
 	}
 }
+
+// TestFromDeprecatedAsKuma checks Kuma 2.14.3's deprecation warning for `from` on
+// every kind whose Deprecations() gives it, in Kuma's words, and none on a kind
+// that does not (MeshTrafficPermission has its own, MG190).
+func TestFromDeprecatedAsKuma(t *testing.T) {
+	s := schemaSettings(t)
+	doc := func(kind, conf string) string {
+		return "apiVersion: kuma.io/v1alpha1\nkind: " + kind + "\nmetadata: {name: p, namespace: kuma-system}\nspec:\n" +
+			"  targetRef: {kind: Mesh, proxyTypes: [Sidecar]}\n  from:\n    - targetRef: {kind: Mesh}\n      default: " + conf + "\n"
+	}
+	const rules = "'from' field is deprecated, use 'rules' instead (Kuma 2.14; 'from' is removed in Kuma 3.0)"
+	cases := []struct {
+		kind, conf, want string
+	}{
+		{"MeshTimeout", "{idleTimeout: 1h}", rules},
+		{"MeshRateLimit", "{local: {tcp: {connectionRate: {num: 5, interval: 10s}}}}", rules},
+		{"MeshFaultInjection", "{http: [{abort: {httpStatus: 500, percentage: 10}}]}",
+			"'from' field is deprecated, use 'rules' with SPIFFE-based 'matches' instead (Kuma 2.14; 'from' is removed in Kuma 3.0)"},
+		{"MeshCircuitBreaker", "{connectionLimits: {maxConnections: 2}}", rules},
+		{"MeshAccessLog", "{backends: [{type: File, file: {path: /tmp/log}}]}", rules},
+		{"MeshTLS", "{tlsVersion: {min: TLS12}}", rules},
+		{"MeshTrafficPermission", "{action: Allow}", ""},
+		{"MeshHealthCheck", "{interval: 10s}", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.kind, func(t *testing.T) {
+			var got []finding
+			for _, f := range findings(lintOne(t, doc(tc.kind, tc.conf), s, api.Request{})) {
+				if f.Code == CodeFromDeprecated {
+					got = append(got, f)
+				}
+			}
+			var want []finding
+			if tc.want != "" {
+				want = []finding{{CodeFromDeprecated, "spec.from", SeverityWarning, tc.want}}
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("MG192 (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestSpiffePrefixReach checks the MG193 warning: a Prefix matcher, matched by
+// Kuma as a string prefix, admits identities that continue its last segment.
+func TestSpiffePrefixReach(t *testing.T) {
+	s := schemaSettings(t)
+	mtp := func(typ, value string) string {
+		return "apiVersion: kuma.io/v1alpha1\nkind: MeshTrafficPermission\nmetadata: {name: p, namespace: kuma-system}\nspec:\n  rules:\n    - default:\n        allow:\n          - spiffeID: {type: " + typ + ", value: \"" + value + "\"}\n"
+	}
+	rl := "apiVersion: kuma.io/v1alpha1\nkind: MeshRateLimit\nmetadata: {name: p, namespace: kuma-system}\nspec:\n  targetRef: {kind: Mesh, proxyTypes: [Sidecar]}\n  rules:\n    - matches:\n        - spiffeID: {type: Prefix, value: \"spiffe://td.mesh/ns/web\"}\n      default: {local: {http: {requestRate: {num: 5, interval: 10s}}}}\n"
+	const mtpAt = "spec.rules[0].default.allow[0].spiffeID.value"
+	cases := []struct {
+		name, doc string
+		want      []got
+	}{
+		{"namespace prefix", mtp("Prefix", "spiffe://td.mesh/ns/web"), []got{{CodeSpiffePrefix, mtpAt, SeverityWarning}}},
+		{"trust domain prefix", mtp("Prefix", "spiffe://td.mesh"), []got{{CodeSpiffePrefix, mtpAt, SeverityWarning}}},
+		{"exact", mtp("Exact", "spiffe://td.mesh/ns/web/sa/frontend"), nil},
+		{"trailing slash is Kuma's error, not this warning", mtp("Prefix", "spiffe://td.mesh/ns/web/"), nil},
+		{"rules matches of another kind", rl, []got{{CodeSpiffePrefix, "spec.rules[0].matches[0].spiffeID.value", SeverityWarning}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var out []got
+			for _, g := range reduce(lintOne(t, tc.doc, s, api.Request{})) {
+				if g.Code == CodeSpiffePrefix {
+					out = append(out, g)
+				}
+			}
+			if diff := cmp.Diff(tc.want, out); diff != "" {
+				t.Errorf("MG193 (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

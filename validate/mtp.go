@@ -146,6 +146,8 @@ func (v *validator) mtpMatcher(m api.SpiffeMatch, mp *field.Path, noCondition bo
 		v.matchType(sm.Type, sp.Child("type"), []string{"Exact", "Prefix"})
 		if msg := spiffeProblem(sm.Value); msg != "" {
 			v.err(field.Invalid(sp, sm.Value, msg), CodeSpiffe)
+		} else {
+			v.spiffePrefixReach(sm.Type, sm.Value, sp)
 		}
 	}
 	if sni := m.SNI; sni != nil {

@@ -162,6 +162,7 @@ func (v *validator) kumaSpec(raw any) {
 	}
 	v.res.Spec = typed
 	v.kumaRules(typed, p)
+	v.fromDeprecated(p)
 	v.dropRepeats()
 }
 
