@@ -234,3 +234,31 @@ func TestSpiffePrefixReach(t *testing.T) {
 		})
 	}
 }
+
+// TestDataplaneKeepsItsNamespaceLabel checks that a Dataplane whose
+// k8s.kuma.io/namespace differs from its namespace is admitted with the label kept,
+// as Kuma 2.14's defaulter (setIfNotExist) keeps it, while a policy's label stays
+// meshguard's to own (MG012 without mutation).
+func TestDataplaneKeepsItsNamespaceLabel(t *testing.T) {
+	s := schemaSettings(t)
+	reg := api.DefaultRegistry()
+	dp := mustObj(t, topMesh(res("Dataplane", "dp-1", "kuma-demo", "  networking:\n"+dpIn, "k8s.kuma.io/namespace: other-ns")))
+	kind := reg.Lookup(dp.GroupVersionKind())
+	req := api.Request{Operation: api.OpCreate}
+	if r := pipeline(dp, kind, s, req); len(r.Errors) > 0 {
+		t.Errorf("Dataplane refused: %v", r.Errors)
+	}
+	if got := dp.GetLabels()[api.LabelNamespace]; got != "other-ns" {
+		t.Errorf("k8s.kuma.io/namespace after defaulting = %q, want the user's other-ns", got)
+	}
+	pol := mustObj(t, `apiVersion: kuma.io/v1alpha1
+kind: MeshTimeout
+metadata: {name: t, namespace: kuma-demo, labels: {k8s.kuma.io/namespace: other-ns}}
+spec:
+  to: [{targetRef: {kind: Mesh}, default: {idleTimeout: 1h}}]
+`)
+	want := []got{{CodeOwnedLabel, "metadata.labels[k8s.kuma.io/namespace]", SeverityError}}
+	if diff := cmp.Diff(want, errorsOnly(Validate(pol, reg.Lookup(pol.GroupVersionKind()), s, req))); diff != "" {
+		t.Errorf("policy without mutation (-want +got):\n%s", diff)
+	}
+}
