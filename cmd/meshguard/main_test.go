@@ -50,7 +50,9 @@ func lintJSON(t *testing.T, stdin string, args ...string) (jsonReport, int) {
 // TestCatalogueExamples lints every documented bad and good example: the bad one must
 // produce its code, the good one no error at all (and not that code).
 func TestCatalogueExamples(t *testing.T) {
-	webhookOnly := map[string]bool{validate.CodeMeshChanged: true, validate.CodeOwnedLabel: true}
+	// MG004 needs a Linkerd release whose CRDs serve a kind meshguard lacks; no
+	// embedded release has one.
+	webhookOnly := map[string]bool{validate.CodeMeshChanged: true, validate.CodeOwnedLabel: true, validate.CodeUnknownKind: true}
 	for _, r := range lint.Rules() {
 		t.Run(r.Code, func(t *testing.T) {
 			flags := strings.Fields(r.Flags)
