@@ -72,3 +72,24 @@ func TestUnknownFieldsOtherDoors(t *testing.T) {
 		t.Errorf("bad value: exit %d, stderr %q", code, errOut)
 	}
 }
+
+// TestStrictReferencesFlag: a reference into a namespace the linted files hold
+// nothing of is not judged by default (exit 0), is an error with
+// --strict-references (exit 1), and the flag needs the reference checks on.
+func TestStrictReferencesFlag(t *testing.T) {
+	in := "apiVersion: kuma.io/v1alpha1\nkind: MeshTimeout\nmetadata:\n  name: t\n  namespace: web\nspec:\n  targetRef:\n    kind: Mesh\n  to:\n    - targetRef:\n        kind: MeshService\n        name: backend\n      default:\n        idleTimeout: 1h\n"
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{nil, exitOK, ""},
+		{[]string{"--strict-references"}, exitFindings, "error MG401 spec.to[0].targetRef: MeshService web/backend: not found"},
+		{[]string{"--strict-references", "--no-inventory"}, exitUsage, ""},
+	} {
+		out, errOut, code := cli(t, in, append([]string{"lint", "-"}, tc.args...)...)
+		if code != tc.code || !strings.Contains(out, tc.want) {
+			t.Errorf("%v: exit %d (want %d), output:\n%s%s", tc.args, code, tc.code, out, errOut)
+		}
+	}
+}
