@@ -28,14 +28,17 @@ func (v *validator) unknown(p *field.Path, hint string) {
 }
 
 // unknownMessage words MG001 for the door: what happens to the object, then the
-// hint.
+// hint. The error names the whole path, as kubectl apply's strict decoding error
+// does; the warning, which the webhook returns within the API server's 120
+// characters a warning line keeps after the code and path, names the key only, so
+// that the suggestion fits.
 func unknownMessage(path, hint string, how api.UnknownFieldMode) string {
 	var b strings.Builder
-	b.WriteString(`unknown field "` + path + `": `)
 	if how == api.UnknownFieldsError {
+		b.WriteString(`unknown field "` + path + `": `)
 		b.WriteString("kubectl apply refuses the object (strict field validation; --unknown-fields=warn where your tool prunes instead)")
 	} else {
-		b.WriteString("the API server drops it")
+		b.WriteString(`unknown field "` + lastStep(path) + `": the API server drops it`)
 	}
 	if hint != "" {
 		b.WriteString("; " + hint)
@@ -55,4 +58,11 @@ func (v *validator) structuralFindings(cr api.CheckResult) {
 		p := pathOf(w.Field)
 		v.unknown(p, w.Detail)
 	}
+}
+
+// lastStep is the key a path ends with: "idleTimeot" of
+// "spec.to[0].default.idleTimeot".
+func lastStep(path string) string {
+	_, key := splitLast(path)
+	return key
 }

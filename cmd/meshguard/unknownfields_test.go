@@ -27,14 +27,14 @@ func TestUnknownFieldsAreErrorsByDefault(t *testing.T) {
 		{"misspelt field", misspeltTimeout, nil, exitFindings, []string{
 			`<stdin>:14: error MG001 spec.to[0].default.idleTimeot: unknown field "spec.to[0].default.idleTimeot": kubectl apply refuses the object (strict field validation; --unknown-fields=warn where your tool prunes instead); did you mean "idleTimeout"?`}},
 		{"misspelt field, warn", misspeltTimeout, []string{"--unknown-fields=warn"}, exitOK, []string{
-			`<stdin>:14: warning MG001 spec.to[0].default.idleTimeot: unknown field "spec.to[0].default.idleTimeot": the API server drops it; did you mean "idleTimeout"?`}},
+			`<stdin>:14: warning MG001 spec.to[0].default.idleTimeot: unknown field "idleTimeot": the API server drops it; did you mean "idleTimeout"?`}},
 		{"misspelt field, ignore", misspeltTimeout, []string{"--unknown-fields", "ignore"}, exitOK, nil},
 		{"misspelt field, error", misspeltTimeout, []string{"--unknown-fields", "error"}, exitFindings, []string{
 			`<stdin>:14: error MG001 spec.to[0].default.idleTimeot: unknown field "spec.to[0].default.idleTimeot": kubectl apply refuses the object (strict field validation; --unknown-fields=warn where your tool prunes instead); did you mean "idleTimeout"?`}},
 		{"to in a MeshTrafficPermission", strayTo, nil, exitFindings, []string{
 			`<stdin>:14: error MG001 spec.to: unknown field "spec.to": kubectl apply refuses the object (strict field validation; --unknown-fields=warn where your tool prunes instead); known fields: from, rules, targetRef`}},
 		{"to in a MeshTrafficPermission, warn", strayTo, []string{"--unknown-fields=warn"}, exitOK, []string{
-			`<stdin>:14: warning MG001 spec.to: unknown field "spec.to": the API server drops it; known fields: from, rules, targetRef`}},
+			`<stdin>:14: warning MG001 spec.to: unknown field "to": the API server drops it; known fields: from, rules, targetRef`}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
