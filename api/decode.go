@@ -324,29 +324,33 @@ func shortValue(v any) any {
 }
 
 // UnknownField is the MG001 finding for a key the type does not have. It has no
-// value to show (the key is the last step of the path), so the detail is the whole
-// message: 'unknown field "defualt"; did you mean "default"? ...'.
-func UnknownField(p *field.Path, detail string) *field.Error {
-	return field.Invalid(p, field.OmitValueType{}, detail).WithOrigin(CodeUnknownField)
+// value to show (the key is the last step of the path); the detail is the hint
+// (UnknownFieldHint), and validate words the whole message for the door, since
+// what the API server does with the field depends on the client (see
+// UnknownFieldMode).
+func UnknownField(p *field.Path, hint string) *field.Error {
+	return field.Invalid(p, field.OmitValueType{}, hint).WithOrigin(CodeUnknownField)
 }
 
 func unknownDetail(k string, fields map[string]reflect.Type) string {
-	return UnknownFieldDetail(k, knownNames(fields))
+	return UnknownFieldHint(k, knownNames(fields))
 }
 
-// UnknownFieldDetail is the MG001 message for key k where names are the fields the
-// schema has there: a suggestion when one is close, else the list.
-func UnknownFieldDetail(k string, names []string) string {
+// UnknownFieldHint is what MG001 suggests for key k where names are the fields the
+// schema has there: the closest name when one is close (saying that keys are
+// case-sensitive when only the case differs), else the list; "" when the schema
+// has no fields there.
+func UnknownFieldHint(k string, names []string) string {
 	switch s := Suggest(k, names); {
 	case s != "" && strings.EqualFold(s, k):
-		return fmt.Sprintf("unknown field %q; did you mean %q? Keys are case-sensitive; the API server drops this one", k, s)
+		return fmt.Sprintf("did you mean %q? Keys are case-sensitive", s)
 	case s != "":
-		return fmt.Sprintf("unknown field %q; did you mean %q? The API server drops it", k, s)
+		return fmt.Sprintf("did you mean %q?", s)
 	}
 	if len(names) == 0 {
-		return fmt.Sprintf("unknown field %q; the API server drops it", k)
+		return ""
 	}
-	return fmt.Sprintf("unknown field %q; the API server drops it. Known fields: %s", k, strings.Join(names, ", "))
+	return "known fields: " + strings.Join(names, ", ")
 }
 
 func knownNames(fields map[string]reflect.Type) []string {

@@ -48,6 +48,10 @@ type Settings struct {
 	// loads them; nil skips the schema layer, which only engine unit tests of the
 	// later layers do.
 	Schemas *schema.Set
+	// UnknownFields is how a field the CRD does not declare is reported (MG001):
+	// the zero value warns, as the API server answers the webhook; the file doors
+	// default to an error, as kubectl apply refuses it.
+	UnknownFields UnknownFieldMode
 }
 
 // DefaultSettings are the flag defaults: a standalone zone with Kuma's namespace.
@@ -116,7 +120,7 @@ func (s Settings) Check() error {
 	if s.LinkerdVersion != "" && !schema.KnowsLinkerd(s.LinkerdVersion) {
 		return fmt.Errorf("--linkerd-version must be one of %s (got %q)", strings.Join(schema.LinkerdVersions(), ", "), s.LinkerdVersion)
 	}
-	return nil
+	return s.UnknownFields.check()
 }
 
 // Operation is the admission operation; the linter always uses Create.

@@ -46,7 +46,7 @@ func whyOwned(k string) string {
 	case api.LabelPolicyRole:
 		return "computed from namespace and targets"
 	case api.LabelNamespace:
-		return "always the object's namespace"
+		return "a policy's is always its namespace"
 	case api.LabelMesh:
 		return "empty means the default mesh"
 	}

@@ -29,7 +29,7 @@ func TestReplacedLabelsAreReported(t *testing.T) {
 			want: []finding{{CodeLabelReplaced, "metadata.labels[kuma.io/policy-role]", `"consumer" replaced by "producer": computed from namespace and targets`}}},
 		{name: "namespace and empty mesh", s: api.DefaultSettings(), in: producer(`k8s.kuma.io/namespace: frontend-ns, kuma.io/mesh: ""`),
 			want: []finding{
-				{CodeLabelReplaced, "metadata.labels[k8s.kuma.io/namespace]", `"frontend-ns" replaced by "backend-ns": always the object's namespace`},
+				{CodeLabelReplaced, "metadata.labels[k8s.kuma.io/namespace]", `"frontend-ns" replaced by "backend-ns": a policy's is always its namespace`},
 				{CodeLabelReplaced, "metadata.labels[kuma.io/mesh]", `"" replaced by "default": empty means the default mesh`},
 			}},
 		{name: "values equal to the computed ones", s: zoneSettings(),

@@ -141,12 +141,24 @@ func (c *converter) mapping(n *yaml.Node, depth int) (map[string]any, error) {
 	return out, nil
 }
 
+// keyShape names what a non-scalar mapping key is, with its article, for the
+// error that refuses it.
+func keyShape(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.MappingNode:
+		return "a mapping"
+	}
+	return "not a scalar"
+}
+
 // key turns a mapping key into a string the way kubectl's YAML-to-JSON step does:
 // 1 → "1", true → "true", ~ → "null". Lists and maps cannot be JSON keys.
 func (c *converter) key(n *yaml.Node) (string, error) {
 	n = deref(n)
 	if n.Kind != yaml.ScalarNode {
-		return "", c.errorf(n, "mapping key is a %s; keys must be scalars", describe(n))
+		return "", c.errorf(n, "a mapping key is %s; keys must be scalars (a string, number or boolean)", keyShape(n))
 	}
 	if b, ok := yaml11Bool(n); ok {
 		return strconv.FormatBool(b), nil

@@ -92,3 +92,23 @@ func TestYAML11HintOnFindings(t *testing.T) {
 		t.Errorf("a plain string got a hint: %q", f.Message)
 	}
 }
+
+// TestComplexKeysReadWell checks the message for a key YAML allows but JSON
+// cannot hold: it names what the key is in plain English (it once read "mapping
+// key is a not a mapping" and "is a a list").
+func TestComplexKeysReadWell(t *testing.T) {
+	head := "apiVersion: v1\nkind: A\nmetadata: {name: a}\nspec:\n"
+	cases := map[string]string{
+		"  ? [a]\n  : b\n":    "a mapping key is a list; keys must be scalars (a string, number or boolean)",
+		"  ? {a: 1}\n  : b\n": "a mapping key is a mapping; keys must be scalars (a string, number or boolean)",
+	}
+	for body, want := range cases {
+		docs := LoadBytes("f.yaml", []byte(head+body))
+		if len(docs) != 1 || docs[0].Err == nil {
+			t.Fatalf("%q: want one document with an error, got %+v", body, docs)
+		}
+		if got := docs[0].Err.Error(); got != want {
+			t.Errorf("%q:\n got %q\nwant %q", body, got, want)
+		}
+	}
+}

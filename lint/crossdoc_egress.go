@@ -10,10 +10,14 @@ import (
 
 // egressStage reports routes of the linted set parented to an EgressNetwork that the
 // set does not hold (MG369): Linkerd leaves such a route unattached, so its rules do
-// nothing. The EgressNetwork may exist in the cluster only, so it is a warning.
-// Routes and EgressNetworks the webhook would deny are left out.
+// nothing. Like the reference checks, it judges only where the set can see: a
+// parent in a namespace the set holds EgressNetworks of (a lint of one route file
+// stays quiet), and everywhere with --strict-references, where the finding is an
+// error. Otherwise the EgressNetwork may exist in the cluster only, so it is a
+// warning. Routes and EgressNetworks the webhook would deny are left out.
 type egressStage struct {
 	namespace string // of documents that name none
+	strict    bool
 	networks  map[string]bool
 	routes    []egressRoute
 }
@@ -94,14 +98,23 @@ func (s *egressStage) Add(v any) {
 }
 
 func (s *egressStage) Findings() []Finding {
+	covered := map[string]bool{} // namespaces the set holds EgressNetworks of
+	for key := range s.networks {
+		ns, _, _ := strings.Cut(key, "/")
+		covered[ns] = true
+	}
+	severity := validate.SeverityWarning
+	if s.strict {
+		severity = validate.SeverityError
+	}
 	var out []Finding
 	for _, r := range s.routes {
 		for _, p := range r.parents {
-			if s.networks[p.key] {
+			ns, name, _ := strings.Cut(p.key, "/")
+			if s.networks[p.key] || (!s.strict && !covered[ns]) {
 				continue
 			}
-			ns, name, _ := strings.Cut(p.key, "/")
-			out = append(out, r.anchor.Finding(validate.SeverityWarning, validate.CodeLinkerdMissingEgressNet, p.path,
+			out = append(out, r.anchor.Finding(severity, validate.CodeLinkerdMissingEgressNet, p.path,
 				fmt.Sprintf("the parent EgressNetwork %s (namespace %s) is not in the linted files; Linkerd leaves the route unattached until it exists: lint it with the route, or check it exists in the cluster",
 					name, ns)))
 		}

@@ -1,44 +1,57 @@
 package lint
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/validate"
 )
 
-// TestMissingEgressNetwork: a route parented to an EgressNetwork draws MG369 unless
-// the EgressNetwork (same namespace, or the one parentRef names) is linted with it.
+// TestMissingEgressNetwork: a route parented to an EgressNetwork draws MG369 when the
+// EgressNetwork (same namespace, or the one parentRef names) is not linted with it,
+// only where the set can see: a namespace it holds EgressNetworks of (a lint of one
+// route file stays quiet), or everywhere, as an error, with --strict-references.
 func TestMissingEgressNetwork(t *testing.T) {
 	const route = "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: r\n  namespace: app\nspec:\n" +
 		"  parentRefs:\n    - {group: policy.linkerd.io, kind: EgressNetwork, name: internet, port: 443}\n"
-	egress := func(ns string) string {
-		return "apiVersion: policy.linkerd.io/v1alpha1\nkind: EgressNetwork\nmetadata:\n  name: internet\n  namespace: " + ns + "\nspec:\n  trafficPolicy: Allow\n"
+	egress := func(name, ns string) string {
+		return "apiVersion: policy.linkerd.io/v1alpha1\nkind: EgressNetwork\nmetadata:\n  name: " + name + "\n  namespace: " + ns + "\nspec:\n  trafficPolicy: Allow\n"
 	}
 	s := api.DefaultSettings()
-	o := Options{Settings: s, Namespace: "default", Registry: api.DefaultRegistry(), Stages: CrossDocument(s, "default")}
+	loose := Options{Settings: s, Namespace: "default", Registry: api.DefaultRegistry(), Stages: CrossDocument(s, "default")}
+	strict := loose
+	strict.Stages = CrossDocumentInventory(s, "default", &Inventory{Complete: true})
 	for _, tc := range []struct {
-		name string
-		doc  string
-		want int
+		name     string
+		doc      string
+		o        Options
+		severity string // of the one MG369 finding; "" for none
 	}{
-		{"alone", route, 1},
-		{"with its EgressNetwork", route + "---\n" + egress("app"), 0},
-		{"EgressNetwork of another namespace", route + "---\n" + egress("other"), 1},
+		{"alone", route, loose, ""},
+		{"with its EgressNetwork", route + "---\n" + egress("internet", "app"), loose, ""},
+		{"EgressNetwork of another namespace", route + "---\n" + egress("internet", "other"), loose, ""},
+		{"another EgressNetwork of its namespace", route + "---\n" + egress("intranet", "app"), loose, validate.SeverityWarning},
+		{"alone, strict", route, strict, validate.SeverityError},
+		{"with its EgressNetwork, strict", route + "---\n" + egress("internet", "app"), strict, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			fs, _ := Lint(LoadBytes("x.yaml", []byte(tc.doc)), o)
-			n := 0
+			fs, _ := Lint(LoadBytes("x.yaml", []byte(tc.doc)), tc.o)
+			var got []string
 			for _, f := range fs {
 				if f.Code == validate.CodeLinkerdMissingEgressNet {
-					n++
-					if f.Field != "spec.parentRefs[0]" || f.Severity != validate.SeverityWarning {
+					got = append(got, f.Severity)
+					if f.Field != "spec.parentRefs[0]" {
 						t.Errorf("finding %+v", f)
 					}
 				}
 			}
-			if n != tc.want {
-				t.Errorf("%d MG369 findings, want %d: %+v", n, tc.want, fs)
+			var want []string
+			if tc.severity != "" {
+				want = []string{tc.severity}
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("MG369 findings %v, want %v: %+v", got, want, fs)
 			}
 		})
 	}

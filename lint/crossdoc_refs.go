@@ -83,9 +83,13 @@ func (s *refStage) Add(v any) {
 func (s *refStage) Findings() []Finding {
 	r := refs.Resolver{Inv: s.inv, Opts: s.opts, Source: refs.SourceFiles}
 	var out []Finding
+	severity := validate.SeverityWarning
+	if s.opts.Strict {
+		severity = validate.SeverityError
+	}
 	for _, u := range s.users {
 		for _, p := range r.Check(u.refs) {
-			out = append(out, u.anchor.Finding(validate.SeverityWarning, p.Code, p.Path, p.Message))
+			out = append(out, u.anchor.Finding(severity, p.Code, p.Path, p.Message))
 		}
 	}
 	return out
@@ -97,6 +101,10 @@ func (s *refStage) Findings() []Finding {
 // reference checks off (--no-inventory).
 type Inventory struct {
 	Entries []refs.Entry
+	// Complete says that the linted objects plus Entries are every object a
+	// reference may name (--strict-references): a reference that resolves to
+	// nothing is an error, whatever kinds and namespaces the set holds.
+	Complete bool
 }
 
 // InventoryOf is the inventory of objects already in hand (a cluster's, listed by
@@ -152,9 +160,12 @@ func LoadInventory(paths []string, lo LoadOptions, o Options) (*Inventory, []Fin
 // against the run's objects plus inv; a nil inv turns them off (--no-inventory).
 func CrossDocumentInventory(s api.Settings, ns string, inv *Inventory) func() []Stage {
 	return func() []Stage {
-		stages := []Stage{&rbacStage{systemNamespace: s.SystemNamespace}, &serverStage{namespace: ns}, &egressStage{namespace: ns}, &rateLimitStage{namespace: ns}}
+		complete := inv != nil && inv.Complete
+		stages := []Stage{&rbacStage{systemNamespace: s.SystemNamespace}, &serverStage{namespace: ns}, &egressStage{namespace: ns, strict: complete}, &rateLimitStage{namespace: ns}}
 		if inv != nil {
-			stages = append(stages, newRefStage(refs.OptionsFrom(s), ns, inv.Entries))
+			opts := refs.OptionsFrom(s)
+			opts.Strict = complete
+			stages = append(stages, newRefStage(opts, ns, inv.Entries))
 		}
 		return stages
 	}

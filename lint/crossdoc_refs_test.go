@@ -52,3 +52,34 @@ spec:
 		t.Errorf("--no-inventory still reports: %v", got)
 	}
 }
+
+// TestStrictReferences: with --strict-references (a complete inventory) a reference
+// into a kind or namespace the set holds nothing of is judged too, and reported as
+// an error; without it the same lint stays quiet (the default is unchanged).
+func TestStrictReferences(t *testing.T) {
+	s := api.DefaultSettings()
+	policy := []byte(`apiVersion: kuma.io/v1alpha1
+kind: MeshTimeout
+metadata: {name: t, namespace: shop}
+spec:
+  to:
+    - targetRef: {kind: MeshService, name: backend}
+      default: {idleTimeout: 1h}
+`)
+	findings := func(inv *Inventory) []string {
+		o := Options{Settings: s, Namespace: "default", Registry: api.DefaultRegistry(), Stages: CrossDocumentInventory(s, "default", inv)}
+		fs, _ := Lint(LoadBytes("p.yaml", policy), o)
+		var out []string
+		for _, f := range fs {
+			out = append(out, f.Severity+" "+f.Code+" "+f.Field)
+		}
+		return out
+	}
+	if got := findings(&Inventory{}); len(got) != 0 {
+		t.Errorf("default: %v, want nothing", got)
+	}
+	want := []string{"error MG401 spec.to[0].targetRef"}
+	if got := findings(&Inventory{Complete: true}); !slices.Equal(got, want) {
+		t.Errorf("strict: %v, want %v", got, want)
+	}
+}

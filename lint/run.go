@@ -367,11 +367,30 @@ func unknownKind(d *Document, o Options) (Finding, bool) {
 		}
 		return FindingFor(d, validate.SeverityError, validate.CodeUnservedKind, "kind", msg), true
 	}
-	msg := fmt.Sprintf("%s %s is not a kind meshguard knows, so it is not checked; check the spelling of kind and apiVersion", d.Object.GetAPIVersion(), gvk.Kind)
-	if len(versions) > 0 {
-		msg = fmt.Sprintf("%s is served as %s; version %q is not known, so it is not checked", gvk.Kind, strings.Join(versions, ", "), gvk.Version)
+	if o.Settings.Schemas != nil && o.Settings.Schemas.Knows(gvk) {
+		// The release's CRDs serve it, but meshguard has no rules for it.
+		msg := fmt.Sprintf("%s %s is served by Linkerd's CRDs but is not a kind meshguard knows, so it is not checked", d.Object.GetAPIVersion(), gvk.Kind)
+		return FindingFor(d, validate.SeverityWarning, validate.CodeUnknownKind, "kind", msg), true
 	}
-	return FindingFor(d, validate.SeverityWarning, validate.CodeUnknownKind, "kind", msg), true
+	return FindingFor(d, validate.SeverityError, validate.CodeUnservedKind, "kind", unservedLinkerd(d, o, versions)), true
+}
+
+// unservedLinkerd words MG005 for a policy.linkerd.io kind or version the Linkerd
+// release's CRDs (--linkerd-version) do not serve: kubectl apply fails with "no
+// matches for kind", so CI should too.
+func unservedLinkerd(d *Document, o Options, versions []string) string {
+	gvk := d.Object.GroupVersionKind()
+	lv := o.Settings.LinkerdVersion
+	if lv == "" {
+		lv = "(the embedded release)"
+	}
+	if len(versions) > 0 {
+		return fmt.Sprintf("Linkerd %s serves %s as %s, not %q, so the API server refuses the object", lv, gvk.Kind, strings.Join(versions, ", "), gvk.Version)
+	}
+	if s := api.Suggest(gvk.Kind, kindNames(o.Registry, api.LinkerdGroup)); s != "" {
+		return fmt.Sprintf("Linkerd %s has no kind %s; did you mean %s? The API server refuses the object", lv, gvk.Kind, s)
+	}
+	return fmt.Sprintf("Linkerd %s has no kind %s in %s, so the API server refuses the object; check the spelling of kind and apiVersion", lv, gvk.Kind, d.Object.GetAPIVersion())
 }
 
 // kindNames lists the kinds the registry has in group.

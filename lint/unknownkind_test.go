@@ -12,7 +12,7 @@ import (
 
 // TestUnknownKinds: a kuma.io kind or version Kuma's CRDs do not serve is an error
 // (kubectl apply would fail), with a suggestion for a typo; Kuma's resources that are
-// not embedded (ZoneIngress, ...) pass; an unknown policy.linkerd.io kind is a warning.
+// not embedded (ZoneIngress, ...) pass; likewise for policy.linkerd.io and Linkerd's CRDs.
 func TestUnknownKinds(t *testing.T) {
 	o := Options{Settings: api.DefaultSettings(), Namespace: "default", Registry: api.DefaultRegistry()}
 	for _, tc := range []struct {
@@ -24,7 +24,11 @@ func TestUnknownKinds(t *testing.T) {
 		{"kuma.io/v1beta1", "MeshTimeout", "error " + validate.CodeUnservedKind, `serves MeshTimeout as kuma.io/v1alpha1, not "v1beta1"`},
 		{"kuma.io/v1alpha1", "Frobnicator", "error " + validate.CodeUnservedKind, "has no kind Frobnicator in kuma.io/v1alpha1"},
 		{"kuma.io/v1alpha1", "ZoneIngress", "", ""},
-		{"policy.linkerd.io/v1beta3", "Sever", "warning " + validate.CodeUnknownKind, "not a kind meshguard knows"},
+		// Linkerd's CRDs (edge-26.8.3) are as complete for policy.linkerd.io as Kuma's
+		// for kuma.io: kubectl apply fails on what they do not serve.
+		{"policy.linkerd.io/v1beta3", "Sever", "error " + validate.CodeUnservedKind, "has no kind Sever; did you mean Server?"},
+		{"policy.linkerd.io/v1beta3", "AuthorizationPolicy", "error " + validate.CodeUnservedKind, `serves AuthorizationPolicy as policy.linkerd.io/v1alpha1, not "v1beta3"`},
+		{"policy.linkerd.io/v1alpha1", "Frobnicator", "error " + validate.CodeUnservedKind, "has no kind Frobnicator in policy.linkerd.io/v1alpha1"},
 		{"apps/v1", "Deployment", "", ""},
 		// The Gateway API group holds routes meshguard checks for Linkerd, but its other
 		// kinds and versions are not unknown to anyone.

@@ -18,6 +18,10 @@ type Options struct {
 	// DefaultMesh is the mesh Kuma's control plane creates on its own (unless it
 	// is told to skip it), so it exists without a Mesh object in the inventory.
 	DefaultMesh string
+	// Strict judges every reference, also into kinds and namespaces the inventory
+	// holds nothing of: for a tree linted whole (--strict-references), where what
+	// is not there does not exist.
+	Strict bool
 }
 
 // OptionsFrom takes the options from the deployment settings.

@@ -38,6 +38,12 @@ type Resolver struct {
 	Source Source
 }
 
+// covers reports whether a reference to class c in ns is judged: always when
+// strict, else only when the inventory holds some object of c there.
+func (r Resolver) covers(c Class, ns string) bool {
+	return r.Opts.Strict || r.Inv.covers(c, ns)
+}
+
 // Check returns the references of refs that resolve to nothing where the
 // inventory can see; references into namespaces (or kinds) it holds nothing of
 // are unknown and never reported.
@@ -68,7 +74,7 @@ func (r Resolver) check(ref Ref) (msg, code string, bad bool) {
 		}
 		return r.checkSection(ref, e.Ports, e)
 	}
-	if !inv.covers(ref.Class, ref.Namespace) {
+	if !r.covers(ref.Class, ref.Namespace) {
 		return "", "", false
 	}
 	return r.missing(ref, inv.names[scope{ref.Class, nsOf(ref)}]), ref.Code, true
@@ -92,7 +98,7 @@ func (r Resolver) checkMesh(ref Ref) (msg, code string, bad bool) {
 		return "", "", false
 	}
 	names := append([]string{r.Opts.DefaultMesh}, r.Inv.names[scope{ClassMesh, ""}]...)
-	if r.Inv.classes[ClassMesh] == 0 && api.Suggest(ref.Name, names[:1]) == "" {
+	if r.Inv.classes[ClassMesh] == 0 && !r.Opts.Strict && api.Suggest(ref.Name, names[:1]) == "" {
 		return "", "", false
 	}
 	return fmt.Sprintf("mesh %q: not found %s%s; meshes: %s. Kuma's control plane ignores objects of a mesh that does not exist%s",
@@ -122,7 +128,7 @@ func (r Resolver) checkMeshService(ref Ref) (msg, code string, bad bool) {
 			return fmt.Sprintf("the kuma.io/service %q names port %d of Service %s (namespace %s), which has no such port (ports: %s), so the reference resolves to nothing",
 				ref.Name, port, svc, ns, portList(e.Ports)), ref.Code, true
 		}
-		if !inv.covers(ClassService, ns) {
+		if !r.covers(ClassService, ns) {
 			return "", "", false
 		}
 		return fmt.Sprintf("Service %q (namespace %s) of kuma.io/service %s: not found %s%s%s",
@@ -138,7 +144,7 @@ func (r Resolver) checkMeshService(ref Ref) (msg, code string, bad bool) {
 		}
 		return r.checkSection(ref, e.Ports, e)
 	}
-	if !inv.covers(ClassMeshService, ref.Namespace) && !inv.covers(ClassService, ref.Namespace) {
+	if !r.covers(ClassMeshService, ref.Namespace) && !r.covers(ClassService, ref.Namespace) {
 		return "", "", false
 	}
 	cands := append(slices.Clone(inv.names[scope{ClassMeshService, ref.Namespace}]), inv.names[scope{ClassService, ref.Namespace}]...)
@@ -276,6 +282,9 @@ func (r Resolver) where() string {
 func (r Resolver) advice() string {
 	if r.Source == SourceCluster {
 		return "; until it exists the reference resolves to nothing (apply it, or fix the name)"
+	}
+	if r.Opts.Strict {
+		return "; --strict-references takes the linted files and --inventory as the whole cluster: add it, or fix the name"
 	}
 	return "; the inventory is the linted files and --inventory: it may exist in the cluster only (lint it with this file, or pass it with --inventory)"
 }

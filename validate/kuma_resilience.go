@@ -39,6 +39,7 @@ func (c confRules) forbidden(p *field.Path, msg string) {
 // or does not parse (which Kuma refuses: it cannot decode the object).
 func (c confRules) duration(p *field.Path, s *string) (time.Duration, bool) {
 	if s == nil {
+		c.v.numberAsDuration(p, c.kind, c.code)
 		return 0, false
 	}
 	d, err := time.ParseDuration(*s)

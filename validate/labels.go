@@ -56,7 +56,12 @@ func (v *validator) kumaLabels(obj *unstructured.Unstructured) {
 	} else {
 		v.origin(l)
 	}
-	if nsLabel, ok := l[api.LabelNamespace]; ok && v.ns != "" && nsLabel != v.ns {
+	// Kuma's defaulter sets k8s.kuma.io/namespace only when absent, on every kind.
+	// meshguard owns it on policies and the resources users write (a spoofed one
+	// would move a consumer policy, or a MeshExternalService, to another namespace
+	// for everything that reads it), and keeps a Dataplane's as Kuma does: the
+	// control plane writes Dataplanes itself, and published Dataplane manifests set it.
+	if nsLabel, ok := l[api.LabelNamespace]; ok && v.kind.Kind != api.KindDataplane && v.ns != "" && nsLabel != v.ns {
 		v.err(field.Invalid(labelPath(api.LabelNamespace), nsLabel, fmt.Sprintf(
 			"must be the policy's namespace %q; remove the label and let the webhook set it", v.ns)), CodeOwnedLabel)
 	}

@@ -31,8 +31,7 @@ func (v *validator) lkAuthorizationPolicy(s *api.AuthorizationPolicySpec, raw ma
 					fmt.Sprintf("an AuthorizationPolicy may only target its own namespace; use %q or create the policy in %q", v.ns, t.Name)), CodeLinkerdPolicyTarget)
 			}
 		default:
-			v.err(field.Invalid(tp.Child("kind"), canonicalKind(t.Group, t.Kind),
-				"target a Server or HTTPRoute (group policy.linkerd.io), an HTTPRoute or GRPCRoute (group gateway.networking.k8s.io) or this policy's Namespace (no group)"), CodeLinkerdPolicyTarget)
+			v.lkTargetGroupOrKind(t.Group, t.Kind, tp)
 		}
 	}
 	rp := p.Child("requiredAuthenticationRefs")
@@ -224,4 +223,28 @@ func DefaultInboundPolicy(obj *unstructured.Unstructured) field.ErrorList {
 		}
 	}
 	return out
+}
+
+// lkTargetGroupOrKind reports an AuthorizationPolicy target Linkerd refuses at the
+// field that is wrong: the group when the kind is one Linkerd accepts in another
+// group (a Server without group: policy.linkerd.io), else the kind.
+func (v *validator) lkTargetGroupOrKind(group, kind string, tp *field.Path) {
+	var groups []string
+	for _, g := range []string{api.LinkerdGroup, api.GatewayGroup} {
+		if refIs(g, kind, g, api.KindServer) || refIs(g, kind, g, api.KindHTTPRoute) ||
+			(g == api.GatewayGroup && refIs(g, kind, g, api.KindGRPCRoute)) {
+			groups = append(groups, g)
+		}
+	}
+	if len(groups) == 0 {
+		v.err(field.Invalid(tp.Child("kind"), canonicalKind(group, kind),
+			"target a Server or HTTPRoute (group policy.linkerd.io), an HTTPRoute or GRPCRoute (group gateway.networking.k8s.io) or this policy's Namespace (no group)"), CodeLinkerdPolicyTarget)
+		return
+	}
+	want := "set group: " + strings.Join(groups, " or ")
+	if group == "" {
+		v.err(field.Required(tp.Child("group"), fmt.Sprintf("a %s target needs its group; %s", kind, want)), CodeLinkerdPolicyTarget)
+		return
+	}
+	v.err(field.Invalid(tp.Child("group"), group, fmt.Sprintf("Linkerd has no %s in this group; %s", kind, want)), CodeLinkerdPolicyTarget)
 }

@@ -60,9 +60,11 @@ func TestLinkerdRules(t *testing.T) {
 		{"ap core group and gateway route", "apiVersion: policy.linkerd.io/v1alpha1\nkind: AuthorizationPolicy\n" + head +
 			"  targetRef:\n    group: gateway.networking.k8s.io\n    kind: GRPCRoute\n    name: r\n  requiredAuthenticationRefs:\n    - group: core\n      kind: serviceaccount\n      name: a\n", nil},
 		{"ap targets a GRPCRoute policy.linkerd.io does not have", "apiVersion: policy.linkerd.io/v1alpha1\nkind: AuthorizationPolicy\n" + head +
-			"  targetRef:\n    group: policy.linkerd.io\n    kind: GRPCRoute\n    name: r\n  requiredAuthenticationRefs: []\n", []got{{CodeLinkerdPolicyTarget, "spec.targetRef.kind", SeverityError}}},
-		{"ap wrong group", "apiVersion: policy.linkerd.io/v1alpha1\nkind: AuthorizationPolicy\n" + head +
-			"  targetRef:\n    kind: Server\n    name: s\n  requiredAuthenticationRefs: []\n", []got{{CodeLinkerdPolicyTarget, "spec.targetRef.kind", SeverityError}}},
+			"  targetRef:\n    group: policy.linkerd.io\n    kind: GRPCRoute\n    name: r\n  requiredAuthenticationRefs: []\n", []got{{CodeLinkerdPolicyTarget, "spec.targetRef.group", SeverityError}}},
+		{"ap targets a kind Linkerd never accepts", "apiVersion: policy.linkerd.io/v1alpha1\nkind: AuthorizationPolicy\n" + head +
+			"  targetRef:\n    group: apps\n    kind: Deployment\n    name: r\n  requiredAuthenticationRefs: []\n", []got{{CodeLinkerdPolicyTarget, "spec.targetRef.kind", SeverityError}}},
+		{"ap group missing: MG320 points at group", "apiVersion: policy.linkerd.io/v1alpha1\nkind: AuthorizationPolicy\n" + head +
+			"  targetRef:\n    kind: Server\n    name: s\n  requiredAuthenticationRefs: []\n", []got{{CodeLinkerdPolicyTarget, "spec.targetRef.group", SeverityError}}},
 		{"ap refs missing", "apiVersion: policy.linkerd.io/v1alpha1\nkind: AuthorizationPolicy\n" + head +
 			"  targetRef:\n    kind: Namespace\n    name: web\n", []got{{CodeLinkerdAuthnRefs, "spec.requiredAuthenticationRefs", SeverityError}}},
 		{"two networks", "apiVersion: policy.linkerd.io/v1alpha1\nkind: AuthorizationPolicy\n" + head +

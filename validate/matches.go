@@ -34,6 +34,8 @@ func (v *validator) ruleMatches(ms []api.RuleMatch, p *field.Path) {
 func (v *validator) spiffeMatch(m api.StringMatch, p *field.Path) {
 	if msg := spiffeIDProblem(m.Value); msg != "" {
 		v.err(field.Invalid(p.Child("value"), m.Value, "must be a valid SPIFFE ID (spiffe://<trust domain>/<path>): "+msg), CodeMatch)
+	} else {
+		v.spiffePrefixReach(m.Type, m.Value, p)
 	}
 	if v.kind.Shared.Matches != api.MatchStrict {
 		return

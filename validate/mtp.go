@@ -146,6 +146,8 @@ func (v *validator) mtpMatcher(m api.SpiffeMatch, mp *field.Path, noCondition bo
 		v.matchType(sm.Type, sp.Child("type"), []string{"Exact", "Prefix"})
 		if msg := spiffeProblem(sm.Value); msg != "" {
 			v.err(field.Invalid(sp, sm.Value, msg), CodeSpiffe)
+		} else {
+			v.spiffePrefixReach(sm.Type, sm.Value, sp)
 		}
 	}
 	if sni := m.SNI; sni != nil {
@@ -207,7 +209,7 @@ func (v *validator) mtpUnstored(s *api.MeshTrafficPermissionSpec, p *field.Path)
 				mp := dp.Child(l.name).Index(j)
 				drop := func(key string, set bool) {
 					if set && !v.schemaAnswered {
-						v.warn(api.UnknownField(mp.Child(key), api.UnknownFieldDetail(key, known)), api.CodeUnknownField)
+						v.unknown(mp.Child(key), api.UnknownFieldHint(key, known))
 					}
 				}
 				drop("spiffeId", m.SpiffeId != nil)

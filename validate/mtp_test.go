@@ -71,6 +71,7 @@ func mtpKumaCases() []mtpCase {
 			{CodeSpiffe, "spec.rules[0].default.allowWithShadowDeny[0].spiffeID", SeverityError},
 			{CodeSpiffe, "spec.rules[0].default.allow[0].spiffeID", SeverityError},
 			{CodeSpiffe, "spec.rules[0].default.deny[0].spiffeID", SeverityError},
+			{CodeSpiffePrefix, "spec.rules[0].default.allow[1].spiffeID.value", SeverityWarning},
 		}},
 		{"empty from", `
   targetRef: {kind: MeshService, name: backend}
@@ -94,13 +95,15 @@ func mtpKumaCases() []mtpCase {
   rules:
     - default:
         allow:
-          - spiffeID: {type: Prefix, value: "spiffe://td"}`, []got{{CodeMTPForm, "spec.rules", SeverityError}, dep}},
+          - spiffeID: {type: Prefix, value: "spiffe://td"}`, []got{{CodeMTPForm, "spec.rules", SeverityError}, dep,
+			{CodeSpiffePrefix, "spec.rules[0].default.allow[0].spiffeID.value", SeverityWarning}}},
 		{"a matcher without spiffeID or sni matches nothing", `
   rules:
     - default:
         allow:
           - {}
-          - spiffeID: {type: Prefix, value: "spiffe://td"}`, []got{{CodeMTPEmptyMatcher, "spec.rules[0].default.allow[0]", SeverityWarning}}},
+          - spiffeID: {type: Prefix, value: "spiffe://td"}`, []got{{CodeMTPEmptyMatcher, "spec.rules[0].default.allow[0]", SeverityWarning},
+			{CodeSpiffePrefix, "spec.rules[0].default.allow[1].spiffeID.value", SeverityWarning}}},
 		{"the MADR's spiffeId, method and path are dropped, not checked", `
   rules:
     - default:

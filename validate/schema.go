@@ -2,6 +2,7 @@ package validate
 
 import (
 	"context"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -42,10 +43,10 @@ func (v *validator) schemaLayer(obj *unstructured.Unstructured) bool {
 	gvk := obj.GroupVersionKind()
 	for _, u := range res.Unknown {
 		parent, key := splitLast(u)
-		p := pathOf(u)
-		v.warn(api.UnknownField(p, api.UnknownFieldDetail(key, set.FieldsAt(gvk, parent))), api.CodeUnknownField)
+		v.unknown(pathOf(u), api.UnknownFieldHint(key, set.FieldsAt(gvk, parent)))
 	}
 	for _, e := range res.Errors {
+		placeUnplaced(e)
 		// The library words details for a whole request body; the path is already
 		// the finding's field.
 		e.Detail = strings.TrimPrefix(e.Detail, e.Field+" in body ")
@@ -68,6 +69,32 @@ func (v *validator) deprecation(obj *unstructured.Unstructured, w string) {
 		return
 	}
 	v.warn(field.Invalid(field.NewPath("apiVersion"), obj.GetAPIVersion(), w), CodeDeprecated)
+}
+
+// unplacedDetail matches the two ways kube-openapi's validator words an error it
+// made without a field path (a oneOf or anyOf on an object, a type check inside
+// one): the path quoted at the start, or after a final "in".
+var unplacedDetail = regexp.MustCompile(`^"([^"]+)" (.+)$|^(.+) in ([A-Za-z0-9_.\[\]/-]+)$`)
+
+// placeUnplaced gives an error the library left without a field ("<nil>" once
+// printed) the field its detail names, and drops the empty value it shows, so the
+// finding points at the field like every other.
+func placeUnplaced(e *field.Error) {
+	if e.Field != "" && e.Field != "<nil>" {
+		return
+	}
+	m := unplacedDetail.FindStringSubmatch(e.Detail)
+	switch {
+	case m == nil:
+		e.Field = "spec"
+	case m[1] != "":
+		e.Field, e.Detail = m[1], m[2]
+	default:
+		e.Field, e.Detail = m[4], m[3]
+	}
+	if e.Type == field.ErrorTypeInvalid && e.BadValue == "" {
+		e.BadValue = field.OmitValueType{}
+	}
 }
 
 // crdName names the release whose CRD checked the object, for messages.

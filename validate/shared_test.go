@@ -73,7 +73,7 @@ func TestSharedSections(t *testing.T) {
   from: [{targetRef: {kind: Mesh}, default: {http: []}}]`, []got{e(CodeSections, "spec.from")}},
 		{"fault injection from on sidecars", "MeshFaultInjection", `
   targetRef: {kind: Mesh, proxyTypes: [Sidecar]}
-  from: [{targetRef: {kind: Mesh}, default: {http: []}}]`, nil},
+  from: [{targetRef: {kind: Mesh}, default: {http: []}}]`, []got{w(CodeFromDeprecated, "spec.from")}},
 		{"fault injection to on sidecars only", "MeshFaultInjection", `
   targetRef: {kind: Dataplane, labels: {app: web}}
   to: [{targetRef: {kind: Mesh}, default: {http: []}}]`, []got{e(CodeSections, "spec.to")}},
@@ -135,7 +135,7 @@ func TestSharedMatches(t *testing.T) {
 		return "  rules:\n    - matches: [" + match + "]\n      default: {http: {requestTimeout: 1s}}"
 	}
 	runShared(t, []sharedCase{
-		{"spiffeID", "MeshTimeout", mt("{spiffeID: {type: Prefix, value: 'spiffe://td/ns/default'}}"), nil},
+		{"spiffeID", "MeshTimeout", mt("{spiffeID: {type: Prefix, value: 'spiffe://td/ns/default'}}"), []got{w(CodeSpiffePrefix, "spec.rules[0].matches[0].spiffeID.value")}},
 		{"sni", "MeshTimeout", mt("{sni: {type: Exact, value: backend.default.svc}}"), nil},
 		{"empty match", "MeshTimeout", mt("{}"), []got{e(CodeMatch, "spec.rules[0].matches[0]")}},
 		{"spiffeID without scheme", "MeshTimeout", mt("{spiffeID: {type: Exact, value: 'td/ns/default'}}"),

@@ -137,8 +137,11 @@ func (v *validator) system() bool { return v.ns == "" || v.ns == v.s.SystemNames
 func (v *validator) kumaSpec(raw any) {
 	p := field.NewPath("spec")
 	if raw == nil {
-		v.err(field.Required(p, "a Kuma policy needs a spec; add at least a targetRef and "+sectionHint(v.kind)), CodeSpecShape)
-		return
+		// Kuma reads a policy without spec as one with an empty spec (its
+		// generated SetSpec stores an empty message for nil), and its validator
+		// judges that: a route without spec is accepted and does nothing (MG126),
+		// a MeshTrafficPermission without spec configures nothing (MG020).
+		raw = map[string]any{}
 	}
 	spec, ok := raw.(map[string]any)
 	if !ok {
@@ -159,6 +162,7 @@ func (v *validator) kumaSpec(raw any) {
 	}
 	v.res.Spec = typed
 	v.kumaRules(typed, p)
+	v.fromDeprecated(p)
 	v.dropRepeats()
 }
 
@@ -245,8 +249,7 @@ func (v *validator) structure(spec map[string]any, p *field.Path) map[string]any
 			if v.schemaAnswered {
 				continue
 			}
-			v.warn(field.Forbidden(p.Child(k), fmt.Sprintf("%s has no %q section; the API server drops it. %s",
-				v.kind.Kind, k, sectionHint(v.kind))), api.CodeUnknownField)
+			v.unknown(p.Child(k), fmt.Sprintf("%s has no %q section; %s", v.kind.Kind, k, sectionHint(v.kind)))
 			continue
 		}
 		filtered[k] = val
@@ -263,8 +266,7 @@ func (v *validator) structural(cr api.CheckResult) {
 	if v.schemaAnswered {
 		return
 	}
-	v.res.Errors = append(v.res.Errors, cr.Errors...)
-	v.res.Warnings = append(v.res.Warnings, cr.Warnings...)
+	v.structuralFindings(cr)
 }
 
 func sectionOf(k string) (api.Section, bool) {

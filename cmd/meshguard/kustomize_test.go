@@ -48,9 +48,10 @@ func TestLintKustomize(t *testing.T) {
 		{"values.yaml skipped with a note, exit unaffected", []string{renders + "tree/charts"}, exitOK,
 			nil, lint.Summary{Skipped: 1}, []string{"values.yaml:2: note: skipped"}},
 		// Read as they are, the patch and the base are two documents of one
-		// MeshTimeout (kubectl apply -f of these files keeps the last): MG006.
+		// MeshTimeout (kubectl apply -f of these files keeps the last): MG006. The patch is a MeshTimeout with 'from': Kuma 2.14 warns
+		// that it is deprecated (MG192).
 		{"--no-kustomize: the raw files, the overlay error unseen", []string{"--no-kustomize", renders + "tree/overlays/prod/add-from.yaml", renders + "tree/overlays/prod/kustomization.yaml", renders + "tree/base"}, exitFindings,
-			[]string{"tree/overlays/prod/add-from.yaml:4 MG006 metadata.name"}, lint.Summary{Documents: 3, Errors: 1, Skipped: 1}, []string{"tree/overlays/prod/kustomization.yaml:3: note: skipped: not a Kubernetes object"}},
+			[]string{"tree/overlays/prod/add-from.yaml:4 MG006 metadata.name", "tree/overlays/prod/add-from.yaml:7 MG192 spec.from"}, lint.Summary{Documents: 3, Errors: 1, Warnings: 1, Skipped: 1}, []string{"tree/overlays/prod/kustomization.yaml:3: note: skipped: not a Kubernetes object"}},
 		{"Helm chart with values that add 'from'", []string{"-n", "frontend-ns", "--helm-values", renders + "chart-inbound-values.yaml", renders + "chart"}, exitFindings,
 			[]string{"chart/templates/timeout.yaml:18 MG102 spec.from by chart/Chart.yaml"}, lint.Summary{Documents: 1, Errors: 1}, nil},
 		{"Helm chart with its own values", []string{renders + "chart"}, exitOK, nil, lint.Summary{Documents: 1}, nil},

@@ -37,6 +37,9 @@ type lintOptions struct {
 	// Services, ...), linted for nothing; noInventory turns the reference checks off.
 	inventory   []string
 	noInventory bool
+	// strictRefs judges every reference against the linted tree plus the
+	// inventory as complete: one that names nothing is an error.
+	strictRefs bool
 	// progressDelay is how long a run goes before the progress line appears.
 	progressDelay time.Duration
 	// render holds the Helm and kustomize flags and the rendering bounds.
@@ -47,6 +50,9 @@ type lintOptions struct {
 
 func (o *lintOptions) bind(cmd *cobra.Command) {
 	settingsFlags(cmd.Flags(), &o.settings)
+	o.settings.UnknownFields = api.UnknownFieldsError
+	cmd.Flags().StringVar((*string)(&o.settings.UnknownFields), "unknown-fields", string(o.settings.UnknownFields),
+		"a field the CRD does not declare (MG001): error (kubectl apply's strict field validation refuses the object), warn (the API server prunes it, as tools without strict validation leave it), ignore")
 	cmd.Flags().StringVarP(&o.namespace, "namespace", "n", "default", "namespace for objects that name none (as kubectl apply -n), and of Helm releases rendered")
 	cmd.Flags().BoolVar(&o.noKustomize, "no-kustomize", false, "read directories with a kustomization file as plain files instead of rendering them")
 	cmd.Flags().BoolVar(&o.noHelm, "no-helm", false, "read Helm chart directories (with a Chart.yaml) as plain files instead of rendering them")
@@ -222,6 +228,7 @@ usage error or a document that cannot be read or parsed, or a render that fails
 	cmd.Flags().StringVar(&o.color, "color", "auto", "colour text output: auto (only on a terminal, honours NO_COLOR), always, never")
 	cmd.Flags().StringArrayVar(&o.inventory, "inventory", nil, "file or directory of objects that references may name but that are not linted (workloads, Services, Namespaces, ServiceAccounts, mesh objects; e.g. a rendered Helm chart or a cluster dump); repeatable. See docs/lint.md")
 	cmd.Flags().BoolVar(&o.noInventory, "no-inventory", false, "do not check references between objects (MG401-MG449)")
+	cmd.Flags().BoolVar(&o.strictRefs, "strict-references", false, "the linted PATHs plus --inventory are the whole cluster: a reference that names nothing (MG401-MG449, MG369) is an error, in every kind and namespace")
 	cmd.Flags().StringVar(&o.progress, "progress", "auto", "progress line on standard error for runs over a second: auto (only on a terminal), always, never")
 	cmd.Flags().DurationVar(&o.progressDelay, "progress-delay", time.Second, "how long a run goes before the progress line appears")
 	cmd.Flags().BoolVar(&o.changedFiles, "changed-files", false, "the PATHs are changed files (a pre-commit hook's): lint the chart or kustomization around each, once; leave out hidden files; no MG054 for --ignore-file entries")
@@ -238,6 +245,9 @@ func (o *lintOptions) stages(eng lint.Options) (func() []lint.Stage, error) {
 		if len(o.inventory) > 0 {
 			return nil, usageErr("--inventory and --no-inventory exclude each other")
 		}
+		if o.strictRefs {
+			return nil, usageErr("--strict-references and --no-inventory exclude each other")
+		}
 		return lint.CrossDocumentInventory(o.settings, o.namespace, nil), nil
 	}
 	inv, bad := lint.LoadInventory(o.inventory, o.loadOptions(), eng)
@@ -245,6 +255,7 @@ func (o *lintOptions) stages(eng lint.Options) (func() []lint.Stage, error) {
 		f := bad[0]
 		return nil, usageErr("--inventory: %s:%d: %s", f.File, f.Line, f.Message)
 	}
+	inv.Complete = o.strictRefs
 	return lint.CrossDocumentInventory(o.settings, o.namespace, inv), nil
 }
 
