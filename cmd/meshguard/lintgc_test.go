@@ -27,8 +27,10 @@ func TestTuneGCForLint(t *testing.T) {
 	t.Setenv("GOGC", "")
 	t.Setenv("GOMEMLIMIT", "")
 	restore := tuneGCForLint()
-	if p, l := current(); p != lintGCPercent || l != lintMemoryLimit {
-		t.Errorf("lint's collector: %d%%, %d bytes; want %d%%, %d bytes", p, l, lintGCPercent, lintMemoryLimit)
+	// The limit starts at lintMemoryLimit and follows the live heap up (twice
+	// it, TestFollowLiveHeap): this test binary's own heap may already be past it.
+	if p, l := current(); p != lintGCPercent || l < lintMemoryLimit {
+		t.Errorf("lint's collector: %d%%, %d bytes; want %d%%, at least %d bytes", p, l, lintGCPercent, lintMemoryLimit)
 	}
 	restore()
 	if p, l := current(); p != p0 || l != l0 {
