@@ -43,6 +43,7 @@ func TestWatched(t *testing.T) {
 	}
 	want := []string{
 		"kuma.io/v1alpha1, Kind=MeshTrafficPermission",
+		"kuma.io/v1alpha1, Kind=MeshIdentity",
 		"policy.linkerd.io/v1beta3, Kind=Server",
 		"policy.linkerd.io/v1beta1, Kind=ServerAuthorization",
 		"policy.linkerd.io/v1alpha1, Kind=AuthorizationPolicy",
@@ -55,7 +56,7 @@ func TestWatched(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Error(diff)
 	}
-	if n := len(DefaultRegistry().WatchedIn(KumaGroup)); n != 1 {
-		t.Errorf("WatchedIn(kuma.io) has %d kinds, want 1", n)
+	if n := len(DefaultRegistry().WatchedIn(KumaGroup)); n != 2 {
+		t.Errorf("WatchedIn(kuma.io) has %d kinds, want 2", n)
 	}
 }

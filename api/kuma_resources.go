@@ -36,6 +36,14 @@ func systemNamespaceOnly(k *Kind) *Kind {
 	return k
 }
 
+// watched marks a kind whose stored objects the webhook caches: a MeshIdentity
+// decides whether a proxy's `from` MeshTrafficPermissions are programmed at all,
+// so the preview and the widening check read them.
+func watched(k *Kind) *Kind {
+	k.Watched = true
+	return k
+}
+
 // clusterScoped marks a kind whose objects have no namespace.
 func clusterScoped(k *Kind) *Kind {
 	k.ClusterScoped = true
@@ -54,7 +62,7 @@ func KumaResourceKinds() []*Kind {
 		readOnlyOn(ModeZone, typedResource(clusterScoped(kumaResource("MeshGatewayRoute", "meshgatewayroutes", true, false, "a route of a builtin gateway (deprecated: use MeshHTTPRoute or MeshTCPRoute)")), func() any { return &MeshGatewayRouteSpec{} })),
 		typedResource(kumaResource("MeshGatewayInstance", "meshgatewayinstances", false, false, "the Kubernetes deployment of a builtin gateway"), func() any { return &MeshGatewayInstanceSpec{} }),
 		typedResource(clusterScoped(kumaResource("MeshGatewayConfig", "meshgatewayconfigs", false, false, "defaults for builtin gateway deployments")), func() any { return &MeshGatewayConfigSpec{} }),
-		systemNamespaceOnly(typedResource(kumaResource("MeshIdentity", "meshidentities", true, true, "how workloads of a mesh get their identity"), func() any { return &MeshIdentitySpec{} })),
+		watched(systemNamespaceOnly(typedResource(kumaResource("MeshIdentity", "meshidentities", true, true, "how workloads of a mesh get their identity"), func() any { return &MeshIdentitySpec{} }))),
 		systemNamespaceOnly(typedResource(kumaResource("MeshTrust", "meshtrusts", true, true, "trust domains and their CA bundles"), func() any { return &MeshTrustSpec{} })),
 		systemNamespaceOnly(typedResource(kumaResource("HostnameGenerator", "hostnamegenerators", false, true, "templates for the hostnames of services"), func() any { return &HostnameGeneratorSpec{} })),
 		systemNamespaceOnly(typedResource(kumaResource("MeshOpenTelemetryBackend", "meshopentelemetrybackends", true, true, "an OpenTelemetry collector policies can refer to"), func() any { return &MeshOpenTelemetryBackendSpec{} })),

@@ -58,7 +58,7 @@ func IdentityOf(obj *unstructured.Unstructured, reg *api.Registry, ns string) (O
 // builtinClusterScoped are the cluster-scoped kinds of Kubernetes itself (and
 // the CRD kind), by GroupKind.String(), that manifests commonly hold.
 var builtinClusterScoped = map[string]bool{
-	"Namespace": true, "Node": true, "PersistentVolume": true,
+	api.KindNamespace: true, "Node": true, "PersistentVolume": true,
 	"ClusterRole.rbac.authorization.k8s.io": true, "ClusterRoleBinding.rbac.authorization.k8s.io": true,
 	"CustomResourceDefinition.apiextensions.k8s.io": true, "StorageClass.storage.k8s.io": true,
 	"PriorityClass.scheduling.k8s.io": true, "IngressClass.networking.k8s.io": true,
