@@ -125,12 +125,30 @@ func (e *Handlers) decode(req admission.Request) (decoded, *admission.Response) 
 		}
 	}
 	d.obj = obj
-	if req.Operation == admissionv1.Update && len(req.OldObject.Raw) > 0 {
-		if old, err := toUnstructured(req.OldObject.Raw); err == nil {
-			d.old = old
+	if req.Operation == admissionv1.Update {
+		old, refused := decodeOld(req)
+		if refused != nil {
+			return d, refused
 		}
+		d.old = old
 	}
 	return d, nil
+}
+
+// decodeOld reads the stored object of an UPDATE or DELETE. The API server always
+// sends it (since Kubernetes 1.15), and the checks that compare with it (the mesh
+// may not change, MG011; who may touch synced objects, MG013/MG014) would be
+// skipped without it: a request without a decodable oldObject is refused, not
+// judged as if it were a CREATE.
+func decodeOld(req admission.Request) (*unstructured.Unstructured, *admission.Response) {
+	old, err := toUnstructured(req.OldObject.Raw)
+	if err != nil {
+		r := admission.Errored(http.StatusBadRequest, fmt.Errorf(
+			"%s of %s %q refused: the request's oldObject cannot be decoded (%v); the API server always sends the stored object, and the checks that compare with it cannot run without it",
+			req.Operation, req.Kind.Kind, req.Name, err))
+		return nil, &r
+	}
+	return old, nil
 }
 
 func toUnstructured(raw []byte) (*unstructured.Unstructured, error) {
