@@ -151,6 +151,17 @@ func decodeOld(req admission.Request) (*unstructured.Unstructured, *admission.Re
 	return old, nil
 }
 
+// callerGone is the answer to a request whose caller has stopped waiting (its
+// timeout passed, or it closed the connection; BodyLimiter.Wrap sets the
+// deadline): the work still ahead is skipped, since no one will read the answer.
+func callerGone(ctx context.Context) *admission.Response {
+	if err := ctx.Err(); err != nil {
+		r := admission.Errored(http.StatusServiceUnavailable, fmt.Errorf("the caller stopped waiting before the request was answered: %w", err))
+		return &r
+	}
+	return nil
+}
+
 func toUnstructured(raw []byte) (*unstructured.Unstructured, error) {
 	if len(raw) == 0 {
 		return nil, fmt.Errorf("empty object")
@@ -171,6 +182,9 @@ func toUnstructured(raw []byte) (*unstructured.Unstructured, error) {
 // before and after, so its cost is that of what was written, whatever the size or
 // depth of the rest of the object.
 func (e *Handlers) Mutate(ctx context.Context, req admission.Request) admission.Response {
+	if gone := callerGone(ctx); gone != nil {
+		return *gone
+	}
 	d, early := e.decode(req)
 	if early != nil {
 		return *early
@@ -197,6 +211,9 @@ func (e *Handlers) Validate(ctx context.Context, req admission.Request) admissio
 	}
 	if req.Operation == admissionv1.Delete {
 		return e.validateDelete(req)
+	}
+	if gone := callerGone(ctx); gone != nil {
+		return *gone
 	}
 	d, early := e.decode(req)
 	if early != nil {
@@ -233,6 +250,9 @@ func (e *Handlers) Validate(ctx context.Context, req admission.Request) admissio
 		warnings = appendBounded(warnings, Warnings(dangling)...)
 	}
 	e.record(kind, res)
+	if gone := callerGone(ctx); gone != nil {
+		return *gone // the preview and the widening check are for nobody now
+	}
 	resp := admission.Allowed("")
 	// The widening check and the preview find the incoming policy's related
 	// stored policies once for both.
