@@ -156,28 +156,6 @@ func (cc *connCap) connState(c net.Conn, st http.ConnState) {
 	}
 }
 
-// capListener admits accepted connections through a connCap.
-type capListener struct {
-	net.Listener
-	cap *connCap
-}
-
-// Accept returns the next connection the cap admits; one that finds only
-// connections being answered is closed at once (the client sees a reset and
-// retries, as at any full server).
-func (l *capListener) Accept() (net.Conn, error) {
-	for {
-		c, err := l.Listener.Accept()
-		if err != nil {
-			return nil, err
-		}
-		if l.cap.admit(c) {
-			return c, nil
-		}
-		_ = c.Close()
-	}
-}
-
 // phaseKey is the context key of a request's connection phase setter.
 type phaseKey struct{}
 

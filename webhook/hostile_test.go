@@ -305,3 +305,71 @@ func httptestServer(t *testing.T, h http.Handler) string {
 	t.Cleanup(srv.Close)
 	return srv.URL
 }
+
+// TestStalledHandshakesDoNotBlockOthers opens, on a server computing at most
+// GOMAXPROCS handshakes at a time, connections that send part of a ClientHello and stall,
+// and connections that send a whole ClientHello and stall: neither holds up a
+// client's handshake, which completes at once.
+func TestStalledHandshakesDoNotBlockOthers(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	addr, pool := cappedServer(t, 100, 5*time.Second, release)
+	// A whole ClientHello record, captured from a real client.
+	hello := captureClientHello(t)
+	for i := range 8 {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		part := hello[:3]
+		if i%2 == 1 {
+			part = hello
+		}
+		if _, err := c.Write(part); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(200 * time.Millisecond)
+	start := time.Now()
+	c, err := tls.DialWithDialer(&net.Dialer{Timeout: 4 * time.Second}, "tcp", addr, &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12})
+	if err != nil {
+		t.Fatalf("handshake behind stalled ones: %v", err)
+	}
+	c.Close()
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("handshake took %v behind stalled ones", d)
+	}
+}
+
+// captureClientHello returns the first record a Go TLS client sends.
+func captureClientHello(t *testing.T) []byte {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := tls.Dial("tcp", ln.Addr().String(), &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // only its ClientHello is used
+		if err == nil {
+			c.Close()
+		}
+	}()
+	c, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	hdr := make([]byte, 5)
+	if _, err := io.ReadFull(c, hdr); err != nil {
+		t.Fatal(err)
+	}
+	rec := make([]byte, 5+int(hdr[3])<<8|int(hdr[4]))
+	copy(rec, hdr)
+	if _, err := io.ReadFull(c, rec[5:]); err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}

@@ -99,6 +99,11 @@ type Options struct {
 	// MaxRequestBytes.
 	RequestReadTimeout, RequestWriteTimeout time.Duration
 	RequestBodyBudget                       int64
+	// RequestMinBodyRate is BodyLimits.MinBodyRate (0: the default; negative: off).
+	RequestMinBodyRate int64
+	// MaxConnections is ServingServer.MaxConnections (0: sized from the Go
+	// memory limit).
+	MaxConnections int
 	// Offline serves without an API server: the certificate in CertDir as is (no
 	// rotation) and no informer caches, so previews show the incoming policy alone
 	// and Linkerd Server conflicts are not checked. For trying the webhook with curl
@@ -133,8 +138,8 @@ func (o Options) Check() error {
 	if o.CertDir == "" {
 		return fmt.Errorf("--cert-dir must not be empty")
 	}
-	if o.RequestReadTimeout < 0 || o.RequestWriteTimeout < 0 || o.RequestBodyBudget < 0 {
-		return fmt.Errorf("--request-read-timeout, --request-write-timeout and --request-body-budget must not be negative (0: the default)")
+	if o.RequestReadTimeout < 0 || o.RequestWriteTimeout < 0 || o.RequestBodyBudget < 0 || o.MaxConnections < 0 {
+		return fmt.Errorf("--request-read-timeout, --request-write-timeout, --request-body-budget and --max-connections must not be negative (0: the default)")
 	}
 	if o.ShutdownDelay < 0 || o.ShutdownTimeout < 0 {
 		return fmt.Errorf("--shutdown-delay and --shutdown-timeout must not be negative")
@@ -198,8 +203,10 @@ func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) erro
 	}
 	var draining atomic.Bool
 	server := &ServingServer{Host: o.Host, Port: o.Port, CertDir: o.CertDir, TLSOpts: tlsOptions(o),
-		ShutdownTimeout: o.ShutdownTimeout, Draining: &draining, Log: log.WithName("webhook-server")}
-	limits := NewBodyLimiter(BodyLimits{ReadTimeout: o.RequestReadTimeout, WriteTimeout: o.RequestWriteTimeout, Budget: o.RequestBodyBudget})
+		ShutdownTimeout: o.ShutdownTimeout, Draining: &draining, Log: log.WithName("webhook-server"),
+		MaxConnections: o.MaxConnections}
+	limits := NewBodyLimiter(BodyLimits{ReadTimeout: o.RequestReadTimeout, WriteTimeout: o.RequestWriteTimeout,
+		Budget: o.RequestBodyBudget, MinBodyRate: o.RequestMinBodyRate})
 	registered := registerWhenReady(ctx, mgr, server, Routes(eng, limits), ready, log)
 	if err := addChecks(mgr, server, registered, &draining); err != nil {
 		return err

@@ -5,11 +5,14 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"log"
 	"net"
 	"net/http"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -143,8 +146,8 @@ func (s *ServingServer) Start(ctx context.Context) error {
 		return err
 	}
 	conns := newConnCap(s.maxConnections())
-	ln := &capListener{Listener: tls.NewListener(tcp, cfg), cap: conns}
 	srv := s.httpServer(ctx, conns)
+	ln := newTLSListener(tcp, cfg, conns, srv.ReadHeaderTimeout, runtime.GOMAXPROCS(0))
 	var open atomic.Int64
 	srv.ConnState = func(c net.Conn, st http.ConnState) {
 		conns.connState(c, st)
@@ -202,7 +205,22 @@ func (s *ServingServer) httpServer(ctx context.Context, conns *connCap) *http.Se
 		// answers Shutdown is waiting for.
 		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 		ConnContext: conns.withPhaseSetter,
+		// net/http logs every failed handshake and cut connection: under a flood
+		// of them, thousands of lines a second on stderr, written by the process
+		// that must keep answering. They go to the logger at debug level.
+		ErrorLog: log.New(debugWriter{s.Log.V(1)}, "", 0),
 	}
+}
+
+// debugWriter writes net/http's server log lines to a logr logger (at the
+// verbosity it was given).
+type debugWriter struct{ log logr.Logger }
+
+func (w debugWriter) Write(p []byte) (int, error) {
+	if w.log.Enabled() {
+		w.log.Info(strings.TrimSpace(string(p)))
+	}
+	return len(p), nil
 }
 
 // stop closes the listener, then serves the connections still open until their
