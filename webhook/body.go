@@ -219,14 +219,17 @@ func (b *BodyLimiter) read(ctx context.Context, body io.Reader, start time.Time,
 		return nil, 0, 0, nil
 	}
 	var total int64
+	var waited time.Duration // for budget: the server's doing, not the sender's
 	size := int64(firstChunk)
 	for {
+		t0 := time.Now()
 		if err := b.budget.Acquire(ctx, size); err != nil {
 			return nil, held, http.StatusServiceUnavailable, fmt.Errorf("server busy: no memory budget for the request body within %v", b.limits.ReadTimeout)
 		}
+		waited += time.Since(t0)
 		held += size
 		c := make([]byte, size)
-		deadline, byRate := b.chunkDeadline(start, total+size)
+		deadline, byRate := b.chunkDeadline(start, waited, total+size)
 		_ = setDeadline(deadline)
 		n, err := fill(body, c)
 		total += int64(n)
@@ -259,14 +262,14 @@ func (b *BodyLimiter) read(ctx context.Context, body io.Reader, start time.Time,
 }
 
 // chunkDeadline is when the body's first upTo bytes must be in: the grace second
-// plus what MinBodyRate allows, at most ReadTimeout. byRate tells which of the
-// two it is.
-func (b *BodyLimiter) chunkDeadline(start time.Time, upTo int64) (deadline time.Time, byRate bool) {
+// plus what MinBodyRate allows, not counting the time the request waited for
+// budget, and at most ReadTimeout. byRate tells which of the two it is.
+func (b *BodyLimiter) chunkDeadline(start time.Time, waited time.Duration, upTo int64) (deadline time.Time, byRate bool) {
 	last := start.Add(b.limits.ReadTimeout)
 	if b.limits.MinBodyRate < 0 {
 		return last, false
 	}
-	byRateAt := start.Add(bodyGrace + time.Duration(float64(upTo)/float64(b.limits.MinBodyRate)*float64(time.Second)))
+	byRateAt := start.Add(waited + bodyGrace + time.Duration(float64(upTo)/float64(b.limits.MinBodyRate)*float64(time.Second)))
 	if byRateAt.Before(last) {
 		return byRateAt, true
 	}

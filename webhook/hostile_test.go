@@ -373,3 +373,27 @@ func captureClientHello(t *testing.T) []byte {
 	}
 	return rec
 }
+
+// TestWaitingForBudgetIsNotSlowSending: a request that waits 2 s for body budget
+// (held here by the test) and then arrives at once is answered, not cut off for
+// a rate the server itself held it below.
+func TestWaitingForBudgetIsNotSlowSending(t *testing.T) {
+	srv, limiter := limitedServer(t, BodyLimits{ReadTimeout: 5 * time.Second})
+	if !limiter.budget.TryAcquire(limiter.limits.Budget) {
+		t.Fatal("budget not free")
+	}
+	go func() {
+		time.Sleep(2 * time.Second)
+		limiter.budget.Release(limiter.limits.Budget)
+	}()
+	review := `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"1","kind":{"group":"","version":"v1","kind":"ConfigMap"},"operation":"CREATE","object":{}}}`
+	resp, err := http.Post(srv.URL, "application/json", strings.NewReader(review))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("status %d %q after waiting for budget, want 200", resp.StatusCode, b)
+	}
+}
