@@ -386,7 +386,10 @@ func TestWaitingForBudgetIsNotSlowSending(t *testing.T) {
 		time.Sleep(2 * time.Second)
 		limiter.budget.Release(limiter.limits.Budget)
 	}()
-	review := `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"1","kind":{"group":"","version":"v1","kind":"ConfigMap"},"operation":"CREATE","object":{}}}`
+	// 256 KiB: more than net/http has read ahead with the headers, so the body is
+	// read from the connection under the rate's deadline.
+	review := `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"1","kind":{"group":"","version":"v1","kind":"ConfigMap"},"operation":"CREATE","object":{"data":{"x":"` +
+		strings.Repeat("x", 256<<10) + `"}}}}`
 	resp, err := http.Post(srv.URL, "application/json", strings.NewReader(review))
 	if err != nil {
 		t.Fatal(err)
