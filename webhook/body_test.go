@@ -99,9 +99,12 @@ func TestSlowSenderIsCutOff(t *testing.T) {
 // off and its budget returned. While the budget stays taken (held here by the
 // test), a request gets 503 at its read timeout instead of more memory.
 func TestBudgetBoundsConcurrentBodies(t *testing.T) {
-	const maxBytes = 256 << 10
+	// Chunks of 4, 8, 16, 32, 64, 64 and 64 KiB hold exactly maxBytes; the
+	// stalled upload then waits on an eighth chunk with the whole budget held.
+	const maxBytes = 252 << 10
 	const timeout = 1500 * time.Millisecond
-	srv, limiter := limitedServer(t, BodyLimits{MaxBytes: maxBytes, Budget: 1, ReadTimeout: timeout})
+	// No minimum rate: the read timeout alone cuts the stalled upload off here.
+	srv, limiter := limitedServer(t, BodyLimits{MaxBytes: maxBytes, Budget: 1, ReadTimeout: timeout, MinBodyRate: -1})
 	if limiter.limits.Budget != maxBytes+bodyChunk {
 		t.Fatalf("budget %d, want the least that admits one whole body", limiter.limits.Budget)
 	}
@@ -120,8 +123,8 @@ func TestBudgetBoundsConcurrentBodies(t *testing.T) {
 	start := time.Now()
 	c, r := stalledUpload(t, srv.Listener.Addr().String(), maxBytes+1, maxBytes)
 	deadline := time.Now().Add(5 * time.Second)
-	for limiter.budget.TryAcquire(bodyChunk) {
-		limiter.budget.Release(bodyChunk)
+	for limiter.budget.TryAcquire(firstChunk) {
+		limiter.budget.Release(firstChunk)
 		if time.Now().After(deadline) {
 			t.Fatal("the stalled upload never held the whole budget")
 		}

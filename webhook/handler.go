@@ -129,12 +129,41 @@ func (e *Handlers) decode(req admission.Request) (decoded, *admission.Response) 
 		}
 	}
 	d.obj = obj
-	if req.Operation == admissionv1.Update && len(req.OldObject.Raw) > 0 {
-		if old, err := toUnstructured(req.OldObject.Raw); err == nil {
-			d.old = old
+	if req.Operation == admissionv1.Update {
+		old, refused := decodeOld(req)
+		if refused != nil {
+			return d, refused
 		}
+		d.old = old
 	}
 	return d, nil
+}
+
+// decodeOld reads the stored object of an UPDATE or DELETE. The API server always
+// sends it (since Kubernetes 1.15), and the checks that compare with it (the mesh
+// may not change, MG011; who may touch synced objects, MG013/MG014) would be
+// skipped without it: a request without a decodable oldObject is refused, not
+// judged as if it were a CREATE.
+func decodeOld(req admission.Request) (*unstructured.Unstructured, *admission.Response) {
+	old, err := toUnstructured(req.OldObject.Raw)
+	if err != nil {
+		r := admission.Errored(http.StatusBadRequest, fmt.Errorf(
+			"%s of %s %q refused: the request's oldObject cannot be decoded (%v); the API server always sends the stored object, and the checks that compare with it cannot run without it",
+			req.Operation, req.Kind.Kind, req.Name, err))
+		return nil, &r
+	}
+	return old, nil
+}
+
+// callerGone is the answer to a request whose caller has stopped waiting (its
+// timeout passed, or it closed the connection; BodyLimiter.Wrap sets the
+// deadline): the work still ahead is skipped, since no one will read the answer.
+func callerGone(ctx context.Context) *admission.Response {
+	if err := ctx.Err(); err != nil {
+		r := admission.Errored(http.StatusServiceUnavailable, fmt.Errorf("the caller stopped waiting before the request was answered: %w", err))
+		return &r
+	}
+	return nil
 }
 
 func toUnstructured(raw []byte) (*unstructured.Unstructured, error) {
@@ -157,6 +186,9 @@ func toUnstructured(raw []byte) (*unstructured.Unstructured, error) {
 // before and after, so its cost is that of what was written, whatever the size or
 // depth of the rest of the object.
 func (e *Handlers) Mutate(ctx context.Context, req admission.Request) admission.Response {
+	if gone := callerGone(ctx); gone != nil {
+		return *gone
+	}
 	d, early := e.decode(req)
 	if early != nil {
 		return *early
@@ -183,6 +215,9 @@ func (e *Handlers) Validate(ctx context.Context, req admission.Request) admissio
 	}
 	if req.Operation == admissionv1.Delete {
 		return e.validateDelete(req)
+	}
+	if gone := callerGone(ctx); gone != nil {
+		return *gone
 	}
 	d, early := e.decode(req)
 	if early != nil {
@@ -220,6 +255,9 @@ func (e *Handlers) Validate(ctx context.Context, req admission.Request) admissio
 		warnings = appendBounded(warnings, Warnings(dangling)...)
 	}
 	e.record(kind, res)
+	if gone := callerGone(ctx); gone != nil {
+		return *gone // the preview and the widening check are for nobody now
+	}
 	resp := admission.Allowed("")
 	// The widening check and the preview find the incoming policy's related
 	// stored policies once for both.

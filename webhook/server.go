@@ -107,6 +107,11 @@ type Options struct {
 	// MaxRequestBytes.
 	RequestReadTimeout, RequestWriteTimeout time.Duration
 	RequestBodyBudget                       int64
+	// RequestMinBodyRate is BodyLimits.MinBodyRate (0: the default; negative: off).
+	RequestMinBodyRate int64
+	// MaxConnections is ServingServer.MaxConnections (0: sized from the Go
+	// memory limit).
+	MaxConnections int
 	// Offline serves without an API server: the certificate in CertDir as is (no
 	// rotation) and no informer caches, so previews show the incoming policy alone
 	// and Linkerd Server conflicts are not checked. For trying the webhook with curl
@@ -141,8 +146,8 @@ func (o Options) Check() error {
 	if o.CertDir == "" {
 		return fmt.Errorf("--cert-dir must not be empty")
 	}
-	if o.RequestReadTimeout < 0 || o.RequestWriteTimeout < 0 || o.RequestBodyBudget < 0 {
-		return fmt.Errorf("--request-read-timeout, --request-write-timeout and --request-body-budget must not be negative (0: the default)")
+	if o.RequestReadTimeout < 0 || o.RequestWriteTimeout < 0 || o.RequestBodyBudget < 0 || o.MaxConnections < 0 {
+		return fmt.Errorf("--request-read-timeout, --request-write-timeout, --request-body-budget and --max-connections must not be negative (0: the default)")
 	}
 	if o.ShutdownDelay < 0 || o.ShutdownTimeout < 0 {
 		return fmt.Errorf("--shutdown-delay and --shutdown-timeout must not be negative")
@@ -209,8 +214,10 @@ func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) erro
 	}
 	var draining atomic.Bool
 	server := &ServingServer{Host: o.Host, Port: o.Port, CertDir: o.CertDir, TLSOpts: tlsOptions(o),
-		ShutdownTimeout: o.ShutdownTimeout, Draining: &draining, Log: log.WithName("webhook-server")}
-	limits := NewBodyLimiter(BodyLimits{ReadTimeout: o.RequestReadTimeout, WriteTimeout: o.RequestWriteTimeout, Budget: o.RequestBodyBudget})
+		ShutdownTimeout: o.ShutdownTimeout, Draining: &draining, Log: log.WithName("webhook-server"),
+		MaxConnections: o.MaxConnections}
+	limits := NewBodyLimiter(BodyLimits{ReadTimeout: o.RequestReadTimeout, WriteTimeout: o.RequestWriteTimeout,
+		Budget: o.RequestBodyBudget, MinBodyRate: o.RequestMinBodyRate})
 	registered := registerWhenReady(ctx, mgr, server, Routes(eng, limits), ready, log)
 	if err := addChecks(mgr, server, registered, &draining); err != nil {
 		return err
@@ -257,14 +264,35 @@ func Routes(eng *Handlers, limits *BodyLimiter) map[string]http.Handler {
 	}
 }
 
-// tlsOptions are TLS 1.2 at least and, unless asked for, HTTP/1.1 only.
+// tlsOptions are TLS 1.2 at least with AEAD suites only (AEADCipherSuites) and,
+// unless asked for, HTTP/1.1 only.
 func tlsOptions(o Options) []func(*tls.Config) {
-	tlsOpts := []func(*tls.Config){func(c *tls.Config) { c.MinVersion = tls.VersionTLS12 }}
+	tlsOpts := []func(*tls.Config){func(c *tls.Config) {
+		c.MinVersion = tls.VersionTLS12
+		c.CipherSuites = AEADCipherSuites()
+	}}
 	if !o.EnableHTTP2 {
 		// HTTP/2 stays off unless asked for (CVE-2023-44487, rapid reset).
 		tlsOpts = append(tlsOpts, func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} })
 	}
 	return tlsOpts
+}
+
+// AEADCipherSuites are the TLS 1.2 suites the webhook server accepts: ECDHE key
+// exchange (forward secrecy) with an AEAD cipher. Go's defaults still include the
+// CBC-SHA suites (ECDHE-*-AES128-SHA, -AES256-SHA), which are open to padding-oracle
+// and Lucky13-style attacks; the API server's client (Go) prefers AEAD suites, so
+// dropping CBC refuses only old or hostile clients. TLS 1.3 suites are not
+// configurable in Go and are all AEAD.
+func AEADCipherSuites() []uint16 {
+	return []uint16{
+		tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
+		tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
+		tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
+		tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
+		tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
+		tls.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
+	}
 }
 
 // newManager is the controller-runtime manager: metrics, probes, graceful shutdown.

@@ -5,10 +5,14 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"log"
 	"net"
 	"net/http"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -46,6 +50,13 @@ type ServingServer struct {
 	TLSOpts []func(*tls.Config)
 	// IdleTimeout of keep-alive connections (0: DefaultIdleTimeout).
 	IdleTimeout time.Duration
+	// HeaderTimeout bounds the TLS handshake and a request's headers (0:
+	// DefaultHeaderTimeout).
+	HeaderTimeout time.Duration
+	// MaxConnections is how many connections are kept open; at the cap a new one
+	// evicts the one that has sent nothing the longest (connCap). 0: sized from
+	// the Go memory limit (ConnectionCap).
+	MaxConnections int
 	// ShutdownTimeout is how long requests in flight get once the server stops.
 	ShutdownTimeout time.Duration
 	// Draining, when set, makes every answer close its connection.
@@ -130,25 +141,16 @@ func (s *ServingServer) Start(ctx context.Context) error {
 		}
 	}()
 	cfg.GetCertificate = cw.GetCertificate
-	ln, err := tls.Listen("tcp", net.JoinHostPort(s.Host, strconv.Itoa(s.Port)), cfg)
+	tcp, err := net.Listen("tcp", net.JoinHostPort(s.Host, strconv.Itoa(s.Port)))
 	if err != nil {
 		return err
 	}
-	idle := s.IdleTimeout
-	if idle <= 0 {
-		idle = DefaultIdleTimeout
-	}
-	srv := &http.Server{
-		Handler:           s.Handler(),
-		MaxHeaderBytes:    1 << 20,
-		ReadHeaderTimeout: 32 * time.Second,
-		IdleTimeout:       idle,
-		// Requests keep their own context: the end of ctx must not cancel the
-		// answers Shutdown is waiting for.
-		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
-	}
+	conns := newConnCap(s.maxConnections())
+	srv := s.httpServer(ctx, conns)
+	ln := newTLSListener(tcp, cfg, conns, srv.ReadHeaderTimeout, runtime.GOMAXPROCS(0))
 	var open atomic.Int64
-	srv.ConnState = func(_ net.Conn, st http.ConnState) {
+	srv.ConnState = func(c net.Conn, st http.ConnState) {
+		conns.connState(c, st)
 		switch st {
 		case http.StateNew:
 			open.Add(1)
@@ -163,13 +165,62 @@ func (s *ServingServer) Start(ctx context.Context) error {
 		s.stop(srv, ln, &open)
 	}()
 	s.started.Store(true)
-	s.Log.Info("serving webhooks", "host", s.Host, "port", s.Port, "idleTimeout", idle)
+	s.Log.Info("serving webhooks", "host", s.Host, "port", s.Port, "idleTimeout", srv.IdleTimeout,
+		"headerTimeout", srv.ReadHeaderTimeout, "maxConnections", conns.max)
 	err = srv.Serve(ln)
 	if err != nil && !errors.Is(err, http.ErrServerClosed) && !(s.stopping.Load() && errors.Is(err, net.ErrClosed)) {
 		return err
 	}
 	<-stopped
 	return nil
+}
+
+// maxConnections is MaxConnections, or the cap the Go memory limit allows.
+func (s *ServingServer) maxConnections() int {
+	if s.MaxConnections > 0 {
+		return s.MaxConnections
+	}
+	return ConnectionCap(debug.SetMemoryLimit(-1))
+}
+
+// httpServer is the server's net/http configuration: handshake and headers
+// within HeaderTimeout, idle connections kept IdleTimeout, and each request's
+// context telling the connection cap when the request is being answered.
+func (s *ServingServer) httpServer(ctx context.Context, conns *connCap) *http.Server {
+	idle := s.IdleTimeout
+	if idle <= 0 {
+		idle = DefaultIdleTimeout
+	}
+	header := s.HeaderTimeout
+	if header <= 0 {
+		header = DefaultHeaderTimeout
+	}
+	return &http.Server{
+		Handler:        s.Handler(),
+		MaxHeaderBytes: 1 << 20,
+		// net/http bounds the TLS handshake by the shortest of its timeouts: this one.
+		ReadHeaderTimeout: header,
+		IdleTimeout:       idle,
+		// Requests keep their own context: the end of ctx must not cancel the
+		// answers Shutdown is waiting for.
+		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+		ConnContext: conns.withPhaseSetter,
+		// net/http logs every failed handshake and cut connection: under a flood
+		// of them, thousands of lines a second on stderr, written by the process
+		// that must keep answering. They go to the logger at debug level.
+		ErrorLog: log.New(debugWriter{s.Log.V(1)}, "", 0),
+	}
+}
+
+// debugWriter writes net/http's server log lines to a logr logger (at the
+// verbosity it was given).
+type debugWriter struct{ log logr.Logger }
+
+func (w debugWriter) Write(p []byte) (int, error) {
+	if w.log.Enabled() {
+		w.log.Info(strings.TrimSpace(string(p)))
+	}
+	return len(p), nil
 }
 
 // stop closes the listener, then serves the connections still open until their

@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -115,4 +116,42 @@ func post(t *testing.T, c *http.Client, url string, body []byte) (*admissionv1.A
 		t.Fatal("AdmissionReview without response")
 	}
 	return rev.Response, resp.StatusCode
+}
+
+// TestTLS12OnlyAEADSuites handshakes with the product's webhook server as a TLS 1.2
+// client offering one suite at a time: the ECDHE AEAD suites are accepted, the CBC
+// suites Go still enables by default are refused, and TLS 1.3 works.
+func TestTLS12OnlyAEADSuites(t *testing.T) {
+	_, base := tlsServer(t, testEngine())
+	addr := strings.TrimPrefix(base, "https://")
+	for _, tc := range []struct {
+		name  string
+		suite uint16
+		max   uint16
+		ok    bool
+	}{
+		{"ECDHE-ECDSA-AES128-GCM-SHA256", tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, tls.VersionTLS12, true},
+		{"ECDHE-ECDSA-AES256-GCM-SHA384", tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384, tls.VersionTLS12, true},
+		{"ECDHE-ECDSA-CHACHA20-POLY1305", tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256, tls.VersionTLS12, true},
+		{"ECDHE-ECDSA-AES128-SHA (CBC)", tls.TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA, tls.VersionTLS12, false},
+		{"ECDHE-ECDSA-AES256-SHA (CBC)", tls.TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA, tls.VersionTLS12, false},
+		{"TLS 1.3", 0, tls.VersionTLS13, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			conf := &tls.Config{InsecureSkipVerify: true, MinVersion: tls.VersionTLS12, MaxVersion: tc.max} //nolint:gosec // the suite is under test, not trust
+			if tc.suite != 0 {
+				conf.CipherSuites = []uint16{tc.suite}
+			}
+			c, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", addr, conf)
+			if err == nil {
+				defer c.Close()
+			}
+			if ok := err == nil; ok != tc.ok {
+				t.Fatalf("handshake succeeded=%v, want %v (err %v)", ok, tc.ok, err)
+			}
+			if err == nil && tc.suite != 0 && c.ConnectionState().CipherSuite != tc.suite {
+				t.Errorf("negotiated %s", tls.CipherSuiteName(c.ConnectionState().CipherSuite))
+			}
+		})
+	}
 }

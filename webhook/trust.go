@@ -24,21 +24,22 @@ func PrivilegedSets(o Options) (users, groups map[string]bool) {
 
 // validateDelete answers a DELETE: the stored object (the request's oldObject) is
 // checked by validate.Delete, which refuses non-privileged users' deletes of what
-// the global control plane provides, on a federated zone. Everything else is
-// allowed, as it always was; the chart routes DELETE to the webhook only for the
-// kinds and mode that need it (api.Kind.DeleteChecked).
+// the global control plane provides, on a federated zone; a DELETE whose
+// oldObject cannot be decoded is refused (decodeOld). Everything else is allowed;
+// the chart routes DELETE to the webhook only for the kinds and mode that need it
+// (api.Kind.DeleteChecked).
 func (e *Handlers) validateDelete(req admission.Request) admission.Response {
 	kind := e.Registry.Lookup(schema.GroupVersionKind(req.Kind))
 	if kind == nil || !kind.DeleteChecked(e.Settings.Mode) || e.privileged(req) {
 		return admission.Allowed("")
 	}
-	old, err := toUnstructured(req.OldObject.Raw)
-	if err != nil {
-		// API servers since 1.15 send the object being deleted; without it there is
-		// nothing to protect that we can see, and refusing would block every delete.
-		e.Log.Info("DELETE without a readable oldObject; allowed", "kind", kind.Kind,
-			"namespace", req.Namespace, "name", req.Name, "error", err.Error())
-		return admission.Allowed("")
+	// API servers since 1.15 send the object being deleted; without it what the
+	// delete would remove cannot be judged, so it is refused (decodeOld).
+	old, refused := decodeOld(req)
+	if refused != nil {
+		e.Log.Info("DELETE without a decodable oldObject; refused", "kind", kind.Kind,
+			"namespace", req.Namespace, "name", req.Name)
+		return *refused
 	}
 	errs := validate.Delete(old, kind, e.Settings, api.Request{Operation: api.OpDelete, Old: old})
 	if len(errs) == 0 {

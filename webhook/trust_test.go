@@ -206,7 +206,6 @@ func TestDeleteOfSyncedObjects(t *testing.T) {
 		{name: "namespace controller", mode: api.ModeZone, old: synced, user: api.NamespaceControllerUser},
 		{name: "--privileged-users", mode: api.ModeZone, old: synced, user: "kds-admin"},
 		{name: "kuma-system's account with system namespace mesh-system", mode: api.ModeZone, old: synced, user: "system:serviceaccount:kuma-system:kuma-control-plane", want: originCause},
-		{name: "no oldObject: nothing to check", mode: api.ModeZone, old: &unstructured.Unstructured{Object: map[string]any{}}, user: "alice"},
 		{name: "standalone zone", mode: api.ModeStandalone, old: synced, user: "alice"},
 		{name: "global", mode: api.ModeGlobal, old: mtpWith("mesh-system", "kuma.io/origin=zone", "kuma.io/zone=zone-2"), user: "alice"},
 	} {

@@ -56,8 +56,11 @@ for cert-manager or other issuers. Outside a cluster add --sync-cert-dir so the 
 Secret is written to --cert-dir, as kubelet would.
 
 Every request is answered afresh: AdmissionReviews are read and written by
-controller-runtime's codec, request bodies are read with a size cap and a read
-timeout, and the causes of a denial are capped. See docs/webhook.md.
+controller-runtime's codec, request bodies are read with a size cap, a read
+timeout and a minimum rate, connections are capped (the longest-silent one is
+evicted at the cap), small reviews have a lane of their own, a request's work
+stops at its caller's timeout, and the causes of a denial are capped. See
+docs/webhook.md.
 
 Metrics (Prometheus) on --metrics-bind-address, over HTTPS to callers the API server
 authenticates and authorizes (--metrics-secure), /healthz and /readyz on
@@ -149,6 +152,8 @@ func serveFlags(f *pflag.FlagSet, o *serveOptions) {
 	linkerdFlags(f, &o.Linkerd)
 	f.DurationVar(&o.RequestReadTimeout, "request-read-timeout", webhook.DefaultRequestReadTimeout, "time a client gets to send a whole request body; slower senders get 408 and are disconnected")
 	f.DurationVar(&o.RequestWriteTimeout, "request-write-timeout", webhook.DefaultRequestWriteTimeout, "time from the start of a request to the end of its answer")
+	f.Int64Var(&o.RequestMinBodyRate, "request-min-body-rate", webhook.DefaultMinBodyRate, "bytes per second a request body must keep arriving at after a grace second; slower senders get 408 and are disconnected (a byte every few seconds is cut in about a second); 0: the default, negative: only --request-read-timeout counts")
+	f.IntVar(&o.MaxConnections, "max-connections", 0, "connections kept open; at the cap a new one closes the one that has sent nothing the longest (never one being answered); 0: a quarter of the Go memory limit at 64 KiB each (921 with the chart's 256Mi), 1024 without a limit")
 	f.Int64Var(&o.RequestBodyBudget, "request-body-budget", webhook.DefaultRequestBodyBudget, "bytes of request bodies all requests together may hold while they are read (bodies are capped at 7 MiB each); past it requests wait, then get 503")
 	f.BoolVar(&o.Offline, "offline", false, "serve without an API server (implies --disable-cert-rotation): the certificate in --cert-dir, no informer caches, previews of the incoming policy alone; for trying the webhook with curl")
 	f.Float64Var(&o.memoryLimitRatio, "memory-limit-ratio", 0.9, "set the Go runtime's soft memory limit to this share of the container's cgroup memory limit, so that the collector works harder near it rather than the pod being OOM-killed; 0 leaves the default, and GOMEMLIMIT overrides it")

@@ -19,6 +19,8 @@
 // a markdown table, or JSON with -json. Every phase is bounded in count and time;
 // the servers stop with the command.
 //
+// `loadgen attack` runs the hostile loads of issue 27 instead (attackcmd.go).
+//
 //	go run ./hack/loadgen [-concurrency 8] [-duration 5s] [-rate 1000] [-unique 16384] [-jitter 3s] [-json] [-cpuprofile f] [-memprofile f]
 package main
 
@@ -60,6 +62,13 @@ type flags struct {
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "attack" {
+		if err := runAttack(os.Args[2:], os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "loadgen attack:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	var f flags
 	flag.IntVar(&f.concurrency, "concurrency", 8, "closed loop: requests in flight (connections) per target")
 	flag.DurationVar(&f.duration, "duration", 5*time.Second, "length of each phase (closed and open loop) per target")
