@@ -103,7 +103,7 @@ func newRenderer(o LoadOptions, paths []string) *renderer {
 	if ro.LoadRestrictor == "" {
 		ro.LoadRestrictor = LoadRestrictionsRootOnly
 	}
-	ro.roots = lintRoots(paths)
+	ro.roots = NewRoots(paths).real
 	return r
 }
 

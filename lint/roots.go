@@ -21,20 +21,12 @@ type Roots struct {
 	real []string
 }
 
-// NewRoots resolves paths ("-", standard input, is left out). A PATH that does
-// not resolve is left out too: CheckPaths reports it, and a run never reads
-// anything through it.
+// NewRoots resolves paths as lintRoots does ("-", standard input, and a PATH
+// that does not exist are left out: CheckPaths reports the latter, and a run
+// never reads anything through it), so the walk and the renderers agree on one
+// set of roots.
 func NewRoots(paths []string) *Roots {
-	r := &Roots{}
-	for _, p := range paths {
-		if p == "-" {
-			continue
-		}
-		if real, err := realPath(p); err == nil {
-			r.real = append(r.real, real)
-		}
-	}
-	return r
+	return &Roots{real: lintRoots(paths)}
 }
 
 // realPath is path made absolute with every symlink resolved.
@@ -49,13 +41,7 @@ func realPath(path string) (string, error) {
 // Contains reports whether real (a path as realPath returns it) is one of the
 // roots or lies below one.
 func (r *Roots) Contains(real string) bool {
-	for _, root := range r.real {
-		if real == root || root == string(filepath.Separator) ||
-			strings.HasPrefix(real, root+string(filepath.Separator)) {
-			return true
-		}
-	}
-	return false
+	return within(real, r.real)
 }
 
 // Resolve follows the symlinks of path, a file or directory found under a root,
