@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -64,9 +63,8 @@ func runAttack(args []string, stdout io.Writer) error {
 	}
 	defer os.RemoveAll(dir)
 	if f.binary == "" {
-		f.binary = filepath.Join(dir, "meshguard")
-		if out, err := exec.Command("go", "build", "-o", f.binary, "./cmd/meshguard").CombinedOutput(); err != nil {
-			return fmt.Errorf("go build: %v\n%s", err, out)
+		if f.binary, err = attack.Build(dir); err != nil {
+			return err
 		}
 	}
 	var results []attack.Result

@@ -31,8 +31,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"runtime"
 	"sort"
 	"strconv"
@@ -43,11 +41,8 @@ import (
 	"github.com/meshguard/meshguard/hack/loadgen/loadtest"
 
 	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/hack/loadgen/attack"
 )
-
-// chartMemLimit is the GOMEMLIMIT the chart's defaults give the server:
-// --memory-limit-ratio 0.9 of resources.limits.memory 256Mi.
-const chartMemLimit = 256 << 20 * 9 / 10
 
 type flags struct {
 	stalled, errors, findings, deep, large int
@@ -89,14 +84,9 @@ func run(f flags) error {
 	}
 	defer os.RemoveAll(dir)
 	if f.binary == "" {
-		f.binary = filepath.Join(dir, "meshguard")
-		if out, err := exec.Command("go", "build", "-o", f.binary, "./cmd/meshguard").CombinedOutput(); err != nil {
-			return fmt.Errorf("go build: %v\n%s", err, out)
+		if f.binary, err = attack.Build(dir); err != nil {
+			return err
 		}
-	}
-	roots, err := loadtest.WriteCerts(dir)
-	if err != nil {
-		return err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -104,18 +94,19 @@ func run(f flags) error {
 	if f.schemaCheck != "" {
 		extra = []string{"--schema-check", f.schemaCheck}
 	}
-	srv, err := startServer(ctx, f.binary, dir, extra...)
+	srv, err := attack.StartServer(ctx, f.binary, dir, extra...)
 	if err != nil {
 		return err
 	}
-	defer srv.stop()
+	defer srv.Stop()
+	roots := srv.Roots
 
 	bodies, err := newBodies(f)
 	if err != nil {
 		return err
 	}
 	rep := &report{Machine: fmt.Sprintf("%s %s/%s, NumCPU %d", runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU()),
-		GoMemLimit: chartMemLimit, Statuses: map[string]int{}, ServerFlags: srv.flags}
+		GoMemLimit: attack.ChartMemLimit, Statuses: map[string]int{}, ServerFlags: srv.Args}
 	start := time.Now()
 	var mu sync.Mutex
 	count := func(what string) {
@@ -126,30 +117,28 @@ func run(f flags) error {
 	tlsConf := &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12, NextProtos: []string{"http/1.1"}}
 	var wg sync.WaitGroup
 	for range f.stalled {
-		wg.Go(func() { count("stalled upload: " + stalledUpload(srv.addr, tlsConf)) })
+		wg.Go(func() { count("stalled upload: " + stalledUpload(srv.Addr, tlsConf)) })
 	}
 	time.Sleep(time.Second) // the uploads are under way
 	client := &http.Client{Timeout: time.Minute, Transport: &http.Transport{TLSClientConfig: tlsConf, MaxConnsPerHost: 64}}
 	for i := range f.errors {
-		wg.Go(func() { count("8,000 errors: " + post(client, "https://"+srv.addr+"/validate", bodies.errors[i])) })
+		wg.Go(func() { count("8,000 errors: " + post(client, "https://"+srv.Addr+"/validate", bodies.errors[i])) })
 	}
 	for i := range f.deep {
-		wg.Go(func() { count("deep mutation: " + post(client, "https://"+srv.addr+"/mutate", bodies.deep[i])) })
+		wg.Go(func() { count("deep mutation: " + post(client, "https://"+srv.Addr+"/mutate", bodies.deep[i])) })
 	}
 	if f.large > 0 {
 		wg.Go(func() {
 			for range f.large {
-				count("2.9 MB policy: " + post(client, "https://"+srv.addr+"/validate", bodies.large))
+				count("2.9 MB policy: " + post(client, "https://"+srv.Addr+"/validate", bodies.large))
 			}
 		})
 	}
 	wg.Wait()
 	rep.Seconds = time.Since(start).Seconds()
-	hwm, err := srv.peakRSS()
-	if err != nil {
+	if rep.PeakRSSMiB, err = srv.PeakRSSMiB(); err != nil {
 		return err
 	}
-	rep.PeakRSSMiB = float64(hwm) / (1 << 20)
 	if f.jsonOut {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
@@ -267,73 +256,4 @@ func post(client *http.Client, url string, body []byte) string {
 	default:
 		return "denied"
 	}
-}
-
-// server is the meshguard process under test.
-type server struct {
-	cmd   *exec.Cmd
-	addr  string
-	flags []string
-}
-
-func startServer(ctx context.Context, binary, dir string, extra ...string) (*server, error) {
-	port, err := loadtest.FreePort()
-	if err != nil {
-		return nil, err
-	}
-	probes, err := loadtest.FreePort()
-	if err != nil {
-		return nil, err
-	}
-	args := []string{"serve", "--offline", "--cert-dir", dir, "--host", "127.0.0.1", "--port", strconv.Itoa(port),
-		"--metrics-bind-address", "0", "--health-probe-bind-address", fmt.Sprintf("127.0.0.1:%d", probes), "--log-level", "error"}
-	args = append(args, extra...)
-	cmd := exec.CommandContext(ctx, binary, args...)
-	cmd.Env = append(os.Environ(), "GOMEMLIMIT="+strconv.Itoa(chartMemLimit))
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	s := &server{cmd: cmd, addr: fmt.Sprintf("127.0.0.1:%d", port), flags: args}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/readyz", probes))
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return s, nil
-			}
-		}
-		if time.Now().After(deadline) {
-			s.stop()
-			return nil, fmt.Errorf("meshguard serve not ready after 30 s")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-func (s *server) stop() {
-	_ = s.cmd.Process.Signal(os.Interrupt)
-	done := make(chan struct{})
-	go func() { _ = s.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		_ = s.cmd.Process.Kill()
-	}
-}
-
-// peakRSS is the process's VmHWM in bytes.
-func (s *server) peakRSS() (int64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
-	if err != nil {
-		return 0, err
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(l, "VmHWM:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kb << 10, err
-		}
-	}
-	return 0, fmt.Errorf("no VmHWM in /proc/%d/status", s.cmd.Process.Pid)
 }

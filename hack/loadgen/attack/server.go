@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -29,6 +30,16 @@ type Server struct {
 	Roots *x509.CertPool
 	Args  []string
 	cmd   *exec.Cmd
+}
+
+// Build compiles ./cmd/meshguard (run from the repository root) into dir and
+// returns the binary's path, for the harnesses that start the server themselves.
+func Build(dir string) (string, error) {
+	binary := filepath.Join(dir, "meshguard")
+	if out, err := exec.Command("go", "build", "-o", binary, "./cmd/meshguard").CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return binary, nil
 }
 
 // StartServer starts binary as `serve --offline` with a throw-away certificate
