@@ -76,7 +76,6 @@ func LoadAll(paths []string, stdin io.Reader, o LoadOptions) Loaded {
 // the finished documents of each kustomize build or Helm render.
 func eachUnit(paths []string, stdin io.Reader, o LoadOptions, fn func(unit)) {
 	r := newRenderer(o, paths)
-	r.files = newFileSet(paths)
 	for _, p := range paths {
 		if p == "-" {
 			stdinUnits(stdin, fn)

@@ -103,7 +103,9 @@ func newRenderer(o LoadOptions, paths []string) *renderer {
 	if ro.LoadRestrictor == "" {
 		ro.LoadRestrictor = LoadRestrictionsRootOnly
 	}
-	ro.roots = NewRoots(paths).real
+	roots := NewRoots(paths)
+	ro.roots = roots.real
+	r.files = newFileSet(roots)
 	return r
 }
 

@@ -20,8 +20,8 @@ type fileSet struct {
 	dirs  map[string]bool
 }
 
-func newFileSet(paths []string) *fileSet {
-	return &fileSet{roots: NewRoots(paths), files: map[string]bool{}, dirs: map[string]bool{}}
+func newFileSet(roots *Roots) *fileSet {
+	return &fileSet{roots: roots, files: map[string]bool{}, dirs: map[string]bool{}}
 }
 
 // walked is a file found in a directory: a manifest, or a kustomization file
