@@ -1,6 +1,7 @@
 package charts_test
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"helm.sh/helm/v3/pkg/engine"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	sigsyaml "sigs.k8s.io/yaml"
 
@@ -75,7 +77,9 @@ func TestAuditDeployment(t *testing.T) {
 	}
 }
 
-// TestAuditRBAC: read-only on every registry kind, write only on its report kind.
+// TestAuditRBAC: read-only on every registry kind, write only on its report kind
+// (creating a TokenReview or SubjectAccessReview, for secure metrics, stores
+// nothing).
 func TestAuditRBAC(t *testing.T) {
 	for _, tc := range []struct{ format, group string }{{"openreports", "openreports.io"}, {"wgpolicy", "wgpolicyk8s.io"}} {
 		m := mustRender(t, auditValues(map[string]any{"reports": map[string]any{"format": tc.format, "installCRDs": false}}))
@@ -83,6 +87,11 @@ func TestAuditRBAC(t *testing.T) {
 		readable := map[string]bool{}
 		for _, r := range cr.Rules {
 			writes := slices.ContainsFunc(r.Verbs, func(v string) bool { return v != "get" && v != "list" })
+			review := slices.Equal(r.Verbs, []string{"create"}) && (slices.Equal(r.Resources, []string{"tokenreviews"}) ||
+				slices.Equal(r.Resources, []string{"subjectaccessreviews"}))
+			if review {
+				continue
+			}
 			if writes && (len(r.APIGroups) != 1 || r.APIGroups[0] != tc.group) {
 				t.Errorf("%s: write verbs outside the report group: %+v", tc.format, r)
 			}
@@ -198,5 +207,63 @@ func TestReportCRDs(t *testing.T) {
 		if !slices.Equal(names, tc.want) {
 			t.Errorf("%s: CRDs %v, want %v", tc.format, names, tc.want)
 		}
+	}
+}
+
+// TestAuditMetricsHardened: the audit pod's metrics are served like the
+// webhook's: HTTPS behind the API server's token and access review with
+// metrics.secure (its ClusterRole may create both reviews), the liveness probe on
+// the plain /healthz port (a probe without a token would get 401 from /metrics),
+// and a NetworkPolicy admitting only the scraper, only on the metrics port.
+func TestAuditMetricsHardened(t *testing.T) {
+	m := mustRender(t, auditValues(map[string]any{}))
+	c := get[*appsv1.Deployment](t, m, "Deployment/meshguard-audit").Spec.Template.Spec.Containers[0]
+	for _, w := range []string{"--metrics-secure=true", "--metrics-bind-address=:8080", "--health-probe-bind-address=:8081"} {
+		if !slices.Contains(c.Args, w) {
+			t.Errorf("args lack %s: %q", w, c.Args)
+		}
+	}
+	if p := c.LivenessProbe; p == nil || p.HTTPGet == nil || p.HTTPGet.Path != "/healthz" || p.HTTPGet.Port.String() != "health" {
+		t.Errorf("liveness probe %+v, want GET /healthz on the health port", p)
+	}
+	ports := map[string]int32{}
+	for _, p := range c.Ports {
+		ports[p.Name] = p.ContainerPort
+	}
+	if ports["metrics"] != 8080 || ports["health"] != 8081 {
+		t.Errorf("container ports %v", ports)
+	}
+	reviews := func(m *manifests) (n int) {
+		for _, r := range get[*rbacv1.ClusterRole](t, m, "ClusterRole/meshguard-audit").Rules {
+			if slices.Contains(r.Resources, "tokenreviews") || slices.Contains(r.Resources, "subjectaccessreviews") {
+				n++
+			}
+		}
+		return n
+	}
+	if n := reviews(m); n != 2 {
+		t.Errorf("audit ClusterRole grants %d of the two reviews", n)
+	}
+	np := get[*networkingv1.NetworkPolicy](t, m, "NetworkPolicy/meshguard-audit")
+	d := get[*appsv1.Deployment](t, m, "Deployment/meshguard-audit")
+	if !maps.Equal(np.Spec.PodSelector.MatchLabels, d.Spec.Selector.MatchLabels) {
+		t.Errorf("podSelector %v, audit selector %v", np.Spec.PodSelector.MatchLabels, d.Spec.Selector.MatchLabels)
+	}
+	if got := npPorts(t, np); !slices.Equal(got, []string{"metrics"}) || len(np.Spec.Ingress[0].From) != 1 ||
+		np.Spec.Ingress[0].From[0].PodSelector.MatchLabels["app.kubernetes.io/name"] != "prometheus" {
+		t.Errorf("audit NetworkPolicy ingress %+v, want the metrics port from the scraper only", np.Spec.Ingress)
+	}
+
+	plain := mustRender(t, map[string]any{"audit": map[string]any{"enabled": true}, "metrics": map[string]any{"secure": false, "port": 9090},
+		"networkPolicy": map[string]any{"enabled": false}})
+	c = get[*appsv1.Deployment](t, plain, "Deployment/meshguard-audit").Spec.Template.Spec.Containers[0]
+	if !slices.Contains(c.Args, "--metrics-secure=false") || !slices.Contains(c.Args, "--metrics-bind-address=:9090") {
+		t.Errorf("metrics.secure false, port 9090: args %q", c.Args)
+	}
+	if n := reviews(plain); n != 0 {
+		t.Errorf("plain metrics: the audit may still create %d reviews", n)
+	}
+	if plain.has("NetworkPolicy/meshguard-audit") {
+		t.Error("networkPolicy.enabled false: audit NetworkPolicy rendered")
 	}
 }

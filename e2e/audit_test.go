@@ -5,6 +5,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -25,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	sigsyaml "sigs.k8s.io/yaml"
 
@@ -276,44 +278,103 @@ func TestAuditStoredBeforeInstall(t *testing.T) {
 	}
 
 	// --interval: the gauge on /metrics follows the stored objects.
-	checkAuditMetrics(t, cp.Kubeconfig)
-	checkAuditRBAC(t, cp, c)
+	sa := checkAuditRBAC(t, cp, c)
+	checkAuditMetrics(t, cp, c, sa)
 }
 
-// checkAuditMetrics runs `meshguard audit --interval` and scrapes its gauge
-// until it shows the stored MeshTrafficPermission's MG190, then stops it with
-// SIGTERM, as the kubelet does.
-func checkAuditMetrics(t *testing.T, kubeconfig string) {
+// checkAuditMetrics runs `meshguard audit --interval` as the chart's audit
+// ServiceAccount sa (a kubeconfig impersonating it, so the chart's ClusterRole
+// must allow the token and access reviews) with its default secure metrics, and
+// scrapes its gauge, as a Prometheus bound to the chart's metrics-reader role
+// would, until it shows the stored MeshTrafficPermission's MG190; a scrape
+// without a token is refused (401); /healthz answers the kubelet. Then it stops
+// the audit with SIGTERM, as the kubelet does.
+func checkAuditMetrics(t *testing.T, cp *localcp.ControlPlane, c client.Client, sa string) {
 	t.Helper()
-	port, err := localcp.FreePort()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	const ns = "audit-metrics-e2e"
+	if err := localcp.EnsureNamespace(ctx, c, ns); err != nil {
+		t.Fatal(err)
+	}
+	objs, err := localcp.RenderChart(map[string]any{"audit": map[string]any{"enabled": true}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	for _, o := range objs {
+		if o.GetKind() == "ClusterRole" && o.GetName() == localcp.ReleaseName+"-metrics-reader" {
+			if err := c.Create(ctx, o); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	defer bindMetricsReader(ctx, t, c, "audit-metrics-e2e-scraper", ns, "scraper")()
+	token := serviceAccountToken(ctx, t, c, ns, "scraper")
+	kc, err := clientcmd.LoadFromFile(cp.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ai := range kc.AuthInfos {
+		ai.Impersonate, ai.ImpersonateGroups = sa, []string{"system:serviceaccounts", "system:authenticated"}
+	}
+	kubeconfig := filepath.Join(t.TempDir(), "audit.kubeconfig")
+	if err := clientcmd.WriteToFile(*kc, kubeconfig); err != nil {
+		t.Fatal(err)
+	}
+	ports := make([]int, 2)
+	for i := range ports {
+		p, err := localcp.FreePort()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ports[i] = p
+	}
+	addr, health := fmt.Sprintf("127.0.0.1:%d", ports[0]), fmt.Sprintf("127.0.0.1:%d", ports[1])
 	var logs bytes.Buffer
-	cmd := exec.Command(local(t).Meshguard.Bin, "audit", "--kubeconfig", kubeconfig, "--interval", "2s", "--metrics-bind-address", addr)
+	cmd := exec.Command(local(t).Meshguard.Bin, "audit", "--kubeconfig", kubeconfig, "--interval", "2s",
+		"--metrics-bind-address", addr, "--health-probe-bind-address", health)
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	var body string
-	err = localcp.WaitFor(ctx, 500*time.Millisecond, func() (bool, error) {
-		resp, err := http.Get("http://" + addr + "/metrics")
+	hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // self-signed per process
+	scrape := func(tok string) (int, string, error) {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "https://"+addr+"/metrics", nil)
+		if tok != "" {
+			req.Header.Set("Authorization", "Bearer "+tok)
+		}
+		resp, err := hc.Do(req)
 		if err != nil {
-			return false, err
+			return 0, "", err
 		}
 		defer resp.Body.Close()
 		b, err := io.ReadAll(resp.Body)
-		body = string(b)
-		return strings.Contains(body, `meshguard_audit_findings{code="MG190",severity="warning"} 1`) &&
+		return resp.StatusCode, string(b), err
+	}
+	var body string
+	var code int
+	// RBAC bindings reach the authorizer's cache within a moment: 403 is retried.
+	err = localcp.WaitFor(ctx, 500*time.Millisecond, func() (bool, error) {
+		var err error
+		code, body, err = scrape(token)
+		return code == http.StatusOK && strings.Contains(body, `meshguard_audit_findings{code="MG190",severity="warning"} 1`) &&
 			strings.Contains(body, "meshguard_audit_policies 2"), err
 	})
+	anonymous, _, aerr := scrape("")
+	hresp, herr := http.Get("http://" + health + "/healthz")
+	if herr == nil {
+		hresp.Body.Close()
+	}
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	werr := cmd.Wait()
 	if err != nil {
-		t.Fatalf("gauge not seen: %v\n%s\nlogs:\n%s", err, body, logs.String())
+		t.Fatalf("gauge not seen: %v (last answer %d)\n%s\nlogs:\n%s", err, code, body, logs.String())
+	}
+	if aerr != nil || anonymous != http.StatusUnauthorized {
+		t.Errorf("a scrape without a token: %d %v, want 401", anonymous, aerr)
+	}
+	if herr != nil || hresp.StatusCode != http.StatusOK {
+		t.Errorf("/healthz: %v %v", hresp, herr)
 	}
 	if werr != nil {
 		t.Errorf("audit --interval did not exit cleanly on SIGTERM: %v\n%s", werr, logs.String())
@@ -383,8 +444,8 @@ spec:
 // checkAuditRBAC audits as the chart's audit ServiceAccount (impersonated), with
 // the ClusterRole the chart renders for it: nothing may be skipped as forbidden,
 // and the reports must be written. The generated RBAC is tested against a real
-// authorizer, not only rendered.
-func checkAuditRBAC(t *testing.T, cp *localcp.ControlPlane, c client.Client) {
+// authorizer, not only rendered. It returns the ServiceAccount's user name.
+func checkAuditRBAC(t *testing.T, cp *localcp.ControlPlane, c client.Client) string {
 	t.Helper()
 	ctx := context.Background()
 	objs, err := localcp.RenderChart(map[string]any{"audit": map[string]any{"enabled": true, "reports": map[string]any{"installCRDs": false}}})
@@ -445,6 +506,7 @@ func checkAuditRBAC(t *testing.T, cp *localcp.ControlPlane, c client.Client) {
 	if _, err := audit.Write(ctx, dyn, audit.Build(r, wg), wg); err == nil || !strings.Contains(err.Error(), "forbidden") {
 		t.Errorf("wgpolicy reports with the openreports role: %v, want forbidden", err)
 	}
+	return sa
 }
 
 // checkForeignReportsOutOfReach: another engine's report in the same API, beside

@@ -41,25 +41,9 @@ func TestMetricsNeedATokenAndTheReaderRole(t *testing.T) {
 	if err := localcp.EnsureNamespace(ctx, env.client, ns); err != nil {
 		t.Fatal(err)
 	}
-	token := func(name string) string {
-		sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}}
-		if err := env.client.Create(ctx, sa); err != nil && !strings.Contains(err.Error(), "already exists") {
-			t.Fatal(err)
-		}
-		tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptrTo(int64(600))}}
-		if err := env.client.SubResource("token").Create(ctx, sa, tr); err != nil {
-			t.Fatal(err)
-		}
-		return tr.Status.Token
-	}
+	token := func(name string) string { return serviceAccountToken(ctx, t, env.client, ns, name) }
 	reader, nobody := token("scraper"), token("nobody")
-	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "metrics-e2e-scraper"},
-		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: localcp.ReleaseName + "-metrics-reader"},
-		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "scraper", Namespace: ns}}}
-	if err := env.client.Create(ctx, binding); err != nil {
-		t.Fatal(err)
-	}
-	defer env.client.Delete(context.Background(), binding)
+	defer bindMetricsReader(ctx, t, env.client, "metrics-e2e-scraper", ns, "scraper")()
 
 	// A second meshguard with secure metrics (the suite's own serves plain HTTP
 	// for the other tests), as the chart's ServiceAccount, on the suite's
@@ -132,6 +116,34 @@ func TestMetricsNeedATokenAndTheReaderRole(t *testing.T) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// serviceAccountToken creates ServiceAccount ns/name if needed and returns a
+// ten-minute token of it, as a scraper's pod would carry.
+func serviceAccountToken(ctx context.Context, t *testing.T, c client.Client, ns, name string) string {
+	t.Helper()
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}}
+	if err := c.Create(ctx, sa); err != nil && !strings.Contains(err.Error(), "already exists") {
+		t.Fatal(err)
+	}
+	tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptrTo(int64(600))}}
+	if err := c.SubResource("token").Create(ctx, sa, tr); err != nil {
+		t.Fatal(err)
+	}
+	return tr.Status.Token
+}
+
+// bindMetricsReader binds ServiceAccount ns/sa to the chart's metrics-reader
+// ClusterRole in c's cluster and returns the function that removes the binding.
+func bindMetricsReader(ctx context.Context, t *testing.T, c client.Client, name, ns, sa string) func() {
+	t.Helper()
+	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name},
+		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: localcp.ReleaseName + "-metrics-reader"},
+		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: sa, Namespace: ns}}}
+	if err := c.Create(ctx, binding); err != nil {
+		t.Fatal(err)
+	}
+	return func() { _ = c.Delete(context.Background(), binding) }
+}
 
 // TestInstalledCRDsHaveTheEmbeddedSchemaHash: the meshes' CRDs as the real API
 // server stores and serves them (defaulted, re-encoded) hash like the embedded

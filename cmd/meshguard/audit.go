@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
+	"crypto/tls"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -16,14 +14,16 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
 
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/audit"
 	"github.com/meshguard/meshguard/lint"
 	"github.com/meshguard/meshguard/live"
+	"github.com/meshguard/meshguard/webhook"
+	"github.com/meshguard/meshguard/webhook/metricsserve"
 )
 
 // auditOptions are the flags of `meshguard audit`.
@@ -43,6 +43,8 @@ type auditOptions struct {
 	pageSize       int64
 	interval       time.Duration
 	metricsAddr    string
+	metricsSecure  bool
+	healthAddr     string
 	logLevel       string
 	logFormat      string
 	progress       string
@@ -101,6 +103,8 @@ is, 2 on a usage error or when the cluster cannot be read or reports not written
 	f.Int64Var(&o.pageSize, "page-size", live.DefaultPageSize, "objects per list request")
 	f.DurationVar(&o.interval, "interval", 0, "audit again every interval until stopped, serving metrics (0: audit once and exit)")
 	f.StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", "Prometheus metrics address with --interval; 0 disables")
+	f.BoolVar(&o.metricsSecure, "metrics-secure", true, "serve metrics over HTTPS to callers the API server authenticates and authorizes to GET /metrics (false: plain HTTP to anyone)")
+	f.StringVar(&o.healthAddr, "health-probe-bind-address", ":8081", "address of /healthz with --interval, for a liveness probe; 0 disables")
 	f.StringVar(&o.logLevel, "log-level", "info", "log level with --interval: debug, info, error")
 	f.StringVar(&o.logFormat, "log-format", "json", "log format with --interval: json or console")
 	f.StringVar(&o.progress, "progress", "auto", "progress line on standard error for audits over a second: auto (only on a terminal), always, never")
@@ -193,7 +197,7 @@ func (o *auditOptions) run(ctx context.Context, s streams) error {
 		return r, err
 	}
 	if o.interval > 0 {
-		return o.loop(ctx, s, once)
+		return o.loop(ctx, cfg, once)
 	}
 	prog, err := o.progressLine(s)
 	if err != nil {
@@ -249,8 +253,10 @@ func (o *auditOptions) progressLine(s streams) (*syncProgress, error) {
 	return &syncProgress{p: lint.NewProgressOf(s.err, o.progressDelay, "meshguard audit: %d objects read")}, nil
 }
 
-// loop audits every --interval until SIGTERM, serving the gauges.
-func (o *auditOptions) loop(ctx context.Context, s streams, once func(context.Context, func(int)) (audit.Result, error)) error {
+// loop audits every --interval until SIGTERM, serving the gauges (over HTTPS
+// behind the API server's authentication and authorization unless
+// --metrics-secure=false) and /healthz.
+func (o *auditOptions) loop(ctx context.Context, cfg *rest.Config, once func(context.Context, func(int)) (audit.Result, error)) error {
 	log, err := newLogger(o.logLevel, o.logFormat)
 	if err != nil {
 		return err
@@ -263,19 +269,17 @@ func (o *auditOptions) loop(ctx context.Context, s streams, once func(context.Co
 	if err != nil {
 		return err
 	}
-	if o.metricsAddr != "0" {
-		ln, err := net.Listen("tcp", o.metricsAddr)
-		if err != nil {
-			return fmt.Errorf("metrics: %w", err)
-		}
-		srv := &http.Server{Handler: promhttp.HandlerFor(reg, promhttp.HandlerOpts{}), ReadHeaderTimeout: 10 * time.Second}
-		go func() {
-			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				log.Error(err, "metrics server")
-			}
-		}()
-		defer srv.Close()
-		log.Info("serving metrics", "address", ln.Addr().String())
+	hc, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return err
+	}
+	mo := metricsserve.Options{Addr: o.metricsAddr, Secure: o.metricsSecure, Config: cfg, HTTPClient: hc, Gatherer: reg,
+		TLS: func(c *tls.Config) { c.MinVersion, c.CipherSuites = tls.VersionTLS12, webhook.AEADCipherSuites() }}
+	if _, err := metricsserve.Serve(ctx, mo, log.WithName("metrics")); err != nil {
+		return err
+	}
+	if _, err := metricsserve.Health(ctx, o.healthAddr, log.WithName("health")); err != nil {
+		return err
 	}
 	log.Info("auditing periodically", "interval", o.interval.String(), "namespaces", strings.Join(o.namespaces, ","), "writeReports", o.writeReports)
 	audit.Loop(ctx, o.interval, m, log, func(ctx context.Context) (audit.Result, error) { return once(ctx, nil) })

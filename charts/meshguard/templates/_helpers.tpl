@@ -208,3 +208,24 @@ audit.resources.limits.memory (bytes, or Ki, Mi, Gi as values.schema.json allows
 {{- $bytes := mul (regexFind "^[0-9]+" $q | int64) $unit -}}
 {{- mulf $bytes .Values.audit.memoryLimitRatio | floor | int64 -}}
 {{- end }}
+
+{{/*
+meshguard.metricsPeers are the NetworkPolicy peers allowed on a metrics port (the
+webhook's and the audit's): networkPolicy.metricsFrom as written, or else one peer,
+the scraper's pods in the scraper's namespaces (both must match), kube-prometheus'
+Prometheus when metricsScraper is unset.
+*/}}
+{{- define "meshguard.metricsPeers" -}}
+{{- with .Values.networkPolicy.metricsFrom }}
+{{- toYaml . }}
+{{- else }}
+{{- $s := .Values.networkPolicy.metricsScraper | default dict }}
+{{- if not (or $s.namespaceSelector $s.podSelector) }}
+{{- $s = dict "namespaceSelector" (dict "matchLabels" (dict "kubernetes.io/metadata.name" "monitoring")) "podSelector" (dict "matchLabels" (dict "app.kubernetes.io/name" "prometheus")) }}
+{{- end }}
+- namespaceSelector:
+    {{- toYaml ($s.namespaceSelector | default dict) | nindent 4 }}
+  podSelector:
+    {{- toYaml ($s.podSelector | default dict) | nindent 4 }}
+{{- end }}
+{{- end }}
