@@ -15,6 +15,7 @@ import (
 
 	"github.com/meshguard/meshguard/hack/loadgen/loadtest"
 	"github.com/meshguard/meshguard/webhook"
+	"github.com/meshguard/meshguard/webhook/serving"
 )
 
 // TestHugePolicyPreviewIsBounded admits a MeshTrafficPermission of 20,000 `from`
@@ -73,14 +74,14 @@ func TestThreeMegabytePolicyAnsweredInTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	body := r.Body("00000000-0000-4000-8000-000000000001")
-	if len(body) < 2_500_000 || len(body) > webhook.MaxRequestBytes {
+	if len(body) < 2_500_000 || len(body) > serving.MaxRequestBytes {
 		t.Fatalf("review of %d bytes, want about 3 MB", len(body))
 	}
 	h, err := loadtest.NewHandlers(loadtest.StoredPolicies())
 	if err != nil {
 		t.Fatal(err)
 	}
-	handlers := webhook.Routes(h, webhook.NewBodyLimiter(webhook.BodyLimits{}))
+	handlers := webhook.Routes(h, serving.NewBodyLimiter(serving.BodyLimits{}))
 	for _, path := range []string{webhook.MutatePath, webhook.ValidatePath} {
 		start := time.Now()
 		rec := httptest.NewRecorder()

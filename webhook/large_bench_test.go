@@ -11,6 +11,7 @@ import (
 
 	"github.com/meshguard/meshguard/hack/loadgen/loadtest"
 	"github.com/meshguard/meshguard/webhook"
+	"github.com/meshguard/meshguard/webhook/serving"
 )
 
 // BenchmarkValidateLargePolicy sends the 2.9 MB MeshTrafficPermission of issue 27
@@ -29,7 +30,7 @@ func BenchmarkValidateLargePolicy(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	handler := webhook.Routes(h, webhook.NewBodyLimiter(webhook.BodyLimits{}))[webhook.ValidatePath]
+	handler := webhook.Routes(h, serving.NewBodyLimiter(serving.BodyLimits{}))[webhook.ValidatePath]
 	serve := func(b *testing.B) {
 		rec := httptest.NewRecorder()
 		req := httptest.NewRequest(http.MethodPost, webhook.ValidatePath, bytes.NewReader(body))

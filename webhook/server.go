@@ -2,7 +2,6 @@ package webhook
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"net/http"
@@ -28,6 +27,7 @@ import (
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/authz"
 	"github.com/meshguard/meshguard/compile"
+	"github.com/meshguard/meshguard/webhook/serving"
 )
 
 // Paths the handlers are served on; the chart's webhook configurations use them.
@@ -103,13 +103,13 @@ type Options struct {
 	// the widening check read objects with (zero: a default install).
 	Linkerd authz.Options
 	// RequestReadTimeout, RequestWriteTimeout and RequestBodyBudget bound how
-	// request bodies are read (BodyLimits; zero: the defaults). Bodies are capped at
+	// request bodies are read (serving.BodyLimits; zero: the defaults). Bodies are capped at
 	// MaxRequestBytes.
 	RequestReadTimeout, RequestWriteTimeout time.Duration
 	RequestBodyBudget                       int64
-	// RequestMinBodyRate is BodyLimits.MinBodyRate (0: the default; negative: off).
+	// RequestMinBodyRate is serving.BodyLimits.MinBodyRate (0: the default; negative: off).
 	RequestMinBodyRate int64
-	// MaxConnections is ServingServer.MaxConnections (0: sized from the Go
+	// MaxConnections is serving.Server.MaxConnections (0: sized from the Go
 	// memory limit).
 	MaxConnections int
 	// Offline serves without an API server: the certificate in CertDir as is (no
@@ -213,10 +213,10 @@ func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) erro
 		return err
 	}
 	var draining atomic.Bool
-	server := &ServingServer{Host: o.Host, Port: o.Port, CertDir: o.CertDir, TLSOpts: tlsOptions(o),
+	server := &serving.Server{Host: o.Host, Port: o.Port, CertDir: o.CertDir, TLSOpts: serving.TLSOptions(o.EnableHTTP2),
 		ShutdownTimeout: o.ShutdownTimeout, Draining: &draining, Log: log.WithName("webhook-server"),
 		MaxConnections: o.MaxConnections}
-	limits := NewBodyLimiter(BodyLimits{ReadTimeout: o.RequestReadTimeout, WriteTimeout: o.RequestWriteTimeout,
+	limits := serving.NewBodyLimiter(serving.BodyLimits{ReadTimeout: o.RequestReadTimeout, WriteTimeout: o.RequestWriteTimeout,
 		Budget: o.RequestBodyBudget, MinBodyRate: o.RequestMinBodyRate})
 	registered := registerWhenReady(ctx, mgr, server, Routes(eng, limits), ready, log)
 	if err := addChecks(mgr, server, registered, &draining); err != nil {
@@ -257,41 +257,10 @@ func drainThenStop(ctx, mgrCtx context.Context, stop context.CancelFunc, drainin
 // Routes are the HTTP handlers of both paths as the server registers them:
 // controller-runtime's admission webhook (its codec reads and writes the
 // AdmissionReviews) behind limits, which reads the bodies first.
-func Routes(eng *Handlers, limits *BodyLimiter) map[string]http.Handler {
+func Routes(eng *Handlers, limits *serving.BodyLimiter) map[string]http.Handler {
 	return map[string]http.Handler{
 		MutatePath:   limits.Wrap(&crwebhook.Admission{Handler: admission.HandlerFunc(eng.Mutate)}),
 		ValidatePath: limits.Wrap(&crwebhook.Admission{Handler: admission.HandlerFunc(eng.Validate)}),
-	}
-}
-
-// tlsOptions are TLS 1.2 at least with AEAD suites only (AEADCipherSuites) and,
-// unless asked for, HTTP/1.1 only.
-func tlsOptions(o Options) []func(*tls.Config) {
-	tlsOpts := []func(*tls.Config){func(c *tls.Config) {
-		c.MinVersion = tls.VersionTLS12
-		c.CipherSuites = AEADCipherSuites()
-	}}
-	if !o.EnableHTTP2 {
-		// HTTP/2 stays off unless asked for (CVE-2023-44487, rapid reset).
-		tlsOpts = append(tlsOpts, func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} })
-	}
-	return tlsOpts
-}
-
-// AEADCipherSuites are the TLS 1.2 suites the webhook server accepts: ECDHE key
-// exchange (forward secrecy) with an AEAD cipher. Go's defaults still include the
-// CBC-SHA suites (ECDHE-*-AES128-SHA, -AES256-SHA), which are open to padding-oracle
-// and Lucky13-style attacks; the API server's client (Go) prefers AEAD suites, so
-// dropping CBC refuses only old or hostile clients. TLS 1.3 suites are not
-// configurable in Go and are all AEAD.
-func AEADCipherSuites() []uint16 {
-	return []uint16{
-		tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
-		tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
-		tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
-		tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
-		tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
-		tls.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
 	}
 }
 
@@ -303,7 +272,7 @@ func newManager(cfg *rest.Config, o Options, log logr.Logger) (manager.Manager, 
 		return nil, err
 	}
 	// The webhook server serves open connections for up to ShutdownTimeout and
-	// gives requests in flight one more second (ServingServer.stop).
+	// gives requests in flight one more second (serving.Server.stop).
 	timeout := o.ShutdownTimeout + 5*time.Second
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  scheme,
@@ -429,7 +398,7 @@ func addCertRotation(mgr manager.Manager, o Options, ready chan struct{}, log lo
 // are ready: before that the API server could not reach us anyway, and readiness
 // tells the truth meanwhile. The manager must not start the server itself, so it
 // is not passed in the manager's options. The result turns true once registered.
-func registerWhenReady(ctx context.Context, mgr manager.Manager, server *ServingServer, handlers map[string]http.Handler, ready <-chan struct{}, log logr.Logger) *atomic.Bool {
+func registerWhenReady(ctx context.Context, mgr manager.Manager, server *serving.Server, handlers map[string]http.Handler, ready <-chan struct{}, log logr.Logger) *atomic.Bool {
 	var registered atomic.Bool
 	go func() {
 		select {
@@ -454,7 +423,7 @@ func registerWhenReady(ctx context.Context, mgr manager.Manager, server *Serving
 
 // addChecks adds /healthz and a /readyz that waits for the webhooks and fails
 // again as soon as shutdown starts.
-func addChecks(mgr manager.Manager, server *ServingServer, registered, draining *atomic.Bool) error {
+func addChecks(mgr manager.Manager, server *serving.Server, registered, draining *atomic.Bool) error {
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
 		return err
 	}

@@ -3,78 +3,31 @@ package webhook
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
-	"math/big"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
+
+	"github.com/meshguard/meshguard/webhook/serving"
+	"github.com/meshguard/meshguard/webhook/serving/servingtest"
 )
 
-// writeServingCert writes a self-signed certificate for 127.0.0.1 into dir and
-// returns a pool that trusts it.
-func writeServingCert(t testing.TB, dir string) *x509.CertPool {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "meshguard-test"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, DNSNames: []string{"localhost"},
-		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, IsCA: true, BasicConstraintsValid: true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kb, _ := x509.MarshalECPrivateKey(key)
-	if err := os.WriteFile(filepath.Join(dir, "tls.crt"), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "tls.key"), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cert, _ := x509.ParseCertificate(der)
-	pool := x509.NewCertPool()
-	pool.AddCert(cert)
-	return pool
-}
-
-func freePort(t testing.TB) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-// tlsServer runs the engine's handlers on the product's webhook server (ServingServer)
+// tlsServer runs the engine's handlers on the product's webhook server (serving.Server)
 // over TLS, with the product's TLS settings, and returns a client and the base URL.
 func tlsServer(t *testing.T, eng *Handlers) (*http.Client, string) {
 	t.Helper()
 	dir := t.TempDir()
-	pool := writeServingCert(t, dir)
-	port := freePort(t)
-	srv := &ServingServer{Host: "127.0.0.1", Port: port, CertDir: dir, ShutdownTimeout: 5 * time.Second,
-		TLSOpts: tlsOptions(Options{})}
-	for path, h := range Routes(eng, NewBodyLimiter(BodyLimits{})) {
+	pool := servingtest.WriteCert(t, dir)
+	port := servingtest.FreePort(t)
+	srv := &serving.Server{Host: "127.0.0.1", Port: port, CertDir: dir, ShutdownTimeout: 5 * time.Second,
+		TLSOpts: serving.TLSOptions(false)}
+	for path, h := range Routes(eng, serving.NewBodyLimiter(serving.BodyLimits{})) {
 		srv.Register(path, h)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

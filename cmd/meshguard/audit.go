@@ -22,8 +22,7 @@ import (
 	"github.com/meshguard/meshguard/audit"
 	"github.com/meshguard/meshguard/lint"
 	"github.com/meshguard/meshguard/live"
-	"github.com/meshguard/meshguard/webhook"
-	"github.com/meshguard/meshguard/webhook/metricsserve"
+	"github.com/meshguard/meshguard/webhook/serving"
 )
 
 // auditOptions are the flags of `meshguard audit`.
@@ -273,12 +272,12 @@ func (o *auditOptions) loop(ctx context.Context, cfg *rest.Config, once func(con
 	if err != nil {
 		return err
 	}
-	mo := metricsserve.Options{Addr: o.metricsAddr, Secure: o.metricsSecure, Config: cfg, HTTPClient: hc, Gatherer: reg,
-		TLS: func(c *tls.Config) { c.MinVersion, c.CipherSuites = tls.VersionTLS12, webhook.AEADCipherSuites() }}
-	if _, err := metricsserve.Serve(ctx, mo, log.WithName("metrics")); err != nil {
+	mo := serving.MetricsOptions{Addr: o.metricsAddr, Secure: o.metricsSecure, Config: cfg, HTTPClient: hc, Gatherer: reg,
+		TLS: func(c *tls.Config) { c.MinVersion, c.CipherSuites = tls.VersionTLS12, serving.AEADCipherSuites() }}
+	if _, err := serving.ServeMetrics(ctx, mo, log.WithName("metrics")); err != nil {
 		return err
 	}
-	if _, err := metricsserve.Health(ctx, o.healthAddr, log.WithName("health")); err != nil {
+	if _, err := serving.ServeHealth(ctx, o.healthAddr, log.WithName("health")); err != nil {
 		return err
 	}
 	log.Info("auditing periodically", "interval", o.interval.String(), "namespaces", strings.Join(o.namespaces, ","), "writeReports", o.writeReports)

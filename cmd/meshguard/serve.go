@@ -18,6 +18,7 @@ import (
 
 	"github.com/meshguard/meshguard/compile"
 	"github.com/meshguard/meshguard/webhook"
+	"github.com/meshguard/meshguard/webhook/serving"
 )
 
 // serveOptions are the flags of `meshguard serve`.
@@ -150,11 +151,11 @@ func serveFlags(f *pflag.FlagSet, o *serveOptions) {
 	f.StringVar(&o.LinkerdServerConflicts, "linkerd-server-conflicts", webhook.ServerConflictsWarn,
 		"Linkerd Servers that can select the same pod and port (MG350, from the informer cache of Servers): warn or deny")
 	linkerdFlags(f, &o.Linkerd)
-	f.DurationVar(&o.RequestReadTimeout, "request-read-timeout", webhook.DefaultRequestReadTimeout, "time a client gets to send a whole request body; slower senders get 408 and are disconnected")
-	f.DurationVar(&o.RequestWriteTimeout, "request-write-timeout", webhook.DefaultRequestWriteTimeout, "time from the start of a request to the end of its answer")
-	f.Int64Var(&o.RequestMinBodyRate, "request-min-body-rate", webhook.DefaultMinBodyRate, "bytes per second a request body must keep arriving at after a grace second; slower senders get 408 and are disconnected (a byte every few seconds is cut in about a second); 0: the default, negative: only --request-read-timeout counts")
+	f.DurationVar(&o.RequestReadTimeout, "request-read-timeout", serving.DefaultRequestReadTimeout, "time a client gets to send a whole request body; slower senders get 408 and are disconnected")
+	f.DurationVar(&o.RequestWriteTimeout, "request-write-timeout", serving.DefaultRequestWriteTimeout, "time from the start of a request to the end of its answer")
+	f.Int64Var(&o.RequestMinBodyRate, "request-min-body-rate", serving.DefaultMinBodyRate, "bytes per second a request body must keep arriving at after a grace second; slower senders get 408 and are disconnected (a byte every few seconds is cut in about a second); 0: the default, negative: only --request-read-timeout counts")
 	f.IntVar(&o.MaxConnections, "max-connections", 0, "connections kept open; at the cap a new one closes the one that has sent nothing the longest (never one being answered); 0: a quarter of the Go memory limit at 64 KiB each (921 with the chart's 256Mi), 1024 without a limit")
-	f.Int64Var(&o.RequestBodyBudget, "request-body-budget", webhook.DefaultRequestBodyBudget, "bytes of request bodies all requests together may hold while they are read (bodies are capped at 7 MiB each); past it requests wait, then get 503")
+	f.Int64Var(&o.RequestBodyBudget, "request-body-budget", serving.DefaultRequestBodyBudget, "bytes of request bodies all requests together may hold while they are read (bodies are capped at 7 MiB each); past it requests wait, then get 503")
 	f.BoolVar(&o.Offline, "offline", false, "serve without an API server (implies --disable-cert-rotation): the certificate in --cert-dir, no informer caches, previews of the incoming policy alone; for trying the webhook with curl")
 	f.Float64Var(&o.memoryLimitRatio, "memory-limit-ratio", 0.9, "set the Go runtime's soft memory limit to this share of the container's cgroup memory limit, so that the collector works harder near it rather than the pod being OOM-killed; 0 leaves the default, and GOMEMLIMIT overrides it")
 	f.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")

@@ -18,7 +18,7 @@ import (
 )
 
 // chartConnections is the connection cap the chart's memory limit allows
-// (webhook.ConnectionCap of GOMEMLIMIT 0.9 × 256Mi), written out so that this
+// (serving.ConnectionCap of GOMEMLIMIT 0.9 × 256Mi), written out so that this
 // test also builds against a server that has no cap.
 const chartConnections = 921
 

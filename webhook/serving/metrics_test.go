@@ -1,4 +1,4 @@
-package metricsserve
+package serving
 
 import (
 	"context"
@@ -23,7 +23,7 @@ func registry(t *testing.T) *prometheus.Registry {
 	return reg
 }
 
-func get(t *testing.T, c *http.Client, url string) (int, string) {
+func fetch(t *testing.T, c *http.Client, url string) (int, string) {
 	t.Helper()
 	resp, err := c.Get(url)
 	if err != nil {
@@ -39,15 +39,15 @@ func get(t *testing.T, c *http.Client, url string) (int, string) {
 func TestPlainServesTheRegistry(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	addr, err := Serve(ctx, Options{Addr: "127.0.0.1:0", Gatherer: registry(t)}, logr.Discard())
+	addr, err := ServeMetrics(ctx, MetricsOptions{Addr: "127.0.0.1:0", Gatherer: registry(t)}, logr.Discard())
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, body := get(t, http.DefaultClient, "http://"+addr.String()+"/metrics")
+	code, body := fetch(t, http.DefaultClient, "http://"+addr.String()+"/metrics")
 	if code != http.StatusOK || !strings.Contains(body, "meshguard_test_gauge 7") {
 		t.Errorf("plain: %d %q", code, body)
 	}
-	if addr, err := Serve(ctx, Options{Addr: "0"}, logr.Discard()); addr != nil || err != nil {
+	if addr, err := ServeMetrics(ctx, MetricsOptions{Addr: "0"}, logr.Discard()); addr != nil || err != nil {
 		t.Errorf("0: %v %v, want nothing served", addr, err)
 	}
 }
@@ -63,14 +63,14 @@ func TestSecureRefusesWithoutAToken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := Options{Addr: "127.0.0.1:0", Secure: true, Config: cfg, HTTPClient: hc, Gatherer: registry(t),
+	o := MetricsOptions{Addr: "127.0.0.1:0", Secure: true, Config: cfg, HTTPClient: hc, Gatherer: registry(t),
 		TLS: func(c *tls.Config) { c.MinVersion = tls.VersionTLS13 }}
-	addr, err := Serve(ctx, o, logr.Discard())
+	addr, err := ServeMetrics(ctx, o, logr.Discard())
 	if err != nil {
 		t.Fatal(err)
 	}
 	insecure := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // self-signed
-	code, body := get(t, insecure, "https://"+addr.String()+"/metrics")
+	code, body := fetch(t, insecure, "https://"+addr.String()+"/metrics")
 	if code != http.StatusUnauthorized || strings.Contains(body, "meshguard_test_gauge") {
 		t.Errorf("no token: %d %q, want 401 and no metrics", code, body)
 	}
@@ -84,7 +84,7 @@ func TestSecureRefusesWithoutAToken(t *testing.T) {
 			t.Error("plain HTTP answered 200")
 		}
 	}
-	if _, err := Serve(ctx, Options{Addr: "127.0.0.1:0", Secure: true, Gatherer: registry(t)}, logr.Discard()); err == nil {
+	if _, err := ServeMetrics(ctx, MetricsOptions{Addr: "127.0.0.1:0", Secure: true, Gatherer: registry(t)}, logr.Discard()); err == nil {
 		t.Error("secure without an API server: no error")
 	}
 }
@@ -93,14 +93,14 @@ func TestSecureRefusesWithoutAToken(t *testing.T) {
 func TestHealth(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	addr, err := Health(ctx, "127.0.0.1:0", logr.Discard())
+	addr, err := ServeHealth(ctx, "127.0.0.1:0", logr.Discard())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if code, body := get(t, http.DefaultClient, "http://"+addr.String()+"/healthz"); code != http.StatusOK || body != "ok" {
+	if code, body := fetch(t, http.DefaultClient, "http://"+addr.String()+"/healthz"); code != http.StatusOK || body != "ok" {
 		t.Errorf("healthz: %d %q", code, body)
 	}
-	if _, err := Health(ctx, addr.String(), logr.Discard()); err == nil {
+	if _, err := ServeHealth(ctx, addr.String(), logr.Discard()); err == nil {
 		t.Error("a port in use: no error")
 	}
 }

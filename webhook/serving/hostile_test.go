@@ -1,4 +1,4 @@
-package webhook
+package serving
 
 import (
 	"bufio"
@@ -16,19 +16,21 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+
+	"github.com/meshguard/meshguard/webhook/serving/servingtest"
 )
 
-// cappedServer runs a ServingServer with the product's TLS settings, at most
+// cappedServer runs a Server with the product's TLS settings, at most
 // maxConns connections and the given header timeout, serving /fast (answers at
 // once), /hold (answers when release is closed) and /body (reads the body through
 // a BodyLimiter). It returns the server's address and a pool trusting it.
 func cappedServer(t *testing.T, maxConns int, header time.Duration, release chan struct{}) (string, *x509.CertPool) {
 	t.Helper()
 	dir := t.TempDir()
-	pool := writeServingCert(t, dir)
-	port := freePort(t)
-	srv := &ServingServer{Host: "127.0.0.1", Port: port, CertDir: dir, ShutdownTimeout: time.Second,
-		TLSOpts: tlsOptions(Options{}), MaxConnections: maxConns, HeaderTimeout: header, Log: logr.Discard()}
+	pool := servingtest.WriteCert(t, dir)
+	port := servingtest.FreePort(t)
+	srv := &Server{Host: "127.0.0.1", Port: port, CertDir: dir, ShutdownTimeout: time.Second,
+		TLSOpts: TLSOptions(false), MaxConnections: maxConns, HeaderTimeout: header, Log: logr.Discard()}
 	srv.Register("/fast", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, "fast") }))
 	srv.Register("/hold", NewBodyLimiter(BodyLimits{}).Wrap(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		<-release

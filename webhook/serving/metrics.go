@@ -1,10 +1,4 @@
-// Package metricsserve serves a Prometheus registry for a meshguard process
-// that has no controller-runtime manager (the periodic audit): over HTTPS to
-// callers the API server authenticates and authorizes, as controller-runtime
-// serves the webhook's own metrics, so both pods answer a scraper the same way
-// and neither leaks policy names, rule codes and counts to any pod that reaches
-// its port.
-package metricsserve
+package serving
 
 import (
 	"context"
@@ -23,8 +17,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 )
 
-// Options say where and how to serve.
-type Options struct {
+// MetricsOptions say where and how ServeMetrics serves a Prometheus registry for
+// a meshguard process that has no controller-runtime manager (the periodic
+// audit): over HTTPS to callers the API server authenticates and authorizes, as
+// controller-runtime serves the webhook's own metrics, so both pods answer a
+// scraper the same way and neither leaks rule codes and counts to any pod that
+// reaches its port.
+type MetricsOptions struct {
 	// Addr is the listen address (":8080"); "0" or "" serves nothing.
 	Addr string
 	// Secure serves HTTPS with a certificate generated for this process and
@@ -45,7 +44,7 @@ type Options struct {
 // Serve starts serving in the background until ctx ends and returns the address
 // it listens on (nil when Addr turns serving off). A port that cannot be bound
 // or a filter that cannot be built is an error before anything is served.
-func Serve(ctx context.Context, o Options, log logr.Logger) (net.Addr, error) {
+func ServeMetrics(ctx context.Context, o MetricsOptions, log logr.Logger) (net.Addr, error) {
 	if o.Addr == "" || o.Addr == "0" {
 		return nil, nil
 	}
@@ -111,7 +110,7 @@ func selfSigned() (*tls.Config, error) {
 // Health serves /healthz ("ok") on addr until ctx ends, for the kubelet's
 // liveness probe: with secure metrics the probe cannot scrape /metrics, which
 // answers 401 without a token. "0" or "" serves nothing.
-func Health(ctx context.Context, addr string, log logr.Logger) (net.Addr, error) {
+func ServeHealth(ctx context.Context, addr string, log logr.Logger) (net.Addr, error) {
 	if addr == "" || addr == "0" {
 		return nil, nil
 	}

@@ -1,4 +1,4 @@
-package webhook
+package serving
 
 import (
 	"context"
@@ -33,7 +33,7 @@ import (
 // with Linkerd's webhook (linkerd2 #13197).
 const DefaultIdleTimeout = 120 * time.Second
 
-// ServingServer is the HTTPS server of the admission handlers. It replaces
+// Server is the HTTPS server of the admission handlers. It replaces
 // controller-runtime's webhook server (whose mux it still uses, for the request
 // metrics) for what an always-on webhook needs: idle connections outlive the API
 // server's keep-alive (DefaultIdleTimeout); while Draining is set, and once
@@ -43,7 +43,7 @@ const DefaultIdleTimeout = 120 * time.Second
 // sends to a ready replica; on stop, open connections are served until their
 // clients close them instead of being closed under them (stop); and requests in
 // flight keep their context (controller-runtime cancels it with the manager's).
-type ServingServer struct {
+type Server struct {
 	Host    string
 	Port    int
 	CertDir string
@@ -72,24 +72,24 @@ type ServingServer struct {
 	stopping atomic.Bool
 }
 
-func (s *ServingServer) mux() *http.ServeMux {
+func (s *Server) mux() *http.ServeMux {
 	s.once.Do(func() { s.routes = crwebhook.NewServer(crwebhook.Options{}) })
 	return s.routes.WebhookMux()
 }
 
 // Register serves h on path, with request metrics; call it before Start.
-func (s *ServingServer) Register(path string, h http.Handler) {
+func (s *Server) Register(path string, h http.Handler) {
 	s.mux()
 	s.routes.Register(path, h)
 }
 
 // NeedLeaderElection is false: every replica serves.
-func (s *ServingServer) NeedLeaderElection() bool { return false }
+func (s *Server) NeedLeaderElection() bool { return false }
 
 // Handler is the server's handler: the registered paths, with "Connection: close"
 // on every answer that starts while draining (a request that arrived before
 // SIGTERM and is answered after it too).
-func (s *ServingServer) Handler() http.Handler {
+func (s *Server) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mux().ServeHTTP(&drainWriter{ResponseWriter: w, draining: s.Draining, stopping: &s.stopping}, r)
 	})
@@ -126,7 +126,7 @@ func (d *drainWriter) Unwrap() http.ResponseWriter { return d.ResponseWriter }
 
 // Start serves until ctx ends, then stops accepting and serves the open
 // connections until their clients close them, at most ShutdownTimeout (stop).
-func (s *ServingServer) Start(ctx context.Context) error {
+func (s *Server) Start(ctx context.Context) error {
 	cfg := &tls.Config{NextProtos: []string{"h2", "http/1.1"}}
 	for _, op := range s.TLSOpts {
 		op(cfg)
@@ -176,7 +176,7 @@ func (s *ServingServer) Start(ctx context.Context) error {
 }
 
 // maxConnections is MaxConnections, or the cap the Go memory limit allows.
-func (s *ServingServer) maxConnections() int {
+func (s *Server) maxConnections() int {
 	if s.MaxConnections > 0 {
 		return s.MaxConnections
 	}
@@ -186,7 +186,7 @@ func (s *ServingServer) maxConnections() int {
 // httpServer is the server's net/http configuration: handshake and headers
 // within HeaderTimeout, idle connections kept IdleTimeout, and each request's
 // context telling the connection cap when the request is being answered.
-func (s *ServingServer) httpServer(ctx context.Context, conns *connCap) *http.Server {
+func (s *Server) httpServer(ctx context.Context, conns *connCap) *http.Server {
 	idle := s.IdleTimeout
 	if idle <= 0 {
 		idle = DefaultIdleTimeout
@@ -230,7 +230,7 @@ func (w debugWriter) Write(p []byte) (int, error) {
 // idle connection for its next request at the moment the server closes it, and a
 // POST that was written is not retried. Only at the deadline is what is left
 // shut down: idle connections closed, requests in flight given one more second.
-func (s *ServingServer) stop(srv *http.Server, ln net.Listener, open *atomic.Int64) {
+func (s *Server) stop(srv *http.Server, ln net.Listener, open *atomic.Int64) {
 	s.stopping.Store(true)
 	_ = ln.Close()
 	deadline := time.Now().Add(s.ShutdownTimeout)
@@ -251,7 +251,7 @@ func (s *ServingServer) stop(srv *http.Server, ln net.Listener, open *atomic.Int
 
 // StartedChecker is a readiness check: the server is started and accepts a TLS
 // handshake on its port.
-func (s *ServingServer) StartedChecker() healthz.Checker {
+func (s *Server) StartedChecker() healthz.Checker {
 	return func(*http.Request) error {
 		if !s.started.Load() {
 			return errors.New("webhook server not started yet")
