@@ -99,3 +99,14 @@ func TestInvalidExamplesInSync(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkParse is the one-time cost of reading the embedded catalogue, paid by
+// the first door in a process that asks for a rule (docs/performance.md).
+func BenchmarkParse(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := parse(files); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
