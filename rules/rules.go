@@ -30,6 +30,15 @@ const (
 	SeverityWarning = "warning"
 )
 
+// Meshes a rule can be about.
+const (
+	// MeshKuma is the kuma.io family and the Kuma labels meshguard owns.
+	MeshKuma = "kuma"
+	// MeshLinkerd is policy.linkerd.io, Linkerd's annotations and the Gateway API
+	// routes parented to Linkerd objects.
+	MeshLinkerd = "linkerd"
+)
+
 // Rule documents one code: what it means, how severe it is and a bad and a good
 // example. The examples are executable: a test lints each and expects exactly
 // this verdict.
@@ -37,6 +46,9 @@ type Rule struct {
 	Code     string `json:"code"`
 	Severity string `json:"severity"`
 	Summary  string `json:"summary"`
+	// Mesh is the one mesh whose objects the code is about, MeshKuma or
+	// MeshLinkerd; empty for codes about any object (parsing, suppressions).
+	Mesh string `json:"mesh,omitempty"`
 	// Flags, when not empty, is the `meshguard lint` flag line the examples need
 	// (they change what the code finds, such as --mode zone).
 	Flags string `json:"flags,omitempty"`
@@ -131,6 +143,8 @@ func parse(fsys fs.FS) ([]Rule, error) {
 			return nil, fmt.Errorf("%s.code: not MG followed by a number", where)
 		case r.Severity != SeverityError && r.Severity != SeverityWarning:
 			return nil, fmt.Errorf("%s.severity: %q, want %s or %s", where, r.Severity, SeverityError, SeverityWarning)
+		case r.Mesh != "" && r.Mesh != MeshKuma && r.Mesh != MeshLinkerd:
+			return nil, fmt.Errorf("%s.mesh: %q, want %s, %s or none", where, r.Mesh, MeshKuma, MeshLinkerd)
 		case r.Summary == "" || strings.Contains(r.Summary, "\n"):
 			return nil, fmt.Errorf("%s.summary: want one line of text", where)
 		case i > 0 && compareCodes(rs[i-1].Code, r.Code) >= 0:

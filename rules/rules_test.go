@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -42,6 +43,22 @@ func TestCatalogueLoads(t *testing.T) {
 	}
 }
 
+// TestMeshMatchesExamples: a code said to be about one mesh has a bad example
+// about that mesh's objects, so the field cannot drift from what the code checks.
+func TestMeshMatchesExamples(t *testing.T) {
+	groups := map[string][]string{MeshKuma: {"kuma.io"}, MeshLinkerd: {"linkerd.io", "gateway.networking.k8s.io"}}
+	meshes := map[string]int{}
+	for _, r := range Catalogue() {
+		meshes[r.Mesh]++
+		if gs := groups[r.Mesh]; len(gs) > 0 && !slices.ContainsFunc(gs, func(g string) bool { return strings.Contains(r.Bad, g) }) {
+			t.Errorf("%s is about %s, but its bad example names nothing of %v", r.Code, r.Mesh, gs)
+		}
+	}
+	if meshes[MeshKuma] == 0 || meshes[MeshLinkerd] == 0 || meshes[""] == 0 {
+		t.Errorf("codes per mesh %v: want some of each", meshes)
+	}
+}
+
 // TestParseRefusesMalformedCatalogues names the entry and field of each mistake.
 func TestParseRefusesMalformedCatalogues(t *testing.T) {
 	ex := func(code string) fstest.MapFS {
@@ -50,6 +67,7 @@ func TestParseRefusesMalformedCatalogues(t *testing.T) {
 	cases := []struct{ name, catalogue, want string }{
 		{"unknown field", "- code: MG001\n  severity: error\n  summary: s\n  sumary: t\n", "unknown field"},
 		{"severity", "- code: MG001\n  severity: fatal\n  summary: s\n", "catalogue.yaml[0] (MG001).severity"},
+		{"mesh", "- code: MG001\n  severity: error\n  mesh: istio\n  summary: s\n", "(MG001).mesh"},
 		{"code", "- code: XX1\n  severity: error\n  summary: s\n", "catalogue.yaml[0] (XX1).code"},
 		{"no summary", "- code: MG001\n  severity: error\n", "(MG001).summary"},
 		{"order", "- code: MG001\n  severity: error\n  summary: s\n- code: MG001\n  severity: error\n  summary: s\n", "catalogue.yaml[1] (MG001).code: after MG001"},
