@@ -71,8 +71,9 @@ image: ## Container image from the Dockerfile, stamped with VERSION and the comm
 	docker build --build-arg VERSION=$(VERSION) --build-arg COMMIT=$$(git rev-parse HEAD) -t ghcr.io/meshguard/meshguard:$(VERSION) .
 
 .PHONY: docs
-docs: build ## Regenerate docs/rules.md from the rule catalogue
+docs: build ## Regenerate docs/rules.md and examples/*invalid/ from the rules catalogue (rules/)
 	$(BIN) rules -o markdown > docs/rules.md
+	$(GO) test -count=1 -run TestInvalidExamplesInSync ./rules/ -update
 
 .PHONY: demo
 demo: ## Local control plane + meshguard; apply examples/ with kubectl, preview and diff a change (first run builds kube-apiserver/etcd, 4-12 min)

@@ -14,7 +14,7 @@ import (
 )
 
 // Codes of the structural findings the decoder makes. They live here because the
-// decoder is the only place that can see them; validate lists them in its catalogue.
+// decoder is the only place that can see them; rules/catalogue.yaml documents them.
 const (
 	CodeUnknownField = "MG001"
 	CodeWrongType    = "MG002"

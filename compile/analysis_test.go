@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/meshguard/meshguard/validate"
+	"github.com/meshguard/meshguard/rules"
 )
 
 func codes(t *testing.T, yamlDocs string) []string {
@@ -21,13 +21,18 @@ func codes(t *testing.T, yamlDocs string) []string {
 	return out
 }
 
-// The catalogue examples are executable: each bad example gives exactly its code,
-// each good example gives nothing.
+// The catalogue examples of the analysis codes are executable: each bad example
+// gives exactly its code, each good example gives nothing.
 func TestCatalogueExamples(t *testing.T) {
-	for _, r := range Catalogue() {
+	for _, code := range []string{CodeDeadItem, CodeDenyAll, CodeAllowAll} {
+		r, ok := rules.Lookup(code)
+		if !ok {
+			t.Errorf("%s is not in rules/catalogue.yaml", code)
+			continue
+		}
 		t.Run(r.Code, func(t *testing.T) {
-			if r.Severity != validate.SeverityWarning || r.Summary == "" || strings.Contains(r.Summary, "\n") {
-				t.Errorf("bad entry %+v", r)
+			if r.Severity != rules.SeverityWarning {
+				t.Errorf("%s is a %s in the catalogue; the analysis reports warnings", r.Code, r.Severity)
 			}
 			bad := codes(t, r.Bad)
 			if len(bad) != 1 || !strings.HasPrefix(bad[0], r.Code+" ") {

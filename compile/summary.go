@@ -239,7 +239,7 @@ func findingLines(p Preview) []statement {
 	}
 	matcher := p.Form == FormMatcher
 	if len(byCode[CodeDenyAll]) > 0 {
-		add("MG202 these proxies deny every client: no allow is left once the later denies apply", nil)
+		add(CodeDenyAll+" these proxies deny every client: no allow is left once the later denies apply", nil)
 	}
 	for _, code := range codes {
 		l := byCode[code]
@@ -255,9 +255,9 @@ func findingLines(p Preview) []statement {
 			case len(l) == 1:
 				why = "a later item covers it"
 			}
-			add("MG201 "+plural(len(l), "item never decides", "items never decide")+" ("+why+"): ", l)
+			add(CodeDeadItem+" "+plural(len(l), "item never decides", "items never decide")+" ("+why+"): ", l)
 		case CodeAllowAll:
-			add("MG203 every client in mesh "+p.Target.Mesh+" may reach every proxy of the mesh: ", l)
+			add(CodeAllowAll+" every client in mesh "+p.Target.Mesh+" may reach every proxy of the mesh: ", l)
 		default:
 			add(code+": ", l)
 		}

@@ -12,7 +12,7 @@ import (
 
 // CodeLabelReplaced is the warning for a label the user set that the mutating stage
 // replaced with the value meshguard computes. It lives here because only Apply sees
-// both values; validate lists it in its catalogue.
+// both values; rules/catalogue.yaml documents it.
 const CodeLabelReplaced = "MG016"
 
 // replaced reports each label of set (the labels as written) whose value Apply

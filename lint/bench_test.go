@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/rules"
 )
 
 // policyStream builds n small Kuma policies as one multi-document YAML stream.
@@ -149,7 +150,7 @@ func BenchmarkReferences10k(b *testing.B) {
 					b.Fatalf("summary %+v", sum)
 				}
 				for _, f := range fs {
-					if CodeNumber(f.Code)/100 == 4 {
+					if rules.Number(f.Code)/100 == 4 {
 						b.Fatalf("a reference does not resolve: %+v", f)
 					}
 				}

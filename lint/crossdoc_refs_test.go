@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/rules"
 )
 
 // TestReferenceStageInventory: a reference resolves against the run's objects and
@@ -31,7 +32,7 @@ spec:
 		fs, _ := Lint(LoadBytes("p.yaml", docs), o)
 		var out []string
 		for _, f := range fs {
-			if CodeNumber(f.Code)/100 == 4 {
+			if rules.Number(f.Code)/100 == 4 {
 				out = append(out, f.Code+" "+f.Field)
 			}
 		}

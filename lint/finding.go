@@ -3,6 +3,8 @@ package lint
 import (
 	"cmp"
 	"slices"
+
+	"github.com/meshguard/meshguard/rules"
 )
 
 // Finding is one problem in one document, in the shape every output format and
@@ -38,6 +40,20 @@ type Finding struct {
 	// meshguard.io/ignore annotation or an ignore file): it is reported, marked,
 	// and counts neither in Summary.Errors/Warnings nor in the exit code.
 	Suppression *Suppression `json:"suppression,omitempty"`
+}
+
+// Rule is the finding as rules.Finding: the object it names and what is wrong,
+// without where the linter read it, for code that works across doors.
+func (f Finding) Rule() rules.Finding {
+	return rules.Finding{APIVersion: f.APIVersion, Kind: f.Kind, Namespace: f.Namespace, Name: f.Name,
+		Severity: f.Severity, Code: f.Code, Field: f.Field, Message: f.Message}
+}
+
+// FromRule places a rules.Finding at file and line (at least 1, as editors
+// count), for an engine's finding the linter reports.
+func FromRule(rf rules.Finding, file string, line int) Finding {
+	return Finding{File: file, Line: max(line, 1), APIVersion: rf.APIVersion, Kind: rf.Kind, Namespace: rf.Namespace,
+		Name: rf.Name, Severity: rf.Severity, Code: rf.Code, Field: rf.Field, Message: rf.Message}
 }
 
 // Summary counts what was linted, for the last line of text output and for CI.

@@ -11,14 +11,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/meshguard/meshguard/validate"
+	"github.com/meshguard/meshguard/rules"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
 // sampleFindings covers every shape a finding takes: with and without a field,
 // both severities, a parse error without object identity, a multi-line message.
-func sampleFindings() ([]Finding, Summary, []validate.RuleDoc) {
+func sampleFindings() ([]Finding, Summary, []rules.Rule) {
 	fs := []Finding{
 		{File: "policies/mtp.yaml", Line: 12, APIVersion: "kuma.io/v1alpha1", Kind: "MeshTrafficPermission", Namespace: "payments", Name: "allow-web",
 			Severity: "error", Code: "MG101", Field: "spec.to[1].targetRef.namespace", Message: "namespace <other> is not allowed here"},
@@ -31,12 +31,12 @@ func sampleFindings() ([]Finding, Summary, []validate.RuleDoc) {
 			RenderedBy: "overlays/prod/kustomization.yaml", RenderedLine: 12},
 	}
 	SortFindings(fs)
-	rules := []validate.RuleDoc{
+	catalogue := []rules.Rule{
 		{Code: "MG000", Severity: "error", Summary: "the document cannot be read or parsed as YAML/JSON"},
 		{Code: "MG001", Severity: "warning", Summary: "a field the kind does not have"},
 		{Code: "MG101", Severity: "error", Summary: "a targetRef field is not allowed for this kind"},
 	}
-	return fs, Summary{Documents: 4, Errors: 3, Warnings: 2, Skipped: 1}, rules
+	return fs, Summary{Documents: 4, Errors: 3, Warnings: 2, Skipped: 1}, catalogue
 }
 
 // sampleSkipped is what a run over a chart's values file leaves out.

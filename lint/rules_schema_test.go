@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/rules"
 	"github.com/meshguard/meshguard/schema"
 )
 
@@ -18,7 +19,7 @@ func TestRuleFixesPassKumaCRDs(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := Options{Settings: api.DefaultSettings(), Namespace: "default", Registry: api.DefaultRegistry()}
-	for _, r := range Rules() {
+	for _, r := range rules.Catalogue() {
 		for _, d := range LoadBytes(r.Code+".yaml", []byte(r.Good)) {
 			if d.Err != nil || d.Object == nil {
 				t.Errorf("%s: the good example does not parse: %v", r.Code, d.Err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/defaults"
+	"github.com/meshguard/meshguard/rules"
 	"github.com/meshguard/meshguard/validate"
 )
 
@@ -408,15 +409,16 @@ func kindNames(reg *api.Registry, group string) []string {
 func FindingFor(d *Document, severity, code, fieldPath, msg string) Finding {
 	file, line := d.locate(fieldPath)
 	msg += yaml11Hint(d, fieldPath)
-	f := Finding{File: file, Line: max(line, 1), Severity: severity, Code: code, Field: fieldPath, Message: msg}
+	rf := rules.Finding{Severity: severity, Code: code, Field: fieldPath, Message: msg}
+	if d.Object != nil {
+		rf.APIVersion = d.Object.GetAPIVersion()
+		rf.Kind = d.Object.GetKind()
+		rf.Namespace = d.Object.GetNamespace()
+		rf.Name = d.Object.GetName()
+	}
+	f := FromRule(rf, file, line)
 	if d.Rendered != nil {
 		f.RenderedBy, f.RenderedLine = d.Rendered.By, max(d.Rendered.LineOf(fieldPath), 1)
-	}
-	if d.Object != nil {
-		f.APIVersion = d.Object.GetAPIVersion()
-		f.Kind = d.Object.GetKind()
-		f.Namespace = d.Object.GetNamespace()
-		f.Name = d.Object.GetName()
 	}
 	return f
 }

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/meshguard/meshguard/validate"
+	"github.com/meshguard/meshguard/rules"
 )
 
 const (
@@ -129,16 +129,17 @@ type sarifRegion struct {
 }
 
 // WriteSARIF prints the findings as a SARIF 2.1.0 log with one run, the format
-// GitHub code scanning and other CI dashboards ingest. rules (normally Rules()) fills the driver's
-// rule table; codes that appear in findings but not in rules get a minimal entry
+// GitHub code scanning and other CI dashboards ingest. catalogue (normally
+// rules.Catalogue()) fills the driver's rule table; codes that appear in findings
+// but not in it get a minimal entry
 // so every result's ruleId resolves. Skipped documents become notifications of
 // the run's invocation, not results. version is the tool's version (driver.version
 // and, when it is a semantic version, driver.semanticVersion); "" leaves them out.
-func WriteSARIF(w io.Writer, fs []Finding, skipped []Skip, rules []validate.RuleDoc, version string) error {
+func WriteSARIF(w io.Writer, fs []Finding, skipped []Skip, catalogue []rules.Rule, version string) error {
 	driver := sarifDriver{Name: "meshguard", InformationURI: InformationURI, Rules: []sarifRule{},
 		Version: version, SemanticVersion: semanticVersion(version)}
 	index := map[string]int{}
-	addRule := func(r validate.RuleDoc) {
+	addRule := func(r rules.Rule) {
 		if _, ok := index[r.Code]; ok {
 			return
 		}
@@ -150,12 +151,12 @@ func WriteSARIF(w io.Writer, fs []Finding, skipped []Skip, rules []validate.Rule
 			HelpURI:              RulesDocURI + "#" + strings.ToLower(r.Code),
 		})
 	}
-	for _, r := range rules {
+	for _, r := range catalogue {
 		addRule(r)
 	}
 	results := make([]sarifResult, 0, len(fs))
 	for _, f := range fs {
-		addRule(validate.RuleDoc{Code: f.Code, Severity: f.Severity, Summary: f.Code})
+		addRule(rules.Rule{Code: f.Code, Severity: f.Severity, Summary: f.Code})
 		text := oneLine(f.Message) + renderedNote(f)
 		if f.Field != "" {
 			text = f.Field + ": " + text

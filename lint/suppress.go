@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/meshguard/meshguard/rules"
 	"github.com/meshguard/meshguard/validate"
 )
 
@@ -32,10 +33,11 @@ type Suppression struct {
 	Expires string `json:"expires,omitempty"`
 }
 
-// ruleSeverity is the severity lookup over Rules(), built once.
-var ruleSeverity = sync.OnceValue(func() validate.RuleSeverity { return validate.SeverityLookup(Rules()) })
+// ruleSeverity is the severity lookup over the rules catalogue, built once.
+var ruleSeverity = sync.OnceValue(func() validate.RuleSeverity { return validate.SeverityLookup(rules.Catalogue()) })
 
-// RuleSeverity looks a code up in Rules(), for the doors that read suppressions.
+// RuleSeverity looks a code up in the rules catalogue, for the doors that read
+// suppressions.
 func RuleSeverity(code string) (string, bool) { return ruleSeverity()(code) }
 
 // objectKey identifies the object a finding is about, within one input: by its

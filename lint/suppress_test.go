@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/rules"
 	"github.com/meshguard/meshguard/validate"
 )
 
@@ -199,7 +200,7 @@ func TestSuppressedOutput(t *testing.T) {
 		t.Errorf("json: %s", js.String())
 	}
 	var sarif bytes.Buffer
-	if err := WriteSARIF(&sarif, fs, nil, Rules(), ""); err != nil {
+	if err := WriteSARIF(&sarif, fs, nil, rules.Catalogue(), ""); err != nil {
 		t.Fatal(err)
 	}
 	var log struct {

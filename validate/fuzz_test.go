@@ -9,13 +9,14 @@ import (
 
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/defaults"
+	"github.com/meshguard/meshguard/rules"
 )
 
 // FuzzEngine feeds arbitrary documents, as every registered kind and in every mode,
 // through defaults and validate: nothing may panic, defaulting must be idempotent, and
 // every finding must carry a code.
 func FuzzEngine(f *testing.F) {
-	for _, r := range Catalogue() {
+	for _, r := range rules.Catalogue() {
 		f.Add([]byte(r.Bad), uint8(0))
 		f.Add([]byte(r.Good), uint8(1))
 	}

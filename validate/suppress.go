@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/meshguard/meshguard/rules"
 )
 
 // AnnotationIgnore is the annotation that accepts findings on one object on
@@ -67,10 +69,11 @@ func Suppressible(code, severity string) bool {
 // for codes the catalogue does not have.
 type RuleSeverity func(code string) (severity string, ok bool)
 
-// SeverityLookup builds a RuleSeverity over rules.
-func SeverityLookup(rules []RuleDoc) RuleSeverity {
-	m := make(map[string]string, len(rules))
-	for _, r := range rules {
+// SeverityLookup builds a RuleSeverity over a catalogue (rules.Catalogue() in
+// every door; a smaller one in tests).
+func SeverityLookup(catalogue []rules.Rule) RuleSeverity {
+	m := make(map[string]string, len(catalogue))
+	for _, r := range catalogue {
 		m[r.Code] = r.Severity
 	}
 	return func(code string) (string, bool) {

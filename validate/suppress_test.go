@@ -6,10 +6,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/meshguard/meshguard/rules"
 )
 
 func TestParseIgnore(t *testing.T) {
-	rules := SeverityLookup([]RuleDoc{{Code: "MG201", Severity: SeverityWarning}, {Code: "MG203", Severity: SeverityWarning},
+	severities := SeverityLookup([]rules.Rule{{Code: "MG201", Severity: SeverityWarning}, {Code: "MG203", Severity: SeverityWarning},
 		{Code: "MG002", Severity: SeverityError}, {Code: "MG001", Severity: SeverityWarning}, {Code: "MG051", Severity: SeverityWarning}})
 	now := time.Date(2027, 1, 31, 23, 0, 0, 0, time.UTC)
 	day := func(s string) time.Time { d, _ := time.Parse(time.DateOnly, s); return d }
@@ -37,7 +39,7 @@ func TestParseIgnore(t *testing.T) {
 		{"empty", " ; \n", nil, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, errs := ParseIgnore(tc.value, field.NewPath("metadata"), rules, now)
+			got, errs := ParseIgnore(tc.value, field.NewPath("metadata"), severities, now)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("suppressions (-want +got):\n%s", diff)
 			}
@@ -74,9 +76,9 @@ func FuzzParseIgnore(f *testing.F) {
 	for _, s := range []string{"MG201: x", "MG201 until 2027-01-01: y; MG2", ":::;;;", "MG201,,MG203 until"} {
 		f.Add(s)
 	}
-	rules := SeverityLookup(Catalogue())
+	severities := SeverityLookup(rules.Catalogue())
 	f.Fuzz(func(t *testing.T, v string) {
-		sups, _ := ParseIgnore(v, nil, rules, time.Now())
+		sups, _ := ParseIgnore(v, nil, severities, time.Now())
 		for _, s := range sups {
 			if s.Reason == "" || len(s.Codes) == 0 {
 				t.Fatalf("%q: suppression without reason or codes: %+v", v, s)

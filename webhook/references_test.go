@@ -87,3 +87,25 @@ func TestReferenceWarnings(t *testing.T) {
 		})
 	}
 }
+
+// TestReferenceWarningSuppressed: a reference code (MG4xx) in meshguard.io/ignore
+// suppresses the reference warning, as in the linter, and is not itself warned
+// about as a code meshguard does not have (the webhook once read suppressions
+// against a catalogue without the reference codes).
+func TestReferenceWarningSuppressed(t *testing.T) {
+	l := &storedLister{objs: []unstructured.Unstructured{
+		*mustObj(t, "apiVersion: v1\nkind: Service\nmetadata: {name: backend, namespace: shop}\nspec: {ports: [{name: http, port: 8080}]}"),
+	}}
+	e := testEngine()
+	e.RefObjects = l.list
+	policy := mustObj(t, "apiVersion: kuma.io/v1alpha1\nkind: MeshTimeout\nmetadata:\n  name: t\n  namespace: shop\n"+
+		"  labels: {kuma.io/mesh: default}\n  annotations: {meshguard.io/ignore: \"MG401: the service is applied later\"}\n"+
+		"spec:\n  to:\n    - targetRef: {kind: MeshService, name: backnd}\n      default: {idleTimeout: 1h}")
+	resp := e.Validate(context.Background(), serverRequest(t, admissionv1.Create, policy))
+	if !resp.Allowed {
+		t.Fatalf("denied: %+v", resp.Result)
+	}
+	if got := codesOf(resp.Warnings); len(got) > 0 {
+		t.Errorf("warnings %q, want none: MG401 is suppressed with a reason", resp.Warnings)
+	}
+}

@@ -8,14 +8,14 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/meshguard/meshguard/compile"
+	"github.com/meshguard/meshguard/rules"
 	"github.com/meshguard/meshguard/validate"
 )
 
 // catalogueSeverity is the severity of every code, for reading suppressions:
 // the same catalogue `meshguard rules` and the linter read.
 var catalogueSeverity = sync.OnceValue(func() validate.RuleSeverity {
-	return validate.SeverityLookup(append(validate.Catalogue(), compile.Catalogue()...))
+	return validate.SeverityLookup(rules.Catalogue())
 })
 
 // suppressions applies the object's meshguard.io/ignore annotation to the

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/meshguard/meshguard/lint"
+	"github.com/meshguard/meshguard/rules"
 )
 
 // TestRootHelpNamesEveryCommand keeps the command list of `meshguard --help` true:
@@ -84,11 +84,11 @@ func TestRulesOrderedByCode(t *testing.T) {
 		for _, m := range codeRE.FindAllStringSubmatch(out, -1) {
 			codes = append(codes, m[1])
 		}
-		if len(codes) != len(lint.Rules()) {
-			t.Errorf("%s: listed %d codes, want %d", format, len(codes), len(lint.Rules()))
+		if len(codes) != len(rules.Catalogue()) {
+			t.Errorf("%s: listed %d codes, want %d", format, len(codes), len(rules.Catalogue()))
 		}
 		for i := 1; i < len(codes); i++ {
-			if lint.CodeNumber(codes[i-1]) >= lint.CodeNumber(codes[i]) {
+			if rules.Number(codes[i-1]) >= rules.Number(codes[i]) {
 				t.Errorf("%s: %s listed before %s", format, codes[i-1], codes[i])
 			}
 		}

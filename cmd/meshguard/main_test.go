@@ -6,7 +6,6 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -15,7 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/meshguard/meshguard/api"
-	"github.com/meshguard/meshguard/lint"
+	"github.com/meshguard/meshguard/rules"
 	"github.com/meshguard/meshguard/validate"
 )
 
@@ -53,7 +52,7 @@ func TestCatalogueExamples(t *testing.T) {
 	// MG004 needs a Linkerd release whose CRDs serve a kind meshguard lacks; no
 	// embedded release has one.
 	webhookOnly := map[string]bool{validate.CodeMeshChanged: true, validate.CodeOwnedLabel: true, validate.CodeUnknownKind: true}
-	for _, r := range lint.Rules() {
+	for _, r := range rules.Catalogue() {
 		t.Run(r.Code, func(t *testing.T) {
 			flags := strings.Fields(r.Flags)
 			if !webhookOnly[r.Code] {
@@ -80,43 +79,35 @@ func TestCatalogueExamples(t *testing.T) {
 }
 
 // TestExamples lints examples/: every valid file is clean, every invalid file produces
-// the codes and field paths its "# expect:" lines name.
+// the codes and field paths its "# expect:" lines name. The invalid files and their
+// expectations come from the rules package (rules/examples/invalid/, of which
+// examples/invalid/ and examples/linkerd/invalid/ are checked copies).
 func TestExamples(t *testing.T) {
 	// examples/ holds the Kuma family (its document counts are part of other tests);
 	// examples/linkerd/ holds the Linkerd family.
 	for _, root := range []string{"../../examples", "../../examples/linkerd"} {
-		t.Run(filepath.Base(root), func(t *testing.T) { checkExamples(t, root) })
+		rep, code := lintJSON(t, "", root+"/valid")
+		if code != exitOK || rep.Summary.Errors != 0 || rep.Summary.Documents == 0 {
+			t.Errorf("%s/valid: exit %d, %d documents, findings %+v", root, code, rep.Summary.Documents, rep.Findings)
+		}
 	}
-}
-
-func checkExamples(t *testing.T, root string) {
-	rep, code := lintJSON(t, "", root+"/valid")
-	if code != exitOK || rep.Summary.Errors != 0 || rep.Summary.Documents == 0 {
-		t.Errorf("%s/valid: exit %d, %d documents, findings %+v", root, code, rep.Summary.Documents, rep.Findings)
+	invalid, err := rules.InvalidExamples()
+	if err != nil || len(invalid) == 0 {
+		t.Fatalf("invalid examples: %d, %v", len(invalid), err)
 	}
-	files, _ := filepath.Glob(root + "/invalid/*.yaml")
-	if len(files) == 0 {
-		t.Fatal("no invalid examples")
-	}
-	expectRE := regexp.MustCompile(`(?m)^# expect: (MG\d+) (\S+)$`)
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			raw, _ := os.ReadFile(f)
-			want := expectRE.FindAllStringSubmatch(string(raw), -1)
-			if len(want) == 0 {
-				t.Fatal("no # expect: lines")
-			}
-			rep, code := lintJSON(t, "", f)
+	for _, inv := range invalid {
+		t.Run(inv.Path, func(t *testing.T) {
+			rep, code := lintJSON(t, "", filepath.Join("../..", filepath.FromSlash(inv.Path)))
 			if code != exitFindings {
 				t.Errorf("exit code %d, want %d", code, exitFindings)
 			}
-			for _, w := range want {
+			for _, w := range inv.Expect {
 				found := false
 				for _, got := range rep.Findings {
-					found = found || (got.Code == w[1] && got.Field == w[2])
+					found = found || (got.Code == w[0] && got.Field == w[1])
 				}
 				if !found {
-					t.Errorf("missing %s at %s; got %+v", w[1], w[2], rep.Findings)
+					t.Errorf("missing %s at %s; got %+v", w[0], w[1], rep.Findings)
 				}
 			}
 		})
@@ -239,7 +230,7 @@ func TestRulesDocInSync(t *testing.T) {
 		t.Error("docs/rules.md is stale: run `make docs` (or go test ./cmd/meshguard -update)")
 	}
 	text, _, _ := cli(t, "", "rules")
-	for _, r := range lint.Rules() {
+	for _, r := range rules.Catalogue() {
 		if !strings.Contains(text, r.Code) {
 			t.Errorf("meshguard rules does not list %s", r.Code)
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/meshguard/meshguard/lint"
+	"github.com/meshguard/meshguard/rules"
 )
 
 // reportOutput is one report a lint or audit run writes: a format, and the file
@@ -105,7 +106,7 @@ func writeReport(w io.Writer, f format, r report) error {
 	case formatYAML:
 		return lint.WriteYAML(w, r.findings, r.summary, r.skipped)
 	case formatSARIF:
-		return lint.WriteSARIF(w, r.findings, r.skipped, lint.Rules(), toolVersion())
+		return lint.WriteSARIF(w, r.findings, r.skipped, rules.Catalogue(), toolVersion())
 	case formatMarkdown:
 		return lint.WriteMarkdown(w, r.findings, r.summary)
 	case formatGitHub:
