@@ -45,7 +45,7 @@ func (v *validator) kumaResource(raw any) {
 		}
 	}
 	before := len(v.res.Errors)
-	v.resourceRules(typed, p)
+	v.runKindRules(typed, p)
 	v.dropSchemaRepeats(before)
 }
 
@@ -69,39 +69,6 @@ func (v *validator) dropSchemaRepeats(from int) {
 		}
 	}
 	v.res.Errors = kept
-}
-
-// resourceRules runs the rules of a Kuma resource kind on its typed spec. A kind adds
-// one case here and its rules in validate/kuma_<kind>.go.
-func (v *validator) resourceRules(spec any, p *field.Path) {
-	switch s := spec.(type) {
-	case *api.MeshSpec:
-		v.mesh(s, p)
-	case *api.MeshServiceSpec:
-		v.meshService(s, p)
-	case *api.MeshExternalServiceSpec:
-		v.meshExternalService(s, p)
-	case *api.MeshMultiZoneServiceSpec:
-		v.meshMultiZoneService(s, p)
-	case *api.HostnameGeneratorSpec:
-		v.hostnameGenerator(s, p)
-	case *api.MeshOpenTelemetryBackendSpec:
-		v.meshOpenTelemetryBackend(s, p)
-	case *api.WorkloadSpec:
-		v.workload(s, p)
-	case *api.MeshGatewaySpec:
-		v.meshGateway(s, p)
-	case *api.MeshGatewayRouteSpec:
-		v.meshGatewayRoute(s, p)
-	case *api.MeshIdentitySpec:
-		v.meshIdentity(s, p)
-	case *api.MeshTrustSpec:
-		v.meshTrust(s, p)
-	case *api.MeshGatewayInstanceSpec:
-		v.meshGatewayInstance(s, p)
-	case *api.DataplaneSpec:
-		v.dataplane(s, p)
-	}
 }
 
 // jsonPath extends p by a dotted path with list indexes ("backends[0].name").
