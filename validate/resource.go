@@ -44,31 +44,7 @@ func (v *validator) kumaResource(raw any) {
 			v.warn(field.Invalid(jsonPath(p, f), "", fmt.Sprintf("Kuma does not know this field of a %s and ignores it (the CRD keeps it): check its spelling", v.kind.Kind)), api.CodeUnknownField)
 		}
 	}
-	before := len(v.res.Errors)
 	v.runKindRules(typed, p)
-	v.dropSchemaRepeats(before)
-}
-
-// dropSchemaRepeats removes the kind's rule errors (those from index from on) at a
-// field the schema layer already refused: Kuma's validators re-check some of what its
-// CRDs say (enums, port ranges), and one finding per mistake is enough.
-func (v *validator) dropSchemaRepeats(from int) {
-	refused := map[string]bool{}
-	for _, e := range v.res.Errors[:from] {
-		if e.Origin == api.CodeWrongType {
-			refused[e.Field] = true
-		}
-	}
-	if len(refused) == 0 {
-		return
-	}
-	kept := v.res.Errors[:from]
-	for _, e := range v.res.Errors[from:] {
-		if !refused[e.Field] {
-			kept = append(kept, e)
-		}
-	}
-	v.res.Errors = kept
 }
 
 // jsonPath extends p by a dotted path with list indexes ("backends[0].name").

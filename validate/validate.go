@@ -91,6 +91,10 @@ type validator struct {
 	role api.PolicyRole
 	// spec is the raw spec, to tell "absent" from "present but unusable".
 	spec map[string]any
+	// refusedSections are the sections the shared policy rules refused for the
+	// top-level target (MG124): a kind's own rules leave their items alone
+	// (sectionOpen), so one mistake is one finding.
+	refusedSections map[string]bool
 	// obj is the object under validation, for rules that read beyond its spec
 	// (a route's own namespace and group).
 	obj *unstructured.Unstructured
@@ -106,6 +110,10 @@ func (v *validator) err(e *field.Error, code string) {
 func (v *validator) warn(e *field.Error, code string) {
 	v.res.Warnings = append(v.res.Warnings, e.WithOrigin(code))
 }
+
+// sectionOpen reports whether a section of a Kuma policy may be judged item by
+// item: the shared rules did not refuse it as a whole.
+func (v *validator) sectionOpen(section string) bool { return !v.refusedSections[section] }
 
 // labels checks that metadata.labels is a map of strings and returns it.
 func (v *validator) labels(raw any) (map[string]string, bool) {
@@ -166,25 +174,6 @@ func (v *validator) kumaSpec(raw any) {
 	v.res.Spec = typed
 	v.runKindRules(typed, p)
 	v.fromDeprecated(p)
-	v.dropRepeats()
-}
-
-// dropRepeats keeps the errors of one rule per field: the schema layer's, else the
-// first rule's (a rule may report several problems of one field).
-// Kuma's validators re-check some of what its CRDs say, and the shared rules and a
-// kind's own rules sometimes hang the same complaint on the same field; one finding
-// per mistake is enough.
-func (v *validator) dropRepeats() {
-	first := make(map[string]string, len(v.res.Errors)) // field → code of its first error
-	kept := v.res.Errors[:0]
-	for _, e := range v.res.Errors {
-		if code, ok := first[e.Field]; ok && code != e.Origin {
-			continue // another rule already said what is wrong here
-		}
-		first[e.Field] = e.Origin
-		kept = append(kept, e)
-	}
-	v.res.Errors = kept
 }
 
 // structure reports unknown fields, sections the kind lacks and wrong types, and
