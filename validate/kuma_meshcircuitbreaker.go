@@ -26,7 +26,11 @@ func (v *validator) meshCircuitBreaker(s *api.MeshCircuitBreakerSpec, p *field.P
 }
 
 func (c confRules) circuitBreakerConf(p *field.Path, conf *api.MeshCircuitBreakerConf) {
-	if conf == nil || (conf.ConnectionLimits == nil && conf.OutlierDetection == nil) {
+	if conf == nil {
+		c.absentDefault(p, "configure connectionLimits or outlierDetection (or both)")
+		return
+	}
+	if conf.ConnectionLimits == nil && conf.OutlierDetection == nil {
 		c.required(p, "configure connectionLimits or outlierDetection (or both)")
 		return
 	}

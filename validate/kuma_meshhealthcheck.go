@@ -22,7 +22,7 @@ func (v *validator) meshHealthCheck(s *api.MeshHealthCheckSpec, p *field.Path) {
 
 func (c confRules) healthCheckConf(p *field.Path, conf *api.MeshHealthCheckConf) {
 	if conf == nil {
-		c.required(p, "configure how to check: set http, tcp or grpc")
+		c.absentDefault(p, "configure how to check: set http, tcp or grpc")
 		return
 	}
 	c.positiveDuration(p.Child("interval"), conf.Interval)

@@ -18,16 +18,10 @@ import (
 // ID cannot limit TCP connections (made before the client is known).
 func (v *validator) meshRateLimit(s *api.MeshRateLimitSpec, p *field.Path) {
 	c := confRules{v: v, kind: v.kind.Kind, code: CodeRateLimitConf}
-	gw := api.IncludesGateways(s.TargetRef)
-	route := s.TargetRef != nil && s.TargetRef.Kind == api.RefMeshHTTPRoute
-	inboundWhy := "limits sidecars' inbound traffic, but this policy's targetRef may select gateways; set targetRef.proxyTypes: [Sidecar] (or target sidecars only), or limit gateways with 'to'"
-	if route {
-		inboundWhy = "limits sidecars' inbound traffic and a MeshHTTPRoute target has none; limit the route's traffic with 'to'"
-	}
-	switch {
-	case len(s.Rules) > 0 && (gw || route):
-		c.forbidden(p.Child("rules"), "'rules' "+inboundWhy)
-	default:
+	// Which sections this target may have is the shared rules' (MG124:
+	// 'rules' and 'from' limit sidecars' inbounds, 'to' limits gateways); the
+	// confs of a refused section are not looked at.
+	if v.sectionOpen("rules") {
 		for i, r := range s.Rules {
 			rp := p.Child("rules").Index(i)
 			if sourceMatches(r.Matches) && r.Default != nil && r.Default.Local != nil && r.Default.Local.TCP != nil {
@@ -36,18 +30,12 @@ func (v *validator) meshRateLimit(s *api.MeshRateLimitSpec, p *field.Path) {
 			c.rateLimitConf(rp.Child("default"), r.Default)
 		}
 	}
-	switch {
-	case len(s.From) > 0 && (gw || route):
-		c.forbidden(p.Child("from"), "'from' "+inboundWhy)
-	default:
+	if v.sectionOpen("from") {
 		for i, it := range s.From {
 			c.rateLimitConf(p.Child("from").Index(i).Child("default"), it.Default)
 		}
 	}
-	switch {
-	case len(s.To) > 0 && !gw:
-		c.forbidden(p.Child("to"), "'to' limits gateways, and this policy's targetRef selects no gateway; limit inbound traffic with 'rules' instead")
-	default:
+	if v.sectionOpen("to") {
 		for i, it := range s.To {
 			c.rateLimitConf(p.Child("to").Index(i).Child("default"), it.Default)
 		}

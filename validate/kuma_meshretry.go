@@ -24,7 +24,11 @@ func (v *validator) meshRetry(s *api.MeshRetrySpec, p *field.Path) {
 }
 
 func (c confRules) retryConf(p *field.Path, conf *api.MeshRetryConf) {
-	if conf == nil || (conf.TCP == nil && conf.HTTP == nil && conf.GRPC == nil) {
+	if conf == nil {
+		c.absentDefault(p, "configure retries for at least one of tcp, http or grpc")
+		return
+	}
+	if conf.TCP == nil && conf.HTTP == nil && conf.GRPC == nil {
 		c.required(p, "configure retries for at least one of tcp, http or grpc")
 		return
 	}

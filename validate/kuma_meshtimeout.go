@@ -1,8 +1,6 @@
 package validate
 
 import (
-	"fmt"
-
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/meshguard/meshguard/api"
@@ -16,10 +14,9 @@ import (
 func (v *validator) meshTimeout(s *api.MeshTimeoutSpec, p *field.Path) {
 	c := confRules{v: v, kind: v.kind.Kind, code: CodeMeshTimeoutConf}
 	top := topKind(s.TargetRef)
-	if (top == api.RefMeshHTTPRoute || top == api.RefMeshGateway) && len(s.From) > 0 {
-		c.forbidden(p.Child("from"), fmt.Sprintf(
-			"a MeshTimeout that targets a %s configures the requests it sends, not inbound traffic; remove 'from', or put it in a policy that targets the proxies (Mesh, Dataplane)", top))
-	} else {
+	// 'from' with a MeshGateway or MeshHTTPRoute target is the shared rules'
+	// MG124; its confs are then not looked at.
+	if v.sectionOpen("from") {
 		for i, it := range s.From {
 			c.timeoutConf(p.Child("from").Index(i).Child("default"), it.Default, top)
 		}
@@ -38,7 +35,11 @@ func (v *validator) meshTimeout(s *api.MeshTimeoutSpec, p *field.Path) {
 
 // timeoutConf checks one item's default.
 func (c confRules) timeoutConf(p *field.Path, conf *api.MeshTimeoutConf, top api.RefKind) {
-	if conf == nil || (conf.ConnectionTimeout == nil && conf.IdleTimeout == nil && conf.HTTP == nil) {
+	if conf == nil {
+		c.absentDefault(p, "configure at least one timeout: connectionTimeout, idleTimeout or http")
+		return
+	}
+	if conf.ConnectionTimeout == nil && conf.IdleTimeout == nil && conf.HTTP == nil {
 		c.required(p, "configure at least one timeout: connectionTimeout, idleTimeout or http")
 		return
 	}

@@ -31,6 +31,14 @@ func (c confRules) required(p *field.Path, msg string) {
 	c.v.err(field.Required(p, msg), c.code)
 }
 
+// absentDefault reports an item without default, unless the shared policy rules
+// already do (the kind's api.KumaRules.ItemDefault: MG020 on the same field).
+func (c confRules) absentDefault(p *field.Path, msg string) {
+	if !c.v.kind.Shared.ItemDefault {
+		c.required(p, msg)
+	}
+}
+
 func (c confRules) forbidden(p *field.Path, msg string) {
 	c.v.err(field.Forbidden(p, msg), c.code)
 }

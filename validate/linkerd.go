@@ -51,28 +51,16 @@ func (v *validator) linkerdSpec(obj *unstructured.Unstructured) {
 		return
 	}
 	v.res.Spec = typed
-	if v.linkerdRoutes(typed, obj, p) {
-		return
+	v.spec = spec
+	v.runKindRules(typed, p)
+}
+
+// lkNetworkAuthentication checks a NetworkAuthentication's networks.
+func (v *validator) lkNetworkAuthentication(s *api.NetworkAuthenticationSpec, p *field.Path) {
+	if len(s.Networks) == 0 {
+		v.err(field.Required(p.Child("networks"), "list at least one network (cidr, optional except); Linkerd rejects a NetworkAuthentication without networks"), CodeLinkerdNetworksEmpty)
 	}
-	switch s := typed.(type) {
-	case *api.ServerSpec:
-		v.lkServer(s.PodSelector, s.ExternalWorkloadSelector, true, s.Port, s.ProxyProtocol, s.AccessPolicy, p)
-	case *api.ServerV1Beta2Spec:
-		v.lkServer(s.PodSelector, s.ExternalWorkloadSelector, true, s.Port, s.ProxyProtocol, "", p)
-	case *api.ServerV1Beta1Spec:
-		v.lkServer(s.PodSelector, nil, false, s.Port, s.ProxyProtocol, "", p)
-	case *api.ServerAuthorizationSpec:
-		v.lkServerAuthorization(s, p)
-	case *api.AuthorizationPolicySpec:
-		v.lkAuthorizationPolicy(s, spec, p)
-	case *api.MeshTLSAuthenticationSpec:
-		v.lkMeshTLSAuthentication(s, p)
-	case *api.NetworkAuthenticationSpec:
-		if len(s.Networks) == 0 {
-			v.err(field.Required(p.Child("networks"), "list at least one network (cidr, optional except); Linkerd rejects a NetworkAuthentication without networks"), CodeLinkerdNetworksEmpty)
-		}
-		v.lkNetworks(s.Networks, p.Child("networks"))
-	}
+	v.lkNetworks(s.Networks, p.Child("networks"))
 }
 
 // lkServer checks a Server of any version; hasExt says whether the version has

@@ -5,35 +5,10 @@ import (
 	"regexp"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/meshguard/meshguard/api"
 )
-
-// linkerdRoutes runs the rules of the kinds issue 16 added (one file per kind) and
-// reports whether typed was one of them.
-func (v *validator) linkerdRoutes(typed any, obj *unstructured.Unstructured, p *field.Path) bool {
-	switch s := typed.(type) {
-	case *api.EgressNetworkSpec:
-		v.lkEgressNetwork(s, p)
-	case *api.HTTPLocalRateLimitPolicySpec:
-		v.lkRateLimit(s, p)
-	case *api.LinkerdHTTPRouteSpec:
-		v.lkHTTPRoute(s, obj, p)
-	case *api.GatewayHTTPRouteSpec:
-		v.gwHTTPRoute(s, obj, p)
-	case *api.GatewayGRPCRouteSpec:
-		v.gwGRPCRoute(s, obj, p)
-	case *api.GatewayTCPRouteSpec:
-		v.gwTCPRoute(s, p)
-	case *api.GatewayTLSRouteSpec:
-		v.gwTLSRoute(s, p)
-	default:
-		return false
-	}
-	return true
-}
 
 // lkParents applies Linkerd's rule for every route kind: an EgressNetwork parent
 // names the port the route applies to. A parentRef without a group has the route's

@@ -119,6 +119,7 @@ func (v *validator) policy(s api.Targeted, p *field.Path) {
 		n[it.Section]++
 	}
 	skip := v.sectionRules(top, n, p)
+	v.refusedSections = skip
 	for _, it := range items {
 		if skip[it.Section] {
 			continue

@@ -44,64 +44,7 @@ func (v *validator) kumaResource(raw any) {
 			v.warn(field.Invalid(jsonPath(p, f), "", fmt.Sprintf("Kuma does not know this field of a %s and ignores it (the CRD keeps it): check its spelling", v.kind.Kind)), api.CodeUnknownField)
 		}
 	}
-	before := len(v.res.Errors)
-	v.resourceRules(typed, p)
-	v.dropSchemaRepeats(before)
-}
-
-// dropSchemaRepeats removes the kind's rule errors (those from index from on) at a
-// field the schema layer already refused: Kuma's validators re-check some of what its
-// CRDs say (enums, port ranges), and one finding per mistake is enough.
-func (v *validator) dropSchemaRepeats(from int) {
-	refused := map[string]bool{}
-	for _, e := range v.res.Errors[:from] {
-		if e.Origin == api.CodeWrongType {
-			refused[e.Field] = true
-		}
-	}
-	if len(refused) == 0 {
-		return
-	}
-	kept := v.res.Errors[:from]
-	for _, e := range v.res.Errors[from:] {
-		if !refused[e.Field] {
-			kept = append(kept, e)
-		}
-	}
-	v.res.Errors = kept
-}
-
-// resourceRules runs the rules of a Kuma resource kind on its typed spec. A kind adds
-// one case here and its rules in validate/kuma_<kind>.go.
-func (v *validator) resourceRules(spec any, p *field.Path) {
-	switch s := spec.(type) {
-	case *api.MeshSpec:
-		v.mesh(s, p)
-	case *api.MeshServiceSpec:
-		v.meshService(s, p)
-	case *api.MeshExternalServiceSpec:
-		v.meshExternalService(s, p)
-	case *api.MeshMultiZoneServiceSpec:
-		v.meshMultiZoneService(s, p)
-	case *api.HostnameGeneratorSpec:
-		v.hostnameGenerator(s, p)
-	case *api.MeshOpenTelemetryBackendSpec:
-		v.meshOpenTelemetryBackend(s, p)
-	case *api.WorkloadSpec:
-		v.workload(s, p)
-	case *api.MeshGatewaySpec:
-		v.meshGateway(s, p)
-	case *api.MeshGatewayRouteSpec:
-		v.meshGatewayRoute(s, p)
-	case *api.MeshIdentitySpec:
-		v.meshIdentity(s, p)
-	case *api.MeshTrustSpec:
-		v.meshTrust(s, p)
-	case *api.MeshGatewayInstanceSpec:
-		v.meshGatewayInstance(s, p)
-	case *api.DataplaneSpec:
-		v.dataplane(s, p)
-	}
+	v.runKindRules(typed, p)
 }
 
 // jsonPath extends p by a dotted path with list indexes ("backends[0].name").

@@ -43,7 +43,7 @@ func Validate(obj *unstructured.Unstructured, kind *api.Kind, s api.Settings, re
 		// controller's business: meshguard says nothing about it.
 		return res
 	}
-	v := &validator{kind: kind, s: s, req: req, res: &res}
+	v := &validator{kind: kind, s: s, req: req, res: &res, obj: obj}
 	meta, ok := obj.Object["metadata"].(map[string]any)
 	if !ok {
 		res.Errors = append(res.Errors, field.Required(field.NewPath("metadata"),
@@ -91,6 +91,13 @@ type validator struct {
 	role api.PolicyRole
 	// spec is the raw spec, to tell "absent" from "present but unusable".
 	spec map[string]any
+	// refusedSections are the sections the shared policy rules refused for the
+	// top-level target (MG124): a kind's own rules leave their items alone
+	// (sectionOpen), so one mistake is one finding.
+	refusedSections map[string]bool
+	// obj is the object under validation, for rules that read beyond its spec
+	// (a route's own namespace and group).
+	obj *unstructured.Unstructured
 	// schemaAnswered is set when the kind's CRD checked the object (layer 1), whose
 	// findings then replace the hand-written structural check's.
 	schemaAnswered bool
@@ -103,6 +110,10 @@ func (v *validator) err(e *field.Error, code string) {
 func (v *validator) warn(e *field.Error, code string) {
 	v.res.Warnings = append(v.res.Warnings, e.WithOrigin(code))
 }
+
+// sectionOpen reports whether a section of a Kuma policy may be judged item by
+// item: the shared rules did not refuse it as a whole.
+func (v *validator) sectionOpen(section string) bool { return !v.refusedSections[section] }
 
 // labels checks that metadata.labels is a map of strings and returns it.
 func (v *validator) labels(raw any) (map[string]string, bool) {
@@ -161,82 +172,8 @@ func (v *validator) kumaSpec(raw any) {
 		return
 	}
 	v.res.Spec = typed
-	v.kumaRules(typed, p)
+	v.runKindRules(typed, p)
 	v.fromDeprecated(p)
-	v.dropRepeats()
-}
-
-// dropRepeats keeps the errors of one rule per field: the schema layer's, else the
-// first rule's (a rule may report several problems of one field).
-// Kuma's validators re-check some of what its CRDs say, and the shared rules and a
-// kind's own rules sometimes hang the same complaint on the same field; one finding
-// per mistake is enough.
-func (v *validator) dropRepeats() {
-	first := make(map[string]string, len(v.res.Errors)) // field → code of its first error
-	kept := v.res.Errors[:0]
-	for _, e := range v.res.Errors {
-		if code, ok := first[e.Field]; ok && code != e.Origin {
-			continue // another rule already said what is wrong here
-		}
-		first[e.Field] = e.Origin
-		kept = append(kept, e)
-	}
-	v.res.Errors = kept
-}
-
-// kumaRules runs the rules of a Kuma kind on its typed spec: the rules every policy
-// shares, then the kind's own (one file per kind). A kind with a typed spec of its own
-// adds one case here, before the generic one.
-func (v *validator) kumaRules(spec any, p *field.Path) {
-	switch s := spec.(type) {
-	case *api.MeshTrafficPermissionSpec:
-		v.mtp(s, p)
-	case *api.MeshAccessLogSpec:
-		v.policy(s, p)
-		v.meshAccessLog(s, p)
-	case *api.MeshTraceSpec:
-		v.policy(s, p)
-		v.meshTrace(s, p)
-	case *api.MeshMetricSpec:
-		v.policy(s, p)
-		v.meshMetric(s, p)
-	case *api.MeshHTTPRouteSpec:
-		v.httpRoute(s, p)
-	case *api.MeshTCPRouteSpec:
-		v.tcpRoute(s, p)
-	case *api.MeshTimeoutSpec:
-		v.policy(s, p)
-		v.meshTimeout(s, p)
-	case *api.MeshCircuitBreakerSpec:
-		v.policy(s, p)
-		v.meshCircuitBreaker(s, p)
-	case *api.MeshHealthCheckSpec:
-		v.policy(s, p)
-		v.meshHealthCheck(s, p)
-	case *api.MeshRetrySpec:
-		v.policy(s, p)
-		v.meshRetry(s, p)
-	case *api.MeshRateLimitSpec:
-		v.policy(s, p)
-		v.meshRateLimit(s, p)
-	case *api.MeshFaultInjectionSpec:
-		v.policy(s, p)
-		v.meshFaultInjection(s, p)
-	case *api.MeshLoadBalancingStrategySpec:
-		v.policy(s, p)
-		v.meshLoadBalancingStrategy(s, p)
-	case *api.MeshPassthroughSpec:
-		v.policy(s, p)
-		v.meshPassthrough(s, p)
-	case *api.MeshProxyPatchSpec:
-		v.policy(s, p)
-		v.meshProxyPatch(s, p)
-	case *api.MeshTLSSpec:
-		v.policy(s, p)
-		v.meshTLS(s, p)
-	case api.Targeted:
-		v.policy(s, p)
-	}
 }
 
 // structure reports unknown fields, sections the kind lacks and wrong types, and
