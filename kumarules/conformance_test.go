@@ -1,0 +1,298 @@
+package kumarules
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/meshguard/meshguard/api"
+)
+
+// conformanceDir holds Kuma 2.14.3's own rules-engine tables (see its README and
+// ../NOTICE.md): the inputs and the YAML dumps of what Kuma's rules code returns.
+const conformanceDir = "testdata/kuma-inspect-2.14"
+
+// unsupported are the cases the engine does not (yet) agree with, each with the
+// reason. A case listed here that starts agreeing fails the test, so the list only
+// shrinks; a case not listed that stops agreeing is a regression.
+var unsupported = map[string]string{
+	"core-rules/rules/single/06": "Kuma's typed decoding fills MeshTrace zipkin defaults (apiVersion, sharedSpanContext, traceId128bit) into the conf; meshguard keeps what was written",
+	"core-rules/rules/single/07": "Kuma's typed decoding fills MeshTrace zipkin/datadog defaults into the conf; meshguard keeps what was written",
+}
+
+// conformanceCase runs the engine on one input and returns what it computed and
+// what Kuma's golden says, both in the comparable form.
+type conformanceCase func(t *testing.T, policies []Policy, golden map[string]any) (got, want any)
+
+func TestKumaRulesConformance(t *testing.T) {
+	e := New(api.DefaultRegistry())
+	folders := map[string]conformanceCase{
+		"core-rules/rules/from":           e.fromCase,
+		"core-rules/rules/to":             e.toCase,
+		"core-rules/rules/single":         e.singleCase,
+		"core-rules-inbound/inboundrules": e.inboundCase,
+	}
+	for folder, run := range folders {
+		t.Run(folder, func(t *testing.T) { runFolder(t, folder, run) })
+	}
+}
+
+func runFolder(t *testing.T, folder string, run conformanceCase) {
+	inputs, _ := filepath.Glob(filepath.Join(conformanceDir, folder, "*.input.yaml"))
+	if len(inputs) == 0 {
+		t.Fatalf("no inputs under %s/%s", conformanceDir, folder)
+	}
+	agree := 0
+	for _, in := range inputs {
+		name := folder + "/" + strings.TrimSuffix(filepath.Base(in), ".input.yaml")
+		policies, err := readPolicies(in)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		golden := readGolden(t, strings.Replace(in, ".input.", ".golden.", 1))
+		got, want := run(t, policies, golden)
+		gj, wj := canonicalJSON(t, got), canonicalJSON(t, want)
+		reason, skipped := unsupported[name]
+		switch {
+		case gj == wj && skipped:
+			t.Errorf("%s now agrees with Kuma: remove it from the unsupported list (%s)", name, reason)
+		case gj == wj:
+			agree++
+		case !skipped:
+			t.Errorf("%s differs from Kuma\n got: %s\nwant: %s", name, gj, wj)
+		}
+	}
+	t.Logf("%s: %d/%d cases agree with Kuma 2.14.3", folder, agree, len(inputs))
+}
+
+// readPolicies decodes a multi-document Universal input into policies.
+func readPolicies(path string) ([]Policy, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	reg := api.DefaultRegistry()
+	var out []Policy
+	for {
+		var doc map[string]any
+		if err := dec.Decode(&doc); errors.Is(err, io.EOF) {
+			return out, nil
+		} else if err != nil {
+			return nil, err
+		}
+		if doc == nil {
+			continue
+		}
+		u, ferr := api.FromUniversal(doc, reg)
+		if ferr != nil {
+			return nil, ferr
+		}
+		p, err := PolicyFromObject(u)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+}
+
+func readGolden(t *testing.T, path string) map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := yaml.Unmarshal(data, &m); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return m
+}
+
+func (e *Engine) fromCase(t *testing.T, policies []Policy, golden map[string]any) (got, want any) {
+	fr, err := e.BuildFromRules(policies)
+	if err != nil {
+		return map[string]any{"error": err.Error()}, golden
+	}
+	const inbound = "127.0.0.1:80"
+	got = map[string]any{"rules": rulesView(fr.Rules), "inbound": inboundView(fr.InboundRules)}
+	gr, _ := golden["Rules"].(map[string]any)
+	gi, _ := golden["InboundRules"].(map[string]any)
+	want = map[string]any{"rules": goldenRules(gr[inbound]), "inbound": goldenInbound(gi[inbound])}
+	return got, want
+}
+
+func (e *Engine) toCase(t *testing.T, policies []Policy, golden map[string]any) (got, want any) {
+	var ps, routes []Policy
+	for _, p := range policies {
+		if p.Type == refMeshHTTPRoute {
+			routes = append(routes, p)
+		} else {
+			ps = append(ps, p)
+		}
+	}
+	tr, err := e.BuildToRules(ps, routes)
+	if err != nil {
+		return map[string]any{"error": err.Error()}, golden
+	}
+	if rr, _ := golden["ResourceRules"].(map[string]any); len(rr) > 0 {
+		return "resource rules are not built yet", rr
+	}
+	return rulesView(tr.Rules), goldenRules(golden["Rules"])
+}
+
+func (e *Engine) singleCase(t *testing.T, policies []Policy, golden map[string]any) (got, want any) {
+	sr, err := e.BuildSingleItemRules(policies)
+	if err != nil {
+		return map[string]any{"error": err.Error()}, golden
+	}
+	return rulesView(sr.Rules), goldenRules(golden["Rules"])
+}
+
+// inboundCase passes the policies Kuma's test passes: those named matched-for-rules-*.
+func (e *Engine) inboundCase(t *testing.T, policies []Policy, golden map[string]any) (got, want any) {
+	var ps []Policy
+	for _, p := range policies {
+		if strings.HasPrefix(p.Name, "matched-for-rules-") {
+			ps = append(ps, p)
+		}
+	}
+	rules, err := e.BuildInboundRules(ps)
+	if err != nil {
+		return map[string]any{"error": err.Error()}, golden
+	}
+	return inboundView(rules), goldenInboundNew(golden["rules"])
+}
+
+// The comparable form: a rule is its subset (a sorted set of k=v / k!=v), its conf
+// (durations in Go's canonical spelling) and its origins as type/mesh/name in order.
+
+func subsetView(ss []string) []string {
+	sort.Strings(ss)
+	if ss == nil {
+		ss = []string{}
+	}
+	return ss
+}
+
+func rulesView(rules []Rule) []any {
+	out := []any{}
+	for _, r := range rules {
+		var ss []string
+		for _, tg := range r.Subset {
+			ss = append(ss, tagString(tg.Key, tg.Value, tg.Not))
+		}
+		var os []string
+		for _, o := range r.Origins {
+			os = append(os, o.Type+"/"+o.Mesh+"/"+o.Name)
+		}
+		out = append(out, map[string]any{"subset": subsetView(ss), "conf": normalize(r.Conf), "origins": os})
+	}
+	return out
+}
+
+func tagString(k, v string, not bool) string {
+	if not {
+		return k + "!=" + v
+	}
+	return k + "=" + v
+}
+
+func goldenRules(v any) []any {
+	list, _ := v.([]any)
+	out := []any{}
+	for _, e := range list {
+		m, _ := e.(map[string]any)
+		var ss, os []string
+		sl, _ := m["Subset"].([]any)
+		for _, x := range sl {
+			tm, _ := x.(map[string]any)
+			not, _ := tm["Not"].(bool)
+			ss = append(ss, tagString(fmt.Sprint(tm["Key"]), fmt.Sprint(tm["Value"]), not))
+		}
+		ol, _ := m["Origin"].([]any)
+		for _, x := range ol {
+			os = append(os, originString(x))
+		}
+		out = append(out, map[string]any{"subset": subsetView(ss), "conf": normalize(m["Conf"]), "origins": os})
+	}
+	return out
+}
+
+func originString(v any) string {
+	om, _ := v.(map[string]any)
+	return fmt.Sprint(om["type"]) + "/" + fmt.Sprint(om["mesh"]) + "/" + fmt.Sprint(om["name"])
+}
+
+func inboundView(rules []InboundRule) []any {
+	out := []any{}
+	for _, r := range rules {
+		o := r.Origin
+		out = append(out, map[string]any{"match": normalize(r.Match), "conf": normalize(r.Conf),
+			"origin": fmt.Sprintf("%s/%s/%s[%d]", o.Type, o.Mesh, o.Name, o.Index)})
+	}
+	return out
+}
+
+// goldenInbound reads the InboundRules of a FromRules dump (the rules' own JSON tags).
+func goldenInbound(v any) []any { return goldenInboundNew(v) }
+
+func goldenInboundNew(v any) []any {
+	list, _ := v.([]any)
+	out := []any{}
+	for _, e := range list {
+		m, _ := e.(map[string]any)
+		om, _ := m["origin"].(map[string]any)
+		out = append(out, map[string]any{"match": normalize(m["match"]), "conf": normalize(m["conf"]),
+			"origin": fmt.Sprintf("%s[%v]", originString(om["Resource"]), om["RuleIndex"])})
+	}
+	return out
+}
+
+// normalize rewrites duration strings in Go's canonical spelling (Kuma re-marshals
+// 101s as 1m41s; meshguard keeps the written one, docs/conformance.md) and numbers
+// as float64, so that JSON comparison sees meaning.
+func normalize(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = normalize(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = normalize(e)
+		}
+		return out
+	case string:
+		if d, err := time.ParseDuration(x); err == nil && strings.ContainsAny(x, "hmsun") {
+			return d.String()
+		}
+	case int:
+		return float64(x)
+	case int64:
+		return float64(x)
+	}
+	return v
+}
+
+func canonicalJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

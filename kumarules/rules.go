@@ -1,0 +1,232 @@
+package kumarules
+
+import (
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Item is one entry of a policy that carries a conf: a `to` or `from` item, a
+// `rules` entry, or the `default` of a single-item policy.
+type Item struct {
+	// Policy is the policy the item belongs to.
+	Policy Meta
+	// TopLevel is the policy's top-level targetRef; ordering reads it.
+	TopLevel TargetRef
+	// Ref is the item's own targetRef (the policy's top-level one for single items).
+	Ref TargetRef
+	// Conf is the item's `default`, as the merge sees it.
+	Conf any
+	// Index is the item's position in its list (spec.to[i], spec.from[i], spec.rules[i]).
+	Index int
+}
+
+// Origin is a policy that contributed to a merged conf, with the item it contributed.
+type Origin struct {
+	Meta
+	// Index is the position of the first contributing item of that policy.
+	Index int `json:"index"`
+}
+
+// Rule is the conf for one subset of proxies: the proxies (clients for `from`,
+// destinations for `to`) in Subset get Conf, merged from the Origins in this order.
+type Rule struct {
+	Subset  Subset   `json:"subset"`
+	Conf    any      `json:"conf"`
+	Origins []Origin `json:"origins"`
+}
+
+// BuildRules computes Kuma's subset rules from items in merge order (least
+// specific first): every combination of the items' tags that can hold together
+// (with negations when withNegations, which `from` rules need) becomes a subset,
+// and its conf is the merge of every item whose subset includes it. Rules come
+// most positive tags first, so the first rule that contains a proxy is the one
+// that applies to it. Only the legacy kinds (Mesh, MeshSubset, MeshService,
+// MeshServiceSubset) take part; real-resource kinds are ResourceRules' business.
+func BuildRules(items []Item, withNegations bool) ([]Rule, error) {
+	var old []Item
+	for _, it := range items {
+		if isOldKind(it.Ref.Kind) {
+			old = append(old, it)
+		}
+	}
+	if len(old) == 0 {
+		return []Rule{}, nil
+	}
+	subsets := make([]Subset, len(old))
+	keys := map[string]bool{}
+	for i, it := range old {
+		ss, err := subsetOf(it.Ref)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range ss {
+			keys[t.Key] = true
+		}
+		subsets[i] = ss
+	}
+	shape := shapeOf(old[0].Policy.Type)
+	var rules []Rule
+	if !withNegations && len(keys) <= 1 {
+		seen := map[string]bool{}
+		for _, ss := range subsets {
+			if c := ss.canonical(); !seen[c] {
+				seen[c] = true
+				r, err := rulesFor(ss, old, subsets, shape)
+				if err != nil {
+					return nil, err
+				}
+				rules = append(rules, r...)
+			}
+		}
+		sort.SliceStable(rules, func(i, j int) bool { return len(rules[i].Subset) > len(rules[j].Subset) })
+		return rules, nil
+	}
+	for _, group := range cliqueGroups(subsets) {
+		var tags []Tag
+		seen := map[Tag]bool{}
+		for _, n := range group {
+			for _, t := range subsets[n] {
+				if !seen[t] {
+					seen[t] = true
+					tags = append(tags, t)
+				}
+			}
+		}
+		sort.Slice(tags, func(i, j int) bool {
+			if tags[i].Key != tags[j].Key {
+				return tags[i].Key < tags[j].Key
+			}
+			return tags[i].Value < tags[j].Value
+		})
+		for _, ss := range partition(tags) {
+			r, err := rulesFor(ss, old, subsets, shape)
+			if err != nil {
+				return nil, err
+			}
+			rules = append(rules, r...)
+		}
+	}
+	sort.SliceStable(rules, func(i, j int) bool { return rules[i].Subset.NumPositive() > rules[j].Subset.NumPositive() })
+	return rules, nil
+}
+
+// rulesFor merges the items whose subsets include ss; no such item, no rule.
+func rulesFor(ss Subset, items []Item, subsets []Subset, shape mergeShape) ([]Rule, error) {
+	var confs []any
+	var relevant []Item
+	for i, it := range items {
+		if subsets[i].Includes(ss) {
+			confs = append(confs, it.Conf)
+			relevant = append(relevant, it)
+		}
+	}
+	if len(relevant) == 0 {
+		return nil, nil
+	}
+	merged, err := mergeConfs(shape, confs)
+	if err != nil {
+		return nil, err
+	}
+	origins := originsOf(relevant)
+	out := make([]Rule, 0, len(merged))
+	for _, m := range merged {
+		out = append(out, Rule{Subset: ss, Conf: m, Origins: origins})
+	}
+	return out, nil
+}
+
+// originsOf lists the policies of items once each, in item order.
+func originsOf(items []Item) []Origin {
+	seen := map[string]bool{}
+	var out []Origin
+	for _, it := range items {
+		if k := it.Policy.key(); !seen[k] {
+			seen[k] = true
+			out = append(out, Origin{Meta: it.Policy, Index: it.Index})
+		}
+	}
+	return out
+}
+
+// cliqueGroups groups the subsets that can all hold for one proxy: the maximal
+// cliques of the graph whose edges join intersecting subsets (Kuma's default; its
+// KUMA_MESH_TRAFFIC_PERMISSION_DISABLE_CLIQUES_ALGORITHM opt-out is not modelled).
+// Each group's nodes are ascending, and groups are ordered as Kuma orders them:
+// by their ids joined with ":", compared as strings, descending.
+func cliqueGroups(subsets []Subset) [][]int {
+	n := len(subsets)
+	adj := make([][]bool, n)
+	for i := range adj {
+		adj[i] = make([]bool, n)
+		for j := range adj[i] {
+			adj[i][j] = i != j && subsets[i].Intersects(subsets[j])
+		}
+	}
+	var cliques [][]int
+	all := make([]int, n)
+	for i := range all {
+		all[i] = i
+	}
+	bronKerbosch(adj, nil, all, nil, &cliques)
+	names := make([]string, len(cliques))
+	for i, c := range cliques {
+		slices.Sort(c)
+		parts := make([]string, len(c))
+		for j, id := range c {
+			parts[j] = strconv.Itoa(id)
+		}
+		names[i] = strings.Join(parts, ":")
+	}
+	idx := make([]int, len(cliques))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return names[idx[a]] > names[idx[b]] })
+	out := make([][]int, len(idx))
+	for i, k := range idx {
+		out[i] = cliques[k]
+	}
+	return out
+}
+
+// bronKerbosch collects the maximal cliques extending r with vertices of p and
+// none of x (the pivoting form: it skips neighbours of a pivot).
+func bronKerbosch(adj [][]bool, r, p, x []int, out *[][]int) {
+	if len(p) == 0 && len(x) == 0 {
+		*out = append(*out, slices.Clone(r))
+		return
+	}
+	pivot, best := -1, -1
+	for _, u := range append(slices.Clone(p), x...) {
+		c := 0
+		for _, v := range p {
+			if adj[u][v] {
+				c++
+			}
+		}
+		if c > best {
+			pivot, best = u, c
+		}
+	}
+	for _, v := range slices.Clone(p) {
+		if pivot >= 0 && adj[pivot][v] {
+			continue
+		}
+		var np, nx []int
+		for _, w := range p {
+			if adj[v][w] {
+				np = append(np, w)
+			}
+		}
+		for _, w := range x {
+			if adj[v][w] {
+				nx = append(nx, w)
+			}
+		}
+		bronKerbosch(adj, append(slices.Clone(r), v), np, nx, out)
+		p = slices.DeleteFunc(p, func(w int) bool { return w == v })
+		x = append(x, v)
+	}
+}
