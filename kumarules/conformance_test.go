@@ -85,12 +85,17 @@ func readPolicies(path string) ([]Policy, error) {
 	reg := api.DefaultRegistry()
 	var out []Policy
 	for {
-		var doc map[string]any
-		if err := dec.Decode(&doc); errors.Is(err, io.EOF) {
+		var node yaml.Node
+		if err := dec.Decode(&node); errors.Is(err, io.EOF) {
 			return out, nil
 		} else if err != nil {
 			return nil, err
 		}
+		v, err := lastWins(&node)
+		if err != nil {
+			return nil, err
+		}
+		doc, _ := v.(map[string]any)
 		if doc == nil {
 			continue
 		}
@@ -104,6 +109,43 @@ func readPolicies(path string) ([]Policy, error) {
 		}
 		out = append(out, p)
 	}
+}
+
+// lastWins decodes a YAML node letting a repeated mapping key override the earlier
+// one, as the YAML reader of Kuma's tests does (one of its inputs lacks a "---").
+func lastWins(n *yaml.Node) (any, error) {
+	switch n.Kind {
+	case yaml.DocumentNode:
+		if len(n.Content) == 0 {
+			return nil, nil
+		}
+		return lastWins(n.Content[0])
+	case yaml.MappingNode:
+		m := map[string]any{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			v, err := lastWins(n.Content[i+1])
+			if err != nil {
+				return nil, err
+			}
+			m[n.Content[i].Value] = v
+		}
+		return m, nil
+	case yaml.SequenceNode:
+		l := make([]any, 0, len(n.Content))
+		for _, c := range n.Content {
+			v, err := lastWins(c)
+			if err != nil {
+				return nil, err
+			}
+			l = append(l, v)
+		}
+		return l, nil
+	case yaml.AliasNode:
+		return lastWins(n.Alias)
+	}
+	var v any
+	err := n.Decode(&v)
+	return v, err
 }
 
 func readGolden(t *testing.T, path string) map[string]any {

@@ -74,6 +74,8 @@ type TargetRef struct {
 	// Labels select resources by label; HasLabels tells `labels: {}` from none.
 	Labels    map[string]string
 	HasLabels bool
+	// ProxyTypes, when set, limit Mesh and MeshSubset to Sidecar or Gateway proxies.
+	ProxyTypes []string
 }
 
 // parseTargetRef reads a targetRef object; a missing one is Kind Mesh, as Kuma's
@@ -84,6 +86,11 @@ func parseTargetRef(v any) TargetRef {
 		SectionName: str(m["sectionName"]), Tags: strMap(m["tags"])}
 	if l, ok := m["labels"]; ok && l != nil {
 		t.Labels, t.HasLabels = strMap(l), true
+	}
+	if pts, ok := m["proxyTypes"].([]any); ok {
+		for _, x := range pts {
+			t.ProxyTypes = append(t.ProxyTypes, str(x))
+		}
 	}
 	if t.Kind == "" {
 		t.Kind = refMesh
