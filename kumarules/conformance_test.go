@@ -41,6 +41,7 @@ func TestKumaRulesConformance(t *testing.T) {
 		"core-rules/rules/to":             e.toCase,
 		"core-rules/rules/single":         e.singleCase,
 		"core-rules-inbound/inboundrules": e.inboundCase,
+		"core-rules-outbound/sort":        e.outboundSortCase,
 	}
 	for folder, run := range folders {
 		t.Run(folder, func(t *testing.T) { runFolder(t, folder, run) })
@@ -154,11 +155,14 @@ func readGolden(t *testing.T, path string) map[string]any {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var m map[string]any
-	if err := yaml.Unmarshal(data, &m); err != nil {
+	var v any
+	if err := yaml.Unmarshal(data, &v); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	return m
+	if m, ok := v.(map[string]any); ok {
+		return m
+	}
+	return map[string]any{"list": v}
 }
 
 func (e *Engine) fromCase(t *testing.T, policies []Policy, golden map[string]any) (got, want any) {
@@ -214,6 +218,33 @@ func (e *Engine) inboundCase(t *testing.T, policies []Policy, golden map[string]
 		return map[string]any{"error": err.Error()}, golden
 	}
 	return inboundView(rules), goldenInboundNew(golden["rules"])
+}
+
+// outboundSortCase compares the order of the `to` items of the matched-for-rules-*
+// policies: policy name and item index, in order.
+func (e *Engine) outboundSortCase(t *testing.T, policies []Policy, golden map[string]any) (got, want any) {
+	var ps []Policy
+	for _, p := range policies {
+		if strings.HasPrefix(p.Name, "matched-for-rules-") {
+			ps = append(ps, p)
+		}
+	}
+	items, err := e.ToEntries(ps)
+	if err != nil {
+		return err.Error(), golden
+	}
+	g := []string{}
+	for _, it := range items {
+		g = append(g, fmt.Sprintf("%s[%d]", it.Policy.Name, it.Index))
+	}
+	w := []string{}
+	list, _ := golden["list"].([]any)
+	for _, x := range list {
+		m, _ := x.(map[string]any)
+		meta, _ := m["Meta"].(map[string]any)
+		w = append(w, fmt.Sprintf("%v[%v]", meta["name"], m["RuleIndex"]))
+	}
+	return g, w
 }
 
 // The comparable form: a rule is its subset (a sorted set of k=v / k!=v), its conf
