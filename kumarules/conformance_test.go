@@ -212,22 +212,19 @@ func (e *Engine) fromCase(t *testing.T, policies []Policy, golden map[string]any
 }
 
 func (e *Engine) toCase(t *testing.T, policies []Policy, golden map[string]any) (got, want any) {
-	var ps, routes []Policy
+	var ps []Policy
 	for _, p := range policies {
-		if p.Type == refMeshHTTPRoute {
-			routes = append(routes, p)
-		} else {
+		if p.Type != refMeshHTTPRoute {
 			ps = append(ps, p)
 		}
 	}
-	tr, err := e.BuildToRules(ps, routes)
+	tr, err := e.BuildToRules(ps, policies)
 	if err != nil {
 		return map[string]any{"error": err.Error()}, golden
 	}
-	if rr, _ := golden["ResourceRules"].(map[string]any); len(rr) > 0 {
-		return "resource rules are not built yet", rr
-	}
-	return rulesView(tr.Rules), goldenRules(golden["Rules"])
+	rr, _ := golden["ResourceRules"].(map[string]any)
+	return map[string]any{"rules": rulesView(tr.Rules), "resources": resourceRulesView(tr.ResourceRules)},
+		map[string]any{"rules": goldenRules(golden["Rules"]), "resources": goldenResourceRules(rr)}
 }
 
 func (e *Engine) singleCase(t *testing.T, policies []Policy, golden map[string]any) (got, want any) {

@@ -78,7 +78,7 @@ func (e *Engine) MatchedPolicies(policyType string, dp Dataplane, objects []Poli
 		m.FromRules[l] = fr
 	}
 	var err error
-	if m.ToRules, err = e.BuildToRules(m.Policies, routes); err != nil {
+	if m.ToRules, err = e.BuildToRules(m.Policies, objects); err != nil {
 		m.Warnings = append(m.Warnings, "couldn't create To rules: "+err.Error())
 	}
 	if m.Single, err = e.BuildSingleItemRules(m.Policies); err != nil {

@@ -3,7 +3,6 @@ package kumarules
 import (
 	"fmt"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
@@ -135,17 +134,11 @@ func (e *Engine) matcherFromCase(t *testing.T, dp Dataplane, objects []Policy, g
 }
 
 func (e *Engine) matcherToCase(t *testing.T, dp Dataplane, objects []Policy, golden map[string]any) (got, want any) {
-	if rr, _ := golden["ResourceRules"].(map[string]any); len(rr) > 0 {
-		keys := make([]string, 0, len(rr))
-		for k := range rr {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		return "resource rules are not built yet", keys
-	}
 	m, err := e.MatchedPolicies(policyType(objects), dp, objects)
 	if err != nil {
 		return err.Error(), golden
 	}
-	return rulesView(m.ToRules.Rules), goldenRules(golden["Rules"])
+	rr, _ := golden["ResourceRules"].(map[string]any)
+	return map[string]any{"rules": rulesView(m.ToRules.Rules), "resources": resourceRulesView(m.ToRules.ResourceRules)},
+		map[string]any{"rules": goldenRules(golden["Rules"]), "resources": goldenResourceRules(rr)}
 }

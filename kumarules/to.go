@@ -11,19 +11,32 @@ import (
 type ToRules struct {
 	// Rules are the legacy subset rules (destinations by kuma.io/service and tags).
 	Rules []Rule `json:"rules"`
+	// ResourceRules are the rules of real resources, by KRI (see BuildResourceRules).
+	ResourceRules map[string]ResourceRule `json:"resourceRules"`
 }
 
 // BuildToRules computes the legacy `to` rules from the policies (one kind) that
-// select a proxy, in merge order; routes are the MeshHTTPRoutes a policy with a
-// top-level MeshHTTPRoute targetRef may name. A policy with a `to` item that
-// targets a MeshHTTPRoute takes no part (Kuma handles those with resource rules);
-// one that targets a MeshHTTPRoute at top level contributes, for each rule of
-// that route, its items keyed by the route rule's matches.
-func (e *Engine) BuildToRules(policies, routes []Policy) (ToRules, error) {
+// select a proxy, in merge order, and the rules of the real resources among
+// objects (which also hold the MeshHTTPRoutes a policy with a top-level
+// MeshHTTPRoute targetRef may name). For the legacy rules, a policy with a `to`
+// item that targets a MeshHTTPRoute takes no part (Kuma handles those with
+// resource rules); one that targets a MeshHTTPRoute at top level contributes, for
+// each rule of that route, its items keyed by the route rule's matches. Resource
+// rules leave out the policies with a top-level MeshHTTPRoute.
+func (e *Engine) BuildToRules(policies, objects []Policy) (ToRules, error) {
+	var routes, direct []Policy
+	for _, o := range objects {
+		if o.Type == refMeshHTTPRoute {
+			routes = append(routes, o)
+		}
+	}
 	var items []Item
 	for _, p := range policies {
 		if !e.has(p.Type, api.SecTo) {
-			return ToRules{Rules: []Rule{}}, nil
+			return ToRules{Rules: []Rule{}, ResourceRules: map[string]ResourceRule{}}, nil
+		}
+		if p.TopRef().Kind != refMeshHTTPRoute {
+			direct = append(direct, p)
 		}
 		its, err := listItems(p, "to", toConf(p.Type))
 		if err != nil {
@@ -43,7 +56,11 @@ func (e *Engine) BuildToRules(policies, routes []Policy) (ToRules, error) {
 	if err != nil {
 		return ToRules{}, err
 	}
-	return ToRules{Rules: rules}, nil
+	rr, err := e.BuildResourceRules(direct, objects)
+	if err != nil {
+		return ToRules{}, err
+	}
+	return ToRules{Rules: rules, ResourceRules: rr}, nil
 }
 
 func targetsRoute(items []Item) bool {
