@@ -204,3 +204,27 @@ func parseLegacyService(s string) (name, ns string, port int, ok bool) {
 	}
 	return parts[0], parts[1], port, true
 }
+
+// ComputeResourceRule is the rule an outbound to resource k gets, as Kuma's
+// ResourceRules.Compute finds it: the rule of k itself; for MeshService,
+// MeshExternalService, MeshMultiZoneService and MeshHTTPRoute, else that of the
+// whole resource (k without its section), else that of its mesh. Nil when none
+// applies.
+func ComputeResourceRule(rules map[string]ResourceRule, k KRI) *ResourceRule {
+	if r, ok := rules[k.String()]; ok {
+		return &r
+	}
+	switch k.Type {
+	case refMeshService, refMeshExternalService, refMeshMultiZoneService, refMeshHTTPRoute:
+	default:
+		return nil
+	}
+	if k.Section != "" {
+		k.Section = ""
+		return ComputeResourceRule(rules, k)
+	}
+	if r, ok := rules[KRI{Type: api.KindMesh, Name: k.Mesh}.String()]; ok {
+		return &r
+	}
+	return nil
+}
