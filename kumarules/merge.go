@@ -37,15 +37,27 @@ func Merge(policyType string, confs []any) ([]any, error) {
 }
 
 func mergeConfs(shape mergeShape, confs []any) ([]any, error) {
-	if len(confs) == 0 {
-		return nil, nil
-	}
 	clean := make([]any, len(confs))
 	for i, c := range confs {
-		clean[i] = withoutNulls(c)
-		if clean[i] == nil {
-			clean[i] = map[string]any{}
-		}
+		clean[i] = cleanConf(c)
+	}
+	return mergeClean(shape, clean)
+}
+
+// cleanConf is a conf as the merge reads it: a copy without nulls, {} for none.
+// Items clean their conf once (see listItems), not once per subset they join.
+func cleanConf(c any) any {
+	if c = withoutNulls(c); c == nil {
+		return map[string]any{}
+	}
+	return c
+}
+
+// mergeClean is mergeConfs over confs already passed through cleanConf; it does
+// not modify them.
+func mergeClean(shape mergeShape, clean []any) ([]any, error) {
+	if len(clean) == 0 {
+		return nil, nil
 	}
 	groups := [][]any{clean}
 	if shape == shapeHTTPRoute {

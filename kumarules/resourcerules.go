@@ -77,7 +77,7 @@ func (e *Engine) BuildResourceRules(policies, objects []Policy) (map[string]Reso
 		if len(relevant) == 0 {
 			continue
 		}
-		merged, err := mergeConfs(shapeOf(relevant[0].Policy.Type), confs)
+		merged, err := mergeClean(shapeOf(relevant[0].Policy.Type), confs)
 		if err != nil {
 			return nil, err
 		}

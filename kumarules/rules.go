@@ -48,6 +48,7 @@ func BuildRules(items []Item, withNegations bool) ([]Rule, error) {
 	var old []Item
 	for _, it := range items {
 		if isOldKind(it.Ref.Kind) {
+			it.Conf = cleanConf(it.Conf) // once per item, not once per subset
 			old = append(old, it)
 		}
 	}
@@ -125,7 +126,7 @@ func rulesFor(ss Subset, items []Item, subsets []Subset, shape mergeShape) ([]Ru
 	if len(relevant) == 0 {
 		return nil, nil
 	}
-	merged, err := mergeConfs(shape, confs)
+	merged, err := mergeClean(shape, confs)
 	if err != nil {
 		return nil, err
 	}

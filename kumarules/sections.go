@@ -49,7 +49,7 @@ func listItems(p Policy, section string, confOf func(map[string]any) any) ([]Ite
 		if !ok {
 			return nil, fmt.Errorf("%s %s: spec.%s[%d]: must be an object", p.Type, p.Name, section, i)
 		}
-		out = append(out, Item{Policy: p.Meta, TopLevel: top, Ref: parseTargetRef(m["targetRef"]), Conf: confOf(m), Index: i})
+		out = append(out, Item{Policy: p.Meta, TopLevel: top, Ref: parseTargetRef(m["targetRef"]), Conf: cleanConf(confOf(m)), Index: i})
 	}
 	return out, nil
 }

@@ -129,7 +129,7 @@ func (e *Engine) BuildSingleItemRules(policies []Policy) (SingleItemRules, error
 		if !e.has(p.Type, api.SecDefault) || e.has(p.Type, api.SecTo) || e.has(p.Type, api.SecFrom) {
 			return SingleItemRules{Rules: []Rule{}}, nil
 		}
-		items = append(items, Item{Policy: p.Meta, Ref: TargetRef{Kind: refMesh}, Conf: p.Spec["default"]})
+		items = append(items, Item{Policy: p.Meta, Ref: TargetRef{Kind: refMesh}, Conf: cleanConf(p.Spec["default"])})
 	}
 	rules, err := BuildRules(items, false)
 	if err != nil {
