@@ -80,7 +80,7 @@ func (e *Engine) BuildInboundRules(policies []Policy) ([]InboundRule, error) {
 			}
 			continue
 		}
-		if fromAsRules(p.Type) {
+		if api.KumaFromAsRules(p.Type) {
 			from, err := listItems(p, "from", defaultOf)
 			if err != nil {
 				return nil, err

@@ -26,7 +26,7 @@ func kriShortName(typ string) string {
 		return "mzsvc"
 	case refMeshHTTPRoute:
 		return "mhttpr"
-	case "MeshTCPRoute":
+	case api.KindMeshTCPRoute:
 		return "mtcpr"
 	case api.KindDataplane:
 		return "dp"

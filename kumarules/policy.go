@@ -100,15 +100,15 @@ func parseTargetRef(v any) TargetRef {
 
 // The targetRef kinds the engine distinguishes.
 const (
-	refMesh                 = "Mesh"
-	refDataplane            = "Dataplane"
-	refMeshSubset           = "MeshSubset"
-	refMeshGateway          = "MeshGateway"
-	refMeshService          = "MeshService"
-	refMeshExternalService  = "MeshExternalService"
-	refMeshMultiZoneService = "MeshMultiZoneService"
-	refMeshServiceSubset    = "MeshServiceSubset"
-	refMeshHTTPRoute        = "MeshHTTPRoute"
+	refMesh                 = string(api.RefMesh)
+	refDataplane            = string(api.RefDataplane)
+	refMeshSubset           = string(api.RefMeshSubset)
+	refMeshGateway          = string(api.RefMeshGateway)
+	refMeshService          = string(api.RefMeshService)
+	refMeshExternalService  = string(api.RefMeshExternalService)
+	refMeshMultiZoneService = string(api.RefMeshMultiZoneService)
+	refMeshServiceSubset    = string(api.RefMeshServiceSubset)
+	refMeshHTTPRoute        = string(api.RefMeshHTTPRoute)
 	serviceTag              = "kuma.io/service"
 )
 

@@ -6,17 +6,6 @@ import (
 	"github.com/meshguard/meshguard/api"
 )
 
-// fromAsRules reports the kinds whose `from` items Kuma 2.14 also reads as `rules`
-// entries without matches (its policy descriptors' isFromAsRules), so their
-// inbound rules come from either section.
-func fromAsRules(policyType string) bool {
-	switch policyType {
-	case "MeshAccessLog", "MeshCircuitBreaker", "MeshRateLimit", api.KindMeshTimeout, "MeshTLS":
-		return true
-	}
-	return false
-}
-
 // Engine computes rules for the kinds of one registry: which sections a kind has
 // decides whether its policies take part in `from`, `to` or single-item rules.
 type Engine struct {
@@ -78,7 +67,7 @@ func toConf(policyType string) func(map[string]any) any {
 			}
 			return conf
 		}
-	case "MeshTCPRoute":
+	case api.KindMeshTCPRoute:
 		return func(m map[string]any) any {
 			if rules, ok := m["rules"].([]any); ok && len(rules) > 0 {
 				return rules[0]
