@@ -23,6 +23,8 @@ type section struct {
 	item    Item
 	obj     Policy
 	section string
+	// key identifies the item (policy and index) for origins.
+	key string
 }
 
 func (s section) kri() KRI {
@@ -51,6 +53,7 @@ func (e *Engine) BuildResourceRules(policies, objects []Policy) (map[string]Reso
 	for _, it := range items {
 		for _, s := range resolveRef(it.Ref, byPolicy[it.Policy.key()], objects) {
 			s.item = it
+			s.key = it.Policy.key() + "#" + strconv.Itoa(it.Index)
 			resolved = append(resolved, s)
 		}
 	}
@@ -63,41 +66,51 @@ func (e *Engine) BuildResourceRules(policies, objects []Policy) (map[string]Reso
 		}
 		indexed[k] = s
 	}
+	shape := shapePlain
+	if len(resolved) > 0 {
+		shape = shapeOf(resolved[0].item.Policy.Type)
+	}
+	// Items resolved to the Mesh apply to every resource of that mesh alike.
+	rn, err := planRuns(len(resolved), func(i int) string {
+		if resolved[i].obj.Type == api.KindMesh {
+			return resolved[i].obj.Name
+		}
+		return ""
+	}, func(i int) any { return resolved[i].item.Conf }, shape)
+	if err != nil {
+		return nil, err
+	}
 	out := map[string]ResourceRule{}
 	for _, k := range order {
 		target := indexed[k]
-		var confs []any
-		var relevant []Item
-		for _, s := range resolved {
+		var relevant []int
+		in := make([]bool, len(resolved))
+		for i, s := range resolved {
 			if s.relevantTo(target.obj, target.section) {
-				confs = append(confs, s.item.Conf)
-				relevant = append(relevant, s.item)
+				in[i] = true
+				relevant = append(relevant, i)
 			}
 		}
 		if len(relevant) == 0 {
 			continue
 		}
-		merged, err := mergeClean(shapeOf(relevant[0].Policy.Type), confs)
+		confs := rn.confsFor(len(resolved), func(i int) bool { return in[i] }, func(i int) any { return resolved[i].item.Conf })
+		merged, err := mergeClean(shape, confs)
 		if err != nil {
 			return nil, err
 		}
-		out[k] = ResourceRule{Resource: target.kri(), Conf: merged, Origins: itemOrigins(relevant)}
+		out[k] = ResourceRule{Resource: target.kri(), Conf: merged, Origins: itemOrigins(resolved, relevant)}
 	}
 	return out, nil
 }
 
-// itemOrigins lists each (policy, item) once, in order.
-func itemOrigins(items []Item) []Origin {
-	seen := map[string]bool{}
-	var out []Origin
-	for _, it := range items {
-		k := it.Policy.key() + "#" + strconv.Itoa(it.Index)
-		if !seen[k] {
-			seen[k] = true
-			out = append(out, Origin{Meta: it.Policy, Index: it.Index})
-		}
-	}
-	return out
+// itemOrigins lists each (policy, item) of resolved[relevant] once, in order: an
+// item resolved to several ports of one service counts once.
+func itemOrigins(resolved []section, relevant []int) []Origin {
+	return uniqueOrigins(relevant, func(i int) (string, Origin) {
+		it := resolved[i].item
+		return resolved[i].key, Origin{Meta: it.Policy, Index: it.Index}
+	})
 }
 
 // relevantTo reports whether the resolved item applies to other (at section).

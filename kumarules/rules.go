@@ -68,13 +68,24 @@ func BuildRules(items []Item, withNegations bool) ([]Rule, error) {
 		subsets[i] = ss
 	}
 	shape := shapeOf(old[0].Policy.Type)
+	// Items for the whole mesh apply to every subset: pre-merge their ranges.
+	universal := make([]any, len(old))
+	for i := range old {
+		if len(subsets[i]) == 0 && shape == shapePlain {
+			universal[i] = old[i].Conf
+		}
+	}
+	rn, err := buildSegTree(universal)
+	if err != nil {
+		return nil, err
+	}
 	var rules []Rule
 	if !withNegations && len(keys) <= 1 {
 		seen := map[string]bool{}
 		for _, ss := range subsets {
 			if c := ss.canonical(); !seen[c] {
 				seen[c] = true
-				r, err := rulesFor(ss, old, subsets, shape)
+				r, err := rulesFor(ss, old, subsets, shape, rn)
 				if err != nil {
 					return nil, err
 				}
@@ -102,7 +113,7 @@ func BuildRules(items []Item, withNegations bool) ([]Rule, error) {
 			return tags[i].Value < tags[j].Value
 		})
 		for _, ss := range partition(tags) {
-			r, err := rulesFor(ss, old, subsets, shape)
+			r, err := rulesFor(ss, old, subsets, shape, rn)
 			if err != nil {
 				return nil, err
 			}
@@ -113,24 +124,31 @@ func BuildRules(items []Item, withNegations bool) ([]Rule, error) {
 	return rules, nil
 }
 
-// rulesFor merges the items whose subsets include ss; no such item, no rule.
-func rulesFor(ss Subset, items []Item, subsets []Subset, shape mergeShape) ([]Rule, error) {
+// rulesFor merges the items whose subsets include ss (the mesh-wide ones through
+// tree); no such item, no rule.
+func rulesFor(ss Subset, items []Item, subsets []Subset, shape mergeShape, tree segTree) ([]Rule, error) {
+	var relevant []int
 	var confs []any
-	var relevant []Item
-	for i, it := range items {
-		if subsets[i].Includes(ss) {
-			confs = append(confs, it.Conf)
-			relevant = append(relevant, it)
+	from := 0
+	for i := range items {
+		if !subsets[i].Includes(ss) {
+			continue
+		}
+		relevant = append(relevant, i)
+		if tree.node[tree.n+i] == nil { // not pre-merged: merge it here, after the range before it
+			confs = append(tree.appendRange(confs, from, i), items[i].Conf)
+			from = i + 1
 		}
 	}
 	if len(relevant) == 0 {
 		return nil, nil
 	}
+	confs = tree.appendRange(confs, from, len(items))
 	merged, err := mergeClean(shape, confs)
 	if err != nil {
 		return nil, err
 	}
-	origins := originsOf(relevant)
+	origins := originsOf(items, relevant)
 	out := make([]Rule, 0, len(merged))
 	for _, m := range merged {
 		out = append(out, Rule{Subset: ss, Conf: m, Origins: origins})
@@ -138,14 +156,22 @@ func rulesFor(ss Subset, items []Item, subsets []Subset, shape mergeShape) ([]Ru
 	return out, nil
 }
 
-// originsOf lists the policies of items once each, in item order.
-func originsOf(items []Item) []Origin {
-	seen := map[string]bool{}
+// originsOf lists the policies of items[relevant] once each, in item order.
+func originsOf(items []Item, relevant []int) []Origin {
+	return uniqueOrigins(relevant, func(i int) (string, Origin) {
+		return items[i].Policy.key(), Origin{Meta: items[i].Policy, Index: items[i].Index}
+	})
+}
+
+// uniqueOrigins keeps the first origin of each key, in order.
+func uniqueOrigins(relevant []int, at func(int) (string, Origin)) []Origin {
+	seen := make(map[string]struct{}, 8)
 	var out []Origin
-	for _, it := range items {
-		if k := it.Policy.key(); !seen[k] {
-			seen[k] = true
-			out = append(out, Origin{Meta: it.Policy, Index: it.Index})
+	for _, i := range relevant {
+		k, o := at(i)
+		if _, dup := seen[k]; !dup {
+			seen[k] = struct{}{}
+			out = append(out, o)
 		}
 	}
 	return out
