@@ -80,6 +80,7 @@ func (e *Engine) BuildResourceRules(policies, objects []Policy) (map[string]Reso
 	if err != nil {
 		return nil, err
 	}
+	idx := newOriginIndex(len(resolved), func(i int) string { return resolved[i].key })
 	out := map[string]ResourceRule{}
 	for _, k := range order {
 		target := indexed[k]
@@ -99,18 +100,11 @@ func (e *Engine) BuildResourceRules(policies, objects []Policy) (map[string]Reso
 		if err != nil {
 			return nil, err
 		}
-		out[k] = ResourceRule{Resource: target.kri(), Conf: merged, Origins: itemOrigins(resolved, relevant)}
+		out[k] = ResourceRule{Resource: target.kri(), Conf: merged, Origins: idx.origins(relevant, func(i int) Origin {
+			return Origin{Meta: resolved[i].item.Policy, Index: resolved[i].item.Index}
+		})}
 	}
 	return out, nil
-}
-
-// itemOrigins lists each (policy, item) of resolved[relevant] once, in order: an
-// item resolved to several ports of one service counts once.
-func itemOrigins(resolved []section, relevant []int) []Origin {
-	return uniqueOrigins(relevant, func(i int) (string, Origin) {
-		it := resolved[i].item
-		return resolved[i].key, Origin{Meta: it.Policy, Index: it.Index}
-	})
 }
 
 // relevantTo reports whether the resolved item applies to other (at section).

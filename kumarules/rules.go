@@ -79,13 +79,14 @@ func BuildRules(items []Item, withNegations bool) ([]Rule, error) {
 	if err != nil {
 		return nil, err
 	}
+	idx := newOriginIndex(len(old), func(i int) string { return old[i].Policy.key() })
 	var rules []Rule
 	if !withNegations && len(keys) <= 1 {
 		seen := map[string]bool{}
 		for _, ss := range subsets {
 			if c := ss.canonical(); !seen[c] {
 				seen[c] = true
-				r, err := rulesFor(ss, old, subsets, shape, rn)
+				r, err := rulesFor(ss, old, subsets, shape, rn, idx)
 				if err != nil {
 					return nil, err
 				}
@@ -113,7 +114,7 @@ func BuildRules(items []Item, withNegations bool) ([]Rule, error) {
 			return tags[i].Value < tags[j].Value
 		})
 		for _, ss := range partition(tags) {
-			r, err := rulesFor(ss, old, subsets, shape, rn)
+			r, err := rulesFor(ss, old, subsets, shape, rn, idx)
 			if err != nil {
 				return nil, err
 			}
@@ -126,7 +127,7 @@ func BuildRules(items []Item, withNegations bool) ([]Rule, error) {
 
 // rulesFor merges the items whose subsets include ss (the mesh-wide ones through
 // tree); no such item, no rule.
-func rulesFor(ss Subset, items []Item, subsets []Subset, shape mergeShape, tree segTree) ([]Rule, error) {
+func rulesFor(ss Subset, items []Item, subsets []Subset, shape mergeShape, tree segTree, idx *originIndex) ([]Rule, error) {
 	var relevant []int
 	var confs []any
 	from := 0
@@ -148,7 +149,7 @@ func rulesFor(ss Subset, items []Item, subsets []Subset, shape mergeShape, tree 
 	if err != nil {
 		return nil, err
 	}
-	origins := originsOf(items, relevant)
+	origins := idx.origins(relevant, func(i int) Origin { return Origin{Meta: items[i].Policy, Index: items[i].Index} })
 	out := make([]Rule, 0, len(merged))
 	for _, m := range merged {
 		out = append(out, Rule{Subset: ss, Conf: m, Origins: origins})
@@ -156,22 +157,39 @@ func rulesFor(ss Subset, items []Item, subsets []Subset, shape mergeShape, tree 
 	return out, nil
 }
 
-// originsOf lists the policies of items[relevant] once each, in item order.
-func originsOf(items []Item, relevant []int) []Origin {
-	return uniqueOrigins(relevant, func(i int) (string, Origin) {
-		return items[i].Policy.key(), Origin{Meta: items[i].Policy, Index: items[i].Index}
-	})
+// originIndex numbers the distinct keys of a list of items (policies, or policy
+// items), so that each rule's origins are deduplicated with a stamp per number
+// rather than a map per rule: with many rules of many origins the maps were most
+// of the engine's allocations.
+type originIndex struct {
+	id, stamp []int
+	gen       int
 }
 
-// uniqueOrigins keeps the first origin of each key, in order.
-func uniqueOrigins(relevant []int, at func(int) (string, Origin)) []Origin {
-	seen := make(map[string]struct{}, 8)
-	var out []Origin
+func newOriginIndex(n int, key func(int) string) *originIndex {
+	x := &originIndex{id: make([]int, n)}
+	ids := map[string]int{}
+	for i := range n {
+		k := key(i)
+		id, ok := ids[k]
+		if !ok {
+			id = len(ids)
+			ids[k] = id
+		}
+		x.id[i] = id
+	}
+	x.stamp = make([]int, len(ids))
+	return x
+}
+
+// origins keeps the first of relevant per key, in order.
+func (x *originIndex) origins(relevant []int, at func(int) Origin) []Origin {
+	x.gen++
+	out := make([]Origin, 0, min(len(relevant), 8))
 	for _, i := range relevant {
-		k, o := at(i)
-		if _, dup := seen[k]; !dup {
-			seen[k] = struct{}{}
-			out = append(out, o)
+		if id := x.id[i]; x.stamp[id] != x.gen {
+			x.stamp[id] = x.gen
+			out = append(out, at(i))
 		}
 	}
 	return out
