@@ -89,9 +89,18 @@ func (e *Engine) MatchedPolicies(policyType string, dp Dataplane, objects []Poli
 
 // sortMatched orders the policies that select a Dataplane as Kuma's matchers do:
 // Compare, with MeshGateway policies with fewer listener tags first before roles.
+// Top-level refs are parsed once per policy, not once per comparison.
 func sortMatched(ps []Policy) {
-	slices.SortStableFunc(ps, func(a, b Policy) int {
-		ta, tb := a.TopRef(), b.TopRef()
+	type keyed struct {
+		p   Policy
+		top TargetRef
+	}
+	ks := make([]keyed, len(ps))
+	for i, p := range ps {
+		ks[i] = keyed{p, p.TopRef()}
+	}
+	slices.SortStableFunc(ks, func(x, y keyed) int {
+		a, b, ta, tb := x.p, y.p, x.top, y.top
 		if c := cmp.Compare(kindOrder(ta.Kind), kindOrder(tb.Kind)); c != 0 {
 			return c
 		}
@@ -111,6 +120,9 @@ func sortMatched(ps []Policy) {
 		}
 		return cmp.Compare(b.DisplayName(), a.DisplayName())
 	})
+	for i := range ks {
+		ps[i] = ks[i].p
+	}
 }
 
 // selects is which inbounds of dp a policy's top-level targetRef selects, after the

@@ -115,5 +115,15 @@ func Compare(a, b Policy) int {
 }
 
 // Sort sorts policies in merge order (see Compare), keeping the input order of
-// equal ones.
-func Sort(ps []Policy) { slices.SortStableFunc(ps, Compare) }
+// equal ones. Top-level refs are parsed once per policy.
+func Sort(ps []Policy) {
+	items := make([]Item, len(ps))
+	for i, p := range ps {
+		items[i] = Item{Policy: p.Meta, TopLevel: p.TopRef(), Index: i}
+	}
+	slices.SortStableFunc(items, compareItems)
+	orig := slices.Clone(ps)
+	for i, it := range items {
+		ps[i] = orig[it.Index]
+	}
+}
