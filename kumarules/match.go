@@ -1,0 +1,278 @@
+package kumarules
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/meshguard/meshguard/api"
+)
+
+// Matched is what the policies of one kind give one Dataplane.
+type Matched struct {
+	// Policies are the policies that select the Dataplane, in merge order.
+	Policies []Policy
+	// FromRules are per inbound listener (address:port).
+	FromRules map[Listener]FromRules
+	ToRules   ToRules
+	Single    SingleItemRules
+	// Warnings are Kuma's: policies whose targetRef could not be resolved, rules
+	// that could not be built. Kuma logs them and carries on; so does the engine.
+	Warnings []string
+}
+
+// selection is which parts of a Dataplane a top-level targetRef selects.
+type selection struct {
+	inbounds  []Listener
+	delegated bool
+}
+
+func (s selection) any() bool { return len(s.inbounds) > 0 || s.delegated }
+
+// MatchedPolicies computes which policies of policyType (among objects, which may
+// also hold the MeshHTTPRoutes they target) select dp, and the rules they give
+// it, as Kuma 2.14's MatchedPolicies does. Builtin gateways (MeshGateway
+// listeners) are not modelled yet: a builtin gateway Dataplane is an error.
+func (e *Engine) MatchedPolicies(policyType string, dp Dataplane, objects []Policy) (Matched, error) {
+	if dp.Gateway == gatewayBuiltin {
+		return Matched{}, fmt.Errorf("dataplane %s: builtin gateways are not supported yet", dp.Name)
+	}
+	var routes []Policy
+	for _, p := range objects {
+		if p.Type == refMeshHTTPRoute {
+			routes = append(routes, p)
+		}
+	}
+	var m Matched
+	byInbound := map[Listener][]Policy{}
+	var order []Listener
+	for _, p := range objects {
+		if p.Type != policyType || p.Labels["kuma.io/effect"] == "shadow" {
+			continue
+		}
+		sel, err := selects(p.Meta, p.TopRef(), dp, routes)
+		if err != nil {
+			m.Warnings = append(m.Warnings, fmt.Sprintf("unable to resolve TargetRef on policy: mesh:%s name:%s error:%q", p.Mesh, p.Name, err.Error()))
+		}
+		if !sel.any() {
+			continue
+		}
+		m.Policies = append(m.Policies, p)
+		for _, l := range sel.inbounds {
+			if _, ok := byInbound[l]; !ok {
+				order = append(order, l)
+			}
+			byInbound[l] = append(byInbound[l], p)
+		}
+	}
+	sortMatched(m.Policies)
+	m.FromRules = map[Listener]FromRules{}
+	for _, l := range order {
+		ps := byInbound[l]
+		sortMatched(ps)
+		fr, err := e.BuildFromRules(ps)
+		if err != nil {
+			m.Warnings = append(m.Warnings, "couldn't create From rules: "+err.Error())
+			continue
+		}
+		m.FromRules[l] = fr
+	}
+	var err error
+	if m.ToRules, err = e.BuildToRules(m.Policies, objects); err != nil {
+		m.Warnings = append(m.Warnings, "couldn't create To rules: "+err.Error())
+	}
+	if m.Single, err = e.BuildSingleItemRules(m.Policies); err != nil {
+		m.Warnings = append(m.Warnings, "couldn't create top level rules: "+err.Error())
+	}
+	return m, nil
+}
+
+// sortMatched orders the policies that select a Dataplane as Kuma's matchers do:
+// Compare, with MeshGateway policies with fewer listener tags first before roles.
+// Top-level refs are parsed once per policy, not once per comparison.
+func sortMatched(ps []Policy) {
+	type keyed struct {
+		p   Policy
+		top TargetRef
+	}
+	ks := make([]keyed, len(ps))
+	for i, p := range ps {
+		ks[i] = keyed{p, p.TopRef()}
+	}
+	slices.SortStableFunc(ks, func(x, y keyed) int {
+		a, b, ta, tb := x.p, y.p, x.top, y.top
+		if c := cmp.Compare(kindOrder(ta.Kind), kindOrder(tb.Kind)); c != 0 {
+			return c
+		}
+		if c := compareDataplaneRefs(ta, tb); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(originOrder(a.Labels), originOrder(b.Labels)); c != 0 {
+			return c
+		}
+		if ta.Kind == refMeshGateway {
+			if c := cmp.Compare(len(ta.Tags), len(tb.Tags)); c != 0 {
+				return c
+			}
+		}
+		if c := cmp.Compare(roleOrder(a.Labels), roleOrder(b.Labels)); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.DisplayName(), a.DisplayName())
+	})
+	for i := range ks {
+		ps[i] = ks[i].p
+	}
+}
+
+// selects is which inbounds of dp a policy's top-level targetRef selects, after the
+// zone and namespace a policy's role confines it to.
+func selects(policy Meta, ref TargetRef, dp Dataplane, routes []Policy) (selection, error) {
+	if !selectedByZone(policy, dp) || !selectedByNamespace(policy, dp) {
+		return selection{}, nil
+	}
+	switch ref.Kind {
+	case refMesh:
+		if !proxyTypeOK(ref, dp) {
+			return selection{}, nil
+		}
+		s := byTags(nil, dp)
+		for _, l := range dp.Listeners {
+			s.inbounds = append(s.inbounds, l.listener())
+		}
+		return s, nil
+	case refDataplane:
+		if !(ref.Name == "" && ref.Namespace == "" && !ref.HasLabels) && !selectedByName(policy, ref, dp) && !selectedByLabels(ref, dp) {
+			return selection{}, nil
+		}
+		var s selection
+		for _, group := range [][]Inbound{dp.Inbounds, dp.Listeners} {
+			for _, in := range group {
+				if ref.SectionName == "" || in.SectionName() == ref.SectionName {
+					s.inbounds = append(s.inbounds, in.listener())
+				}
+			}
+		}
+		s.delegated = dp.Gateway == gatewayDelegated
+		return s, nil
+	case refMeshSubset:
+		if !proxyTypeOK(ref, dp) {
+			return selection{}, nil
+		}
+		return byTags(ref.Tags, dp), nil
+	case refMeshService, refMeshServiceSubset:
+		tags := map[string]string{serviceTag: ref.Name}
+		if ref.Kind == refMeshServiceSubset {
+			for k, v := range ref.Tags {
+				tags[k] = v
+			}
+		}
+		return byTags(tags, dp), nil
+	case refMeshGateway:
+		return selection{}, nil // only builtin gateways, which are not modelled
+	case refMeshHTTPRoute:
+		for _, r := range routes {
+			if r.Mesh == policy.Mesh && (r.Name == ref.Name || r.DisplayName() == ref.Name) {
+				return selects(r.Meta, r.TopRef(), dp, routes)
+			}
+		}
+		return selection{}, fmt.Errorf("couldn't resolve MeshHTTPRoute targetRef with name '%s'", ref.Name)
+	}
+	return selection{}, fmt.Errorf("unsupported targetRef kind '%s'", ref.Kind)
+}
+
+// byTags selects the inbounds whose tags match the selector (a "*" value matches
+// any value of the key), and a delegated gateway by its gateway tags.
+func byTags(sel map[string]string, dp Dataplane) selection {
+	var s selection
+	for _, in := range dp.Inbounds {
+		if tagsMatch(sel, in.Tags) {
+			s.inbounds = append(s.inbounds, in.listener())
+		}
+	}
+	s.delegated = dp.Gateway == gatewayDelegated && tagsMatch(sel, dp.GatewayTags)
+	return s
+}
+
+func tagsMatch(sel, tags map[string]string) bool {
+	for k, v := range sel {
+		got, ok := tags[k]
+		if !ok || (v != got && v != "*") {
+			return false
+		}
+	}
+	return true
+}
+
+// proxyTypeOK: proxyTypes, when set, must name the Dataplane's type.
+func proxyTypeOK(ref TargetRef, dp Dataplane) bool {
+	if len(ref.ProxyTypes) == 0 {
+		return true
+	}
+	t := "Sidecar"
+	if dp.Gateway != "" {
+		t = "Gateway"
+	}
+	return slices.Contains(ref.ProxyTypes, t)
+}
+
+// selectedByName: a Dataplane targetRef by name names the Dataplane in the
+// policy's mesh and namespace (or the ref's namespace), and zone.
+func selectedByName(policy Meta, ref TargetRef, dp Dataplane) bool {
+	if ref.Name == "" || policy.Mesh != dp.Mesh {
+		return false
+	}
+	ns := ref.Namespace
+	if ns == "" {
+		ns = policy.Labels[api.LabelNamespace]
+	}
+	if ns != dp.Namespace || policy.Labels[labelZone] != dp.Labels[labelZone] {
+		return false
+	}
+	return ref.Name == dp.DisplayName()
+}
+
+func selectedByLabels(ref TargetRef, dp Dataplane) bool {
+	if !ref.HasLabels {
+		return false
+	}
+	for k, v := range ref.Labels {
+		if dp.Labels[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+const labelZone = "kuma.io/zone"
+
+// selectedByNamespace: consumer and workload-owner policies apply only to proxies
+// of their namespace.
+func selectedByNamespace(policy Meta, dp Dataplane) bool {
+	switch api.PolicyRole(policy.Labels[api.LabelPolicyRole]) {
+	case api.RoleConsumer, api.RoleWorkloadOwner:
+		ns, ok := policy.Labels[api.LabelNamespace]
+		return ok && ns == dp.Namespace
+	}
+	return true
+}
+
+// selectedByZone: a zone-origin policy (other than a producer one) applies only to
+// zone-origin proxies of its zone.
+func selectedByZone(policy Meta, dp Dataplane) bool {
+	if api.PolicyRole(policy.Labels[api.LabelPolicyRole]) == api.RoleProducer {
+		return true
+	}
+	origin, ok := dp.Labels[api.LabelOrigin]
+	if !ok || origin == api.OriginGlobal {
+		return true
+	}
+	if policy.Labels[api.LabelOrigin] != "zone" {
+		return true
+	}
+	zone, ok := policy.Labels[labelZone]
+	if !ok {
+		return true
+	}
+	return dp.Labels[labelZone] == zone
+}

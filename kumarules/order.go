@@ -1,0 +1,129 @@
+package kumarules
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/meshguard/meshguard/api"
+)
+
+// kindOrder is Kuma's specificity of top-level targetRef kinds, least specific
+// first; unknown kinds rank with Mesh's 0 below it, as Kuma's map lookup gives.
+func kindOrder(k string) int {
+	switch k {
+	case refMesh:
+		return 1
+	case refDataplane:
+		return 2
+	case refMeshSubset:
+		return 3
+	case refMeshGateway:
+		return 4
+	case refMeshService:
+		return 5
+	case refMeshExternalService:
+		return 6
+	case refMeshMultiZoneService:
+		return 7
+	case refMeshServiceSubset:
+		return 8
+	case refMeshHTTPRoute:
+		return 9
+	}
+	return 0
+}
+
+// compareDataplaneRefs orders two Dataplane top-level refs: by name over by labels,
+// with sectionName over without.
+func compareDataplaneRefs(a, b TargetRef) int {
+	if a.Kind != refDataplane || b.Kind != refDataplane {
+		return 0
+	}
+	switch {
+	case a.Name != "" && b.HasLabels:
+		return 1
+	case a.HasLabels && b.Name != "":
+		return -1
+	case a.SectionName != "" && b.SectionName == "":
+		return 1
+	case a.SectionName == "" && b.SectionName != "":
+		return -1
+	}
+	return 0
+}
+
+// originOrder: global before a missing origin label before zone.
+func originOrder(labels map[string]string) int {
+	switch labels[api.LabelOrigin] {
+	case api.OriginGlobal:
+		return 1
+	case "":
+		return 2
+	case "zone":
+		return 3
+	}
+	return 0
+}
+
+// roleOrder: system (also a missing role label), producer, consumer, workload-owner.
+func roleOrder(labels map[string]string) int {
+	switch api.PolicyRole(labels[api.LabelPolicyRole]) {
+	case api.RoleSystem, "":
+		return 1
+	case api.RoleProducer:
+		return 2
+	case api.RoleConsumer:
+		return 3
+	case api.RoleWorkloadOwner:
+		return 4
+	}
+	return 0
+}
+
+// compareAttributes is Kuma's order of policies before names: top-level kind,
+// Dataplane refinement, origin, role. Negative: a is less specific (merged first).
+func compareAttributes(topA, topB TargetRef, a, b Meta) int {
+	if c := cmp.Compare(kindOrder(topA.Kind), kindOrder(topB.Kind)); c != 0 {
+		return c
+	}
+	if c := compareDataplaneRefs(topA, topB); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(originOrder(a.Labels), originOrder(b.Labels)); c != 0 {
+		return c
+	}
+	return cmp.Compare(roleOrder(a.Labels), roleOrder(b.Labels))
+}
+
+// compareItems orders items as Kuma orders policies for merging: attributes, then
+// display name, a smaller name being more specific (merged later).
+func compareItems(a, b Item) int {
+	if c := compareAttributes(a.TopLevel, b.TopLevel, a.Policy, b.Policy); c != 0 {
+		return c
+	}
+	return cmp.Compare(b.Policy.DisplayName(), a.Policy.DisplayName())
+}
+
+// Compare orders two policies in Kuma 2.14's merge order, least specific first:
+// top-level targetRef kind (Mesh, Dataplane, MeshSubset, MeshGateway, MeshService,
+// MeshExternalService, MeshMultiZoneService, MeshServiceSubset, MeshHTTPRoute; a
+// Dataplane by name over one by labels, with sectionName over without), origin
+// (global, none, zone), role (system, producer, consumer, workload-owner), then
+// display name, where the lexicographically smaller name wins (comes later).
+func Compare(a, b Policy) int {
+	return compareItems(Item{Policy: a.Meta, TopLevel: a.TopRef()}, Item{Policy: b.Meta, TopLevel: b.TopRef()})
+}
+
+// Sort sorts policies in merge order (see Compare), keeping the input order of
+// equal ones. Top-level refs are parsed once per policy.
+func Sort(ps []Policy) {
+	items := make([]Item, len(ps))
+	for i, p := range ps {
+		items[i] = Item{Policy: p.Meta, TopLevel: p.TopRef(), Index: i}
+	}
+	slices.SortStableFunc(items, compareItems)
+	orig := slices.Clone(ps)
+	for i, it := range items {
+		ps[i] = orig[it.Index]
+	}
+}
