@@ -1,6 +1,6 @@
 //go:build !linux
 
-package lint
+package child
 
 // limitAddressSpace does nothing outside Linux: RLIMIT_AS is not enforced
 // everywhere (macOS ignores it), so a render child there is bounded only by
