@@ -121,7 +121,7 @@ func TestHelmErrorPlace(t *testing.T) {
 }
 
 // TestHelmLogsAreNotes: what Helm's libraries log (Go's log package) comes
-// back as notes on the chart, captured in the render child, not printed.
+// back as notes on the chart, captured in meshguard-render, not printed.
 func TestHelmLogsAreNotes(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, "Chart.yaml", "apiVersion: v2\nname: app\nversion: 0.1.0\n")

@@ -10,7 +10,8 @@ import (
 // lintRoots are the canonical forms of the paths a run was given: a directory
 // as it is, a kustomization file or Chart.yaml as the directory it renders, any
 // other file as itself. Symlinks inside a chart or a kustomization may point
-// only into these (see checkChartLinks and recordingFS.ReadFile).
+// only into these (see render.CheckChartLinks, and the renderer's guard of
+// kustomize reads, which gets them in the request).
 func lintRoots(paths []string) []string {
 	var roots []string
 	for _, p := range paths {

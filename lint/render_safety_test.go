@@ -108,7 +108,7 @@ func TestHelmFIFORefused(t *testing.T) {
 }
 
 // TestHelmBombsBounded: templates that allocate without end are stopped by
-// the render child's memory limit, deadline or output cap; each is an input
+// meshguard-render's memory limit, deadline or output cap; each is an input
 // error on its chart and the run goes on with the other documents.
 func TestHelmBombsBounded(t *testing.T) {
 	root := t.TempDir()
