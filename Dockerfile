@@ -1,5 +1,6 @@
 # syntax=docker/dockerfile:1
-# Multi-stage build of the meshguard image: a static binary on distroless, non-root.
+# Multi-stage build of the meshguard image: static binaries (meshguard and its renderer,
+# meshguard-render) on distroless, non-root.
 #   docker build -t ghcr.io/meshguard/meshguard:dev .
 
 # The builder runs on the build host's platform and cross-compiles, so multi-arch
@@ -23,12 +24,14 @@ RUN --mount=type=cache,target=/go/pkg/mod \
     CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} \
     go build -trimpath -buildvcs=false \
       -ldflags "-s -w -buildid= -X main.version=${VERSION} -X main.commit=${COMMIT}" \
-      -o /out/meshguard ./cmd/meshguard
+      -o /out/ ./cmd/meshguard ./cmd/meshguard-render
 
 # distroless/static:nonroot has CA certificates and tzdata, no shell, and uid 65532,
 # the user the Helm chart's securityContext expects.
 FROM gcr.io/distroless/static:nonroot
-COPY --from=build /out/meshguard /meshguard
+# meshguard-render next to meshguard: lint and default run it for Helm charts and
+# kustomizations (the webhook never renders).
+COPY --from=build /out/meshguard /out/meshguard-render /
 USER 65532:65532
 # 9443 webhook (TLS), 8080 metrics, 8081 /healthz and /readyz.
 EXPOSE 9443 8080 8081

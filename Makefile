@@ -17,8 +17,8 @@ help: ## Show this help (coloured only on a terminal, and not under NO_COLOR)
 	awk -v on="$$on" -v off="$$off" 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  %s%-12s%s %s\n", on, $$1, off, $$2}' $(MAKEFILE_LIST)
 
 .PHONY: build
-build: ## Build bin/meshguard
-	$(GO) build -o $(BIN) ./cmd/meshguard
+build: ## Build bin/meshguard and its renderer bin/meshguard-render (Helm charts, kustomizations)
+	$(GO) build -o bin/ ./cmd/meshguard ./cmd/meshguard-render
 
 .PHONY: deps
 deps: ## Download the Go modules (quiet; first run only)

@@ -2,7 +2,8 @@
 # The shell steps of meshguard's GitHub Action (action.yml), one subcommand per step,
 # kept here so they can be tested outside GitHub (cmd/meshguard/action_test.go).
 #
-#   run.sh install   install meshguard $MESHGUARD_VERSION: the release archive for this
+#   run.sh install   install meshguard $MESHGUARD_VERSION (with meshguard-render, its
+#                    renderer for charts and kustomizations): the release archive for this
 #                    runner from $MESHGUARD_DOWNLOAD_URL/<version>/, checked against the
 #                    release's SHA-256 checksums file; `go install` only when the release
 #                    has no archive for this runner (or the version is "latest");
@@ -45,10 +46,14 @@ sha256() {
 # download fetches a release file; a missing file is exit 22 (curl --fail).
 download() { curl --fail --silent --show-error --location --retry 3 --output "$2" "$1"; }
 
+# go_install builds meshguard and its renderer, meshguard-render (Helm charts and
+# kustomizations render there); releases from before the renderer have none.
 go_install() {
   echo "meshguard: building $1 with go install (slower than a release binary)"
   command -v go >/dev/null || { echo "::error::no release binary for this runner and no Go to build meshguard $1"; exit 1; }
   GOBIN="$2" go install "github.com/meshguard/meshguard/cmd/meshguard@$1"
+  GOBIN="$2" go install "github.com/meshguard/meshguard/cmd/meshguard-render@$1" ||
+    echo "::notice::meshguard $1 has no meshguard-render to install (it renders in its own process)"
 }
 
 install() {
@@ -80,7 +85,8 @@ install() {
         echo "::error::checksum mismatch for $name: SHA-256 $got, the release's $sums says $want; not installed"
         exit 1
       fi
-      tar -xzf "$work/$name" -C "$bin" meshguard
+      # Everything in the archive: meshguard and, next to it, meshguard-render.
+      tar -xzf "$work/$name" -C "$bin"
       echo "meshguard: $name verified (SHA-256 $got)"
     fi
   fi

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Release artefacts in $DIST (default dist/): for each of $TARGETS a static,
-# reproducible meshguard binary in a tar.gz, its CycloneDX SBOM (hack/sbom), one
-# checksum file over them all, and the krew manifest filled from deploy/krew/.
+# Release artefacts in $DIST (default dist/): for each of $TARGETS a tar.gz with
+# static, reproducible meshguard and meshguard-render binaries (the renderer
+# meshguard runs for Helm charts and kustomizations; it must sit next to meshguard
+# or on PATH), a CycloneDX SBOM of each (hack/sbom: NAME.cdx.json for meshguard,
+# NAME.render.cdx.json for meshguard-render), one checksum file over them all, and
+# the krew manifest filled from deploy/krew/.
 #
 #   VERSION=v0.2.0 bash hack/release.sh          # make release VERSION=v0.2.0
 #   TARGETS=linux/amd64 DIST=/tmp/d bash hack/release.sh
@@ -31,13 +34,16 @@ for t in $TARGETS; do
   name="meshguard_${VERSION}_${os}_${arch}"
   mkdir -p "$work/$name"
   echo "release: $name"
-  CGO_ENABLED=0 GOOS=$os GOARCH=$arch "$GO" build -trimpath -buildvcs=false \
-    -ldflags "-s -w -buildid= -X main.version=$VERSION -X main.commit=$COMMIT" \
-    -o "$work/$name/meshguard" ./cmd/meshguard
+  for cmd in meshguard meshguard-render; do
+    CGO_ENABLED=0 GOOS=$os GOARCH=$arch "$GO" build -trimpath -buildvcs=false \
+      -ldflags "-s -w -buildid= -X main.version=$VERSION -X main.commit=$COMMIT" \
+      -o "$work/$name/$cmd" "./cmd/$cmd"
+  done
   tar --sort=name --mtime="@$SOURCE_DATE_EPOCH" --owner=0 --group=0 --numeric-owner \
-    -C "$work/$name" -cf - meshguard | gzip -n -9 >"$DIST/$name.tar.gz"
+    -C "$work/$name" -cf - meshguard meshguard-render | gzip -n -9 >"$DIST/$name.tar.gz"
   "$work/sbom" "$work/$name/meshguard" "$VERSION" >"$DIST/$name.cdx.json"
-  files+=("$name.tar.gz" "$name.cdx.json")
+  "$work/sbom" "$work/$name/meshguard-render" "$VERSION" >"$DIST/$name.render.cdx.json"
+  files+=("$name.tar.gz" "$name.cdx.json" "$name.render.cdx.json")
 done
 
 sums="meshguard_${VERSION}_checksums.txt"

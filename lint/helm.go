@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/internal/render"
 )
 
 // chartFile marks a directory as a Helm chart.
@@ -26,7 +27,7 @@ const helmReleaseName = "release-name"
 // linted paths; the render itself runs bounded (renderer.helm).
 func (r *renderer) renderChart(dir string) *build {
 	b := &build{dir: dir, file: filepath.Join(dir, chartFile), ownsAll: true}
-	if err := checkChartLinks(dir, r.opts.Render.roots); err != nil {
+	if err := render.CheckChartLinks(dir, r.opts.Render.roots); err != nil {
 		return b.fail(b.file, 1, fmt.Errorf("helm template %s refused: %v", dir, err))
 	}
 	res := r.helm(r.helmRequest(dir))
@@ -81,32 +82,29 @@ func (b *build) addTemplate(file, rendered string) {
 }
 
 // helmRequest is the render of the chart in dir with this run's options.
-func (r *renderer) helmRequest(dir string) helmRequest {
+func (r *renderer) helmRequest(dir string) render.HelmRequest {
 	o := r.opts.Render
 	apis := o.APIVersions
 	if apis == nil {
 		apis = DefaultAPIVersions(api.DefaultRegistry())
 	}
-	return helmRequest{Dir: dir, ValueFiles: r.opts.HelmValues, Set: o.Set, SetString: o.SetString,
+	return render.HelmRequest{Dir: dir, ValueFiles: r.opts.HelmValues, Set: o.Set, SetString: o.SetString,
 		ReleaseName: o.ReleaseName, Namespace: r.opts.Namespace, APIVersions: apis, KubeVersion: o.KubeVersion,
-		AllowRemote: o.AllowRemote, MaxBytes: o.MaxBytes, MaxMemory: o.MaxMemory}
+		AllowRemote: o.AllowRemote, MaxBytes: o.MaxBytes}
 }
 
-// mergeValues merges over into base the way helm merges -f files: maps merge
-// key by key, anything else in over replaces what base had.
-func mergeValues(base, over map[string]any) map[string]any {
-	out := make(map[string]any, len(base))
-	for k, v := range base {
-		out[k] = v
+// DefaultAPIVersions are the API versions a chart sees in
+// .Capabilities.APIVersions besides Kubernetes' built-ins when no
+// --api-versions is given: every group/version and group/version/Kind of the
+// kinds meshguard guards, so a chart that renders its policies only where
+// their CRDs are installed renders them for the linter.
+func DefaultAPIVersions(reg *api.Registry) []string {
+	var out []string
+	for _, k := range reg.Kinds() {
+		gvk := k.GVK()
+		gv := gvk.GroupVersion().String()
+		out = append(out, gv, gv+"/"+gvk.Kind)
 	}
-	for k, v := range over {
-		if om, ok := v.(map[string]any); ok {
-			if bm, ok := out[k].(map[string]any); ok {
-				out[k] = mergeValues(bm, om)
-				continue
-			}
-		}
-		out[k] = v
-	}
-	return out
+	slices.Sort(out)
+	return slices.Compact(out)
 }

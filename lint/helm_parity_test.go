@@ -121,7 +121,7 @@ func TestHelmErrorPlace(t *testing.T) {
 }
 
 // TestHelmLogsAreNotes: what Helm's libraries log (Go's log package) comes
-// back as notes on the chart, captured in the render child, not printed.
+// back as notes on the chart, captured in meshguard-render, not printed.
 func TestHelmLogsAreNotes(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, "Chart.yaml", "apiVersion: v2\nname: app\nversion: 0.1.0\n")
@@ -129,7 +129,7 @@ func TestHelmLogsAreNotes(t *testing.T) {
 	write(t, dir, "over.yaml", "table:\n  a: 1\n")
 	write(t, dir, "templates/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ok\n")
 	got := LoadAll([]string{filepath.Join(dir, "Chart.yaml")}, nil, LoadOptions{Helm: true, HelmValues: []string{filepath.Join(dir, "over.yaml")},
-		Render: RenderOptions{Child: childCommand(t)}})
+		Render: RenderOptions{Renderer: rendererExe(t)}})
 	want := []Skip{{File: filepath.Join(dir, "Chart.yaml"), Reason: "Helm said while rendering: warning: skipped value for app.table: Not a table."}}
 	if diff := cmp.Diff(want, got.Skipped, cmpopts.EquateEmpty(), cmp.Comparer(func(a, b string) bool {
 		return a == b || (a != "" && b != "" && (strings.HasPrefix(a, b) || strings.HasPrefix(b, a)))

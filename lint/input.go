@@ -6,10 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/meshguard/meshguard/internal/render"
 )
 
 // minChunksPerWorker keeps small inputs on one goroutine, where starting workers
@@ -149,13 +150,7 @@ type unit struct {
 	done     bool
 }
 
-func isManifest(name string) bool {
-	switch strings.ToLower(filepath.Ext(name)) {
-	case ".yaml", ".yml", ".json":
-		return true
-	}
-	return false
-}
+func isManifest(name string) bool { return render.IsManifest(name) }
 
 func splitUnits(name string, data []byte) []unit {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,10 +10,10 @@ import (
 
 	"go.yaml.in/yaml/v3"
 	"sigs.k8s.io/kustomize/api/konfig"
-	"sigs.k8s.io/kustomize/api/krusty"
-	"sigs.k8s.io/kustomize/api/resmap"
 	"sigs.k8s.io/kustomize/api/resource"
 	"sigs.k8s.io/kustomize/api/types"
+
+	"github.com/meshguard/meshguard/internal/render"
 )
 
 // Rendering says where a rendered object sits in the render's output, next to
@@ -77,9 +78,10 @@ type build struct {
 }
 
 // renderDir runs the kustomize build of dir, the code `kubectl kustomize dir`
-// runs: krusty with its default options (load restrictions to the root, no
-// plugins) on the real file system. Origin annotations are switched on to learn
-// which file each object came from and are removed again before linting.
+// runs (krusty with its default options: load restrictions to the root, no
+// plugins, on the real file system), in the renderer process under the run's
+// bounds. Origin annotations are switched on to learn which file each object
+// came from and are removed again before linting.
 func (r *renderer) renderDir(dir string) (b *build) {
 	b = &build{dir: dir, file: kustomizationIn(dir), reads: map[string]bool{}}
 	if b.file == "" {
@@ -103,18 +105,22 @@ func (r *renderer) renderDir(dir string) (b *build) {
 		return b
 	}
 	patched, added, _ := withOriginAnnotations(data)
-	fsys, err := newRecordingFS(b.file, patched, b.reads, r.opts.Render)
+	o := r.opts.Render
+	helm := r.helmRequest(dir)
+	helm.ValueFiles, helm.Set, helm.SetString = nil, nil, nil
+	res, err := r.kustomize(render.KustomizeRequest{Dir: dir, File: b.file, Content: patched, RemoveOrigin: added,
+		Roots: o.roots, AllowRemote: o.AllowRemote, LoadRestrictor: o.LoadRestrictor,
+		EnableHelm: o.EnableHelm, HelmDefaults: helm, MaxBytes: o.MaxBytes})
+	if err == nil && res.Err != "" {
+		err = errors.New(res.Err)
+	}
 	if err != nil {
 		return fail(err)
 	}
-	if r.opts.Render.EnableHelm {
-		fsys.inflate = r.inflateHelmCharts
+	for _, p := range res.Reads {
+		b.reads[p] = true
 	}
-	m, err := r.run(fsys, dir)
-	if err != nil {
-		return fail(err)
-	}
-	docs, err := renderedDocuments(m, b, added, r.opts.Render.MaxBytes)
+	docs, err := renderedDocuments(res.Resources, b, o.MaxBytes)
 	if err != nil {
 		return fail(err)
 	}
@@ -122,55 +128,18 @@ func (r *renderer) renderDir(dir string) (b *build) {
 	return b
 }
 
-// run builds dir within the timeout.
-func (r *renderer) run(fsys *recordingFS, dir string) (resmap.ResMap, error) {
-	var m resmap.ResMap
-	err := r.within(fsys.abandon, func() error {
-		var err error
-		m, err = krusty.MakeKustomizer(r.kustomizeOptions()).Run(fsys, dir)
-		return err
-	})
-	if err != nil {
-		if refused := fsys.refusal(); refused != nil {
-			return nil, refused
-		}
-		return nil, err // after a timeout m may still be written: never read it
-	}
-	return m, nil
-}
-
-// kustomizeOptions are kustomize's default options with --load-restrictor.
-func (r *renderer) kustomizeOptions() *krusty.Options {
-	o := krusty.MakeDefaultOptions()
-	if r.opts.Render.LoadRestrictor == LoadRestrictionsNone {
-		o.LoadRestrictions = types.LoadRestrictionsNone
-	}
-	return o
-}
-
 // renderedDocuments prints the build as `kubectl kustomize` does (resources
 // joined by "---"), parses that output with the loader and gives every object
-// the position of its origin. removeOrigin drops the origin annotations that
-// meshguard asked for, so they never reach the linter or `meshguard default`.
-func renderedDocuments(m resmap.ResMap, b *build, removeOrigin bool, maxBytes int64) ([]Document, error) {
+// the position of its origin. The renderer has already dropped the origin
+// annotations meshguard asked for, so they never reach the linter or
+// `meshguard default`.
+func renderedDocuments(resources []render.Resource, b *build, maxBytes int64) ([]Document, error) {
 	var out strings.Builder
 	var starts []int
 	var origins []*resource.Origin
 	line := 1
-	for i, res := range m.Resources() {
-		origin, err := res.GetOrigin()
-		if err != nil {
-			return nil, err
-		}
-		if removeOrigin {
-			if err := res.SetOrigin(nil); err != nil {
-				return nil, err
-			}
-		}
-		y, err := res.AsYAML()
-		if err != nil {
-			return nil, err
-		}
+	for i, res := range resources {
+		y, origin := []byte(res.YAML), res.Origin
 		if i > 0 {
 			out.WriteString("---\n")
 			line++
@@ -211,6 +180,12 @@ func renderedDocuments(m resmap.ResMap, b *build, removeOrigin bool, maxBytes in
 		d.Rendered.patches = matchPatches(patches, d.Object, name)
 	}
 	return rendered, nil
+}
+
+// isVirtual reports whether a document's file is one of a build's own files
+// (a chart that helmCharts inflated).
+func isVirtual(file string) bool {
+	return strings.HasPrefix(filepath.Base(file), render.VirtualPrefix)
 }
 
 // isComponent reports whether a kustomization file declares kind: Component.

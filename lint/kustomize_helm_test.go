@@ -37,7 +37,7 @@ spec:
 {{- end }}
 `)
 	kfile := filepath.Join(dir, "kustomization.yaml")
-	got := LoadAll([]string{kfile}, nil, LoadOptions{Kustomize: true, Render: RenderOptions{EnableHelm: true, Child: childCommand(t)}})
+	got := LoadAll([]string{kfile}, nil, LoadOptions{Kustomize: true, Render: RenderOptions{EnableHelm: true, Renderer: rendererExe(t)}})
 	var views []string
 	for _, d := range got.Docs {
 		if d.Err != nil {

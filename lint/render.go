@@ -1,8 +1,6 @@
 package lint
 
 import (
-	"errors"
-	"fmt"
 	"time"
 )
 
@@ -56,14 +54,17 @@ type RenderOptions struct {
 	AllowRemote bool
 	// MaxBytes bounds the output of one render; 0 means DefaultRenderMaxBytes.
 	MaxBytes int64
-	// MaxMemory bounds the memory of a render child (see Child); 0 means
-	// DefaultRenderMaxMemory.
+	// MaxMemory bounds the memory of the renderer process of one render; 0
+	// means DefaultRenderMaxMemory.
 	MaxMemory int64
-	// Child is the command that runs one Helm render in a process of its own
-	// (meshguard itself with RenderChildEnv set; see ServeRenderChild), where
-	// memory and time can be bounded for real. Empty renders in this process,
-	// bounded only in time and output.
-	Child []string
+	// Renderer is the path of the meshguard-render executable that runs every
+	// Helm render and kustomize build in a process of its own, where memory and
+	// time can be bounded for real. "" looks it up on first use (FindRenderer):
+	// plain YAML never needs it.
+	Renderer string
+	// Version is meshguard's own version, named in the install hint when the
+	// renderer is missing or speaks another protocol.
+	Version string
 	// roots are the canonical paths given to LoadAll: what a symlink inside a
 	// chart or kustomization may point into.
 	roots []string
@@ -74,10 +75,11 @@ type RenderOptions struct {
 type renderer struct {
 	opts    LoadOptions
 	timeout time.Duration
-	// stuck is set once an in-process render outlived the timeout. Its
-	// goroutine may still be inside kustomize, whose OpenAPI schema state is
-	// global, so no further in-process render starts in this run.
-	stuck bool
+	// exe is the renderer executable once found, exeErr why it was not; the
+	// lookup runs at the first render of the run, once.
+	exe      string
+	exeErr   error
+	lookedUp bool
 	// files reads the plain files of the run's PATHs (see fileSet).
 	files *fileSet
 }
@@ -121,34 +123,4 @@ func (r *renderer) renderUnits(dir string, chart bool, fn func(unit)) {
 
 func (b *build) unit() unit {
 	return unit{file: b.file, docs: b.docs, done: true}
-}
-
-// within runs fn on its own goroutine and gives up after the timeout, calling
-// abandon so fn's late side effects stay out of the caller's data. A panic in
-// fn (a library bug on odd input) becomes an error.
-func (r *renderer) within(abandon func(), fn func() error) error {
-	if r.stuck {
-		return errors.New("not rendered: an earlier render in this run timed out")
-	}
-	done := make(chan error, 1)
-	go func() {
-		defer func() {
-			if p := recover(); p != nil {
-				done <- fmt.Errorf("internal error while rendering: %v", p)
-			}
-		}()
-		done <- fn()
-	}()
-	timer := time.NewTimer(r.timeout)
-	defer timer.Stop()
-	select {
-	case err := <-done:
-		return err
-	case <-timer.C:
-		r.stuck = true
-		if abandon != nil {
-			abandon()
-		}
-		return fmt.Errorf("timed out after %v (--render-timeout)", r.timeout)
-	}
 }

@@ -3,23 +3,24 @@ package lint
 import (
 	"os"
 	"testing"
+
+	"github.com/meshguard/meshguard/internal/render/rendertest"
 )
 
-// TestMain lets this test binary serve as the render child of the tests that
-// bound Helm renders in a process of their own (RenderOptions.Child).
+// TestMain builds the real meshguard-render once and points $MESHGUARD_RENDERER
+// at it: every Helm render and kustomize build of these tests runs there, as
+// it does for meshguard.
 func TestMain(m *testing.M) {
-	if os.Getenv(RenderChildEnv) == "1" {
-		os.Exit(ServeRenderChild(os.Stdin, os.Stdout))
-	}
-	os.Exit(m.Run())
+	os.Exit(rendertest.Main(m.Run))
 }
 
-// childCommand runs renders in this test binary as a child process.
-func childCommand(t *testing.T) []string {
+// rendererExe is the renderer TestMain built, for tests that name it
+// explicitly (RenderOptions.Renderer) rather than through the lookup.
+func rendererExe(t *testing.T) string {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
+	exe := os.Getenv(RendererEnv)
+	if exe == "" {
+		t.Fatal("$" + RendererEnv + " is not set; TestMain builds the renderer")
 	}
-	return []string{exe}
+	return exe
 }

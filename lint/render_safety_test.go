@@ -58,11 +58,11 @@ func TestHelmSymlinkOut(t *testing.T) {
 	if err := os.Symlink("../../common/cm.yaml", filepath.Join(good, "templates", "cm.yaml")); err != nil {
 		t.Fatal(err)
 	}
-	for _, child := range []bool{false, true} {
-		t.Run(fmt.Sprintf("child=%v", child), func(t *testing.T) {
+	for _, explicit := range []bool{false, true} {
+		t.Run(fmt.Sprintf("explicit=%v", explicit), func(t *testing.T) {
 			ro := RenderOptions{}
-			if child {
-				ro.Child = childCommand(t)
+			if explicit {
+				ro.Renderer = rendererExe(t)
 			}
 			got := LoadAll([]string{root}, nil, LoadOptions{Helm: true, Render: ro})
 			errs := errorsOf(t, got, "ghp_secret123")
@@ -108,7 +108,7 @@ func TestHelmFIFORefused(t *testing.T) {
 }
 
 // TestHelmBombsBounded: templates that allocate without end are stopped by
-// the render child's memory limit, deadline or output cap; each is an input
+// meshguard-render's memory limit, deadline or output cap; each is an input
 // error on its chart and the run goes on with the other documents.
 func TestHelmBombsBounded(t *testing.T) {
 	root := t.TempDir()
@@ -121,7 +121,7 @@ func TestHelmBombsBounded(t *testing.T) {
 	write(t, root, "plain.yaml", fmt.Sprintf(cmDoc, "plain"))
 	start := time.Now()
 	got := LoadAll([]string{root}, nil, LoadOptions{Helm: true, RenderTimeout: 4 * time.Second,
-		Render: RenderOptions{Child: childCommand(t), MaxMemory: 256 << 20, MaxBytes: 4 << 20}})
+		Render: RenderOptions{Renderer: rendererExe(t), MaxMemory: 256 << 20, MaxBytes: 4 << 20}})
 	elapsed := time.Since(start)
 	errs := errorsOf(t, got, "")
 	for name, bound := range map[string]string{"repeat": "--render-max-memory", "range": "", "sleep": "--render-timeout"} {

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/asaskevich/govalidator"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/meshguard/meshguard/api"
@@ -55,7 +54,7 @@ func (o obsRules) accessLogBackend(b api.AccessLogBackend, p *field.Path) {
 		}
 		o.logFormat(b.File.Format, fp.Child("format"))
 		if b.File.Path != nil {
-			if ok, _ := govalidator.IsFilePath(*b.File.Path); !ok {
+			if !isFilePath(*b.File.Path) {
 				o.invalid(fp.Child("path"), *b.File.Path, "must be an absolute file path, e.g. /var/log/access.log or /dev/stdout")
 			}
 		}
@@ -66,7 +65,7 @@ func (o obsRules) accessLogBackend(b api.AccessLogBackend, p *field.Path) {
 			return
 		}
 		o.logFormat(b.TCP.Format, tp.Child("format"))
-		if b.TCP.Address != nil && !govalidator.IsURL(*b.TCP.Address) {
+		if b.TCP.Address != nil && !isURL(*b.TCP.Address) {
 			o.invalid(tp.Child("address"), *b.TCP.Address, "must be an address Kuma can parse as a URL, e.g. logstash.logging:5000 or 127.0.0.1:5000 (a bare name needs a dot or a port)")
 		}
 	case api.AccessLogOtel:

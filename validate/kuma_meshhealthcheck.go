@@ -69,7 +69,7 @@ func (c confRules) positiveThreshold(p *field.Path, n *int64) {
 	}
 }
 
-// File paths as Kuma accepts them for eventLogPath (govalidator.IsFilePath): an
+// File paths as Kuma accepts them for eventLogPath (govalidator.IsFilePath, whose answers they give; pinned in url_test.go): an
 // absolute Windows path (at most 32767 characters after the drive) or an absolute
 // Unix path.
 var (

@@ -5,7 +5,6 @@ import (
 	"net/url"
 	"strconv"
 
-	"github.com/asaskevich/govalidator"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/meshguard/meshguard/api"
@@ -76,7 +75,7 @@ func (o obsRules) traceBackend(b api.TraceBackend, p *field.Path) {
 		switch u := *b.Zipkin.URL; {
 		case u == "":
 			o.invalid(zp.Child("url"), u, "must not be empty; give the collector's url, e.g. http://jaeger-collector:9411/api/v2/spans")
-		case !govalidator.IsURL(u):
+		case !isURL(u):
 			o.invalid(zp.Child("url"), u, "is not a URL Kuma accepts; write it like http://jaeger-collector:9411/api/v2/spans")
 		}
 	case api.TraceOtel:

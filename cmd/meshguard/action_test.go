@@ -208,22 +208,24 @@ func TestActionManifest(t *testing.T) {
 	}
 }
 
-// releaseArchive is a release's tar.gz of the binary at bin, as hack/release.sh
-// packs it (one file, meshguard, at the root).
+// releaseArchive is a release's tar.gz of meshguard and meshguard-render from the
+// directory bin, as hack/release.sh packs them (two files at the root).
 func releaseArchive(t *testing.T, bin string) []byte {
 	t.Helper()
-	data, err := os.ReadFile(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var b bytes.Buffer
 	gz := gzip.NewWriter(&b)
 	tw := tar.NewWriter(gz)
-	if err := tw.WriteHeader(&tar.Header{Name: "meshguard", Mode: 0o755, Size: int64(len(data))}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tw.Write(data); err != nil {
-		t.Fatal(err)
+	for _, name := range []string{"meshguard", "meshguard-render"} {
+		data, err := os.ReadFile(filepath.Join(bin, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o755, Size: int64(len(data))}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tw.Write(data); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := tw.Close(); err != nil {
 		t.Fatal(err)
@@ -249,12 +251,13 @@ func TestActionInstall(t *testing.T) {
 	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
 		t.Skip("the action runs on Linux and macOS runners")
 	}
-	bin := filepath.Join(buildBinary(t), "meshguard")
+	binDir := buildBinary(t)
+	bin := filepath.Join(binDir, "meshguard")
 	script, err := filepath.Abs(filepath.Join(repoRoot, "action", "run.sh"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	archive := releaseArchive(t, bin)
+	archive := releaseArchive(t, binDir)
 	sum := sha256.Sum256(archive)
 	platform := runtime.GOOS + "_" + runtime.GOARCH
 	rel := t.TempDir()
@@ -283,7 +286,7 @@ func TestActionInstall(t *testing.T) {
 
 	// A fake go on PATH records the fallback and "builds" by copying the binary.
 	fake := t.TempDir()
-	goScript := "#!/bin/sh\necho \"$@\" >>\"$GO_CALLS\"\ncp " + bin + " \"$GOBIN/meshguard\"\n"
+	goScript := "#!/bin/sh\necho \"$@\" >>\"$GO_CALLS\"\ncase \"$*\" in *meshguard-render@*) cp " + bin + "-render \"$GOBIN/meshguard-render\" ;; *) cp " + bin + " \"$GOBIN/meshguard\" ;; esac\n"
 	if err := os.WriteFile(filepath.Join(fake, "go"), []byte(goScript), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -296,7 +299,7 @@ func TestActionInstall(t *testing.T) {
 	}{
 		{version: "v9.9.9", installed: true, log: "verified"},
 		{version: "v9.9.8", code: 1, log: "checksum mismatch"},
-		{version: "v9.9.7", installed: true, goCall: "install github.com/meshguard/meshguard/cmd/meshguard@v9.9.7", log: "no release binary for this runner"},
+		{version: "v9.9.7", installed: true, goCall: "install github.com/meshguard/meshguard/cmd/meshguard@v9.9.7\ninstall github.com/meshguard/meshguard/cmd/meshguard-render@v9.9.7", log: "no release binary for this runner"},
 		{version: "v9.9.6", code: 1, log: "cannot download"},
 	} {
 		t.Run(tc.version, func(t *testing.T) {
@@ -308,9 +311,11 @@ func TestActionInstall(t *testing.T) {
 				t.Errorf("install: exit %d, want %d and %q in the log:\n%s", code, tc.code, tc.log, log)
 			}
 			installed := filepath.Join(tmp, "meshguard-bin", "meshguard")
-			_, err := os.Stat(installed)
-			if (err == nil) != tc.installed {
-				t.Errorf("meshguard installed: %t, want %t", err == nil, tc.installed)
+			for _, exe := range []string{installed, installed + "-render"} {
+				_, err := os.Stat(exe)
+				if (err == nil) != tc.installed {
+					t.Errorf("%s installed: %t, want %t", filepath.Base(exe), err == nil, tc.installed)
+				}
 			}
 			if tc.installed && !strings.Contains(readFile(t, filepath.Join(tmp, "path")), filepath.Dir(installed)) {
 				t.Errorf("GITHUB_PATH does not name %s", filepath.Dir(installed))

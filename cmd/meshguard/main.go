@@ -15,7 +15,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/meshguard/meshguard/api"
-	"github.com/meshguard/meshguard/lint"
 	"github.com/meshguard/meshguard/schema"
 )
 
@@ -42,11 +41,6 @@ type streams struct {
 }
 
 func main() {
-	if os.Getenv(lint.RenderChildEnv) == "1" {
-		// A render child: meshguard re-executed itself to render one chart
-		// under limits (lint.ServeRenderChild).
-		os.Exit(lint.ServeRenderChild(os.Stdin, os.Stdout))
-	}
 	os.Exit(runAs(invokedAs(os.Args[0]), os.Args[1:], streams{in: os.Stdin, out: os.Stdout, err: os.Stderr, stdout: os.Stdout, stderr: os.Stderr}))
 }
 

@@ -7,17 +7,20 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/meshguard/meshguard/lint"
 )
 
 // repoRoot is the repository's root, seen from this package's directory.
 const repoRoot = "../.."
 
-// buildBinary builds meshguard into a fresh directory and returns that directory, for
-// tests that run it the way other tools do (pre-commit, the GitHub Action's script).
+// buildBinary builds meshguard and its renderer, meshguard-render, into a fresh
+// directory, as a release archive ships them, and returns that directory, for tests
+// that run it the way other tools do (pre-commit, the GitHub Action's script).
 func buildBinary(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "meshguard"), ".")
+	cmd := exec.Command("go", "build", "-o", dir+string(filepath.Separator), ".", "../meshguard-render")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
@@ -33,11 +36,13 @@ func needTool(t *testing.T, name, install string) {
 }
 
 // sh runs a command in dir with env added and returns its combined output and exit code.
+// $MESHGUARD_RENDERER (TestMain's renderer) is cleared, so a meshguard started here
+// finds its renderer as an installed one does: next to itself or on $PATH.
 func sh(t *testing.T, dir string, env []string, name string, args ...string) (string, int) {
 	t.Helper()
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = append(append(os.Environ(), lint.RendererEnv+"="), env...)
 	out, err := cmd.CombinedOutput()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
@@ -163,6 +168,19 @@ func TestPreCommitGoHook(t *testing.T) {
 	rev := gitRepo(t, hooks)
 	dir := policyRepo(t, hooks, rev, "meshguard-lint")
 	modcache, _ := sh(t, ".", nil, "go", "env", "GOMODCACHE")
-	checkHook(t, dir, []string{"PRE_COMMIT_HOME=" + t.TempDir(), "GOMODCACHE=" + strings.TrimSpace(modcache),
-		"GOPROXY=off", "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local"})
+	env := []string{"PRE_COMMIT_HOME=" + t.TempDir(), "GOMODCACHE=" + strings.TrimSpace(modcache),
+		"GOPROXY=off", "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local"}
+	checkHook(t, dir, env)
+	// go install ./... installed meshguard-render beside meshguard: staged
+	// charts and kustomizations render (same PRE_COMMIT_HOME: no second build).
+	dir = renderRepo(t, hooks, rev, "meshguard-lint")
+	for file, want := range map[string]string{
+		"charts/app/templates/timeout.yaml":  "1 document, 0 errors",
+		"deploy/overlays/staging/patch.yaml": "rendered by deploy/overlays/staging/kustomization.yaml",
+	} {
+		out, _ := sh(t, dir, env, "pre-commit", "run", "--verbose", "--files", file)
+		if !strings.Contains(out, want) || strings.Contains(out, "meshguard-render is neither") {
+			t.Errorf("pre-commit on %s: want %q in the output:\n%s", file, want, out)
+		}
+	}
 }

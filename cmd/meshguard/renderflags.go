@@ -1,8 +1,7 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -27,6 +26,7 @@ type renderFlags struct {
 	timeout        time.Duration
 	maxBytes       string
 	maxMemory      string
+	renderer       string
 }
 
 func (f *renderFlags) bind(cmd *cobra.Command) {
@@ -41,7 +41,8 @@ func (f *renderFlags) bind(cmd *cobra.Command) {
 	fs.BoolVar(&f.allowRemote, "allow-remote", false, "let kustomize fetch remote resources (URLs, git) and Helm value schemas resolve remote references; off, they are input errors")
 	fs.DurationVar(&f.timeout, "render-timeout", lint.DefaultRenderTimeout, "time one kustomize build or Helm render may take")
 	fs.StringVar(&f.maxBytes, "render-max-bytes", "64Mi", "output one render may produce (a quantity: 64Mi, 10M)")
-	fs.StringVar(&f.maxMemory, "render-max-memory", "1Gi", "memory one Helm render may use, in a child process of meshguard (Linux: address-space limit)")
+	fs.StringVar(&f.maxMemory, "render-max-memory", "1Gi", "memory one Helm render or kustomize build may use, in its meshguard-render process (Linux: address-space limit)")
+	fs.StringVar(&f.renderer, "renderer", "", "path of the meshguard-render executable that renders charts and kustomizations (default: $"+lint.RendererEnv+", else meshguard-render next to this executable, else on $PATH; plain YAML never needs it)")
 }
 
 // options turns the flags into the loader's render options, or a usage error.
@@ -60,9 +61,6 @@ func (f *renderFlags) options() (lint.RenderOptions, time.Duration, error) {
 	if strings.TrimSpace(f.releaseName) == "" {
 		return lint.RenderOptions{}, 0, usageErr("--release-name must not be empty")
 	}
-	if err := lint.CheckSetValues(f.set, f.setString); err != nil {
-		return lint.RenderOptions{}, 0, usageErr("%v", err)
-	}
 	maxBytes, err := quantity("--render-max-bytes", f.maxBytes)
 	if err != nil {
 		return lint.RenderOptions{}, 0, err
@@ -73,7 +71,7 @@ func (f *renderFlags) options() (lint.RenderOptions, time.Duration, error) {
 	}
 	return lint.RenderOptions{Set: f.set, SetString: f.setString, ReleaseName: f.releaseName, APIVersions: f.apiVersions,
 		KubeVersion: f.kubeVersion, EnableHelm: f.enableHelm, LoadRestrictor: f.loadRestrictor, AllowRemote: f.allowRemote,
-		MaxBytes: maxBytes, MaxMemory: maxMemory, Child: renderChild()}, f.timeout, nil
+		MaxBytes: maxBytes, MaxMemory: maxMemory, Renderer: f.renderer, Version: ownVersion()}, f.timeout, nil
 }
 
 // quantity parses a positive byte quantity flag (64Mi, 10M, 1048576).
@@ -85,17 +83,10 @@ func quantity(flag, s string) (int64, error) {
 	return q.Value(), nil
 }
 
-// renderChild is the command that runs a Helm render in a child process:
-// this executable, whose main serves renders when lint.RenderChildEnv is set,
-// whatever it is called (meshguard, kubectl-meshguard, a renamed release
-// binary). A Go test binary (name.test) running commands in-process would run
-// its tests instead, so it renders in its own process.
-func renderChild() []string {
-	exe, err := os.Executable()
-	if err != nil || strings.HasSuffix(strings.TrimSuffix(filepath.Base(exe), ".exe"), ".test") {
-		return nil
-	}
-	return []string{exe}
+// ownVersion is this meshguard's version, for the renderer's install hint.
+func ownVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	return buildVersion(bi, ok, version, commit).Version
 }
 
 // changed maps the PATHs of --changed-files to what is linted (the charts and

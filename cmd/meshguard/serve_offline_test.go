@@ -23,16 +23,19 @@ import (
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/defaults"
 	"github.com/meshguard/meshguard/hack/loadgen/loadtest"
+	"github.com/meshguard/meshguard/internal/render/rendertest"
 	"github.com/meshguard/meshguard/lint"
 )
 
 // TestMain lets the test binary act as the meshguard binary (MESHGUARD_AS_CLI=1),
-// so that serve runs as a real process the test can stop.
+// so that serve runs as a real process the test can stop. Otherwise it builds
+// the real meshguard-render once and points $MESHGUARD_RENDERER at it, for the
+// commands that render charts and kustomizations.
 func TestMain(m *testing.M) {
 	if os.Getenv("MESHGUARD_AS_CLI") == "1" {
 		os.Exit(run(os.Args[1:], streams{in: os.Stdin, out: os.Stdout, err: os.Stderr, stdout: os.Stdout}))
 	}
-	os.Exit(m.Run())
+	os.Exit(rendertest.Main(m.Run))
 }
 
 // admissionExamples are the AdmissionReview bodies in examples/admission, built from

@@ -26,12 +26,6 @@ const ownInitBytes = 256 << 10
 // no longer heavy, so the list stays true.
 func knownHeavyInits() map[string]string {
 	return map[string]string{
-		// Helm's chartutil (values.schema.json checks) links it; its init
-		// compiles the metaschemas of five JSON Schema drafts.
-		"github.com/santhosh-tekuri/jsonschema/v6": "helm.sh/helm/v3/pkg/chartutil",
-		// Kuma's own validators use it (URL and path checks, for parity);
-		// its init compiles its regular expressions.
-		"github.com/asaskevich/govalidator": "github.com/meshguard/meshguard/validate",
 		// Every built-in API type registered in client-go's scheme:
 		// controller-runtime (serve), client-go's discovery and typed clients.
 		"k8s.io/client-go/kubernetes/scheme": "sigs.k8s.io/controller-runtime, k8s.io/client-go/discovery",
@@ -70,6 +64,38 @@ func readInitTrace(t *testing.T) []initCost {
 		t.Fatalf("inittrace printed %d initialisers; is GODEBUG=inittrace=1 honoured?\n%s", len(costs), out)
 	}
 	return costs
+}
+
+// notLinked are module path prefixes meshguard must not link: their packages'
+// initialisers would run on every start of every command. Helm (its chartutil
+// links santhosh-tekuri/jsonschema, whose init compiles five drafts'
+// metaschemas) and kustomize's builder run in meshguard-render instead;
+// govalidator's checks are validate's own isURL and isFilePath.
+var notLinked = []string{
+	"helm.sh/",
+	"github.com/santhosh-tekuri/jsonschema",
+	"github.com/asaskevich/govalidator",
+	"sigs.k8s.io/kustomize/api/krusty",
+}
+
+// TestNotLinked: `go list -deps ./cmd/meshguard` names none of notLinked, so
+// rendering libraries load only in the renderer's process, on first use.
+func TestNotLinked(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) < 100 {
+		t.Fatalf("go list -deps named %d packages; is this the meshguard command?", len(deps))
+	}
+	for _, pkg := range deps {
+		for _, bad := range notLinked {
+			if strings.HasPrefix(pkg, bad) {
+				t.Errorf("meshguard links %s; it belongs in meshguard-render (internal/render/child) or nowhere", pkg)
+			}
+		}
+	}
 }
 
 // TestInitCost keeps what every start costs before any work from growing: no

@@ -1,4 +1,4 @@
-package lint
+package child
 
 import (
 	"fmt"
@@ -10,6 +10,8 @@ import (
 
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/yaml"
+
+	"github.com/meshguard/meshguard/internal/render"
 )
 
 // guard refuses a read kustomize asks for when it would leave the linted
@@ -29,7 +31,7 @@ func (f *recordingFS) guard(path string) error {
 	dirs := f.kustomizationDirs
 	f.mu.Unlock()
 	if filepath.Clean(lexical) != real && !within(real, f.roots) && !within(real, dirs) {
-		return errLinkOut(path, real)
+		return render.ErrLinkOut(path, real)
 	}
 	if info, err := os.Stat(real); err == nil && !info.Mode().IsRegular() && !info.IsDir() {
 		return fmt.Errorf("%s is not a regular file (%v): refused", path, info.Mode().Type())

@@ -1,8 +1,7 @@
-package lint
+package child
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -16,61 +15,15 @@ import (
 	"helm.sh/helm/v3/pkg/engine"
 	"helm.sh/helm/v3/pkg/strvals"
 
-	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/internal/render"
 )
-
-// helmRequest is one chart to render, with everything `helm template` would
-// take from its flags. It crosses into a render child as JSON.
-type helmRequest struct {
-	Dir string `json:"dir"`
-	// Values are the values under ValueFiles (kustomize's valuesInline).
-	Values      map[string]any `json:"values,omitempty"`
-	ValueFiles  []string       `json:"valueFiles,omitempty"`
-	Set         []string       `json:"set,omitempty"`
-	SetString   []string       `json:"setString,omitempty"`
-	ReleaseName string         `json:"releaseName"`
-	Namespace   string         `json:"namespace"`
-	APIVersions []string       `json:"apiVersions,omitempty"`
-	KubeVersion string         `json:"kubeVersion,omitempty"`
-	AllowRemote bool           `json:"allowRemote,omitempty"`
-	MaxBytes    int64          `json:"maxBytes"`
-	MaxMemory   int64          `json:"maxMemory,omitempty"`
-}
-
-// helmResult is what a render gives back: the chart's name and its rendered
-// templates by name ("chart/templates/x.yaml"), or the error with the
-// template file and line Helm named; Logs are what Helm's libraries printed.
-type helmResult struct {
-	Chart     string            `json:"chart,omitempty"`
-	Templates map[string]string `json:"templates,omitempty"`
-	Err       string            `json:"err,omitempty"`
-	ErrFile   string            `json:"errFile,omitempty"`
-	ErrLine   int               `json:"errLine,omitempty"`
-	Logs      []string          `json:"logs,omitempty"`
-}
-
-// DefaultAPIVersions are the API versions a chart sees in
-// .Capabilities.APIVersions besides Kubernetes' built-ins when no
-// --api-versions is given: every group/version and group/version/Kind of the
-// kinds meshguard guards, so a chart that renders its policies only where
-// their CRDs are installed renders them for the linter.
-func DefaultAPIVersions(reg *api.Registry) []string {
-	var out []string
-	for _, k := range reg.Kinds() {
-		gvk := k.GVK()
-		gv := gvk.GroupVersion().String()
-		out = append(out, gv, gv+"/"+gvk.Kind)
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
-}
 
 // helmRender loads and renders a chart as `helm template` does, in this
 // process. Output beyond req.MaxBytes is an error.
-func helmRender(req helmRequest) helmResult {
+func helmRender(req render.HelmRequest) render.HelmResult {
 	chrt, out, err := helmTemplate(req)
 	if err != nil {
-		res := helmResult{Err: err.Error()}
+		res := render.HelmResult{Err: err.Error()}
 		res.ErrFile, res.ErrLine = helmErrorPlace(req.Dir, err.Error())
 		return res
 	}
@@ -79,13 +32,13 @@ func helmRender(req helmRequest) helmResult {
 		total += int64(len(s))
 	}
 	if total > req.MaxBytes {
-		return helmResult{Err: fmt.Sprintf("rendered output is larger than %d bytes (--render-max-bytes)", req.MaxBytes)}
+		return render.HelmResult{Err: fmt.Sprintf("rendered output is larger than %d bytes (--render-max-bytes)", req.MaxBytes)}
 	}
-	return helmResult{Chart: chrt.Name(), Templates: out}
+	return render.HelmResult{Chart: chrt.Name(), Templates: out}
 }
 
 // helmTemplate loads a chart directory and renders it.
-func helmTemplate(req helmRequest) (*chart.Chart, map[string]string, error) {
+func helmTemplate(req render.HelmRequest) (*chart.Chart, map[string]string, error) {
 	chrt, err := chartloader.LoadDir(req.Dir)
 	if err != nil {
 		return nil, nil, err
@@ -120,7 +73,7 @@ func helmTemplate(req helmRequest) (*chart.Chart, map[string]string, error) {
 
 // helmValues merges the values as helm template does: values files in order,
 // then --set, then --set-string.
-func helmValues(req helmRequest) (map[string]any, error) {
+func helmValues(req render.HelmRequest) (map[string]any, error) {
 	vals := mergeValues(map[string]any{}, req.Values)
 	for _, f := range req.ValueFiles {
 		v, err := chartutil.ReadValuesFile(f)
@@ -140,13 +93,6 @@ func helmValues(req helmRequest) (map[string]any, error) {
 		}
 	}
 	return vals, nil
-}
-
-// CheckSetValues checks --set and --set-string values the way Helm parses
-// them, so a mistake is a usage error before anything is rendered.
-func CheckSetValues(set, setString []string) error {
-	_, err := helmValues(helmRequest{Set: set, SetString: setString})
-	return err
 }
 
 // checkDependencies refuses what `helm template` would need the network or
@@ -259,5 +205,21 @@ func helmErrorPlace(dir, msg string) (string, int) {
 	return filepath.Join(dir, filepath.FromSlash(rest)), line
 }
 
-// errRenderChild wraps what went wrong with a render child itself.
-var errRenderChild = errors.New("render child")
+// mergeValues merges over into base the way helm merges -f files: maps merge
+// key by key, anything else in over replaces what base had.
+func mergeValues(base, over map[string]any) map[string]any {
+	out := make(map[string]any, len(base))
+	for k, v := range base {
+		out[k] = v
+	}
+	for k, v := range over {
+		if om, ok := v.(map[string]any); ok {
+			if bm, ok := out[k].(map[string]any); ok {
+				out[k] = mergeValues(bm, om)
+				continue
+			}
+		}
+		out[k] = v
+	}
+	return out
+}

@@ -1,4 +1,4 @@
-package lint
+package child
 
 import (
 	"fmt"
@@ -11,11 +11,9 @@ import (
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/yaml"
-)
 
-// virtualPrefix starts the names of the files that hold a helmCharts entry's
-// rendered chart, which exist only inside the build's file system.
-const virtualPrefix = ".meshguard-helm-"
+	"github.com/meshguard/meshguard/internal/render"
+)
 
 // inflateHelmCharts implements kustomize's --enable-helm without a helm
 // binary: it renders each helmCharts entry of the kustomization in dir with
@@ -24,7 +22,7 @@ const virtualPrefix = ".meshguard-helm-"
 // helmCharts and helmGlobals replaced by those files as resources. Generated
 // and listed resources then go through the same transformers; kustomize
 // would add the generated ones after the resources, and sorts either way.
-func (r *renderer) inflateHelmCharts(dir string, data []byte) ([]byte, map[string][]byte, error) {
+func inflateHelmCharts(req render.KustomizeRequest, dir string, data []byte) ([]byte, map[string][]byte, error) {
 	var k types.Kustomization
 	if err := yaml.Unmarshal(data, &k); err != nil || len(k.HelmCharts) == 0 {
 		return data, nil, nil
@@ -36,11 +34,11 @@ func (r *renderer) inflateHelmCharts(dir string, data []byte) ([]byte, map[strin
 	files := map[string][]byte{}
 	resources, _ := raw["resources"].([]any)
 	for i, h := range k.HelmCharts {
-		out, err := r.inflateOne(dir, chartHome(k.HelmGlobals), h)
+		out, err := inflateOne(req, dir, chartHome(k.HelmGlobals), h)
 		if err != nil {
 			return nil, nil, fmt.Errorf("helmCharts[%d] (%s): %w", i, h.Name, err)
 		}
-		name := fmt.Sprintf("%s%d-%s.yaml", virtualPrefix, i, h.Name)
+		name := fmt.Sprintf("%s%d-%s.yaml", render.VirtualPrefix, i, h.Name)
 		files[filepath.Join(dir, name)] = out
 		resources = append(resources, name)
 	}
@@ -55,7 +53,7 @@ func (r *renderer) inflateHelmCharts(dir string, data []byte) ([]byte, map[strin
 // (kustomize's <chartHome>/<name>, or <chartHome>/<name>-<version>/<name>
 // for a pulled chart); a chart that is not there would be pulled, which
 // meshguard never does.
-func (r *renderer) inflateOne(dir, home string, h types.HelmChart) ([]byte, error) {
+func inflateOne(kreq render.KustomizeRequest, dir, home string, h types.HelmChart) ([]byte, error) {
 	if !filepath.IsAbs(home) {
 		home = filepath.Join(dir, home)
 	}
@@ -66,28 +64,29 @@ func (r *renderer) inflateOne(dir, home string, h types.HelmChart) ([]byte, erro
 	if !isLocalDir(chartDir) {
 		return nil, fmt.Errorf("chart %s is not in %s: meshguard pulls no charts (helm pull --untar it there first)", h.Name, home)
 	}
-	if err := checkChartLinks(chartDir, append([]string{dir}, r.opts.Render.roots...)); err != nil {
+	if err := render.CheckChartLinks(chartDir, append([]string{dir}, kreq.Roots...)); err != nil {
 		return nil, err
 	}
-	req := r.helmRequest(chartDir)
+	req := kreq.HelmDefaults
+	req.Dir = chartDir
 	req.ReleaseName, req.Namespace = firstOf(h.ReleaseName, "release-name"), firstOf(h.Namespace, "default")
 	req.ValueFiles, req.Set, req.SetString = nil, nil, nil
 	req.APIVersions = append(slices.Clone(req.APIVersions), h.ApiVersions...)
 	req.KubeVersion = firstOf(h.KubeVersion, req.KubeVersion)
 	var err error
-	if req.Values, err = r.inlineValues(dir, h); err != nil {
+	if req.Values, err = inlineValues(kreq.Roots, dir, h); err != nil {
 		return nil, err
 	}
 	for _, f := range h.AdditionalValuesFiles {
 		req.ValueFiles = append(req.ValueFiles, filepath.Join(dir, f))
 	}
-	res := r.helm(req)
+	res := helmRender(req)
 	if res.Err != "" {
 		return nil, fmt.Errorf("%s", res.Err)
 	}
 	names := make([]string, 0, len(res.Templates))
 	for name := range res.Templates {
-		if path.Base(name) != "NOTES.txt" && isManifest(name) && strings.TrimSpace(res.Templates[name]) != "" {
+		if path.Base(name) != "NOTES.txt" && render.IsManifest(name) && strings.TrimSpace(res.Templates[name]) != "" {
 			names = append(names, name)
 		}
 	}
@@ -102,14 +101,14 @@ func (r *renderer) inflateOne(dir, home string, h types.HelmChart) ([]byte, erro
 // inlineValues are the values kustomize hands helm as its one values file:
 // valuesFile (if given) with valuesInline over it (valuesMerge override, the
 // default), under it (merge), or instead of it (replace).
-func (r *renderer) inlineValues(dir string, h types.HelmChart) (map[string]any, error) {
+func inlineValues(roots []string, dir string, h types.HelmChart) (map[string]any, error) {
 	vals := map[string]any{}
 	if h.ValuesFile != "" && h.ValuesMerge != "replace" {
 		p := h.ValuesFile
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(dir, p)
 		}
-		if real, err := canonical(p); err != nil || !within(real, append([]string{dir}, r.opts.Render.roots...)) {
+		if real, err := canonical(p); err != nil || !within(real, append([]string{dir}, roots...)) {
 			return nil, fmt.Errorf("valuesFile %s is outside the kustomization and the linted paths: refused", h.ValuesFile)
 		}
 		v, err := chartutil.ReadValuesFile(p)
@@ -187,9 +186,4 @@ func (f *recordingFS) withHelmCharts(path string, data []byte) ([]byte, error) {
 		f.virtual[p] = content
 	}
 	return out, nil
-}
-
-// isVirtual reports whether a document's file is one of a build's own files.
-func isVirtual(file string) bool {
-	return strings.HasPrefix(filepath.Base(file), virtualPrefix)
 }
