@@ -77,6 +77,7 @@ func LoadAll(paths []string, stdin io.Reader, o LoadOptions) Loaded {
 // the finished documents of each kustomize build or Helm render.
 func eachUnit(paths []string, stdin io.Reader, o LoadOptions, fn func(unit)) {
 	r := newRenderer(o, paths)
+	defer r.close()
 	for _, p := range paths {
 		if p == "-" {
 			stdinUnits(stdin, fn)

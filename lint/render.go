@@ -82,6 +82,9 @@ type renderer struct {
 	lookedUp bool
 	// files reads the plain files of the run's PATHs (see fileSet).
 	files *fileSet
+	// proc is the renderer process that serves the run's renders in turn,
+	// started at the first; nil after one was killed (the next starts anew).
+	proc *rendererProc
 }
 
 func newRenderer(o LoadOptions, paths []string) *renderer {

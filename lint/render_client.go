@@ -1,8 +1,7 @@
 package lint
 
 import (
-	"bytes"
-	"context"
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/meshguard/meshguard/internal/render"
@@ -108,10 +108,60 @@ func (r *renderer) kustomize(req render.KustomizeRequest) (render.KustomizeResul
 	return *ans.Kustomize, nil
 }
 
-// runChild runs one render in a renderer process and reads its answer, at
-// most about twice the output bound (JSON escapes), killing the process at
-// the deadline or when it writes more. An answer of another protocol
-// version is refused with the install hint.
+// rendererProc is the run's renderer process: requests go to in, one JSON
+// line each, and answers come back on out, one line each.
+type rendererProc struct {
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	out    *bufio.Reader
+	stderr *render.CappedBuffer
+}
+
+// start starts the run's renderer process.
+func (r *renderer) start(exe string) (*rendererProc, error) {
+	cmd := exec.Command(exe)
+	p := &rendererProc{cmd: cmd, stderr: &render.CappedBuffer{Max: 4 << 10}}
+	cmd.Stderr = p.stderr
+	cmd.WaitDelay = time.Second
+	var err error
+	if p.in, err = cmd.StdinPipe(); err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	p.out = bufio.NewReaderSize(stdout, 64<<10)
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("%w (%s): %v; %s", errRenderer, exe, err, installHint(r.opts.Render.Version))
+	}
+	return p, nil
+}
+
+// stop ends the process (at once when kill is set, else once it has read
+// the end of its input) and returns how it ended.
+func (p *rendererProc) stop(kill bool) error {
+	_ = p.in.Close()
+	if kill {
+		_ = p.cmd.Process.Kill()
+	}
+	return p.cmd.Wait()
+}
+
+// close ends the run's renderer process, if one runs.
+func (r *renderer) close() {
+	if r.proc != nil {
+		_ = r.proc.stop(false)
+		r.proc = nil
+	}
+}
+
+// runChild runs one render in the run's renderer process (started on first
+// use) and reads its answer, at most about twice the output bound (JSON
+// escapes). At the deadline, or when the answer is larger, the process is
+// killed, and so is it when it dies or answers what cannot be read: the next
+// render starts a new one. An answer of another protocol version is refused
+// with the install hint.
 func (r *renderer) runChild(req render.Request) (render.Answer, error) {
 	exe, err := r.rendererPath()
 	if err != nil {
@@ -122,40 +172,72 @@ func (r *renderer) runChild(req render.Request) (render.Answer, error) {
 	if err != nil {
 		return render.Answer{}, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), r.timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, exe)
-	cmd.Stdin = bytes.NewReader(body)
-	stderr := &render.CappedBuffer{Max: 4 << 10}
-	cmd.Stderr = stderr
-	cmd.WaitDelay = time.Second
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return render.Answer{}, err
+	if r.proc == nil {
+		if r.proc, err = r.start(exe); err != nil {
+			return render.Answer{}, err
+		}
 	}
-	if err := cmd.Start(); err != nil {
-		return render.Answer{}, fmt.Errorf("%w (%s): %v; %s", errRenderer, exe, err, installHint(r.opts.Render.Version))
-	}
+	p := r.proc
+	var timedOut atomic.Bool
+	timer := time.AfterFunc(r.timeout, func() { timedOut.Store(true); _ = p.cmd.Process.Kill() })
 	maxBytes := r.opts.Render.MaxBytes
 	limit := 2*maxBytes + 1<<20
-	out, readErr := io.ReadAll(io.LimitReader(stdout, limit+1))
-	tooBig := int64(len(out)) > limit
-	if tooBig {
-		cancel()
+	line, readErr := exchange(p, body, limit)
+	timer.Stop()
+	if readErr == nil {
+		ans, err := r.readAnswer(exe, line)
+		if err != nil && !errors.As(err, new(answeredError)) {
+			r.proc = nil
+			_ = p.stop(true)
+		}
+		return ans, err
 	}
-	waitErr := cmd.Wait()
+	r.proc = nil
+	waitErr := p.stop(true)
 	switch {
-	case tooBig:
+	case errors.Is(readErr, errTooLong):
 		return render.Answer{}, fmt.Errorf("rendered output is larger than %d bytes (--render-max-bytes)", maxBytes)
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+	case timedOut.Load():
 		return render.Answer{}, fmt.Errorf("timed out after %v (--render-timeout)", r.timeout)
 	case waitErr != nil:
-		return render.Answer{}, childFailure(waitErr, stderr.String(), req.MaxMemory)
-	case readErr != nil:
-		return render.Answer{}, readErr
+		return render.Answer{}, childFailure(waitErr, p.stderr.String(), req.MaxMemory)
 	}
-	return r.readAnswer(exe, out)
+	return render.Answer{}, fmt.Errorf("%w: %v", errRenderer, readErr)
 }
+
+// errTooLong is an answer line longer than the bound.
+var errTooLong = errors.New("answer too long")
+
+// exchange writes one request line and reads the answer line, of at most
+// limit bytes.
+func exchange(p *rendererProc, body []byte, limit int64) ([]byte, error) {
+	if _, err := p.in.Write(append(body, '\n')); err != nil {
+		return nil, err
+	}
+	var line []byte
+	for {
+		chunk, err := p.out.ReadSlice('\n')
+		if int64(len(line)+len(chunk)) > limit+1 {
+			return nil, errTooLong
+		}
+		line = append(line, chunk...)
+		switch err {
+		case nil:
+			return line, nil
+		case bufio.ErrBufferFull:
+			continue
+		case io.EOF:
+			return nil, io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+}
+
+// answeredError is a refusal the renderer answered in protocol: the process
+// is well and serves the next render.
+type answeredError struct{ error }
+
+func (e answeredError) Unwrap() error { return e.error }
 
 // readAnswer decodes the renderer's answer and checks its protocol version.
 func (r *renderer) readAnswer(exe string, out []byte) (render.Answer, error) {
@@ -168,7 +250,7 @@ func (r *renderer) readAnswer(exe string, out []byte) (render.Answer, error) {
 			errRenderer, exe, ans.Protocol, render.ProtocolVersion, installHint(r.opts.Render.Version))
 	}
 	if ans.Err != "" {
-		return render.Answer{}, fmt.Errorf("%w (%s): %s", errRenderer, exe, ans.Err)
+		return render.Answer{}, answeredError{fmt.Errorf("%w (%s): %s", errRenderer, exe, ans.Err)}
 	}
 	return ans, nil
 }

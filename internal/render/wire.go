@@ -16,8 +16,9 @@ import (
 // ProtocolVersion is the version of Request and Answer. meshguard refuses an
 // answer of another version, so a meshguard and a meshguard-render of
 // different releases never misread each other; bump it on any change of the
-// fields' meaning.
-const ProtocolVersion = 1
+// fields' meaning or of the framing. Version 2: one renderer process serves a
+// run's requests, one JSON line each way per render.
+const ProtocolVersion = 2
 
 // ExecutableName is the renderer's file name (plus ".exe" on Windows), looked
 // up next to meshguard and on $PATH.

@@ -1,6 +1,7 @@
 // Package child is the renderer meshguard runs as a separate executable,
-// meshguard-render: one Helm render or kustomize build per process, read from
-// standard input, under the memory limit the request names, answered on
+// meshguard-render: the Helm renders and kustomize builds of one meshguard run,
+// one request after the other on standard input (a JSON line each), under the
+// memory limit the first request names, each answered with a JSON line on
 // standard output. It is the only package that links Helm and kustomize's
 // builder; keeping them out of meshguard keeps their initialisers out of every
 // meshguard start, and a Go template that allocates without end can only be
@@ -8,6 +9,7 @@
 package child
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -25,33 +27,66 @@ const maxLog = 64 << 10
 // kustomization file, which the loader bounds far below this.
 const maxRequest = 256 << 20
 
-// Serve reads one render request from in, renders it in this process under
-// the request's memory limit, and writes the answer to out. The libraries' log
-// lines (Go's log package) are captured and returned with the answer, for
-// meshguard to report as notes, instead of reaching standard error in Go's log
-// format. Problems with the request itself go to errOut. It returns the
-// process exit code.
+// Serve answers render requests from in until it ends: each is one line of
+// JSON, rendered in this process, answered with one line of JSON on out, so a
+// run with many kustomizations pays for one renderer start, not one per build.
+// The first request that names a memory limit sets it for the process
+// (meshguard names the same one in every request of a run); meshguard starts a
+// new renderer after one is killed for its time, memory or output. The
+// libraries' log lines (Go's log package) are captured per request and
+// returned with the answer, for meshguard to report as notes, instead of
+// reaching standard error in Go's log format. Problems with the stream itself
+// go to errOut. It returns the process exit code: 0 at the end of in.
 func Serve(in io.Reader, out, errOut io.Writer) int {
-	var req render.Request
-	if err := json.NewDecoder(io.LimitReader(in, maxRequest)).Decode(&req); err != nil {
-		fmt.Fprintf(errOut, "%s: bad request: %v\n", render.ExecutableName, err)
-		return 2
+	return serve(in, out, errOut, maxRequest)
+}
+
+// serve is Serve with the longest request line it reads.
+func serve(in io.Reader, out, errOut io.Writer, limit int) int {
+	r := bufio.NewReaderSize(in, 64<<10)
+	limited := false
+	for {
+		line, err := readLine(r, limit)
+		if err == io.EOF && len(line) == 0 {
+			return 0
+		}
+		var req render.Request
+		if err == nil || err == io.EOF {
+			err = json.Unmarshal(line, &req)
+		}
+		if err != nil {
+			fmt.Fprintf(errOut, "%s: bad request: %v\n", render.ExecutableName, err)
+			return 2
+		}
+		answer, fatal := serveOne(req, &limited)
+		if fatal != nil {
+			fmt.Fprintf(errOut, "%s: %v\n", render.ExecutableName, fatal)
+			return 2
+		}
+		if code := encode(out, answer); code != 0 {
+			return code
+		}
 	}
-	answer := render.Answer{Protocol: render.ProtocolVersion}
+}
+
+// serveOne renders one request. fatal is a problem that ends the process (the
+// memory limit cannot be set).
+func serveOne(req render.Request, limited *bool) (answer render.Answer, fatal error) {
+	answer = render.Answer{Protocol: render.ProtocolVersion}
 	switch {
 	case req.Protocol != render.ProtocolVersion:
 		answer.Err = fmt.Sprintf("%s speaks render protocol %d, the request protocol %d", render.ExecutableName, render.ProtocolVersion, req.Protocol)
-		return encode(out, answer)
+		return answer, nil
 	case (req.Helm == nil) == (req.Kustomize == nil):
 		answer.Err = "a request names exactly one of helm and kustomize"
-		return encode(out, answer)
+		return answer, nil
 	}
-	if req.MaxMemory > 0 {
+	if req.MaxMemory > 0 && !*limited {
 		debug.SetMemoryLimit(req.MaxMemory)
 		if err := limitAddressSpace(req.MaxMemory); err != nil {
-			fmt.Fprintf(errOut, "%s: %v\n", render.ExecutableName, err)
-			return 2
+			return answer, err
 		}
+		*limited = true
 	}
 	logs := &render.CappedBuffer{Max: maxLog}
 	log.SetOutput(logs)
@@ -64,7 +99,31 @@ func Serve(in io.Reader, out, errOut io.Writer) int {
 		answer.Kustomize = &res
 	}
 	answer.Logs = logLines(logs.String())
-	return encode(out, answer)
+	// What one render built is garbage once answered: give it back before the
+	// next, so a run's renders share the memory limit one at a time.
+	debug.FreeOSMemory()
+	return answer, nil
+}
+
+// readLine reads one line (without its newline) of at most limit bytes; a
+// longer one is an error. At the end of input it returns what is left and
+// io.EOF.
+func readLine(r *bufio.Reader, limit int) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if len(line)+len(chunk) > limit+1 {
+			return nil, fmt.Errorf("a request line longer than %d bytes", limit)
+		}
+		line = append(line, chunk...)
+		switch err {
+		case nil:
+			return line[:len(line)-1], nil
+		case bufio.ErrBufferFull:
+			continue
+		}
+		return line, err
+	}
 }
 
 func encode(out io.Writer, a render.Answer) int {
