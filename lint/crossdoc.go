@@ -13,9 +13,13 @@ import (
 // never reach a proxy.
 type rbacStage struct {
 	systemNamespace string
-	ps              []compile.Policy
-	anchors         []Anchor
-	byRef           map[string]int
+	// sums are the added summaries, by pointer: the policies are copied into
+	// one slice of the final size when Findings compiles them. Copying each
+	// Policy and Anchor into growing slices as they were added copied them
+	// again at every doubling and, at the end of a large run, held the old
+	// arrays beside the new ones.
+	sums  []*mtpSummary
+	byRef map[string]int
 }
 
 type mtpSummary struct {
@@ -56,23 +60,27 @@ func (s *rbacStage) Add(v any) {
 	if s.byRef == nil {
 		s.byRef = map[string]int{}
 	}
-	s.byRef[m.p.Ref()] = len(s.ps) // the last document of a Ref gets its findings
-	s.ps = append(s.ps, m.p)
-	s.anchors = append(s.anchors, m.anchor)
+	s.byRef[m.p.Ref()] = len(s.sums) // the last document of a Ref gets its findings
+	s.sums = append(s.sums, m)
 }
 
 func (s *rbacStage) Findings() []Finding {
-	if len(s.ps) == 0 {
+	if len(s.sums) == 0 {
 		return nil
 	}
-	var out []Finding
-	for _, e := range compile.AnalyzePolicies(s.ps, s.systemNamespace) {
+	ps := make([]compile.Policy, len(s.sums))
+	for i, m := range s.sums {
+		ps[i] = m.p
+	}
+	errs := compile.AnalyzePolicies(ps, s.systemNamespace)
+	out := make([]Finding, 0, len(errs))
+	for _, e := range errs {
 		ref, _ := e.BadValue.(string)
 		i, ok := s.byRef[ref]
 		if !ok {
 			continue
 		}
-		out = append(out, s.anchors[i].Finding(validate.SeverityWarning, e.Origin, e.Field, e.Detail))
+		out = append(out, s.sums[i].anchor.Finding(validate.SeverityWarning, e.Origin, e.Field, e.Detail))
 	}
 	return out
 }

@@ -99,11 +99,10 @@ func Lint(docs []Document, o Options) ([]Finding, Summary) {
 	parallel(len(docs), func(i int) {
 		per[i] = checkDoc(&docs[i], o, sets.summarizers())
 	})
-	var out []Finding
 	for _, r := range per {
-		out = r.add(out, sets)
+		r.add(sets)
 	}
-	return finish(out, sets, len(docs))
+	return finish(sets, len(docs))
 }
 
 // stageSets are the cross-document stages of one run, a set per group of
@@ -120,16 +119,20 @@ type stageSets struct {
 	order   []string // groups in the order their first summary came
 	// sup collects the suppressions of the run, applied by finish.
 	sup *suppressor
-	// pending are the documents added so far, in input order, with their
-	// summaries: finish hands the stages only the copy of each object the
-	// cluster keeps, which is known once every document is in.
-	pending []pendingDoc
-}
-
-// pendingDoc is what stageSets keep of a document until finish.
-type pendingDoc struct {
-	at        placed
-	summaries []any
+	// places and summaries are the documents added so far, in input order
+	// (index i of both is one document): finish hands the stages only the copy
+	// of each object the cluster keeps, which is known once every document is
+	// in. Kept apart so that finish reads the places as they are, without a
+	// copy of them.
+	places    []placed
+	summaries [][]any
+	// found are the documents' findings, in input order, as each document's
+	// check returned them; finish joins them once, into a slice of the final
+	// size. Appending them one by one to a growing slice copied every finding
+	// kept so far at each doubling (294,000 documents: ~600,000 findings of
+	// ~200 bytes) and left the old arrays to the collector.
+	found  [][]Finding
+	nFound int
 }
 
 func (o Options) newStageSets() *stageSets {
@@ -214,49 +217,64 @@ func placeOf(d *Document, o Options, denied bool) placed {
 	return placed{id: id, ok: true, file: file, line: line, denied: denied, group: renderKey(d)}
 }
 
-// add appends r's findings to out and keeps its summaries for the stages of
-// its group; results must be added in input order.
-func (r docResult) add(out []Finding, sets *stageSets) []Finding {
+// add keeps r's findings and its summaries for the stages of its group;
+// results must be added in input order.
+func (r docResult) add(sets *stageSets) {
 	if r.sups != nil && sets.sup != nil {
 		sets.sup.objects[keyOf(&r.sups.at)] = r.sups
 	}
 	if r.summaries != nil || r.at.ok {
-		sets.pending = append(sets.pending, pendingDoc{at: r.at, summaries: r.summaries})
+		sets.places = append(sets.places, r.at)
+		sets.summaries = append(sets.summaries, r.summaries)
 	}
-	return append(out, r.findings...)
+	if len(r.findings) > 0 {
+		sets.found = append(sets.found, r.findings)
+		sets.nFound += len(r.findings)
+	}
 }
 
 // feed hands the stages the summaries of the documents the cluster keeps (a
 // duplicate's earlier copies are left out) and returns the duplicate findings.
 func (s *stageSets) feed() []Finding {
-	places := make([]placed, len(s.pending))
-	for i, p := range s.pending {
-		places[i] = p.at
-	}
-	replaced := supersededBy(places)
-	for i, p := range s.pending {
-		if p.summaries == nil || replaced[i] >= 0 || s.newStages == nil {
+	replaced := supersededBy(s.places)
+	for i, sums := range s.summaries {
+		if sums == nil || replaced[i] >= 0 || s.newStages == nil {
 			continue
 		}
-		stages := s.of(p.at.group)
-		for j, v := range p.summaries {
+		stages := s.of(s.places[i].group)
+		for j, v := range sums {
 			if v != nil {
 				stages[j].Add(v)
 			}
 		}
+		s.summaries[i] = nil // the stage holds what it needs of it now
 	}
-	s.pending = nil
+	s.summaries = nil
+	places := s.places
+	s.places = nil
 	return duplicateFindings(places)
 }
 
-// finish appends the duplicate findings and the stages' findings, group by
-// group, sorts, and counts.
-func finish(out []Finding, sets *stageSets, docs int) ([]Finding, Summary) {
-	out = append(out, sets.feed()...)
+// finish joins the documents' findings, the duplicate findings and the
+// stages' findings, group by group, sorts, and counts.
+func finish(sets *stageSets, docs int) ([]Finding, Summary) {
+	parts := append(sets.found, sets.feed())
+	n := sets.nFound + len(parts[len(parts)-1])
 	for _, key := range sets.order {
 		for _, s := range sets.byGroup[key] {
-			out = append(out, s.Findings()...)
+			fs := s.Findings()
+			parts = append(parts, fs)
+			n += len(fs)
 		}
+	}
+	sets.found = nil
+	var out []Finding // nil when there are none, as before
+	if n > 0 {
+		out = make([]Finding, 0, n)
+	}
+	for i, p := range parts {
+		out = append(out, p...)
+		parts[i] = nil // the document's slice is garbage once copied
 	}
 	if sets.sup != nil {
 		out = sets.sup.apply(out)

@@ -94,16 +94,15 @@ func Stream[R any](paths []string, stdin io.Reader, lo LoadOptions, work func(*D
 // documents handled so far, on the calling goroutine.
 func Run(paths []string, stdin io.Reader, lo LoadOptions, o Options, progress func(docs int)) ([]Finding, Summary, []Skip) {
 	stages := o.newStageSets()
-	var out []Finding
 	n := 0
 	skipped := Stream(paths, stdin, lo, func(d *Document) docResult { return checkDoc(d, o, stages.summarizers()) }, func(r docResult) {
-		out = r.add(out, stages)
+		r.add(stages)
 		n++
 		if progress != nil {
 			progress(n)
 		}
 	})
-	out, sum := finish(out, stages, n)
+	out, sum := finish(stages, n)
 	sum.Skipped = len(skipped)
 	return out, sum, skipped
 }
