@@ -6,36 +6,34 @@ import (
 	"strconv"
 
 	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/kumarules"
 )
 
-// KindRank is the specificity of a top-level targetRef kind (seeds 002/003): a policy
-// with a higher rank is more specific and comes later in the merged list, so its
-// items override. Dataplane (Kuma 2.10+) selects single proxies and is the most
-// specific proxy-level kind; a Dataplane by name is more specific than one by
-// labels. Route kinds are a separate level: they never share a group with
-// proxy-level kinds, their rank only keeps sorting total.
+// KindRank is the specificity of a top-level targetRef kind in Kuma 2.14's merge
+// order (kumarules.KindOrder: Mesh, Dataplane, MeshSubset, MeshGateway,
+// MeshService, MeshExternalService, MeshMultiZoneService, MeshServiceSubset,
+// MeshHTTPRoute): a policy with a higher rank comes later in the merged list, so
+// its items override. Kuma ranks Dataplane right after Mesh, below MeshSubset and
+// MeshService (api/common/v1alpha1's order map), and among Dataplane refs one by
+// name over one by labels, and one with sectionName over one without. Route kinds
+// never share a group with proxy-level kinds; their rank only keeps sorting total.
 func KindRank(t api.TargetRef) int {
 	switch t.Kind {
-	case "", api.RefMesh:
-		return 0
-	case api.RefMeshSubset:
-		return 1
-	case api.RefMeshService:
-		return 2
-	case api.RefMeshServiceSubset:
-		return 3
-	case api.RefDataplane:
-		switch {
-		case t.Name != "" && t.SectionName != "":
-			return 6
-		case t.Name != "":
-			return 5
-		}
-		return 4
-	case api.RefMeshHTTPRoute, api.RefMeshGatewayRoute:
-		return 10
+	case "":
+		return kumarules.KindOrder(string(api.RefMesh)) * 4
+	case api.RefMeshGatewayRoute:
+		return (kumarules.KindOrder(string(api.RefMeshHTTPRoute)) + 1) * 4
 	}
-	return 9
+	r := kumarules.KindOrder(string(t.Kind)) * 4
+	if t.Kind == api.RefDataplane {
+		if t.Name != "" {
+			r += 2
+		}
+		if t.SectionName != "" {
+			r++
+		}
+	}
+	return r
 }
 
 // IsRouteRef reports whether a top-level targetRef points at a route rather than at
@@ -44,28 +42,15 @@ func IsRouteRef(t api.TargetRef) bool {
 	return t.Kind == api.RefMeshHTTPRoute || t.Kind == api.RefMeshGatewayRoute
 }
 
-// originRank: global-originated policies are less specific than zone ones (Kuma's policy-on-namespace MADR
-// step 2). A missing origin label is treated like a zone policy: that is what a
-// standalone Kuma control plane stamps on the policies created in it.
-func originRank(o string) int {
-	if o == api.OriginGlobal {
-		return 0
-	}
-	return 1
-}
+// originRank is Kuma's order of origins (kumarules.OriginOrder): global-originated
+// policies are the least specific, then those without an origin label, then zone
+// ones (Kuma's policy-on-namespace MADR step 2; ResourceOrigin.Compare).
+func originRank(o string) int { return kumarules.OriginOrder(o) }
 
-// roleRank orders namespaces as the policy-on-namespace MADR step 3 says: consumer-ns > producer-ns >
-// kuma-system. Workload-owner policies live in the workload's (consumer's)
-// namespace and rank with consumer policies.
-func roleRank(r api.PolicyRole) int {
-	switch r {
-	case api.RoleSystem:
-		return 0
-	case api.RoleProducer:
-		return 1
-	}
-	return 2
-}
+// roleRank orders roles as Kuma does (kumarules.RoleOrder): system, producer,
+// consumer, workload-owner (the policy-on-namespace MADR step 3, with Kuma's
+// PolicyRole.Compare putting workload-owner after consumer).
+func roleRank(r api.PolicyRole) int { return kumarules.RoleOrder(r) }
 
 // sortKey is everything ordering looks at, computed once per policy.
 type sortKey struct {
@@ -75,7 +60,7 @@ type sortKey struct {
 
 func keyOf(p Policy, systemNamespace string) sortKey {
 	return sortKey{kind: KindRank(p.TopRef()), origin: originRank(p.Origin), role: roleRank(p.EffectiveRole(systemNamespace)),
-		name: p.Name, namespace: p.Namespace, mesh: p.Mesh}
+		name: p.SortName(), namespace: p.Namespace, mesh: p.Mesh}
 }
 
 func compareKeys(a, b sortKey) int {
@@ -99,7 +84,7 @@ func compareKeys(a, b sortKey) int {
 
 // ComparePolicies orders two policies least specific first, the order in which
 // their `from` lists are concatenated: top-level kind, then origin, then namespace
-// role, then name, where a lexicographically SMALLER name is MORE specific and so
+// role, then display name (SortName), where a lexicographically SMALLER name is MORE specific and so
 // comes later (Kuma's policy-on-namespace MADR step 4, the policy-matching MADR "Sorting"). The MeshTrafficPermission MADR concatenates
 // global, global-2 in the opposite name order; the later seeds win (docs/rbac.md).
 // Namespace and mesh break remaining ties only to keep the order total.

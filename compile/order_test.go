@@ -52,7 +52,30 @@ func TestComparePolicies(t *testing.T) {
 			pol("d", "kuma-system", "", "", api.TargetRef{Kind: api.RefMeshSubset, Tags: map[string]string{"v": "1"}}),
 			pol("e", "kuma-system", "", "", mesh),
 			pol("f", "kuma-system", "", "", api.TargetRef{Kind: api.RefDataplane, Name: "dp-1"}),
-		}, []string{"kuma-system/e", "kuma-system/d", "kuma-system/c", "kuma-system/b", "kuma-system/a", "kuma-system/f"}},
+		}, []string{"kuma-system/e", "kuma-system/a", "kuma-system/f", "kuma-system/d", "kuma-system/c", "kuma-system/b"}},
+		// Kuma 2.14 ranks Dataplane right after Mesh (api/common/v1alpha1's order
+		// map); among Dataplane refs, labels < labels with sectionName < name <
+		// name with sectionName.
+		{"Dataplane refs", []Policy{
+			pol("a", "kuma-system", "", "", api.TargetRef{Kind: api.RefDataplane, Name: "dp-1", SectionName: "http"}),
+			pol("b", "kuma-system", "", "", api.TargetRef{Kind: api.RefDataplane, Name: "dp-1"}),
+			pol("c", "kuma-system", "", "", api.TargetRef{Kind: api.RefDataplane, Labels: map[string]string{"app": "x"}, SectionName: "http"}),
+			pol("d", "kuma-system", "", "", api.TargetRef{Kind: api.RefDataplane, Labels: map[string]string{"app": "x"}}),
+			pol("e", "kuma-system", "", "", api.TargetRef{Kind: api.RefMeshSubset, Tags: map[string]string{"v": "1"}}),
+		}, []string{"kuma-system/d", "kuma-system/c", "kuma-system/b", "kuma-system/a", "kuma-system/e"}},
+		{"a missing origin is between global and zone", []Policy{
+			pol("a", "kuma-system", api.OriginZone, "", mesh),
+			pol("b", "kuma-system", "", "", mesh),
+			pol("c", "kuma-system", api.OriginGlobal, "", mesh),
+		}, []string{"kuma-system/c", "kuma-system/b", "kuma-system/a"}},
+		{"display name, not the synced name", []Policy{
+			displayed(pol("a-5f7c", "kuma-system", api.OriginGlobal, "", mesh), "zz"),
+			displayed(pol("z-91b2", "kuma-system", api.OriginGlobal, "", mesh), "aa"),
+		}, []string{"kuma-system/a-5f7c", "kuma-system/z-91b2"}},
+		{"workload-owner after consumer", []Policy{
+			pol("a", "app-ns", "", "workload-owner", mesh),
+			pol("b", "app-ns", "", "consumer", mesh),
+		}, []string{"app-ns/b", "app-ns/a"}},
 		{"global less specific than zone", []Policy{
 			pol("a", "kuma-system", api.OriginZone, "", mesh),
 			pol("z", "kuma-system", api.OriginGlobal, "", mesh),
@@ -171,3 +194,10 @@ spec:
     - targetRef: {kind: MeshService, name: web}
       default: {action: ALLOW_WITH_SHADOW_DENY}
 `
+
+// displayed is p with a kuma.io/display-name label (a policy synced from the
+// global control plane keeps its name there as this label).
+func displayed(p Policy, name string) Policy {
+	p.DisplayName = name
+	return p
+}

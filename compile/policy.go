@@ -32,7 +32,10 @@ type Policy struct {
 	Zone string
 	// Role is the `kuma.io/policy-role` label; empty means "derive from namespace".
 	Role api.PolicyRole
-	Spec api.MeshTrafficPermissionSpec
+	// DisplayName is the `kuma.io/display-name` label: the name a policy synced
+	// from another control plane had there, which Kuma sorts by (SortName).
+	DisplayName string
+	Spec        api.MeshTrafficPermissionSpec
 }
 
 // Ref names the policy the way previews and action names do: "namespace/name", or
@@ -42,6 +45,15 @@ func (p Policy) Ref() string {
 		return p.Name
 	}
 	return p.Namespace + "/" + p.Name
+}
+
+// SortName is the name Kuma orders policies by: the kuma.io/display-name label
+// when set, else the name.
+func (p Policy) SortName() string {
+	if p.DisplayName != "" {
+		return p.DisplayName
+	}
+	return p.Name
 }
 
 // EffectiveRole is the role used for ordering and scoping: the label when set,
@@ -120,12 +132,13 @@ func policyMeta(u *unstructured.Unstructured) (Policy, error) {
 	}
 	labels := u.GetLabels()
 	p := Policy{
-		Name:      u.GetName(),
-		Namespace: u.GetNamespace(),
-		Mesh:      labels[api.LabelMesh],
-		Origin:    labels[api.LabelOrigin],
-		Zone:      labels[api.LabelZone],
-		Role:      api.PolicyRole(labels[api.LabelPolicyRole]),
+		Name:        u.GetName(),
+		Namespace:   u.GetNamespace(),
+		Mesh:        labels[api.LabelMesh],
+		Origin:      labels[api.LabelOrigin],
+		Zone:        labels[api.LabelZone],
+		Role:        api.PolicyRole(labels[api.LabelPolicyRole]),
+		DisplayName: labels[api.LabelDisplayName],
 	}
 	if p.Name == "" {
 		return Policy{}, fmt.Errorf("metadata.name is required")

@@ -101,7 +101,7 @@ func sortMatched(ps []Policy) {
 	}
 	slices.SortStableFunc(ks, func(x, y keyed) int {
 		a, b, ta, tb := x.p, y.p, x.top, y.top
-		if c := cmp.Compare(kindOrder(ta.Kind), kindOrder(tb.Kind)); c != 0 {
+		if c := cmp.Compare(KindOrder(ta.Kind), KindOrder(tb.Kind)); c != 0 {
 			return c
 		}
 		if c := compareDataplaneRefs(ta, tb); c != 0 {

@@ -7,9 +7,12 @@ import (
 	"github.com/meshguard/meshguard/api"
 )
 
-// kindOrder is Kuma's specificity of top-level targetRef kinds, least specific
-// first; unknown kinds rank with Mesh's 0 below it, as Kuma's map lookup gives.
-func kindOrder(k string) int {
+// KindOrder is Kuma 2.14's specificity of top-level targetRef kinds, least
+// specific first (Mesh 1, Dataplane 2, MeshSubset 3, MeshGateway 4, MeshService 5,
+// MeshExternalService 6, MeshMultiZoneService 7, MeshServiceSubset 8,
+// MeshHTTPRoute 9); unknown kinds rank 0, below Mesh, as Kuma's map lookup gives.
+// It is the one copy of that order: the RBAC compiler sorts by it too.
+func KindOrder(k string) int {
 	switch k {
 	case refMesh:
 		return 1
@@ -53,8 +56,12 @@ func compareDataplaneRefs(a, b TargetRef) int {
 }
 
 // originOrder: global before a missing origin label before zone.
-func originOrder(labels map[string]string) int {
-	switch labels[api.LabelOrigin] {
+func originOrder(labels map[string]string) int { return OriginOrder(labels[api.LabelOrigin]) }
+
+// OriginOrder is Kuma's order of a policy's kuma.io/origin label value: global
+// (1) before a missing label (2) before zone (3).
+func OriginOrder(origin string) int {
+	switch origin {
 	case api.OriginGlobal:
 		return 1
 	case "":
@@ -67,7 +74,13 @@ func originOrder(labels map[string]string) int {
 
 // roleOrder: system (also a missing role label), producer, consumer, workload-owner.
 func roleOrder(labels map[string]string) int {
-	switch api.PolicyRole(labels[api.LabelPolicyRole]) {
+	return RoleOrder(api.PolicyRole(labels[api.LabelPolicyRole]))
+}
+
+// RoleOrder is Kuma's order of policy roles: system (also none) 1, producer 2,
+// consumer 3, workload-owner 4.
+func RoleOrder(role api.PolicyRole) int {
+	switch role {
 	case api.RoleSystem, "":
 		return 1
 	case api.RoleProducer:
@@ -83,7 +96,7 @@ func roleOrder(labels map[string]string) int {
 // compareAttributes is Kuma's order of policies before names: top-level kind,
 // Dataplane refinement, origin, role. Negative: a is less specific (merged first).
 func compareAttributes(topA, topB TargetRef, a, b Meta) int {
-	if c := cmp.Compare(kindOrder(topA.Kind), kindOrder(topB.Kind)); c != 0 {
+	if c := cmp.Compare(KindOrder(topA.Kind), KindOrder(topB.Kind)); c != 0 {
 		return c
 	}
 	if c := compareDataplaneRefs(topA, topB); c != 0 {

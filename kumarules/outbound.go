@@ -33,7 +33,7 @@ func compareToEntries(a, b Item) int {
 	if c := compareAttributes(a.TopLevel, b.TopLevel, a.Policy, b.Policy); c != 0 {
 		return c
 	}
-	if c := cmp.Compare(kindOrder(a.Ref.Kind), kindOrder(b.Ref.Kind)); c != 0 {
+	if c := cmp.Compare(KindOrder(a.Ref.Kind), KindOrder(b.Ref.Kind)); c != 0 {
 		return c
 	}
 	if a.Ref.Kind == refMeshService {
