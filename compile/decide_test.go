@@ -475,3 +475,30 @@ func TestCheckMatchersAgreeWithIndependentEvaluation(t *testing.T) {
 		}
 	}
 }
+
+// TestDecideDataplaneBeforeMeshService: Kuma 2.14 merges a Dataplane-targeted
+// MeshTrafficPermission right after Mesh ones, before MeshService ones (its
+// targetRef kind order), so a MeshService policy's Allow overrides a Dataplane
+// policy's Deny for the same client: the MeshService policy decides.
+func TestDecideDataplaneBeforeMeshService(t *testing.T) {
+	ps := policiesFromYAML(t, `kind: MeshTrafficPermission
+metadata: {name: pin-deny, namespace: kuma-system}
+spec:
+  targetRef: {kind: Dataplane, labels: {app: payments}}
+  from: [{targetRef: {kind: Mesh}, default: {action: Deny}}]
+---
+kind: MeshTrafficPermission
+metadata: {name: service-allow, namespace: kuma-system}
+spec:
+  targetRef: {kind: MeshService, name: payments_shop_svc_80}
+  from: [{targetRef: {kind: Mesh}, default: {action: Allow}}]
+`)
+	payments := proxyOf("shop", api.ServiceTag, "payments_shop_svc_80", "app", "payments")
+	d := decideFor(t, ps, payments, Request{SANs: ClientSANs("default", map[string]string{api.ServiceTag: "web_shop_svc_80"})})
+	if got := strings.Join(d.Policies, ","); got != "kuma-system/pin-deny,kuma-system/service-allow" {
+		t.Errorf("merged %s, want the Dataplane policy first", got)
+	}
+	if !d.Enforced.Allow || d.Enforced.Decider.Policy != "kuma-system/service-allow" {
+		t.Errorf("decision %v by %s, want ALLOW by kuma-system/service-allow", d.Enforced.Allow, d.Enforced.Decider.Policy)
+	}
+}
