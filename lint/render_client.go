@@ -183,10 +183,12 @@ func (r *renderer) runChild(req render.Request) (render.Answer, error) {
 	maxBytes := r.opts.Render.MaxBytes
 	limit := 2*maxBytes + 1<<20
 	line, readErr := exchange(p, body, limit)
-	timer.Stop()
+	// A deadline that fired as the answer arrived has killed (or is killing)
+	// the process: keep the answer, not the process.
+	stopped := timer.Stop()
 	if readErr == nil {
 		ans, err := r.readAnswer(exe, line)
-		if err != nil && !errors.As(err, new(answeredError)) {
+		if !stopped || (err != nil && !errors.As(err, new(answeredError))) {
 			r.proc = nil
 			_ = p.stop(true)
 		}
