@@ -8,12 +8,12 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/meshguard/meshguard/hack/loadgen/loadtest"
 	"github.com/meshguard/meshguard/schema"
+	"github.com/meshguard/meshguard/webhook/webhooktest"
 )
 
 // BenchmarkCheckLargePolicy is the schema layer's cost per byte: Set.Check of the
-// 2.9 MB MeshTrafficPermission of issue 27 (loadtest.LargePolicy), already decoded,
+// 2.9 MB MeshTrafficPermission of issue 27 (webhooktest.LargePolicy), already decoded,
 // reported as bytes allocated per byte of the object's JSON (alloc-B/in-B) beside
 // B/op. docs/performance.md ("The schema layer's cost per byte") records it.
 func BenchmarkCheckLargePolicy(b *testing.B) {
@@ -21,7 +21,7 @@ func BenchmarkCheckLargePolicy(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	m := loadtest.LargePolicy()
+	m := webhooktest.LargePolicy()
 	data, err := json.Marshal(m)
 	if err != nil {
 		b.Fatal(err)

@@ -9,7 +9,7 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	"github.com/meshguard/meshguard/hack/loadgen/loadtest"
+	"github.com/meshguard/meshguard/webhook/webhooktest"
 )
 
 // cycle is how many distinct requests the benchmarks of distinct objects cycle
@@ -20,7 +20,7 @@ const cycle = 4096
 // test's MeshTrafficPermission (RBAC preview merged with 20 stored policies),
 // without HTTP, TLS or AdmissionReview decoding.
 func benchValidate(b *testing.B, reqs []admission.Request) {
-	eng, err := loadtest.NewHandlers(loadtest.StoredPolicies())
+	eng, err := webhooktest.NewHandlers(webhooktest.StoredPolicies())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func benchValidate(b *testing.B, reqs []admission.Request) {
 }
 
 // requests decodes n requests of each review, with distinct uids.
-func requests(b testing.TB, n int, reviews ...*loadtest.Review) []admission.Request {
+func requests(b testing.TB, n int, reviews ...*webhooktest.Review) []admission.Request {
 	var out []admission.Request
 	for i := range n {
 		for _, r := range reviews {
@@ -56,7 +56,7 @@ func requests(b testing.TB, n int, reviews ...*loadtest.Review) []admission.Requ
 // BenchmarkValidateMTPUnchanged is an UPDATE that changes nothing, sent again and
 // again (GitOps reconciles, re-applies): both objects are decoded every time.
 func BenchmarkValidateMTPUnchanged(b *testing.B) {
-	r, err := loadtest.NewUnchangedUpdate()
+	r, err := webhooktest.NewUnchangedUpdate()
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -64,10 +64,10 @@ func BenchmarkValidateMTPUnchanged(b *testing.B) {
 }
 
 // BenchmarkValidateMTPUnique is a CREATE of a distinct policy in every request
-// (loadtest.IncomingVariant), so every request is decoded, validated and its
+// (webhooktest.IncomingVariant), so every request is decoded, validated and its
 // preview compiled: the cost of a new or changed object.
 func BenchmarkValidateMTPUnique(b *testing.B) {
-	reviews, err := loadtest.NewReviews(cycle)
+	reviews, err := webhooktest.NewReviews(cycle)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func BenchmarkValidateMTPUnique(b *testing.B) {
 // test's policy with a fresh uid, read and answered by controller-runtime's
 // admission webhook, for the no-op handler and meshguard's two handlers.
 func BenchmarkReview(b *testing.B) {
-	r, err := loadtest.NewReview()
+	r, err := webhooktest.NewReview()
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -86,15 +86,15 @@ func BenchmarkReview(b *testing.B) {
 	for i := range bodies {
 		bodies[i] = r.Body(fmt.Sprintf("00000000-0000-4000-8000-%012d", i))
 	}
-	eng, err := loadtest.NewHandlers(loadtest.StoredPolicies())
+	eng, err := webhooktest.NewHandlers(webhooktest.StoredPolicies())
 	if err != nil {
 		b.Fatal(err)
 	}
 	for _, h := range []struct {
 		name string
 		fn   admission.HandlerFunc
-	}{{"noop", loadtest.Noop}, {"validate", eng.Validate}, {"mutate", eng.Mutate}} {
-		serve := loadtest.ControllerRuntime(h.fn)
+	}{{"noop", webhooktest.Noop}, {"validate", eng.Validate}, {"mutate", eng.Mutate}} {
+		serve := webhooktest.ControllerRuntime(h.fn)
 		b.Run(h.name, func(b *testing.B) { serveBodies(b, serve, bodies) })
 	}
 }

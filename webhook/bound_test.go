@@ -13,9 +13,9 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 
-	"github.com/meshguard/meshguard/hack/loadgen/loadtest"
 	"github.com/meshguard/meshguard/webhook"
 	"github.com/meshguard/meshguard/webhook/serving"
+	"github.com/meshguard/meshguard/webhook/webhooktest"
 )
 
 // TestHugePolicyPreviewIsBounded admits a MeshTrafficPermission of 20,000 `from`
@@ -25,7 +25,7 @@ import (
 // never be created. With the webhook's bound the groups are named but not
 // compiled, and a warning says so.
 func TestHugePolicyPreviewIsBounded(t *testing.T) {
-	obj := loadtest.IncomingPolicy()
+	obj := webhooktest.IncomingPolicy()
 	var from []any
 	for i := range 20000 {
 		from = append(from, map[string]any{
@@ -34,11 +34,11 @@ func TestHugePolicyPreviewIsBounded(t *testing.T) {
 		})
 	}
 	obj["spec"].(map[string]any)["from"] = from
-	r, err := loadtest.NewReviewOf(obj)
+	r, err := webhooktest.NewReviewOf(obj)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := loadtest.NewHandlers(loadtest.StoredPolicies())
+	h, err := webhooktest.NewHandlers(webhooktest.StoredPolicies())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestHugePolicyPreviewIsBounded(t *testing.T) {
 // them (body limits, controller-runtime's codec): each answer comes well inside
 // the chart's 5 s webhook timeout on a shared 2-core machine.
 func TestThreeMegabytePolicyAnsweredInTime(t *testing.T) {
-	obj := loadtest.IncomingPolicy()
+	obj := webhooktest.IncomingPolicy()
 	var from []any
 	for i := 0; i < 26000; i++ {
 		from = append(from, map[string]any{
@@ -69,7 +69,7 @@ func TestThreeMegabytePolicyAnsweredInTime(t *testing.T) {
 		})
 	}
 	obj["spec"].(map[string]any)["from"] = from
-	r, err := loadtest.NewReviewOf(obj)
+	r, err := webhooktest.NewReviewOf(obj)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestThreeMegabytePolicyAnsweredInTime(t *testing.T) {
 	if len(body) < 2_500_000 || len(body) > serving.MaxRequestBytes {
 		t.Fatalf("review of %d bytes, want about 3 MB", len(body))
 	}
-	h, err := loadtest.NewHandlers(loadtest.StoredPolicies())
+	h, err := webhooktest.NewHandlers(webhooktest.StoredPolicies())
 	if err != nil {
 		t.Fatal(err)
 	}

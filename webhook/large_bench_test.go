@@ -9,24 +9,24 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/meshguard/meshguard/hack/loadgen/loadtest"
 	"github.com/meshguard/meshguard/webhook"
 	"github.com/meshguard/meshguard/webhook/serving"
+	"github.com/meshguard/meshguard/webhook/webhooktest"
 )
 
 // BenchmarkValidateLargePolicy sends the 2.9 MB MeshTrafficPermission of issue 27
-// (loadtest.LargePolicy) to the validating path as the server serves it (body
+// (webhooktest.LargePolicy) to the validating path as the server serves it (body
 // limits, controller-runtime's codec, the handler), with the schema layer run
 // ("schema", as lint and --schema-check always) and skipped ("schema-skipped", as
 // --schema-check auto where the installed CRD is the embedded one), and reports
 // the bytes allocated per byte of the review (alloc-B/in-B).
 func BenchmarkValidateLargePolicy(b *testing.B) {
-	r, err := loadtest.NewReviewOf(loadtest.LargePolicy())
+	r, err := webhooktest.NewReviewOf(webhooktest.LargePolicy())
 	if err != nil {
 		b.Fatal(err)
 	}
 	body := r.Body("00000000-0000-4000-8000-000000000001")
-	h, err := loadtest.NewHandlers(loadtest.StoredPolicies())
+	h, err := webhooktest.NewHandlers(webhooktest.StoredPolicies())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -8,15 +8,15 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/meshguard/meshguard/compile"
-	"github.com/meshguard/meshguard/hack/loadgen/loadtest"
 	"github.com/meshguard/meshguard/webhook"
+	"github.com/meshguard/meshguard/webhook/webhooktest"
 )
 
 // manyStored adds n stored workload-owner policies, each on its own app in one
 // namespace, to the fixture cluster: the shape hack/apilatency measures through the
 // real API server, where each new policy joins no stored group.
 func manyStored(n int) []unstructured.Unstructured {
-	out := loadtest.StoredPolicies()
+	out := webhooktest.StoredPolicies()
 	for i := range n {
 		out = append(out, unstructured.Unstructured{Object: map[string]any{
 			"apiVersion": "kuma.io/v1alpha1",
@@ -44,15 +44,15 @@ func manyStored(n int) []unstructured.Unstructured {
 // test's 20 included): what the preview costs per stored policy it does not need.
 // The time should not grow with the stored set.
 func BenchmarkValidateMTPManyStored(b *testing.B) {
-	reviews, err := loadtest.NewReviews(cycle)
+	reviews, err := webhooktest.NewReviews(cycle)
 	if err != nil {
 		b.Fatal(err)
 	}
 	reqs := requests(b, 1, reviews...)
-	base := len(loadtest.StoredPolicies())
+	base := len(webhooktest.StoredPolicies())
 	for _, total := range []int{220, 1000} {
 		b.Run(fmt.Sprintf("stored=%d", total), func(b *testing.B) {
-			eng, err := loadtest.NewHandlers(manyStored(total - base))
+			eng, err := webhooktest.NewHandlers(manyStored(total - base))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -95,8 +95,8 @@ func ownAppPolicy(i int) map[string]any {
 // the handler's own cost per request: decoding, validation, the preview's and the
 // widening check's fixed costs.
 func BenchmarkValidateMTPOwnApp(b *testing.B) {
-	stored := manyStored(1000 - len(loadtest.StoredPolicies()))
-	eng, err := loadtest.NewHandlers(stored)
+	stored := manyStored(1000 - len(webhooktest.StoredPolicies()))
+	eng, err := webhooktest.NewHandlers(stored)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -109,11 +109,11 @@ func BenchmarkValidateMTPOwnApp(b *testing.B) {
 		MaxExpandedRules: 64, SystemNamespace: eng.Settings.SystemNamespace, MaxGroupItems: webhook.DefaultPreviewMaxItems})
 	bodies := make([][]byte, cycle)
 	for i := range bodies {
-		r, err := loadtest.NewReviewOf(ownAppPolicy(i))
+		r, err := webhooktest.NewReviewOf(ownAppPolicy(i))
 		if err != nil {
 			b.Fatal(err)
 		}
 		bodies[i] = r.Body(fmt.Sprintf("00000000-0000-4000-8000-%012d", i))
 	}
-	serveBodies(b, loadtest.ControllerRuntime(eng.Validate), bodies)
+	serveBodies(b, webhooktest.ControllerRuntime(eng.Validate), bodies)
 }

@@ -11,9 +11,9 @@ import (
 
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/compile"
-	"github.com/meshguard/meshguard/hack/loadgen/loadtest"
 	"github.com/meshguard/meshguard/internal/warnline"
 	"github.com/meshguard/meshguard/webhook"
+	"github.com/meshguard/meshguard/webhook/webhooktest"
 )
 
 // referencePreview is the preview without any cache or index: every stored policy
@@ -63,7 +63,7 @@ func referencePreview(list webhook.PolicyLister, opts compile.Options) webhook.P
 // previewCases are incoming policies: new ones of several target kinds, and every
 // stored policy again (an UPDATE replacing itself), with a changed spec.
 func previewCases(stored []unstructured.Unstructured) []*unstructured.Unstructured {
-	in := &unstructured.Unstructured{Object: loadtest.IncomingPolicy()}
+	in := &unstructured.Unstructured{Object: webhooktest.IncomingPolicy()}
 	out := []*unstructured.Unstructured{in}
 	for i, target := range []map[string]any{
 		{"kind": "Mesh"},
@@ -121,7 +121,7 @@ func moreShapes() []unstructured.Unstructured {
 }
 
 func TestPreviewCacheMatchesReference(t *testing.T) {
-	stored := append(loadtest.StoredPolicies(), moreShapes()...)
+	stored := append(webhooktest.StoredPolicies(), moreShapes()...)
 	pristine := make([]unstructured.Unstructured, len(stored))
 	for i := range stored {
 		stored[i].DeepCopyInto(&pristine[i])

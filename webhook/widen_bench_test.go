@@ -7,8 +7,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/meshguard/meshguard/compile"
-	"github.com/meshguard/meshguard/hack/loadgen/loadtest"
 	"github.com/meshguard/meshguard/webhook"
+	"github.com/meshguard/meshguard/webhook/webhooktest"
 )
 
 // BenchmarkWidening is the "widens access" check alone for the load generator's
@@ -16,7 +16,7 @@ import (
 // stored policies that the incoming one shares no group with: what the check adds
 // to an admission, and what it costs per stored policy it does not need.
 func BenchmarkWidening(b *testing.B) {
-	incoming := &unstructured.Unstructured{Object: loadtest.IncomingPolicy()}
+	incoming := &unstructured.Unstructured{Object: webhooktest.IncomingPolicy()}
 	for _, n := range []int{0, 200, 2000} {
 		stored := manyStored(n)
 		index, err := webhook.IndexedPolicies(stored, "")

@@ -20,6 +20,7 @@ import (
 	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/meshguard/meshguard/hack/loadgen/loadtest"
+	"github.com/meshguard/meshguard/webhook/webhooktest"
 )
 
 // config is one of the three webhook configurations of the API server measured.
@@ -35,7 +36,7 @@ const (
 func order() []config { return []config{absent, withNoop, withMeshguard} }
 
 // noopServer is the peer: a controller-runtime webhook server answering both of
-// meshguard's paths with loadtest.Noop, counting the calls.
+// meshguard's paths with webhooktest.Noop, counting the calls.
 type noopServer struct {
 	base   string // https://localhost:port
 	caPEM  []byte
@@ -62,7 +63,7 @@ func startNoop(ctx context.Context, dir string) (*noopServer, error) {
 	}
 	n := &noopServer{base: "https://localhost:" + strconv.Itoa(port), caPEM: ca}
 	srv := crwebhook.NewServer(crwebhook.Options{Host: "127.0.0.1", Port: port, CertDir: certDir, TLSOpts: loadtest.TLSOpts()})
-	h := loadtest.ControllerRuntime(loadtest.Noop)
+	h := webhooktest.ControllerRuntime(webhooktest.Noop)
 	for _, p := range []string{"/mutate", "/validate"} {
 		srv.Register(p, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			n.served.Add(1)

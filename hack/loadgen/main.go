@@ -40,6 +40,7 @@ import (
 
 	"github.com/meshguard/meshguard/hack/loadgen/loadtest"
 	"github.com/meshguard/meshguard/webhook"
+	"github.com/meshguard/meshguard/webhook/webhooktest"
 )
 
 // Names of the targets in the report. Each meshguard target is compared with the
@@ -110,34 +111,34 @@ func run(f flags) error {
 	if err != nil {
 		return err
 	}
-	create, err := loadtest.NewReview()
+	create, err := webhooktest.NewReview()
 	if err != nil {
 		return err
 	}
-	update, err := loadtest.NewUnchangedUpdate()
+	update, err := webhooktest.NewUnchangedUpdate()
 	if err != nil {
 		return err
 	}
 	// Encoded before any server starts, so that generating them is not measured.
-	reviews, err := loadtest.NewReviews(f.unique)
+	reviews, err := webhooktest.NewReviews(f.unique)
 	if err != nil {
 		return err
 	}
-	eng, err := loadtest.NewHandlers(loadtest.StoredPolicies())
+	eng, err := webhooktest.NewHandlers(webhooktest.StoredPolicies())
 	if err != nil {
 		return err
 	}
-	mgURL, err := loadtest.Serve(ctx, dir, webhook.ValidatePath, loadtest.ControllerRuntime(eng.Validate))
+	mgURL, err := loadtest.Serve(ctx, dir, webhook.ValidatePath, webhooktest.ControllerRuntime(eng.Validate))
 	if err != nil {
 		return err
 	}
-	noopURL, err := loadtest.Serve(ctx, dir, "/noop", loadtest.ControllerRuntime(loadtest.Noop))
+	noopURL, err := loadtest.Serve(ctx, dir, "/noop", webhooktest.ControllerRuntime(webhooktest.Noop))
 	if err != nil {
 		return err
 	}
 	// The meshguard targets are the same server (one engine), as in a cluster where
 	// repeated and new objects arrive at the same webhook.
-	one := func(r *loadtest.Review) []*loadtest.Review { return []*loadtest.Review{r} }
+	one := func(r *webhooktest.Review) []*webhooktest.Review { return []*webhooktest.Review{r} }
 	targets := []loadtest.Target{
 		loadtest.Target{Name: noopCreate, URL: noopURL}.WithReviews(one(create)),
 		loadtest.Target{Name: noopUpdate, URL: noopURL}.WithReviews(one(update)),

@@ -9,7 +9,7 @@
 //     errors each (a `from` item with an unknown action per error);
 //   - sends -deep mutating reviews of a policy holding a value nested 9,990 deep;
 //   - sends -large validating reviews of the valid 2.9 MB MeshTrafficPermission
-//     of issue 27 (loadtest.LargePolicy), one after the other;
+//     of issue 27 (webhooktest.LargePolicy), one after the other;
 //
 // waits for every answer (the stalled uploads are cut off at the server's read
 // timeout) and reports the server's peak RSS (VmHWM) with what each request got.
@@ -38,10 +38,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/meshguard/meshguard/hack/loadgen/loadtest"
-
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/hack/loadgen/attack"
+	"github.com/meshguard/meshguard/webhook/webhooktest"
 )
 
 type flags struct {
@@ -165,21 +164,21 @@ type bodies struct {
 func newBodies(f flags) (*bodies, error) {
 	b := &bodies{}
 	for i := range f.errors {
-		obj := loadtest.IncomingPolicy()
+		obj := webhooktest.IncomingPolicy()
 		from := make([]any, f.findings)
 		for j := range from {
 			from[j] = map[string]any{"targetRef": map[string]any{"kind": string(api.RefMesh)}, "default": map[string]any{"action": "Bogus" + strconv.Itoa(j)}}
 		}
 		obj["spec"].(map[string]any)["from"] = from
 		obj["metadata"].(map[string]any)["name"] = "errors-" + strconv.Itoa(i)
-		r, err := loadtest.NewReviewOf(obj)
+		r, err := webhooktest.NewReviewOf(obj)
 		if err != nil {
 			return nil, err
 		}
 		b.errors = append(b.errors, r.Body(fmt.Sprintf("errors-%d", i)))
 	}
 	if f.large > 0 {
-		r, err := loadtest.NewReviewOf(loadtest.LargePolicy())
+		r, err := webhooktest.NewReviewOf(webhooktest.LargePolicy())
 		if err != nil {
 			return nil, err
 		}
@@ -187,10 +186,10 @@ func newBodies(f flags) (*bodies, error) {
 	}
 	deep := json.RawMessage(strings.Repeat(`{"a":`, 9990) + `1` + strings.Repeat(`}`, 9990))
 	for i := range f.deep {
-		obj := loadtest.IncomingPolicy()
+		obj := webhooktest.IncomingPolicy()
 		obj["spec"].(map[string]any)["deep"] = deep
 		obj["metadata"].(map[string]any)["name"] = "deep-" + strconv.Itoa(i)
-		r, err := loadtest.NewReviewOf(obj)
+		r, err := webhooktest.NewReviewOf(obj)
 		if err != nil {
 			return nil, err
 		}

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/meshguard/meshguard/hack/loadgen/loadtest"
+	"github.com/meshguard/meshguard/webhook/webhooktest"
 )
 
 // Kinds of attack.
@@ -115,7 +116,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.Duration+time.Minute)
 	defer cancel()
-	review, err := loadtest.NewReview()
+	review, err := webhooktest.NewReview()
 	if err != nil {
 		return Result{}, err
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/hack/loadgen/loadtest"
+	"github.com/meshguard/meshguard/webhook/webhooktest"
 )
 
 // ChartMemLimit is the GOMEMLIMIT the chart's defaults give the server:
@@ -114,7 +115,7 @@ func (s *Server) PeakRSSMiB() (float64, error) {
 // LargeReview is the AdmissionReview of a valid MeshTrafficPermission with items
 // `from` entries (26,000: about 2.9 MB, just under the API server's 3 MB limit).
 func LargeReview(items int) ([]byte, error) {
-	obj := loadtest.IncomingPolicy()
+	obj := webhooktest.IncomingPolicy()
 	from := make([]any, items)
 	for i := range from {
 		from[i] = map[string]any{
@@ -124,7 +125,7 @@ func LargeReview(items int) ([]byte, error) {
 	}
 	obj["spec"].(map[string]any)["from"] = from
 	obj["metadata"].(map[string]any)["name"] = "large"
-	r, err := loadtest.NewReviewOf(obj)
+	r, err := webhooktest.NewReviewOf(obj)
 	if err != nil {
 		return nil, err
 	}

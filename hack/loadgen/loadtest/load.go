@@ -14,6 +14,8 @@ import (
 	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
+
+	"github.com/meshguard/meshguard/webhook/webhooktest"
 )
 
 // Target is one webhook endpoint under load.
@@ -22,12 +24,12 @@ type Target struct {
 	URL  string
 	// Reviews, when set, are sent round-robin instead of the Load's one review
 	// (encoded beforehand, so that generating them is not measured).
-	Reviews []*Review
+	Reviews []*webhooktest.Review
 	next    *atomic.Uint64
 }
 
 // WithReviews returns t sending reviews round-robin.
-func (t Target) WithReviews(reviews []*Review) Target {
+func (t Target) WithReviews(reviews []*webhooktest.Review) Target {
 	t.Reviews, t.next = reviews, new(atomic.Uint64)
 	return t
 }
@@ -42,7 +44,7 @@ func (t Target) Sent() uint64 {
 }
 
 // review is the body of t's next request.
-func (t Target) review(fallback *Review) *Review {
+func (t Target) review(fallback *webhooktest.Review) *webhooktest.Review {
 	if len(t.Reviews) == 0 || t.next == nil {
 		return fallback
 	}
@@ -120,7 +122,7 @@ func ms(d time.Duration) float64 { return math.Round(float64(d)/1e3) / 1e3 }
 // Load sends one review to one target at a time from many goroutines.
 type Load struct {
 	Client *http.Client
-	Review *Review
+	Review *webhooktest.Review
 	// DecodeEvery is how often an answer is decoded in full as an AdmissionReview:
 	// every DecodeEvery-th one, the first, and any that fails the quick check. 0 or 1
 	// decodes all. See Send.

@@ -12,6 +12,8 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/meshguard/meshguard/webhook/webhooktest"
 )
 
 // TestSendChecksAnswers runs Send against real servers over TLS: meshguard's
@@ -33,21 +35,21 @@ func TestSendChecksAnswers(t *testing.T) {
 		}
 		return url
 	}
-	create, err := NewReview()
+	create, err := webhooktest.NewReview()
 	if err != nil {
 		t.Fatal(err)
 	}
-	update, err := NewUnchangedUpdate()
+	update, err := webhooktest.NewUnchangedUpdate()
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng, err := NewHandlers(StoredPolicies())
+	eng, err := webhooktest.NewHandlers(webhooktest.StoredPolicies())
 	if err != nil {
 		t.Fatal(err)
 	}
-	good := map[string]string{"meshguard": serve("/validate", ControllerRuntime(eng.Validate)), "no-op": serve("/noop", ControllerRuntime(Noop))}
+	good := map[string]string{"meshguard": serve("/validate", webhooktest.ControllerRuntime(eng.Validate)), "no-op": serve("/noop", webhooktest.ControllerRuntime(webhooktest.Noop))}
 	bad := map[string]string{
-		"denied": serve("/deny", ControllerRuntime(func(context.Context, admission.Request) admission.Response { return admission.Denied("no") })),
+		"denied": serve("/deny", webhooktest.ControllerRuntime(func(context.Context, admission.Request) admission.Response { return admission.Denied("no") })),
 	}
 	// controller-runtime always answers with the request's uid; a server that does
 	// not (or answers with broken JSON) is a plain HTTPS server.
@@ -92,8 +94,8 @@ func TestSendChecksAnswers(t *testing.T) {
 	for _, every := range []int{1, 4} {
 		load := &Load{Client: NewClient(roots, 2, 5*time.Second), Review: create, DecodeEvery: every}
 		for name, url := range good {
-			for _, r := range []*Review{create, update} {
-				tg := Target{Name: name, URL: url}.WithReviews([]*Review{r})
+			for _, r := range []*webhooktest.Review{create, update} {
+				tg := Target{Name: name, URL: url}.WithReviews([]*webhooktest.Review{r})
 				for i := range 8 {
 					if err := load.Send(ctx, tg); err != nil {
 						t.Errorf("decode every %d, %s, request %d: %v", every, name, i, err)

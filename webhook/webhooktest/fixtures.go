@@ -1,9 +1,9 @@
-// Package loadtest drives meshguard's validating webhook and a no-op
-// controller-runtime webhook over loopback HTTPS with the same requests, so the
-// admission path can be compared with the framework's floor (issue 4, "How we will
-// check it"). It starts both servers in the caller's process, generates load that
-// is bounded in count and time, and reports throughput and latency percentiles.
-package loadtest
+// Package webhooktest holds the fixture cluster the webhook's tests and
+// benchmarks share with the load generators in hack/: the stored
+// MeshTrafficPermissions of a small mesh, the incoming policy and its
+// AdmissionReviews, a 2.9 MB policy, and admission handlers configured as
+// `meshguard serve` configures them. It is imported by tests and hack/ only.
+package webhooktest
 
 import (
 	"bytes"
