@@ -197,7 +197,7 @@ func (r *renderer) runChild(req render.Request) (render.Answer, error) {
 	r.proc = nil
 	waitErr := p.stop(true)
 	switch {
-	case errors.Is(readErr, errTooLong):
+	case errors.Is(readErr, render.ErrLineTooLong):
 		return render.Answer{}, fmt.Errorf("rendered output is larger than %d bytes (--render-max-bytes)", maxBytes)
 	case timedOut.Load():
 		return render.Answer{}, fmt.Errorf("timed out after %v (--render-timeout)", r.timeout)
@@ -207,32 +207,17 @@ func (r *renderer) runChild(req render.Request) (render.Answer, error) {
 	return render.Answer{}, fmt.Errorf("%w: %v", errRenderer, readErr)
 }
 
-// errTooLong is an answer line longer than the bound.
-var errTooLong = errors.New("answer too long")
-
 // exchange writes one request line and reads the answer line, of at most
 // limit bytes.
 func exchange(p *rendererProc, body []byte, limit int64) ([]byte, error) {
 	if _, err := p.in.Write(append(body, '\n')); err != nil {
 		return nil, err
 	}
-	var line []byte
-	for {
-		chunk, err := p.out.ReadSlice('\n')
-		if int64(len(line)+len(chunk)) > limit+1 {
-			return nil, errTooLong
-		}
-		line = append(line, chunk...)
-		switch err {
-		case nil:
-			return line, nil
-		case bufio.ErrBufferFull:
-			continue
-		case io.EOF:
-			return nil, io.ErrUnexpectedEOF
-		}
-		return nil, err
+	line, err := render.ReadLine(p.out, limit)
+	if err == io.EOF {
+		return nil, io.ErrUnexpectedEOF // the renderer ended before its answer did
 	}
+	return line, err
 }
 
 // answeredError is a refusal the renderer answered in protocol: the process

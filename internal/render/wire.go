@@ -8,7 +8,9 @@
 package render
 
 import (
+	"bufio"
 	"bytes"
+	"errors"
 
 	"sigs.k8s.io/kustomize/api/resource"
 )
@@ -136,4 +138,30 @@ func (b *CappedBuffer) Write(p []byte) (int, error) {
 		b.Buffer.Write(p[:min(len(p), room)])
 	}
 	return len(p), nil
+}
+
+// ErrLineTooLong is a request or answer line longer than its reader's bound.
+var ErrLineTooLong = errors.New("line too long")
+
+// ReadLine reads one line of the render protocol (a JSON value and its
+// newline) of at most limit bytes, and returns it without the newline. A longer
+// line is ErrLineTooLong, read no further than the bound; at the end of input
+// it returns what is left with io.EOF. Both sides read with it: the renderer
+// its requests, meshguard the answers.
+func ReadLine(r *bufio.Reader, limit int64) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if int64(len(line)+len(chunk)) > limit+1 {
+			return nil, ErrLineTooLong
+		}
+		line = append(line, chunk...)
+		switch err {
+		case nil:
+			return line[:len(line)-1], nil
+		case bufio.ErrBufferFull:
+			continue
+		}
+		return line, err
+	}
 }

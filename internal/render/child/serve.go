@@ -11,6 +11,7 @@ package child
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -46,13 +47,16 @@ func serve(in io.Reader, out, errOut io.Writer, limit int) int {
 	r := bufio.NewReaderSize(in, 64<<10)
 	limited := false
 	for {
-		line, err := readLine(r, limit)
+		line, err := render.ReadLine(r, int64(limit))
 		if err == io.EOF && len(line) == 0 {
 			return 0
 		}
 		var req render.Request
-		if err == nil || err == io.EOF {
+		switch {
+		case err == nil || err == io.EOF:
 			err = json.Unmarshal(line, &req)
+		case errors.Is(err, render.ErrLineTooLong):
+			err = fmt.Errorf("a request line longer than %d bytes", limit)
 		}
 		if err != nil {
 			fmt.Fprintf(errOut, "%s: bad request: %v\n", render.ExecutableName, err)
@@ -103,27 +107,6 @@ func serveOne(req render.Request, limited *bool) (answer render.Answer, fatal er
 	// next, so a run's renders share the memory limit one at a time.
 	debug.FreeOSMemory()
 	return answer, nil
-}
-
-// readLine reads one line (without its newline) of at most limit bytes; a
-// longer one is an error. At the end of input it returns what is left and
-// io.EOF.
-func readLine(r *bufio.Reader, limit int) ([]byte, error) {
-	var line []byte
-	for {
-		chunk, err := r.ReadSlice('\n')
-		if len(line)+len(chunk) > limit+1 {
-			return nil, fmt.Errorf("a request line longer than %d bytes", limit)
-		}
-		line = append(line, chunk...)
-		switch err {
-		case nil:
-			return line[:len(line)-1], nil
-		case bufio.ErrBufferFull:
-			continue
-		}
-		return line, err
-	}
 }
 
 func encode(out io.Writer, a render.Answer) int {
