@@ -41,7 +41,7 @@ type MetricsOptions struct {
 	TLS func(*tls.Config)
 }
 
-// Serve starts serving in the background until ctx ends and returns the address
+// ServeMetrics starts serving in the background until ctx ends and returns the address
 // it listens on (nil when Addr turns serving off). A port that cannot be bound
 // or a filter that cannot be built is an error before anything is served.
 func ServeMetrics(ctx context.Context, o MetricsOptions, log logr.Logger) (net.Addr, error) {
@@ -77,16 +77,7 @@ func ServeMetrics(ctx context.Context, o MetricsOptions, log logr.Logger) (net.A
 	if tlsConfig != nil {
 		ln = tls.NewListener(ln, tlsConfig)
 	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 60 * time.Second}
-	go func() {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			log.Error(err, "metrics server")
-		}
-	}()
-	go func() {
-		<-ctx.Done()
-		_ = srv.Close()
-	}()
+	serveUntil(ctx, &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 60 * time.Second}, ln, log, "metrics server")
 	log.Info("serving metrics", "address", ln.Addr().String(), "secure", o.Secure)
 	return ln.Addr(), nil
 }
@@ -107,7 +98,7 @@ func selfSigned() (*tls.Config, error) {
 	return &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, nil
 }
 
-// Health serves /healthz ("ok") on addr until ctx ends, for the kubelet's
+// ServeHealth serves /healthz ("ok") on addr until ctx ends, for the kubelet's
 // liveness probe: with secure metrics the probe cannot scrape /metrics, which
 // answers 401 without a token. "0" or "" serves nothing.
 func ServeHealth(ctx context.Context, addr string, log logr.Logger) (net.Addr, error) {
@@ -120,15 +111,20 @@ func ServeHealth(ctx context.Context, addr string, log logr.Logger) (net.Addr, e
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	serveUntil(ctx, &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}, ln, log, "health probe server")
+	return ln.Addr(), nil
+}
+
+// serveUntil serves srv on ln in the background until ctx ends, logging an
+// error that is not the server's own closing.
+func serveUntil(ctx context.Context, srv *http.Server, ln net.Listener, log logr.Logger, what string) {
 	go func() {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			log.Error(err, "health probe server")
+			log.Error(err, what)
 		}
 	}()
 	go func() {
 		<-ctx.Done()
 		_ = srv.Close()
 	}()
-	return ln.Addr(), nil
 }
