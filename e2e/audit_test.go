@@ -35,6 +35,7 @@ import (
 	"github.com/meshguard/meshguard/e2e/localcp"
 	"github.com/meshguard/meshguard/lint"
 	"github.com/meshguard/meshguard/live"
+	"github.com/meshguard/meshguard/webhook/serving/servingtest"
 )
 
 // reportCRDs are the chart's copies of the OpenReports and wg-policy CRDs.
@@ -323,7 +324,7 @@ func checkAuditMetrics(t *testing.T, cp *localcp.ControlPlane, c client.Client, 
 	}
 	ports := make([]int, 2)
 	for i := range ports {
-		p, err := localcp.FreePort()
+		p, err := servingtest.FreeLoopbackPort()
 		if err != nil {
 			t.Fatal(err)
 		}

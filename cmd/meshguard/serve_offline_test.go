@@ -6,7 +6,6 @@ import (
 	"crypto/tls"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -25,6 +24,7 @@ import (
 	"github.com/meshguard/meshguard/hack/loadgen/loadtest"
 	"github.com/meshguard/meshguard/internal/render/rendertest"
 	"github.com/meshguard/meshguard/lint"
+	"github.com/meshguard/meshguard/webhook/serving/servingtest"
 )
 
 // TestMain lets the test binary act as the meshguard binary (MESHGUARD_AS_CLI=1),
@@ -199,7 +199,7 @@ func TestServeOffline(t *testing.T) {
 // when the test ends.
 func serveOffline(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	port, probes := freePort(t), freePort(t)
+	port, probes := servingtest.FreePort(t), servingtest.FreePort(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, os.Args[0], append([]string{"serve", "--offline", "--cert-dir", dir, "--host", "127.0.0.1",
 		"--port", fmt.Sprint(port), "--metrics-bind-address", "0", "--health-probe-bind-address", fmt.Sprintf("127.0.0.1:%d", probes)}, args...)...)
@@ -234,14 +234,4 @@ func serveOffline(t *testing.T, dir string, args ...string) string {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }

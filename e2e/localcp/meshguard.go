@@ -4,13 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/meshguard/meshguard/webhook/serving/servingtest"
 )
 
 // Namespace and names the chart gives a release called "meshguard"; meshguard serve's
@@ -33,16 +34,6 @@ func BuildMeshguard(dir string) (string, error) {
 		return "", fmt.Errorf("go build ./cmd/meshguard: %v\n%s", err, out)
 	}
 	return bin, nil
-}
-
-// FreePort asks the kernel for an unused loopback port.
-func FreePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // Meshguard is a `meshguard serve` process running outside the cluster, the way the
@@ -74,7 +65,7 @@ func NewMeshguard(bin, kubeconfig, dir string, extraArgs ...string) (*Meshguard,
 	m := &Meshguard{Bin: bin, Kubeconfig: kubeconfig, CertDir: filepath.Join(dir, "certs"), LogPath: filepath.Join(dir, "meshguard.log"), Args: extraArgs}
 	var err error
 	for _, p := range []*int{&m.Port, &m.ProbePort, &m.MetricsPort} {
-		if *p, err = FreePort(); err != nil {
+		if *p, err = servingtest.FreeLoopbackPort(); err != nil {
 			return nil, err
 		}
 	}

@@ -20,6 +20,8 @@ import (
 	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/meshguard/meshguard/hack/loadgen/loadtest"
+	"github.com/meshguard/meshguard/webhook/serving"
+	"github.com/meshguard/meshguard/webhook/serving/servingtest"
 	"github.com/meshguard/meshguard/webhook/webhooktest"
 )
 
@@ -57,12 +59,12 @@ func startNoop(ctx context.Context, dir string) (*noopServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	port, err := loadtest.FreePort()
+	port, err := servingtest.FreeLoopbackPort()
 	if err != nil {
 		return nil, err
 	}
 	n := &noopServer{base: "https://localhost:" + strconv.Itoa(port), caPEM: ca}
-	srv := crwebhook.NewServer(crwebhook.Options{Host: "127.0.0.1", Port: port, CertDir: certDir, TLSOpts: loadtest.TLSOpts()})
+	srv := crwebhook.NewServer(crwebhook.Options{Host: "127.0.0.1", Port: port, CertDir: certDir, TLSOpts: serving.TLSOptions(false)})
 	h := webhooktest.ControllerRuntime(webhooktest.Noop)
 	for _, p := range []string{"/mutate", "/validate"} {
 		srv.Register(p, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -15,6 +15,7 @@ import (
 	"github.com/meshguard/meshguard/compile"
 	"github.com/meshguard/meshguard/hack/loadgen/loadtest"
 	"github.com/meshguard/meshguard/webhook"
+	"github.com/meshguard/meshguard/webhook/serving/servingtest"
 )
 
 // chartConnections is the connection cap the chart's memory limit allows
@@ -34,7 +35,7 @@ func startInProcess(t *testing.T) (string, *x509.CertPool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	port, err := loadtest.FreePort()
+	port, err := servingtest.FreeLoopbackPort()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/hack/loadgen/loadtest"
+	"github.com/meshguard/meshguard/webhook/serving/servingtest"
 	"github.com/meshguard/meshguard/webhook/webhooktest"
 )
 
@@ -50,11 +51,11 @@ func StartServer(ctx context.Context, binary, dir string, extra ...string) (*Ser
 	if err != nil {
 		return nil, err
 	}
-	port, err := loadtest.FreePort()
+	port, err := servingtest.FreeLoopbackPort()
 	if err != nil {
 		return nil, err
 	}
-	probes, err := loadtest.FreePort()
+	probes, err := servingtest.FreeLoopbackPort()
 	if err != nil {
 		return nil, err
 	}

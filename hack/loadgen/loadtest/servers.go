@@ -11,26 +11,20 @@ import (
 	"time"
 
 	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
-)
 
-// TLSOpts are the TLS settings of `meshguard serve` with default flags: TLS 1.2 at
-// least and HTTP/1.1 only.
-func TLSOpts() []func(*tls.Config) {
-	return []func(*tls.Config){
-		func(c *tls.Config) { c.MinVersion = tls.VersionTLS12 },
-		func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} },
-	}
-}
+	"github.com/meshguard/meshguard/webhook/serving"
+	"github.com/meshguard/meshguard/webhook/serving/servingtest"
+)
 
 // Serve starts a controller-runtime webhook server on a free loopback port with
 // the certificates in certDir, serving handler on path, and returns its URL once
 // it accepts TLS connections. The server stops when ctx ends.
 func Serve(ctx context.Context, certDir, path string, handler http.Handler) (string, error) {
-	port, err := FreePort()
+	port, err := servingtest.FreeLoopbackPort()
 	if err != nil {
 		return "", err
 	}
-	srv := crwebhook.NewServer(crwebhook.Options{Host: "127.0.0.1", Port: port, CertDir: certDir, TLSOpts: TLSOpts()})
+	srv := crwebhook.NewServer(crwebhook.Options{Host: "127.0.0.1", Port: port, CertDir: certDir, TLSOpts: serving.TLSOptions(false)})
 	srv.Register(path, handler)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Start(ctx) }()
@@ -49,17 +43,6 @@ func Serve(ctx context.Context, certDir, path string, handler http.Handler) (str
 			return "", fmt.Errorf("webhook server on port %d did not start within 10s", port)
 		}
 	}
-}
-
-// FreePort returns a loopback TCP port that was free a moment ago, for the servers
-// the load tools start.
-func FreePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // NewClient returns an HTTP/1.1 client trusting roots that keeps up to conns

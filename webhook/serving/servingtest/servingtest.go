@@ -1,6 +1,6 @@
 // Package servingtest gives tests of meshguard's servers what a real server
 // needs on loopback: a certificate on disk that a client can trust, and a free
-// port. It is imported by tests only.
+// port. It is imported by tests, the e2e suite and the tools in hack/ only.
 package servingtest
 
 import (
@@ -55,10 +55,21 @@ func WriteCert(t testing.TB, dir string) *x509.CertPool {
 // FreePort is a loopback TCP port nothing listens on at the moment of asking.
 func FreePort(t testing.TB) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := FreeLoopbackPort()
 	if err != nil {
 		t.Fatal(err)
 	}
+	return port
+}
+
+// FreeLoopbackPort asks the kernel for a loopback TCP port that is free a moment
+// ago, for servers a test, the e2e suite or a load tool starts. It imports
+// nothing beyond the standard library, so every door's tools can use it.
+func FreeLoopbackPort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
 	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return l.Addr().(*net.TCPAddr).Port, nil
 }
