@@ -26,12 +26,7 @@ func KindRank(t api.TargetRef) int {
 	}
 	r := kumarules.KindOrder(string(t.Kind)) * 4
 	if t.Kind == api.RefDataplane {
-		if t.Name != "" {
-			r += 2
-		}
-		if t.SectionName != "" {
-			r++
-		}
+		r += kumarules.DataplaneRefRank(t.Name, t.SectionName)
 	}
 	return r
 }

@@ -36,23 +36,26 @@ func KindOrder(k string) int {
 	return 0
 }
 
-// compareDataplaneRefs orders two Dataplane top-level refs: by name over by labels,
-// with sectionName over without.
+// DataplaneRefRank refines KindOrder among Dataplane top-level refs: one by
+// name (2) over one by labels (0), with sectionName (+1) over without, as Kuma's
+// CompareDataplaneKind orders them. The RBAC compiler sorts by it too.
+func DataplaneRefRank(name, sectionName string) int {
+	r := 0
+	if name != "" {
+		r += 2
+	}
+	if sectionName != "" {
+		r++
+	}
+	return r
+}
+
+// compareDataplaneRefs orders two Dataplane top-level refs (DataplaneRefRank).
 func compareDataplaneRefs(a, b TargetRef) int {
 	if a.Kind != refDataplane || b.Kind != refDataplane {
 		return 0
 	}
-	switch {
-	case a.Name != "" && b.HasLabels:
-		return 1
-	case a.HasLabels && b.Name != "":
-		return -1
-	case a.SectionName != "" && b.SectionName == "":
-		return 1
-	case a.SectionName == "" && b.SectionName != "":
-		return -1
-	}
-	return 0
+	return cmp.Compare(DataplaneRefRank(a.Name, a.SectionName), DataplaneRefRank(b.Name, b.SectionName))
 }
 
 // originOrder: global before a missing origin label before zone.
