@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/refs"
 	"github.com/meshguard/meshguard/validate"
 )
 
@@ -39,9 +41,9 @@ func TestServerConflictsFromCache(t *testing.T) {
 		*serverObj(t, "v1beta3", "other-ns", "other", "{}", "8080"),
 		*serverObj(t, "v1beta3", "web-grpc", "web-ns", "{matchLabels: {app: web}}", "grpc"),
 	}
-	listed := true
+	l := &storedLister{objs: cached, unusable: map[refs.Class]bool{}}
 	e := testEngine()
-	e.Servers = func(context.Context) ([]unstructured.Unstructured, bool) { return cached, listed }
+	e.Objects = l.source()
 	ctx := context.Background()
 	all := serverObj(t, "v1beta1", "web-all", "web-ns", "{matchExpressions: [{key: app, operator: In, values: [web, db]}]}", "8080")
 
@@ -81,7 +83,7 @@ func TestServerConflictsFromCache(t *testing.T) {
 	if resp := e.Validate(ctx, serverRequest(t, admissionv1.Create, serverObj(t, "v1beta3", "db", "web-ns", "{matchLabels: {app: db}}", "5432"))); !resp.Allowed {
 		t.Errorf("deny mode denied a Server without conflicts: %+v", resp.Result)
 	}
-	listed = false
+	l.unusable[refs.ClassOf(api.LinkerdGroup, api.KindServer)] = true
 	if resp := e.Validate(ctx, serverRequest(t, admissionv1.Create, all)); !resp.Allowed {
 		t.Errorf("unsynced cache denied: %+v", resp.Result)
 	}
