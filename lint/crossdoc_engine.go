@@ -57,8 +57,8 @@ func (s *crossStage) Summarize(c Checked) any {
 		return nil
 	}
 	if c.Kind == nil {
-		if _, ok := api.PodTemplatePath(c.Object.GetKind()); ok && s.kinds[engine.PodsGK] {
-			return &crossSummary{obj: s.inNamespace(c.Object), as: engine.PodsGK}
+		if pods, ok := engine.PodsOf(c.Object); ok && s.kinds[engine.PodsGK] {
+			return &crossSummary{obj: s.inNamespace(pods), as: engine.PodsGK}
 		}
 		return nil
 	}
@@ -76,8 +76,9 @@ func (s *crossStage) Summarize(c Checked) any {
 
 // inNamespace is u, or a copy of its top level and metadata with the run's
 // namespace when it names none (a workload, which Prepare does not place), as
-// apply would store it. The stage keeps u itself: the run drops only the
-// document's parse tree, never mutates the object after its checks.
+// apply would store it. The stage keeps u itself (of a workload, only what
+// engine.PodsOf keeps): the run drops the document's parse tree and never
+// mutates the object after its checks.
 func (s *crossStage) inNamespace(u *unstructured.Unstructured) *unstructured.Unstructured {
 	meta, _ := u.Object["metadata"].(map[string]any)
 	if u.GetNamespace() != "" || meta == nil {
