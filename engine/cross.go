@@ -11,8 +11,9 @@ import (
 )
 
 // PodsGK stands, as an input of a cross-object check, for the pods of every
-// workload: a lint run files each Deployment, StatefulSet, DaemonSet, Job, CronJob,
-// ReplicaSet and Pod under it (their pod templates), the webhook its Pod cache.
+// workload, which it reads through Source.Workloads: a lint run keeps what each
+// Deployment, StatefulSet, DaemonSet, Job, CronJob, ReplicaSet and Pod says of its
+// pods (labels, named ports) for it; the webhook caches no pod templates.
 var PodsGK = schema.GroupKind{Kind: api.KindPod}
 
 // Subject is the object a cross-object check judges, as the engine read it.
@@ -96,60 +97,4 @@ func Fields(checks []CrossCheck, s Subject) []string {
 		}
 	}
 	return out
-}
-
-// PodsOf is what a Source keeps of a workload (Deployment, StatefulSet,
-// DaemonSet, ReplicaSet, Job, CronJob or Pod) under PodsGK: its kind, name and
-// namespace, and of its pod template the labels and the containers' ports, all a
-// check reads of the pods it makes. A lint run of many workloads keeps only this.
-// ok is false for an object that carries no pods.
-func PodsOf(u *unstructured.Unstructured) (*unstructured.Unstructured, bool) {
-	path, ok := api.PodTemplatePath(u.GetKind())
-	if !ok {
-		return nil, false
-	}
-	tmpl := u.Object
-	if path != nil {
-		tmpl, _, _ = unstructured.NestedMap(u.Object, path...)
-	}
-	meta := map[string]any{"name": u.GetName()}
-	if ns := u.GetNamespace(); ns != "" {
-		meta["namespace"] = ns
-	}
-	out := map[string]any{"apiVersion": u.GetAPIVersion(), "kind": u.GetKind(), "metadata": meta}
-	kept := map[string]any{}
-	if labels, ok, _ := unstructured.NestedMap(tmpl, "metadata", "labels"); ok {
-		kept["metadata"] = map[string]any{"labels": labels}
-	}
-	spec := map[string]any{}
-	for _, list := range []string{"initContainers", "containers"} {
-		cs, _, _ := unstructured.NestedSlice(tmpl, "spec", list)
-		var trimmed []any
-		for _, c := range cs {
-			cm, _ := c.(map[string]any)
-			if ports, ok := cm["ports"]; ok {
-				trimmed = append(trimmed, map[string]any{"ports": ports})
-			}
-		}
-		if trimmed != nil {
-			spec[list] = trimmed
-		}
-	}
-	kept["spec"] = spec
-	if path == nil {
-		for k, v := range kept {
-			if k == "metadata" {
-				for lk, lv := range v.(map[string]any) {
-					meta[lk] = lv
-				}
-				continue
-			}
-			out[k] = v
-		}
-		return &unstructured.Unstructured{Object: out}, true
-	}
-	if err := unstructured.SetNestedField(out, kept, path...); err != nil {
-		return nil, false
-	}
-	return &unstructured.Unstructured{Object: out}, true
 }

@@ -41,13 +41,7 @@ func runServerConflicts(ctx context.Context, s Subject, src Source) field.ErrorL
 			others = append(others, o)
 		}
 	}
-	var workloads []linkerd.Workload
-	pods, _ := src.List(ctx, PodsGK, self.Namespace)
-	for _, u := range pods {
-		if w, ok := linkerd.WorkloadFromObject(u); ok {
-			workloads = append(workloads, w)
-		}
-	}
+	workloads, _ := src.Workloads(ctx, self.Namespace)
 	names, ports := linkerd.ConflictsWith(self, others, workloads)
 	path := selectorPath(s)
 	var out field.ErrorList

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/linkerd"
 	"github.com/meshguard/meshguard/validate"
 )
 
@@ -207,5 +208,36 @@ func TestEveryCheckIsWellFormed(t *testing.T) {
 	}
 	if kinds[schema.GroupKind{Group: api.KumaGroup, Kind: api.KindMeshTrafficPermission}] {
 		t.Error("no cross-object check reads MeshTrafficPermissions: a lint run must not keep them")
+	}
+}
+
+// TestServerConflictThroughWorkloads: a numeric and a named port conflict where a
+// workload the source holds names that port with that number, and only there.
+func TestServerConflictThroughWorkloads(t *testing.T) {
+	deploy := obj(t, `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec:
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: web, image: nginx, ports: [{name: http, containerPort: 8080}]}]}
+`)
+	w, ok := linkerd.WorkloadFromObject(deploy)
+	if !ok {
+		t.Fatal("not a workload")
+	}
+	for _, withWorkload := range []bool{true, false} {
+		src := &Objects{}
+		src.Add(obj(t, server("a", "8080")))
+		if withWorkload {
+			src.AddWorkload(w)
+		}
+		u := obj(t, server("b", "http"))
+		v := New(api.DefaultSettings()).Judge(context.Background(), Input{Object: u, Kind: kindOf(t, u), Source: src,
+			Request: api.Request{Operation: api.OpCreate}})
+		got := len(v.Warnings) == 1 && strings.Contains(v.Warnings[0].Detail, "named http in Deployment web")
+		if got != withWorkload {
+			t.Errorf("with the workload %v: warnings %v", withWorkload, v.Warnings)
+		}
 	}
 }

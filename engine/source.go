@@ -6,6 +6,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/meshguard/meshguard/linkerd"
 )
 
 // Scope says what a Source holds, for the words of findings: a missing object means
@@ -32,6 +34,10 @@ type Source interface {
 	// then reports nothing that rests on an object being absent. Callers only read
 	// the objects.
 	List(ctx context.Context, gk schema.GroupKind, ns string) (objs []*unstructured.Unstructured, known bool)
+	// Workloads returns what the workloads of namespace ns say of their pods
+	// (labels and named ports), the input PodsGK names; known is false when the
+	// source holds no pod templates (the webhook).
+	Workloads(ctx context.Context, ns string) (ws []linkerd.Workload, known bool)
 	// Scope says what the source holds.
 	Scope() Scope
 }
@@ -46,8 +52,9 @@ type Objects struct {
 	// holds one of that kind, since the rest may exist elsewhere.
 	Complete bool
 	// In is the scope reported; the zero value is ScopeFiles.
-	In    Scope
-	index map[objectsKey][]*unstructured.Unstructured
+	In        Scope
+	index     map[objectsKey][]*unstructured.Unstructured
+	workloads map[string][]linkerd.Workload
 }
 
 type objectsKey struct {
@@ -57,12 +64,7 @@ type objectsKey struct {
 
 // Add files u under its kind and namespace.
 func (o *Objects) Add(u *unstructured.Unstructured) {
-	o.AddAs(u.GroupVersionKind().GroupKind(), u)
-}
-
-// AddAs files u under kind gk and its namespace: PodsGK for a workload, whose
-// pod template is what a check reads of it.
-func (o *Objects) AddAs(gk schema.GroupKind, u *unstructured.Unstructured) {
+	gk := u.GroupVersionKind().GroupKind()
 	if o.index == nil {
 		o.index = map[objectsKey][]*unstructured.Unstructured{}
 	}
@@ -72,6 +74,22 @@ func (o *Objects) AddAs(gk schema.GroupKind, u *unstructured.Unstructured) {
 		all := objectsKey{gk, ""}
 		o.index[all] = append(o.index[all], u)
 	}
+}
+
+// AddWorkload files what a workload says of its pods under its namespace: a
+// lint run keeps this much of each workload (not the object) for the checks
+// that read PodsGK.
+func (o *Objects) AddWorkload(w linkerd.Workload) {
+	if o.workloads == nil {
+		o.workloads = map[string][]linkerd.Workload{}
+	}
+	o.workloads[w.Namespace] = append(o.workloads[w.Namespace], w)
+}
+
+// Workloads implements Source.
+func (o *Objects) Workloads(_ context.Context, ns string) ([]linkerd.Workload, bool) {
+	ws := o.workloads[ns]
+	return ws, o.Complete || len(ws) > 0
 }
 
 // List implements Source.

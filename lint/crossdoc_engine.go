@@ -10,6 +10,7 @@ import (
 
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/engine"
+	"github.com/meshguard/meshguard/linkerd"
 	"github.com/meshguard/meshguard/validate"
 )
 
@@ -34,13 +35,13 @@ type crossSubject struct {
 	anchor Anchor
 }
 
-// crossSummary is what the stage keeps of a document: an object the checks read
-// (filed under its kind, or under engine.PodsGK for a workload), and the subject
-// when a check judges it.
+// crossSummary is what the stage keeps of a document: an object the checks read,
+// and the subject when a check judges it; or, of a workload, what it says of its
+// pods (engine.PodsGK).
 type crossSummary struct {
-	obj     *unstructured.Unstructured
-	as      schema.GroupKind
-	subject *crossSubject
+	obj      *unstructured.Unstructured
+	subject  *crossSubject
+	workload *linkerd.Workload
 }
 
 // newCrossStage is the stage for one group; complete says the group (with
@@ -57,8 +58,14 @@ func (s *crossStage) Summarize(c Checked) any {
 		return nil
 	}
 	if c.Kind == nil {
-		if pods, ok := engine.PodsOf(c.Object); ok && s.kinds[engine.PodsGK] {
-			return &crossSummary{obj: s.inNamespace(pods), as: engine.PodsGK}
+		if !s.kinds[engine.PodsGK] {
+			return nil
+		}
+		if w, ok := linkerd.WorkloadFromObject(c.Object); ok {
+			if w.Namespace == "" {
+				w.Namespace = s.namespace
+			}
+			return &crossSummary{workload: &w}
 		}
 		return nil
 	}
@@ -66,7 +73,7 @@ func (s *crossStage) Summarize(c Checked) any {
 	if !s.kinds[gk] {
 		return nil
 	}
-	sum := &crossSummary{obj: s.inNamespace(c.Object), as: gk}
+	sum := &crossSummary{obj: s.inNamespace(c.Object)}
 	if engine.Judged(s.eng.Checks, gk) {
 		sub := engine.Subject{Object: sum.obj, Kind: c.Kind, Spec: c.Spec}
 		sum.subject = &crossSubject{s: sub, anchor: NewAnchor(c.Doc, engine.Fields(s.eng.Checks, sub)...)}
@@ -75,10 +82,9 @@ func (s *crossStage) Summarize(c Checked) any {
 }
 
 // inNamespace is u, or a copy of its top level and metadata with the run's
-// namespace when it names none (a workload, which Prepare does not place), as
-// apply would store it. The stage keeps u itself (of a workload, only what
-// engine.PodsOf keeps): the run drops the document's parse tree and never
-// mutates the object after its checks.
+// namespace when it names none, as apply would store it. The stage keeps u
+// itself: the run drops the document's parse tree and never mutates the object
+// after its checks.
 func (s *crossStage) inNamespace(u *unstructured.Unstructured) *unstructured.Unstructured {
 	meta, _ := u.Object["metadata"].(map[string]any)
 	if u.GetNamespace() != "" || meta == nil {
@@ -93,7 +99,11 @@ func (s *crossStage) inNamespace(u *unstructured.Unstructured) *unstructured.Uns
 
 func (s *crossStage) Add(v any) {
 	sum := v.(*crossSummary)
-	s.objects.AddAs(sum.as, sum.obj)
+	if sum.workload != nil {
+		s.objects.AddWorkload(*sum.workload)
+		return
+	}
+	s.objects.Add(sum.obj)
 	if sum.subject != nil {
 		s.subjects = append(s.subjects, *sum.subject)
 	}

@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/meshguard/meshguard/engine"
+	"github.com/meshguard/meshguard/linkerd"
 )
 
 // cacheLister lists one kind's cached objects in a namespace ("" for all);
@@ -36,6 +37,10 @@ func (c cacheSource) List(ctx context.Context, gk schema.GroupKind, ns string) (
 	}
 	return out, true
 }
+
+// Workloads implements engine.Source: the webhook caches no pod templates (its
+// Pod cache holds metadata only).
+func (cacheSource) Workloads(context.Context, string) ([]linkerd.Workload, bool) { return nil, false }
 
 // Scope implements engine.Source: the cluster's objects.
 func (cacheSource) Scope() engine.Scope { return engine.ScopeCluster }
