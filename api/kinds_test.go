@@ -49,6 +49,8 @@ func TestWatched(t *testing.T) {
 		"policy.linkerd.io/v1alpha1, Kind=AuthorizationPolicy",
 		"policy.linkerd.io/v1alpha1, Kind=MeshTLSAuthentication",
 		"policy.linkerd.io/v1alpha1, Kind=NetworkAuthentication",
+		"policy.linkerd.io/v1alpha1, Kind=EgressNetwork",
+		"policy.linkerd.io/v1alpha1, Kind=HTTPLocalRateLimitPolicy",
 		"policy.linkerd.io/v1beta3, Kind=HTTPRoute",
 		"gateway.networking.k8s.io/v1, Kind=HTTPRoute",
 		"gateway.networking.k8s.io/v1, Kind=GRPCRoute",

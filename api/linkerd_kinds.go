@@ -62,9 +62,9 @@ func linkerdRouteKinds() []*Kind {
 	gwHTTP := func() any { return &GatewayHTTPRouteSpec{} }
 	gwGRPC := func() any { return &GatewayGRPCRouteSpec{} }
 	out := []*Kind{
-		linkerdOnly("v1alpha1", KindEgressNetwork, "egressnetworks",
+		linkerd("v1alpha1", KindEgressNetwork, "egressnetworks",
 			"destinations outside the cluster that routes may take as parent", func() any { return &EgressNetworkSpec{} }),
-		linkerdOnly("v1alpha1", KindHTTPLocalRateLimitPolicy, "httplocalratelimitpolicies",
+		linkerd("v1alpha1", KindHTTPLocalRateLimitPolicy, "httplocalratelimitpolicies",
 			"per-proxy HTTP rate limits on a Server (total, per identity, per client)",
 			func() any { return &HTTPLocalRateLimitPolicySpec{} }),
 		lkWatched("v1beta3"),
@@ -81,13 +81,6 @@ func linkerdRouteKinds() []*Kind {
 	// Gateway API deprecates GRPCRoute v1alpha2 in the CRD Linkerd bundles.
 	out[9].Deprecated = GatewayGroup + "/v1 " + KindGRPCRoute
 	return out
-}
-
-// linkerdOnly is a policy.linkerd.io entry that is not Watched.
-func linkerdOnly(version, kind, plural, summary string, spec func() any) *Kind {
-	k := linkerd(version, kind, plural, summary, spec)
-	k.Watched = false
-	return k
 }
 
 // gatewayRoute is a Gateway API route entry of the Linkerd family: meshguard checks

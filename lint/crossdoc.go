@@ -3,7 +3,6 @@ package lint
 import (
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/compile"
-	"github.com/meshguard/meshguard/linkerd"
 	"github.com/meshguard/meshguard/validate"
 )
 
@@ -81,75 +80,6 @@ func (s *rbacStage) Findings() []Finding {
 			continue
 		}
 		out = append(out, s.sums[i].anchor.Finding(validate.SeverityWarning, e.Origin, e.Field, e.Detail))
-	}
-	return out
-}
-
-// serverStage reports Linkerd Servers of the linted set, across all files, that can
-// select the same pod on the same port (MG350). Named ports are resolved against
-// the pod templates of the set's workloads. Each Server involved gets a finding
-// naming the other one; Servers the webhook would deny are left out.
-type serverStage struct {
-	namespace string // of documents that name none
-	servers   []linkerd.Server
-	anchors   []Anchor
-	workloads []linkerd.Workload
-}
-
-type serverSummary struct {
-	s      linkerd.Server
-	anchor Anchor
-}
-
-func (s *serverStage) Summarize(c Checked) any {
-	if c.Kind == nil {
-		if w, ok := linkerd.WorkloadFromObject(c.Object); ok {
-			if w.Namespace == "" {
-				w.Namespace = s.namespace
-			}
-			return &w
-		}
-		return nil
-	}
-	if c.Kind.Group != api.LinkerdGroup || c.Kind.Kind != api.KindServer || c.Denied {
-		return nil
-	}
-	sv, ok := linkerd.ServerFromObject(c.Object)
-	if !ok {
-		return nil
-	}
-	return &serverSummary{s: sv, anchor: NewAnchor(c.Doc, selectorPath(sv))}
-}
-
-// selectorPath is where a Server's conflict finding points: its selector (the port
-// is in the message).
-func selectorPath(s linkerd.Server) string {
-	if s.External {
-		return "spec.externalWorkloadSelector"
-	}
-	return "spec.podSelector"
-}
-
-func (s *serverStage) Add(v any) {
-	switch v := v.(type) {
-	case *linkerd.Workload:
-		s.workloads = append(s.workloads, *v)
-	case *serverSummary:
-		s.servers = append(s.servers, v.s)
-		s.anchors = append(s.anchors, v.anchor)
-	}
-}
-
-func (s *serverStage) Findings() []Finding {
-	if len(s.servers) < 2 {
-		return nil
-	}
-	var out []Finding
-	for _, c := range linkerd.Conflicts(s.servers, s.workloads) {
-		a, b := s.servers[c.A], s.servers[c.B]
-		out = append(out,
-			s.anchors[c.A].Finding(validate.SeverityWarning, validate.CodeLinkerdServerConflict, selectorPath(a), linkerd.Message(a.Name, b.Name, c.Port)),
-			s.anchors[c.B].Finding(validate.SeverityWarning, validate.CodeLinkerdServerConflict, selectorPath(b), linkerd.Message(b.Name, a.Name, c.Port)))
 	}
 	return out
 }

@@ -161,7 +161,7 @@ func LoadInventory(paths []string, lo LoadOptions, o Options) (*Inventory, []Fin
 func CrossDocumentInventory(s api.Settings, ns string, inv *Inventory) func() []Stage {
 	return func() []Stage {
 		complete := inv != nil && inv.Complete
-		stages := []Stage{&rbacStage{systemNamespace: s.SystemNamespace}, &serverStage{namespace: ns}, &egressStage{namespace: ns, strict: complete}, &rateLimitStage{namespace: ns}}
+		stages := []Stage{&rbacStage{systemNamespace: s.SystemNamespace}, newCrossStage(s, ns, complete)}
 		if inv != nil {
 			opts := refs.OptionsFrom(s)
 			opts.Strict = complete

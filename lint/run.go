@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/defaults"
+	"github.com/meshguard/meshguard/engine"
 	"github.com/meshguard/meshguard/rules"
 	"github.com/meshguard/meshguard/validate"
 )
@@ -72,20 +74,36 @@ type Checked struct {
 // registry kind (nil for kinds meshguard does not guard) and the mutating stage's
 // warnings: labels the document set that it replaced (defaults.CodeLabelReplaced).
 func Prepare(d *Document, o Options) (*api.Kind, field.ErrorList) {
-	if d.Object == nil {
+	kind := place(d, o)
+	if kind == nil {
 		return nil, nil
+	}
+	replaced := defaults.Apply(d.Object, kind, o.Settings, o.request(d))
+	return kind, replaced
+}
+
+// place looks up a document's registry kind (nil for kinds meshguard does not
+// guard) and gives it the namespace it would get on apply.
+func place(d *Document, o Options) *api.Kind {
+	if d.Object == nil {
+		return nil
 	}
 	kind := o.Registry.Lookup(d.Object.GroupVersionKind())
 	if kind == nil {
-		return nil, nil
+		return nil
 	}
 	if d.Object.GetNamespace() == "" && !kind.ClusterScoped {
 		if meta, ok := d.Object.Object["metadata"].(map[string]any); ok {
 			meta["namespace"] = o.Namespace
 		}
 	}
-	replaced := defaults.Apply(d.Object, kind, o.Settings, api.Request{Operation: api.OpCreate, Privileged: o.privileged(d.Object)})
-	return kind, replaced
+	return kind
+}
+
+// request is how a document arrives, for the engine: created, by a user unless
+// Privileged says otherwise.
+func (o Options) request(d *Document) api.Request {
+	return api.Request{Operation: api.OpCreate, Privileged: o.privileged(d.Object)}
 }
 
 // Lint defaults and validates every document and returns findings sorted by file and
@@ -307,7 +325,7 @@ func lintDoc(d *Document, o Options) ([]Finding, *api.Kind, any) {
 		return []Finding{{File: d.File, Line: max(line, 1), Severity: validate.SeverityError,
 			Code: validate.CodeParse, Message: d.Err.Error()}}, nil, nil
 	}
-	kind, replaced := Prepare(d, o)
+	kind := place(d, o)
 	if kind == nil {
 		if f, ok := unknownKind(d, o); ok {
 			return []Finding{f}, nil, nil
@@ -316,10 +334,13 @@ func lintDoc(d *Document, o Options) ([]Finding, *api.Kind, any) {
 		// annotation is checked (the same check the validating webhook runs).
 		return FindingsFor(d, validate.DefaultInboundPolicy(d.Object), validate.SeverityError), nil, nil
 	}
-	res := validate.Validate(d.Object, kind, o.Settings, api.Request{Operation: api.OpCreate, Privileged: o.privileged(d.Object)})
-	out := FindingsFor(d, res.Errors, validate.SeverityError)
-	out = append(out, FindingsFor(d, replaced, validate.SeverityWarning)...)
-	return append(out, FindingsFor(d, res.Warnings, validate.SeverityWarning)...), kind, res.Spec
+	// The engine runs the mutating stage and validation; the cross-object checks
+	// run once the run holds every document (crossStage).
+	eng := engine.Engine{Settings: o.Settings}
+	v := eng.Judge(context.Background(), engine.Input{Object: d.Object, Kind: kind, Request: o.request(d), Default: true})
+	out := FindingsFor(d, v.Errors, validate.SeverityError)
+	out = append(out, FindingsFor(d, v.Replaced, validate.SeverityWarning)...)
+	return append(out, FindingsFor(d, v.Warnings, validate.SeverityWarning)...), kind, v.Spec
 }
 
 // parallel runs fn(0..n-1) on GOMAXPROCS workers and waits for all of them.

@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -25,6 +24,7 @@ import (
 
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/defaults"
+	"github.com/meshguard/meshguard/engine"
 	"github.com/meshguard/meshguard/validate"
 )
 
@@ -57,9 +57,12 @@ type Handlers struct {
 	Preview          PreviewFunc
 	Record           FindingsRecorder
 	Log              logr.Logger
-	// Servers lists the cached Linkerd Servers for conflict checks (MG350); nil
-	// checks none. DenyServerConflicts turns conflicts from warnings into denials.
-	Servers             ServerLister
+	// Objects is where the cross-object checks (Linkerd Server conflicts MG350,
+	// missing EgressNetworks MG369, rate-limit policies sharing a Server MG370)
+	// and the reference checks (MG401-MG449) read the stored objects: the
+	// informer caches. Nil checks none of them.
+	Objects engine.Source
+	// DenyServerConflicts turns Server conflicts from warnings into denials.
 	DenyServerConflicts bool
 	// Linkerd is where the authorization preview reads the cached Linkerd policy
 	// objects (Servers and what authorizes them; Stored nil shows none) and the
@@ -67,9 +70,6 @@ type Handlers struct {
 	Linkerd LinkerdSource
 	// Now is the clock suppressions' expiry dates are judged by; nil: time.Now.
 	Now func() time.Time
-	// RefObjects lists cached objects that references may name, for the warnings of
-	// references that resolve to nothing (MG401-MG449); nil checks none.
-	RefObjects RefLister
 	// Widening says in one line whom an admitted authorization object newly lets
 	// in (NewWidening); nil says nothing.
 	Widening WideningFunc
@@ -224,36 +224,16 @@ func (e *Handlers) Validate(ctx context.Context, req admission.Request) admissio
 		return *early
 	}
 	kind, name := d.kind.Kind, d.obj.GetName()
-	privileged := e.privileged(req)
 	checked := e.SchemaRedundant != nil && e.SchemaRedundant(d.obj.GroupVersionKind())
-	res := validate.Validate(d.obj, d.kind, e.Settings, api.Request{Operation: d.op, Old: d.old, Privileged: privileged, SchemaChecked: checked})
-	// The meshguard.io/ignore annotation accepts warnings on purpose; what it says
-	// about itself (no reason, a code it cannot suppress) is warned instead.
-	var about field.ErrorList
-	res.Warnings, about = e.suppressions(d.obj, d.old, privileged, res.Warnings)
-	res.Warnings = append(res.Warnings, about...)
-	warnings := Warnings(res.Warnings)
-	deny := func(errs field.ErrorList) admission.Response {
-		e.record(kind, validate.Result{Errors: errs, Warnings: res.Warnings})
-		e.logDenied(req, kind, d.obj.GetNamespace(), name, errs)
-		return Denied(d.kind, name, errs, warnings)
-	}
+	v := e.engine().Judge(ctx, engine.Input{Object: d.obj, Kind: d.kind, Suppress: true, Source: e.Objects,
+		Request: api.Request{Operation: d.op, Old: d.old, Privileged: e.privileged(req), SchemaChecked: checked}})
+	res := validate.Result{Errors: v.Errors, Warnings: v.Warnings, Spec: v.Spec}
 	if len(res.Errors) > 0 {
-		return deny(res.Errors)
+		e.record(kind, res)
+		e.logDenied(req, kind, d.obj.GetNamespace(), name, res.Errors)
+		return Denied(d.kind, name, res.Errors, Warnings(res.Warnings))
 	}
-	if conflicts := e.serverConflicts(ctx, d); len(conflicts) > 0 {
-		if e.DenyServerConflicts {
-			return deny(conflicts)
-		}
-		conflicts = e.withoutSuppressed(d.obj, conflicts)
-		res.Warnings = append(slices.Clip(res.Warnings), conflicts...)
-		warnings = appendBounded(warnings, Warnings(conflicts)...)
-	}
-	// References that resolve to nothing are warnings the annotation may accept.
-	if dangling := e.withoutSuppressed(d.obj, e.references(ctx, d.obj)); len(dangling) > 0 {
-		res.Warnings = append(slices.Clip(res.Warnings), dangling...)
-		warnings = appendBounded(warnings, Warnings(dangling)...)
-	}
+	warnings := Warnings(res.Warnings)
 	e.record(kind, res)
 	if gone := callerGone(ctx); gone != nil {
 		return *gone // the preview and the widening check are for nobody now
@@ -279,6 +259,18 @@ func (e *Handlers) Validate(ctx context.Context, req admission.Request) admissio
 	}
 	resp.Warnings = warnings
 	return resp
+}
+
+// engine is the engine the validating handler judges with: the deployment's
+// settings, every cross-object check, and Server conflicts as errors when serve
+// was told to deny them.
+func (e *Handlers) engine() *engine.Engine {
+	eng := engine.New(e.Settings)
+	eng.Now = e.Now
+	if e.DenyServerConflicts {
+		eng.Deny = map[string]bool{validate.CodeLinkerdServerConflict: true}
+	}
+	return eng
 }
 
 // logDenied writes the one log line per denied request: kind, namespace/name, user

@@ -2,16 +2,13 @@ package webhook
 
 import (
 	"context"
+
 	"github.com/meshguard/meshguard/authz"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/meshguard/meshguard/api"
-	"github.com/meshguard/meshguard/linkerd"
-	"github.com/meshguard/meshguard/validate"
 )
 
 // What --linkerd-server-conflicts accepts.
@@ -23,48 +20,6 @@ const (
 // ServerGVK is the kind the Server cache watches: the storage version. Every served
 // version maps to the one servers.policy.linkerd.io resource, so this sees them all.
 var ServerGVK = api.DefaultRegistry().LinkerdServer().GVK()
-
-// ServerLister returns the cached Linkerd Servers; ok=false when the cache is not
-// usable yet (no CRD, not synced). It must not call the API server.
-type ServerLister func(ctx context.Context) (servers []unstructured.Unstructured, ok bool)
-
-// serverConflicts checks a Server on CREATE or UPDATE against the cached Servers of
-// its namespace (MG350). The webhook caches no workloads, so a numeric port and a
-// named port are never reported here; equal numbers and equal names are. The errors
-// are returned as field errors on the selector, with the rule code as origin.
-func (e *Handlers) serverConflicts(ctx context.Context, d decoded) field.ErrorList {
-	if e.Servers == nil || d.kind.Group != api.LinkerdGroup || d.kind.Kind != api.KindServer {
-		return nil
-	}
-	self, ok := linkerd.ServerFromObject(d.obj)
-	if !ok {
-		return nil
-	}
-	cached, ok := e.Servers(ctx)
-	if !ok {
-		return nil
-	}
-	var others []linkerd.Server
-	for i := range cached {
-		if cached[i].GetNamespace() != self.Namespace {
-			continue
-		}
-		if s, ok := linkerd.ServerFromObject(&cached[i]); ok {
-			others = append(others, s)
-		}
-	}
-	names, ports := linkerd.ConflictsWith(self, others, nil)
-	path := field.NewPath("spec", "podSelector")
-	if self.External {
-		path = field.NewPath("spec", "externalWorkloadSelector")
-	}
-	var out field.ErrorList
-	for i, name := range names {
-		msg := linkerd.Message(self.Name, name, ports[i])
-		out = append(out, field.Invalid(path, strings.TrimPrefix(ports[i], "port "), msg).WithOrigin(validate.CodeLinkerdServerConflict))
-	}
-	return out
-}
 
 // LinkerdSource is what the webhook's Linkerd views read: the stored Linkerd
 // objects, and the facts of the Linkerd installation that no object carries

@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/refs"
 	"github.com/meshguard/meshguard/validate"
 )
 
@@ -39,9 +41,9 @@ func TestServerConflictsFromCache(t *testing.T) {
 		*serverObj(t, "v1beta3", "other-ns", "other", "{}", "8080"),
 		*serverObj(t, "v1beta3", "web-grpc", "web-ns", "{matchLabels: {app: web}}", "grpc"),
 	}
-	listed := true
+	l := &storedLister{objs: cached, unusable: map[refs.Class]bool{}}
 	e := testEngine()
-	e.Servers = func(context.Context) ([]unstructured.Unstructured, bool) { return cached, listed }
+	e.Objects = l.source()
 	ctx := context.Background()
 	all := serverObj(t, "v1beta1", "web-all", "web-ns", "{matchExpressions: [{key: app, operator: In, values: [web, db]}]}", "8080")
 
@@ -81,8 +83,63 @@ func TestServerConflictsFromCache(t *testing.T) {
 	if resp := e.Validate(ctx, serverRequest(t, admissionv1.Create, serverObj(t, "v1beta3", "db", "web-ns", "{matchLabels: {app: db}}", "5432"))); !resp.Allowed {
 		t.Errorf("deny mode denied a Server without conflicts: %+v", resp.Result)
 	}
-	listed = false
+	l.unusable[refs.ClassOf(api.LinkerdGroup, api.KindServer)] = true
 	if resp := e.Validate(ctx, serverRequest(t, admissionv1.Create, all)); !resp.Allowed {
 		t.Errorf("unsynced cache denied: %+v", resp.Result)
+	}
+}
+
+// TestCrossObjectChecksOnAdmission: MG369 (a route parented to a missing
+// EgressNetwork) and MG370 (a second HTTPLocalRateLimitPolicy on one Server),
+// once lint-only, answer on admission from the caches: warnings, naming what is in
+// the cluster; nothing while the cache is not synced.
+func TestCrossObjectChecksOnAdmission(t *testing.T) {
+	cached := []unstructured.Unstructured{
+		*mustObj(t, "apiVersion: policy.linkerd.io/v1alpha1\nkind: EgressNetwork\nmetadata: {name: internet, namespace: shop}\nspec: {trafficPolicy: Allow}"),
+		*mustObj(t, "apiVersion: policy.linkerd.io/v1alpha1\nkind: HTTPLocalRateLimitPolicy\nmetadata: {name: a, namespace: shop}\n"+
+			"spec: {targetRef: {group: policy.linkerd.io, kind: Server, name: web}, total: {requestsPerSecond: 10}}"),
+	}
+	route := func(parent string) *unstructured.Unstructured {
+		return mustObj(t, "apiVersion: policy.linkerd.io/v1beta3\nkind: HTTPRoute\nmetadata: {name: out, namespace: shop}\n"+
+			"spec:\n  parentRefs: [{group: policy.linkerd.io, kind: EgressNetwork, name: "+parent+", port: 443}]\n")
+	}
+	limit := func(name, server string) *unstructured.Unstructured {
+		return mustObj(t, "apiVersion: policy.linkerd.io/v1alpha1\nkind: HTTPLocalRateLimitPolicy\nmetadata: {name: "+name+", namespace: shop}\n"+
+			"spec: {targetRef: {group: policy.linkerd.io, kind: Server, name: "+server+"}, total: {requestsPerSecond: 10}}")
+	}
+	tests := []struct {
+		name     string
+		obj      *unstructured.Unstructured
+		unsynced refs.Class
+		want     string // the warning's prefix, "" for none
+	}{
+		{"missing EgressNetwork", route("internt"), "", validate.CodeLinkerdMissingEgressNet + " spec.parentRefs[0]: the parent EgressNetwork internt (namespace shop) does not exist in the cluster"},
+		{"existing EgressNetwork", route("internet"), "", ""},
+		{"EgressNetworks not synced", route("internt"), refs.ClassOf(api.LinkerdGroup, api.KindEgressNetwork), ""},
+		{"second policy on a Server", limit("b", "web"), "", validate.CodeLinkerdRateLimitConflict + " spec.targetRef: HTTPLocalRateLimitPolicies a, b all target Server web"},
+		{"policy on another Server", limit("b", "api"), "", ""},
+		{"policies not synced", limit("b", "web"), refs.ClassOf(api.LinkerdGroup, api.KindHTTPLocalRateLimitPolicy), ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := testEngine()
+			e.Objects = (&storedLister{objs: cached, unusable: map[refs.Class]bool{tt.unsynced: true}}).source()
+			resp := e.Validate(context.Background(), serverRequest(t, admissionv1.Create, tt.obj))
+			if !resp.Allowed {
+				t.Fatalf("denied: %+v", resp.Result)
+			}
+			var got []string
+			for _, w := range resp.Warnings {
+				if strings.HasPrefix(w, validate.CodeLinkerdMissingEgressNet) || strings.HasPrefix(w, validate.CodeLinkerdRateLimitConflict) {
+					got = append(got, w)
+				}
+			}
+			switch {
+			case tt.want == "" && len(got) > 0:
+				t.Errorf("warnings %q, want none", got)
+			case tt.want != "" && (len(got) != 1 || !strings.HasPrefix(got[0], Shorten(tt.want, MaxWarningLen-3))):
+				t.Errorf("warnings %q, want one starting %q", got, tt.want)
+			}
+		})
 	}
 }

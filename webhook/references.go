@@ -8,7 +8,6 @@ import (
 	"github.com/go-logr/logr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -16,59 +15,6 @@ import (
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/refs"
 )
-
-// RefLister lists the cached objects of one reference class in a namespace ("" for
-// every namespace, or a cluster-scoped class); ok=false when the class's cache is
-// not usable (no CRD, not synced yet). It must not call the API server.
-type RefLister func(ctx context.Context, class refs.Class, namespace string) (items []unstructured.Unstructured, ok bool)
-
-// references are the admission warnings of references that resolve to nothing in
-// the cluster (MG401-MG449), never denials: the order of applies varies. Only the
-// classes and namespaces a reference needs are listed from the caches, so the cost
-// follows the object, not the cluster. A reference is skipped when a cache it
-// needs is not usable, and when it needs every namespace's Pods or Services (a
-// system-wide Dataplane selector, a MeshService label selection): listing those
-// on every request would cost what the cluster holds.
-func (e *Handlers) references(ctx context.Context, obj *unstructured.Unstructured) field.ErrorList {
-	if e.RefObjects == nil {
-		return nil
-	}
-	opts := refs.OptionsFrom(e.Settings)
-	all := refs.Extract(obj, opts)
-	if len(all) == 0 {
-		return nil
-	}
-	inv := refs.NewInventory()
-	listed := map[refs.Need]bool{} // false: not usable
-	var kept []refs.Ref
-	for _, r := range all {
-		ok := true
-		for _, n := range refs.Needs(r) {
-			if n.Namespace == "" && (n.Class == refs.ClassPod || n.Class == refs.ClassService) {
-				ok = false
-				break
-			}
-			usable, seen := listed[n]
-			if !seen {
-				var items []unstructured.Unstructured
-				items, usable = e.RefObjects(ctx, n.Class, n.Namespace)
-				listed[n] = usable
-				for i := range items {
-					inv.AddObject(&items[i])
-				}
-			}
-			ok = ok && usable
-		}
-		if ok {
-			kept = append(kept, r)
-		}
-	}
-	var out field.ErrorList
-	for _, p := range (refs.Resolver{Inv: inv, Opts: opts, Source: refs.SourceCluster}).Check(kept) {
-		out = append(out, &field.Error{Type: field.ErrorTypeInvalid, Field: p.Path, BadValue: field.OmitValueType{}, Detail: p.Message, Origin: p.Code})
-	}
-	return out
-}
 
 // refCache is the informer cache of one kind references name: whole objects, or
 // metadata only (refs.Watch.MetadataOnly). Like policyCache it starts without
@@ -175,30 +121,23 @@ func (r *refCache) namespace(ctx context.Context, name string) (*unstructured.Un
 }
 
 // startRefCaches has the manager start an informer per kind references name and
-// returns the lister over them, and a reader of one Namespace (with its
-// annotations) from the same cache; offline both are nil (no reference checks).
-func startRefCaches(mgr manager.Manager, o Options, log logr.Logger) (RefLister, NamespaceGetter, error) {
+// returns them as a Source, with a reader of one Namespace (with its annotations)
+// from the same cache; offline both are nil (no cache answers).
+func startRefCaches(mgr manager.Manager, o Options, log logr.Logger) (cacheSource, NamespaceGetter, error) {
 	if o.Offline {
 		return nil, nil, nil
 	}
-	caches := map[refs.Class]*refCache{}
+	src := cacheSource{}
+	var namespace NamespaceGetter
 	for _, w := range refs.WatchedKinds(api.DefaultRegistry()) {
 		c := &refCache{w: w, log: log.WithName("ref-cache")}
-		caches[w.Class] = c
+		src[w.GVK.GroupKind()] = c.list
+		if w.Class == refs.ClassNamespace {
+			namespace = c.namespace
+		}
 		if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error { c.start(ctx, mgr.GetCache()); return nil })); err != nil {
 			return nil, nil, err
 		}
 	}
-	list := func(ctx context.Context, class refs.Class, ns string) ([]unstructured.Unstructured, bool) {
-		c, ok := caches[class]
-		if !ok {
-			return nil, false
-		}
-		return c.list(ctx, ns)
-	}
-	var namespace NamespaceGetter
-	if c, ok := caches[refs.ClassNamespace]; ok {
-		namespace = c.namespace
-	}
-	return list, namespace, nil
+	return src, namespace, nil
 }

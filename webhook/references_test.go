@@ -8,31 +8,46 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/refs"
 )
 
-// storedLister lists objects as the informer caches would, by class and
+// storedLister lists objects as the informer caches would, by kind and
 // namespace, recording which it was asked for; classes in unusable answer ok=false.
+// Its source is the webhook's own cacheSource over one lister per cached kind.
 type storedLister struct {
 	objs     []unstructured.Unstructured
 	unusable map[refs.Class]bool
 	asked    []refs.Need
 }
 
-func (l *storedLister) list(_ context.Context, c refs.Class, ns string) ([]unstructured.Unstructured, bool) {
-	l.asked = append(l.asked, refs.Need{Class: c, Namespace: ns})
-	if l.unusable[c] {
-		return nil, false
-	}
-	var out []unstructured.Unstructured
-	for _, o := range l.objs {
-		gvk := o.GroupVersionKind()
-		if refs.ClassOf(gvk.Group, gvk.Kind) == c && (ns == "" || o.GetNamespace() == ns) {
-			out = append(out, o)
+func (l *storedLister) source() cacheSource {
+	src := cacheSource{}
+	add := func(gk schema.GroupKind) {
+		c := refs.ClassOf(gk.Group, gk.Kind)
+		src[gk] = func(_ context.Context, ns string) ([]unstructured.Unstructured, bool) {
+			l.asked = append(l.asked, refs.Need{Class: c, Namespace: ns})
+			if l.unusable[c] {
+				return nil, false
+			}
+			var out []unstructured.Unstructured
+			for _, o := range l.objs {
+				if o.GroupVersionKind().GroupKind() == gk && (ns == "" || o.GetNamespace() == ns) {
+					out = append(out, o)
+				}
+			}
+			return out, true
 		}
 	}
-	return out, true
+	for _, w := range refs.WatchedKinds(api.DefaultRegistry()) {
+		add(w.GVK.GroupKind())
+	}
+	for _, k := range api.DefaultRegistry().Watched() {
+		add(k.GVK().GroupKind())
+	}
+	return src
 }
 
 // TestReferenceWarnings: a dangling reference is an admission warning with its
@@ -59,7 +74,7 @@ func TestReferenceWarnings(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			l := &storedLister{objs: stored, unusable: map[refs.Class]bool{tt.unusable: true}}
 			e := testEngine()
-			e.RefObjects = l.list
+			e.Objects = l.source()
 			resp := e.Validate(context.Background(), serverRequest(t, admissionv1.Create, policy(tt.ref)))
 			if !resp.Allowed {
 				t.Fatalf("denied: %+v", resp.Result)
@@ -97,7 +112,7 @@ func TestReferenceWarningSuppressed(t *testing.T) {
 		*mustObj(t, "apiVersion: v1\nkind: Service\nmetadata: {name: backend, namespace: shop}\nspec: {ports: [{name: http, port: 8080}]}"),
 	}}
 	e := testEngine()
-	e.RefObjects = l.list
+	e.Objects = l.source()
 	policy := mustObj(t, "apiVersion: kuma.io/v1alpha1\nkind: MeshTimeout\nmetadata:\n  name: t\n  namespace: shop\n"+
 		"  labels: {kuma.io/mesh: default}\n  annotations: {meshguard.io/ignore: \"MG401: the service is applied later\"}\n"+
 		"spec:\n  to:\n    - targetRef: {kind: MeshService, name: backnd}\n      default: {idleTimeout: 1h}")

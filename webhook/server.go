@@ -318,9 +318,17 @@ func newHandlers(mgr manager.Manager, o Options, log logr.Logger) (*Handlers, er
 		}
 		authzCaches = append(authzCaches, c)
 	}
-	refObjects, namespace, err := startRefCaches(mgr, o, log)
+	objects, namespace, err := startRefCaches(mgr, o, log)
 	if err != nil {
 		return nil, err
+	}
+	// The cross-object checks read the Linkerd kinds the preview caches as well;
+	// informers are shared, so a kind both cache is watched once.
+	for _, c := range authzCaches {
+		gvk, _, _ := c.kind()
+		if _, ok := objects[gvk.GroupKind()]; !ok && objects != nil {
+			objects[gvk.GroupKind()] = c.inNamespace
+		}
 	}
 	linkerdStored := func(ctx context.Context) []unstructured.Unstructured {
 		var all []unstructured.Unstructured
@@ -346,12 +354,11 @@ func newHandlers(mgr manager.Manager, o Options, log logr.Logger) (*Handlers, er
 		return nil, err
 	}
 	return &Handlers{
-		Registry: api.DefaultRegistry(), Settings: o.Settings, RefObjects: refObjects,
+		Registry: api.DefaultRegistry(), Settings: o.Settings, Objects: objects,
 		PrivilegedUsers: users, PrivilegedGroups: groups,
 		Record:              func(kind, code, sev string) { findings.WithLabelValues(kind, code, sev).Inc() },
 		Log:                 log.WithName("admission"),
 		Preview:             preview,
-		Servers:             servers.list,
 		DenyServerConflicts: o.LinkerdServerConflicts == ServerConflictsDeny,
 		Linkerd:             linkerd,
 		Widening:            widening,

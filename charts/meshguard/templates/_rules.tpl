@@ -139,7 +139,7 @@ list on every registry kind and on the inventory it reads.
   resources: ["meshtrafficpermissions", "meshidentities", "meshes", "meshservices", "meshexternalservices", "meshmultizoneservices", "meshgateways", "meshhttproutes", "meshopentelemetrybackends"]
   verbs: ["get", "list", "watch"]
 - apiGroups: ["policy.linkerd.io"]
-  resources: ["servers", "serverauthorizations", "authorizationpolicies", "meshtlsauthentications", "networkauthentications", "httproutes"]
+  resources: ["servers", "serverauthorizations", "authorizationpolicies", "meshtlsauthentications", "networkauthentications", "egressnetworks", "httplocalratelimitpolicies", "httproutes"]
   verbs: ["get", "list", "watch"]
 {{- end -}}
 {{- define "meshguard.auditReadRules" -}}

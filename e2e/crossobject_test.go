@@ -1,0 +1,85 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestCrossObjectChecksAtAdmission applies, through the real API server and
+// kubectl, the Linkerd objects whose mistakes only show against other objects,
+// once found by `meshguard lint` alone: a second HTTPLocalRateLimitPolicy on a
+// Server (MG370: Linkerd applies only one) and an HTTPRoute parented to an
+// EgressNetwork that does not exist (MG369: the route stays unattached). Both are
+// admitted with a warning read from the webhook's informer caches (the chart's
+// RBAC lets it watch both kinds); the same objects without the mistake are
+// admitted without one.
+func TestCrossObjectChecksAtAdmission(t *testing.T) {
+	const ns = "e2e-cross"
+	if err := ensureNS(ns); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		kubectl(t, "", "delete", "--ignore-not-found", "-n", ns, "httplocalratelimitpolicies.policy.linkerd.io,httproutes.policy.linkerd.io,egressnetworks.policy.linkerd.io", "--all")
+	})
+	limit := func(name, server string) string {
+		return `apiVersion: policy.linkerd.io/v1alpha1
+kind: HTTPLocalRateLimitPolicy
+metadata: {name: ` + name + `, namespace: e2e-cross}
+spec:
+  targetRef: {group: policy.linkerd.io, kind: Server, name: ` + server + `}
+  total: {requestsPerSecond: 100}
+`
+	}
+	route := func(parent string) string {
+		return `apiVersion: policy.linkerd.io/v1beta3
+kind: HTTPRoute
+metadata: {name: to-` + parent + `, namespace: e2e-cross}
+spec:
+  parentRefs: [{group: policy.linkerd.io, kind: EgressNetwork, name: ` + parent + `, port: 443}]
+`
+	}
+	const network = `apiVersion: policy.linkerd.io/v1alpha1
+kind: EgressNetwork
+metadata: {name: internet, namespace: e2e-cross}
+spec: {trafficPolicy: Allow}
+`
+	for _, doc := range []string{limit("first", "web"), network} {
+		if _, stderr, err := kubectl(t, doc, "apply", "-f", "-"); err != nil || strings.Contains(stderr, "MG37") {
+			t.Fatalf("setup: err %v, stderr:\n%s", err, stderr)
+		}
+	}
+	// The caches see what was just stored shortly after; until then nothing is
+	// known of the kind in the namespace and nothing warns.
+	wantWarning := func(doc, want string) {
+		t.Helper()
+		want = want[:min(len(want), len("Warning: ")+117)]
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			_, stderr, err := kubectl(t, doc, "apply", "-f", "-")
+			if err != nil {
+				t.Fatalf("a cross-object warning must not deny: %v", err)
+			}
+			if strings.Contains(stderr, want) {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no warning %q in:\n%s", want, stderr)
+			}
+			time.Sleep(time.Second)
+		}
+	}
+	wantWarning(limit("second", "web"), "Warning: MG370 spec.targetRef: HTTPLocalRateLimitPolicies first, second all target Server web")
+	wantWarning(route("internt"), "Warning: MG369 spec.parentRefs[0]: the parent EgressNetwork internt (namespace e2e-cross) does not exist in the cluster")
+	for _, doc := range []string{limit("other", "api"), route("internet")} {
+		_, stderr, err := kubectl(t, doc, "apply", "-f", "-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(stderr, "MG369") || strings.Contains(stderr, "MG370") {
+			t.Errorf("an object without the mistake warned:\n%s", stderr)
+		}
+	}
+}

@@ -1,0 +1,130 @@
+package lint
+
+import (
+	"context"
+	"maps"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/engine"
+	"github.com/meshguard/meshguard/linkerd"
+	"github.com/meshguard/meshguard/validate"
+)
+
+// crossStage runs the engine's cross-object checks (engine.CrossChecks: Linkerd
+// Server conflicts, missing EgressNetworks, rate-limit policies sharing a Server)
+// over one group of documents applied together: it keeps the objects of the kinds
+// the checks declare, and once every document is in, judges each subject against
+// the group as the checks' Source. Objects the webhook would deny are left out of
+// both sides: they never exist in a cluster. Only the declared kinds are kept, so
+// a run of many other objects costs nothing here.
+type crossStage struct {
+	eng       *engine.Engine
+	namespace string // of documents that name none
+	kinds     map[schema.GroupKind]bool
+	objects   engine.Objects
+	subjects  []crossSubject
+}
+
+// crossSubject is one object a check judges, with where its findings point.
+type crossSubject struct {
+	s      engine.Subject
+	anchor Anchor
+}
+
+// crossSummary is what the stage keeps of a document: an object the checks read,
+// and the subject when a check judges it; or, of a workload, what it says of its
+// pods (engine.PodsGK).
+type crossSummary struct {
+	obj      *unstructured.Unstructured
+	subject  *crossSubject
+	workload *linkerd.Workload
+}
+
+// newCrossStage is the stage for one group; complete says the group (with
+// --inventory) is the whole cluster (--strict-references).
+func newCrossStage(s api.Settings, ns string, complete bool) *crossStage {
+	eng := engine.New(s)
+	st := &crossStage{eng: eng, namespace: ns, kinds: engine.CrossKinds(eng.Checks)}
+	st.objects.Complete = complete
+	return st
+}
+
+func (s *crossStage) Summarize(c Checked) any {
+	if c.Denied || c.Object == nil {
+		return nil
+	}
+	if c.Kind == nil {
+		if !s.kinds[engine.PodsGK] {
+			return nil
+		}
+		if w, ok := linkerd.WorkloadFromObject(c.Object); ok {
+			if w.Namespace == "" {
+				w.Namespace = s.namespace
+			}
+			return &crossSummary{workload: &w}
+		}
+		return nil
+	}
+	gk := c.Object.GroupVersionKind().GroupKind()
+	if !s.kinds[gk] {
+		return nil
+	}
+	sum := &crossSummary{obj: s.inNamespace(c.Object)}
+	if engine.Judged(s.eng.Checks, gk) {
+		sub := engine.Subject{Object: sum.obj, Kind: c.Kind, Spec: c.Spec}
+		sum.subject = &crossSubject{s: sub, anchor: NewAnchor(c.Doc, engine.Fields(s.eng.Checks, sub)...)}
+	}
+	return sum
+}
+
+// inNamespace is u, or a copy of its top level and metadata with the run's
+// namespace when it names none, as apply would store it. The stage keeps u
+// itself: the run drops the document's parse tree and never mutates the object
+// after its checks.
+func (s *crossStage) inNamespace(u *unstructured.Unstructured) *unstructured.Unstructured {
+	meta, _ := u.Object["metadata"].(map[string]any)
+	if u.GetNamespace() != "" || meta == nil {
+		return u
+	}
+	meta = maps.Clone(meta)
+	meta["namespace"] = s.namespace
+	top := maps.Clone(u.Object)
+	top["metadata"] = meta
+	return &unstructured.Unstructured{Object: top}
+}
+
+func (s *crossStage) Add(v any) {
+	sum := v.(*crossSummary)
+	if sum.workload != nil {
+		s.objects.AddWorkload(*sum.workload)
+		return
+	}
+	s.objects.Add(sum.obj)
+	if sum.subject != nil {
+		s.subjects = append(s.subjects, *sum.subject)
+	}
+}
+
+func (s *crossStage) Findings() []Finding {
+	var out []Finding
+	ctx := context.Background()
+	for _, sub := range s.subjects {
+		errs, warns := s.eng.Cross(ctx, sub.s, &s.objects, s.objects.Complete)
+		out = appendAnchored(out, sub.anchor, errs, validate.SeverityError)
+		out = appendAnchored(out, sub.anchor, warns, validate.SeverityWarning)
+	}
+	return out
+}
+
+// appendAnchored adds the findings errs, whose details are whole sentences, on
+// the anchored document.
+func appendAnchored(out []Finding, a Anchor, errs field.ErrorList, severity string) []Finding {
+	for _, e := range errs {
+		out = append(out, a.Finding(severity, e.Origin, e.Field, e.Detail))
+	}
+	return out
+}
