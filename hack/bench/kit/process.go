@@ -1,4 +1,4 @@
-package attack
+package kit
 
 import (
 	"context"
@@ -12,10 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/meshguard/meshguard/api"
-	"github.com/meshguard/meshguard/hack/loadgen/loadtest"
 	"github.com/meshguard/meshguard/webhook/serving/servingtest"
-	"github.com/meshguard/meshguard/webhook/webhooktest"
 )
 
 // ChartMemLimit is the GOMEMLIMIT the chart's defaults give the server:
@@ -47,7 +44,7 @@ func Build(dir string) (string, error) {
 // StartServer starts binary as `serve --offline` with a throw-away certificate
 // in dir, plus extra flags, and returns once it is ready.
 func StartServer(ctx context.Context, binary, dir string, extra ...string) (*Server, error) {
-	roots, err := loadtest.WriteCerts(dir)
+	roots, err := WriteCerts(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -111,24 +108,4 @@ func (s *Server) PeakRSSMiB() (float64, error) {
 		}
 	}
 	return 0, fmt.Errorf("no VmHWM in /proc/%d/status", s.cmd.Process.Pid)
-}
-
-// LargeReview is the AdmissionReview of a valid MeshTrafficPermission with items
-// `from` entries (26,000: about 2.9 MB, just under the API server's 3 MB limit).
-func LargeReview(items int) ([]byte, error) {
-	obj := webhooktest.IncomingPolicy()
-	from := make([]any, items)
-	for i := range from {
-		from[i] = map[string]any{
-			"targetRef": map[string]any{"kind": string(api.RefMeshSubset), "tags": map[string]any{"kuma.io/service": fmt.Sprintf("svc-%d_ns_svc_80", i)}},
-			"default":   map[string]any{"action": "Allow"},
-		}
-	}
-	obj["spec"].(map[string]any)["from"] = from
-	obj["metadata"].(map[string]any)["name"] = "large"
-	r, err := webhooktest.NewReviewOf(obj)
-	if err != nil {
-		return nil, err
-	}
-	return r.Body("00000000-0000-4000-8000-00000000beef"), nil
 }

@@ -1,4 +1,4 @@
-// Command loadgen is meshguard's loopback load benchmark (issue 4): it starts, in
+// Package load is `bench load`, meshguard's loopback load benchmark (issue 4): it starts, in
 // this process, two controller-runtime webhook servers on 127.0.0.1 with a
 // generated certificate — meshguard's validating handler with the RBAC preview over
 // a cluster of stored MeshTrafficPermissions, and a no-op handler — and sends them
@@ -19,16 +19,16 @@
 // a markdown table, or JSON with -json. Every phase is bounded in count and time;
 // the servers stop with the command.
 //
-// `loadgen attack` runs the hostile loads of issue 27 instead (attackcmd.go).
+// `bench attack` runs the hostile loads of issue 27 instead (package attack).
 //
-//	go run ./hack/loadgen [-concurrency 8] [-duration 5s] [-rate 1000] [-unique 16384] [-jitter 3s] [-json] [-cpuprofile f] [-memprofile f]
-package main
+//	go run ./hack/bench load [-concurrency 8] [-duration 5s] [-rate 1000] [-unique 16384] [-jitter 3s] [-json] [-cpuprofile f] [-memprofile f]
+package load
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -38,7 +38,7 @@ import (
 	"github.com/go-logr/logr"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/meshguard/meshguard/hack/loadgen/loadtest"
+	"github.com/meshguard/meshguard/hack/bench/kit"
 	"github.com/meshguard/meshguard/webhook"
 	"github.com/meshguard/meshguard/webhook/webhooktest"
 )
@@ -60,38 +60,35 @@ type flags struct {
 	jsonOut                                           bool
 	cpuprofile, memprofile                            string
 	jitter                                            time.Duration
+	// command is the invocation, for the report.
+	command string
 }
 
-func main() {
-	if len(os.Args) > 1 && os.Args[1] == "attack" {
-		if err := runAttack(os.Args[2:], os.Stdout); err != nil {
-			fmt.Fprintln(os.Stderr, "loadgen attack:", err)
-			os.Exit(1)
-		}
-		return
-	}
+// Main runs `bench load` with its arguments, writing the report to stdout.
+func Main(args []string, stdout io.Writer) error {
 	var f flags
-	flag.IntVar(&f.concurrency, "concurrency", 8, "closed loop: requests in flight (connections) per target")
-	flag.DurationVar(&f.duration, "duration", 5*time.Second, "length of each phase (closed and open loop) per target")
-	flag.Float64Var(&f.rate, "rate", 1000, "open loop: scheduled requests per second")
-	flag.IntVar(&f.workers, "workers", 64, "open loop: senders (and connections) available for scheduled requests")
-	flag.IntVar(&f.maxRequests, "max-requests", 500000, "closed loop: at most this many requests per target")
-	flag.IntVar(&f.warmup, "warmup", 500, "unrecorded requests per target before measuring")
-	flag.IntVar(&f.unique, "unique", 16384, "distinct objects (encoded beforehand) the unique-object target sends round-robin")
-	flag.IntVar(&f.decodeEvery, "decode-every", 64, "decode every n-th answer (and the first, and any failing the quick uid/allowed byte check) in full as an AdmissionReview; 1 decodes all")
-	flag.DurationVar(&f.timeout, "timeout", 5*time.Second, "per-request timeout")
-	flag.BoolVar(&f.jsonOut, "json", false, "print the report as JSON instead of markdown")
-	flag.DurationVar(&f.jitter, "jitter", 3*time.Second, "before the phases, measure for this long how late the machine wakes a goroutine sleeping 1 ms (the floor under every p99; 0 skips it)")
-	flag.StringVar(&f.cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run (servers and load) to this file")
-	flag.StringVar(&f.memprofile, "memprofile", "", "write a heap profile to this file after the phases (what the process keeps live: encoded requests, meshguard's caches)")
-	flag.Parse()
-	if err := run(f); err != nil {
-		fmt.Fprintln(os.Stderr, "loadgen:", err)
-		os.Exit(1)
+	fs := flag.NewFlagSet("bench load", flag.ContinueOnError)
+	fs.IntVar(&f.concurrency, "concurrency", 8, "closed loop: requests in flight (connections) per target")
+	fs.DurationVar(&f.duration, "duration", 5*time.Second, "length of each phase (closed and open loop) per target")
+	fs.Float64Var(&f.rate, "rate", 1000, "open loop: scheduled requests per second")
+	fs.IntVar(&f.workers, "workers", 64, "open loop: senders (and connections) available for scheduled requests")
+	fs.IntVar(&f.maxRequests, "max-requests", 500000, "closed loop: at most this many requests per target")
+	fs.IntVar(&f.warmup, "warmup", 500, "unrecorded requests per target before measuring")
+	fs.IntVar(&f.unique, "unique", 16384, "distinct objects (encoded beforehand) the unique-object target sends round-robin")
+	fs.IntVar(&f.decodeEvery, "decode-every", 64, "decode every n-th answer (and the first, and any failing the quick uid/allowed byte check) in full as an AdmissionReview; 1 decodes all")
+	fs.DurationVar(&f.timeout, "timeout", 5*time.Second, "per-request timeout")
+	fs.BoolVar(&f.jsonOut, "json", false, "print the report as JSON instead of markdown")
+	fs.DurationVar(&f.jitter, "jitter", 3*time.Second, "before the phases, measure for this long how late the machine wakes a goroutine sleeping 1 ms (the floor under every p99; 0 skips it)")
+	fs.StringVar(&f.cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run (servers and load) to this file")
+	fs.StringVar(&f.memprofile, "memprofile", "", "write a heap profile to this file after the phases (what the process keeps live: encoded requests, meshguard's caches)")
+	if err := kit.Parse(fs, args); err != nil {
+		return err
 	}
+	f.command = "go run ./hack/bench load " + strings.Join(args, " ")
+	return run(f, stdout)
 }
 
-func run(f flags) error {
+func run(f flags, stdout io.Writer) error {
 	if f.concurrency < 1 || f.workers < 1 || f.rate <= 0 || f.duration <= 0 || f.maxRequests < 1 || f.unique < 1 {
 		return fmt.Errorf("-concurrency, -workers, -rate, -duration, -max-requests and -unique must be positive")
 	}
@@ -107,7 +104,7 @@ func run(f flags) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	roots, err := loadtest.WriteCerts(dir)
+	roots, err := kit.WriteCerts(dir)
 	if err != nil {
 		return err
 	}
@@ -128,35 +125,35 @@ func run(f flags) error {
 	if err != nil {
 		return err
 	}
-	mgURL, err := loadtest.Serve(ctx, dir, webhook.ValidatePath, webhooktest.ControllerRuntime(eng.Validate))
+	mgURL, err := kit.Serve(ctx, dir, webhook.ValidatePath, webhooktest.ControllerRuntime(eng.Validate))
 	if err != nil {
 		return err
 	}
-	noopURL, err := loadtest.Serve(ctx, dir, "/noop", webhooktest.ControllerRuntime(webhooktest.Noop))
+	noopURL, err := kit.Serve(ctx, dir, "/noop", webhooktest.ControllerRuntime(webhooktest.Noop))
 	if err != nil {
 		return err
 	}
 	// The meshguard targets are the same server (one engine), as in a cluster where
 	// repeated and new objects arrive at the same webhook.
 	one := func(r *webhooktest.Review) []*webhooktest.Review { return []*webhooktest.Review{r} }
-	targets := []loadtest.Target{
-		loadtest.Target{Name: noopCreate, URL: noopURL}.WithReviews(one(create)),
-		loadtest.Target{Name: noopUpdate, URL: noopURL}.WithReviews(one(update)),
-		loadtest.Target{Name: mgUnchanged, URL: mgURL}.WithReviews(one(update)),
-		loadtest.Target{Name: mgUnique, URL: mgURL}.WithReviews(reviews),
+	targets := []Target{
+		Target{Name: noopCreate, URL: noopURL}.WithReviews(one(create)),
+		Target{Name: noopUpdate, URL: noopURL}.WithReviews(one(update)),
+		Target{Name: mgUnchanged, URL: mgURL}.WithReviews(one(update)),
+		Target{Name: mgUnique, URL: mgURL}.WithReviews(reviews),
 	}
 	unique := targets[len(targets)-1]
-	load := &loadtest.Load{Client: loadtest.NewClient(roots, max(f.concurrency, f.workers), f.timeout), Review: create, DecodeEvery: f.decodeEvery}
+	ld := &Load{Client: kit.NewClient(roots, max(f.concurrency, f.workers), f.timeout), Review: create, DecodeEvery: f.decodeEvery}
 	for _, t := range targets {
-		if err := load.Send(ctx, t); err != nil {
+		if err := ld.Send(ctx, t); err != nil {
 			return fmt.Errorf("%s: first request: %w", t.Name, err)
 		}
 		if f.warmup > 0 {
-			load.Closed(ctx, t, f.concurrency, f.duration, f.warmup)
+			ld.Closed(ctx, t, f.concurrency, f.duration, f.warmup)
 		}
 	}
 
-	rep, err := measure(ctx, f, load, targets)
+	rep, err := measure(ctx, f, ld, targets)
 	if err != nil {
 		return err
 	}
@@ -167,18 +164,16 @@ func run(f flags) error {
 	}
 	rep.Notes = append(rep.Notes, note)
 	if f.jsonOut {
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return kit.WriteJSON(stdout, rep)
 	}
-	fmt.Printf("%s\n\n", rep.Machine)
-	rep.Markdown(os.Stdout)
+	fmt.Fprintf(stdout, "%s\n\n", rep.Machine)
+	rep.Markdown(stdout)
 	return nil
 }
 
 // measure runs the closed-loop and then the open-loop phase of every target,
 // interleaved, with the profiles asked for, and judges the meshguard targets.
-func measure(ctx context.Context, f flags, load *loadtest.Load, targets []loadtest.Target) (*loadtest.Report, error) {
+func measure(ctx context.Context, f flags, load *Load, targets []Target) (*Report, error) {
 	if f.cpuprofile != "" {
 		pf, err := os.Create(f.cpuprofile)
 		if err != nil {
@@ -190,12 +185,12 @@ func measure(ctx context.Context, f flags, load *loadtest.Load, targets []loadte
 		}
 		defer pprof.StopCPUProfile()
 	}
-	rep := &loadtest.Report{
-		Command: "go run ./hack/loadgen " + strings.Join(os.Args[1:], " "),
+	rep := &Report{
+		Command: f.command,
 		Machine: machine(),
 	}
 	if f.jitter > 0 {
-		j := loadtest.MeasureJitter(f.jitter, time.Millisecond)
+		j := MeasureJitter(f.jitter, time.Millisecond)
 		rep.Jitter = &j
 	}
 	// Interleaved so that a change in background load hits all targets alike.
@@ -213,21 +208,14 @@ func measure(ctx context.Context, f flags, load *loadtest.Load, targets []loadte
 			return nil, err
 		}
 	}
-	rep.Judge(loadtest.Pair{Target: mgUnchanged, Baseline: noopUpdate},
-		loadtest.Pair{Target: mgUnique, Baseline: noopCreate})
+	rep.Judge(Pair{Target: mgUnchanged, Baseline: noopUpdate},
+		Pair{Target: mgUnique, Baseline: noopCreate})
 	return rep, nil
 }
 
 // machine describes where the numbers come from.
 func machine() string {
-	load := "unknown"
-	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
-		if fs := strings.Fields(string(b)); len(fs) >= 3 {
-			load = strings.Join(fs[:3], " ")
-		}
-	}
-	return fmt.Sprintf("%s %s/%s, NumCPU %d, GOMAXPROCS %d, load average at start %s",
-		runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0), load)
+	return fmt.Sprintf("%s, GOMAXPROCS %d, load average at start %s", kit.Machine(), runtime.GOMAXPROCS(0), kit.LoadAverage())
 }
 
 // writeHeapProfile writes the live heap, after a collection, to path.

@@ -1,4 +1,4 @@
-// Command apilatency measures what meshguard adds to the latency of an apply through
+// Package apilatency is `bench apilatency`: it measures what meshguard adds to the latency of an apply through
 // a real kube-apiserver. It starts the local control plane with meshguard installed
 // from the chart (as the e2e suite does) and a no-op admission webhook (the peer:
 // controller-runtime's server and codec, same TLS settings, answering "allowed"
@@ -16,13 +16,14 @@
 // applies a few unmeasured policies. It prints each configuration's latency
 // distribution and the differences at p50 and p99 (docs/performance.md).
 //
-//	go run ./hack/apilatency -n 200 -blocks 5
-package main
+//	go run ./hack/bench apilatency -n 200 -blocks 5
+package apilatency
 
 import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"time"
@@ -37,6 +38,7 @@ import (
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/e2e/crds"
 	"github.com/meshguard/meshguard/e2e/localcp"
+	"github.com/meshguard/meshguard/hack/bench/kit"
 )
 
 // options are the command's flags.
@@ -50,29 +52,32 @@ type options struct {
 	sameTarget bool
 	// pprof is meshguard's --pprof-bind-address, to profile it during the run.
 	pprof string
+	// stdout receives the report.
+	stdout io.Writer
 }
 
-func main() {
-	var o options
-	flag.IntVar(&o.n, "n", 200, "applies measured in each configuration (absent, noop, meshguard)")
-	flag.IntVar(&o.blocks, "blocks", 5, "blocks the applies of each configuration are split into; the configurations alternate block by block")
-	flag.IntVar(&o.warmup, "warmup", 5, "unmeasured applies after each switch of configuration")
-	flag.StringVar(&o.dir, "dir", "", "directory for the control plane's files (default: a temporary one, removed)")
-	flag.BoolVar(&o.sameTarget, "same-target", false, "every policy selects app=backend, so each RBAC preview merges all policies stored before it")
-	flag.StringVar(&o.pprof, "pprof", "", "serve meshguard's pprof profiles on this address during the run (e.g. 127.0.0.1:6060)")
-	flag.Parse()
+// Main runs `bench apilatency` with its arguments, writing the report to stdout
+// and progress to standard error.
+func Main(args []string, stdout io.Writer) error {
+	o := options{stdout: stdout}
+	fs := flag.NewFlagSet("bench apilatency", flag.ContinueOnError)
+	fs.IntVar(&o.n, "n", 200, "applies measured in each configuration (absent, noop, meshguard)")
+	fs.IntVar(&o.blocks, "blocks", 5, "blocks the applies of each configuration are split into; the configurations alternate block by block")
+	fs.IntVar(&o.warmup, "warmup", 5, "unmeasured applies after each switch of configuration")
+	fs.StringVar(&o.dir, "dir", "", "directory for the control plane's files (default: a temporary one, removed)")
+	fs.BoolVar(&o.sameTarget, "same-target", false, "every policy selects app=backend, so each RBAC preview merges all policies stored before it")
+	fs.StringVar(&o.pprof, "pprof", "", "serve meshguard's pprof profiles on this address during the run (e.g. 127.0.0.1:6060)")
+	if err := kit.Parse(fs, args); err != nil {
+		return err
+	}
 	if o.n < 1 || o.blocks < 1 || o.blocks > o.n || o.warmup < 0 {
-		fmt.Fprintln(os.Stderr, "apilatency: need -n >= 1, 1 <= -blocks <= -n and -warmup >= 0")
-		os.Exit(2)
+		return kit.Usage(fmt.Errorf("need -n >= 1, 1 <= -blocks <= -n and -warmup >= 0"))
 	}
 	// The client's own logs are not part of the measurement.
 	ctrllog.SetLogger(logr.Discard())
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, o); err != nil {
-		fmt.Fprintln(os.Stderr, "apilatency:", err)
-		os.Exit(1)
-	}
+	return run(ctx, o)
 }
 
 func run(ctx context.Context, o options) error {
@@ -113,9 +118,9 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
-	report(lat)
-	handlerTime(st.Meshguard.MetricsPort)
-	webhookCallTime(st.CP.Config)
+	report(o.stdout, lat)
+	handlerTime(o.stdout, st.Meshguard.MetricsPort)
+	webhookCallTime(o.stdout, st.CP.Config)
 	return nil
 }
 

@@ -1,4 +1,4 @@
-package main
+package apilatency
 
 import (
 	"context"
@@ -17,11 +17,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
-	"github.com/meshguard/meshguard/hack/loadgen/loadtest"
-	"github.com/meshguard/meshguard/webhook/serving"
-	"github.com/meshguard/meshguard/webhook/serving/servingtest"
+	"github.com/meshguard/meshguard/hack/bench/kit"
 	"github.com/meshguard/meshguard/webhook/webhooktest"
 )
 
@@ -52,39 +49,26 @@ func startNoop(ctx context.Context, dir string) (*noopServer, error) {
 	if err := os.MkdirAll(certDir, 0o755); err != nil {
 		return nil, err
 	}
-	if _, err := loadtest.WriteCerts(certDir); err != nil {
+	if _, err := kit.WriteCerts(certDir); err != nil {
 		return nil, err
 	}
-	ca, err := os.ReadFile(filepath.Join(certDir, loadtest.CAFile))
+	ca, err := os.ReadFile(filepath.Join(certDir, kit.CAFile))
 	if err != nil {
 		return nil, err
 	}
-	port, err := servingtest.FreeLoopbackPort()
-	if err != nil {
-		return nil, err
-	}
-	n := &noopServer{base: "https://localhost:" + strconv.Itoa(port), caPEM: ca}
-	srv := crwebhook.NewServer(crwebhook.Options{Host: "127.0.0.1", Port: port, CertDir: certDir, TLSOpts: serving.TLSOptions(false)})
+	n := &noopServer{caPEM: ca}
 	h := webhooktest.ControllerRuntime(webhooktest.Noop)
-	for _, p := range []string{"/mutate", "/validate"} {
-		srv.Register(p, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			n.served.Add(1)
-			h.ServeHTTP(w, r)
-		}))
+	counted := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.served.Add(1)
+		h.ServeHTTP(w, r)
+	})
+	base, err := kit.ServeAll(ctx, certDir, map[string]http.Handler{"/mutate": counted, "/validate": counted})
+	if err != nil {
+		return nil, fmt.Errorf("no-op webhook server: %w", err)
 	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Start(ctx) }()
-	started := srv.StartedChecker()
-	for deadline := time.Now().Add(10 * time.Second); started(nil) != nil; {
-		select {
-		case err := <-errc:
-			return nil, fmt.Errorf("no-op webhook server stopped: %v", err)
-		case <-time.After(10 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("no-op webhook server did not start within 10s")
-		}
-	}
+	// The API server calls it by name: its certificate covers localhost, as
+	// meshguard's does.
+	n.base = strings.Replace(base, "127.0.0.1", "localhost", 1)
 	return n, nil
 }
 

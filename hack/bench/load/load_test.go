@@ -1,4 +1,4 @@
-package loadtest
+package load
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/meshguard/meshguard/hack/bench/kit"
 	"github.com/meshguard/meshguard/webhook/webhooktest"
 )
 
@@ -22,14 +23,14 @@ import (
 // decoded, which the sampling decides).
 func TestSendChecksAnswers(t *testing.T) {
 	dir := t.TempDir()
-	roots, err := WriteCerts(dir)
+	roots, err := kit.WriteCerts(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	serve := func(path string, h http.Handler) string {
-		url, err := Serve(ctx, dir, path, h)
+		url, err := kit.Serve(ctx, dir, path, h)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,7 +93,7 @@ func TestSendChecksAnswers(t *testing.T) {
 		}
 	}
 	for _, every := range []int{1, 4} {
-		load := &Load{Client: NewClient(roots, 2, 5*time.Second), Review: create, DecodeEvery: every}
+		load := &Load{Client: kit.NewClient(roots, 2, 5*time.Second), Review: create, DecodeEvery: every}
 		for name, url := range good {
 			for _, r := range []*webhooktest.Review{create, update} {
 				tg := Target{Name: name, URL: url}.WithReviews([]*webhooktest.Review{r})

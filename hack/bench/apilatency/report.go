@@ -1,4 +1,4 @@
-package main
+package apilatency
 
 import (
 	"bufio"
@@ -16,15 +16,15 @@ import (
 )
 
 // report prints each configuration's distribution and what the webhooks add to it.
-func report(lat map[config][]time.Duration) {
-	fmt.Printf("| webhooks | applies | p50 ms | p90 ms | p99 ms | max ms |\n| --- | --- | --- | --- | --- | --- |\n")
+func report(w io.Writer, lat map[config][]time.Duration) {
+	fmt.Fprintf(w, "| webhooks | applies | p50 ms | p90 ms | p99 ms | max ms |\n| --- | --- | --- | --- | --- | --- |\n")
 	p := map[config][4]float64{}
 	for _, cfg := range order() {
 		p[cfg] = percentiles(lat[cfg])
 		q := p[cfg]
-		fmt.Printf("| %s | %d | %.2f | %.2f | %.2f | %.2f |\n", cfg, len(lat[cfg]), q[0], q[1], q[2], q[3])
+		fmt.Fprintf(w, "| %s | %d | %.2f | %.2f | %.2f | %.2f |\n", cfg, len(lat[cfg]), q[0], q[1], q[2], q[3])
 	}
-	fmt.Println()
+	fmt.Fprintln(w)
 	for _, d := range []struct {
 		what     string
 		of, base config
@@ -33,7 +33,7 @@ func report(lat map[config][]time.Duration) {
 		{"meshguard adds", withMeshguard, absent},
 		{"meshguard adds over the no-op webhooks", withMeshguard, withNoop},
 	} {
-		fmt.Printf("%s %.2f ms at p50, %.2f ms at p99\n", d.what, p[d.of][0]-p[d.base][0], p[d.of][2]-p[d.base][2])
+		fmt.Fprintf(w, "%s %.2f ms at p50, %.2f ms at p99\n", d.what, p[d.of][0]-p[d.base][0], p[d.of][2]-p[d.base][2])
 	}
 }
 
@@ -51,14 +51,14 @@ func percentiles(d []time.Duration) [4]float64 {
 // handlerTime prints the mean time meshguard's handlers took per review, from
 // controller-runtime's webhook latency histogram: what of the added latency is
 // meshguard's own work, and what the API server's webhook calls.
-func handlerTime(port int) {
+func handlerTime(w io.Writer, port int) {
 	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/metrics", port))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "metrics:", err)
 		return
 	}
 	defer resp.Body.Close()
-	printMeans(resp.Body, "controller_runtime_webhook_latency_seconds", "meshguard's handler")
+	printMeans(w, resp.Body, "controller_runtime_webhook_latency_seconds", "meshguard's handler")
 }
 
 // webhookCallTime prints the mean time the API server spent per call of each
@@ -66,7 +66,7 @@ func handlerTime(port int) {
 // the handler's time plus the request and answer on the wire (TLS, encoding the
 // review, decoding the answer). Its counts also show whether a mutating webhook
 // was called more than once per apply (reinvocation).
-func webhookCallTime(cfg *rest.Config) {
+func webhookCallTime(w io.Writer, cfg *rest.Config) {
 	hc, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "API server metrics:", err)
@@ -78,12 +78,12 @@ func webhookCallTime(cfg *rest.Config) {
 		return
 	}
 	defer resp.Body.Close()
-	printMeans(resp.Body, "apiserver_admission_webhook_admission_duration_seconds", "API server's call of")
+	printMeans(w, resp.Body, "apiserver_admission_webhook_admission_duration_seconds", "API server's call of")
 }
 
 // printMeans prints count and mean (in ms) of each series of the histogram
 // metric in a Prometheus text exposition.
-func printMeans(r io.Reader, metric, what string) {
+func printMeans(w io.Writer, r io.Reader, metric, what string) {
 	b, err := io.ReadAll(r)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "metrics:", err)
@@ -93,7 +93,7 @@ func printMeans(r io.Reader, metric, what string) {
 	counts := scrape(strings.NewReader(string(b)), metric+"_count")
 	for _, labels := range slices.Sorted(maps.Keys(counts)) {
 		if n := counts[labels]; n > 0 {
-			fmt.Printf("%s %s: %.0f calls, mean %.2f ms\n", what, labels, n, sums[labels]/n*1000)
+			fmt.Fprintf(w, "%s %s: %.0f calls, mean %.2f ms\n", what, labels, n, sums[labels]/n*1000)
 		}
 	}
 }

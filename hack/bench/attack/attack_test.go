@@ -13,7 +13,7 @@ import (
 
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/compile"
-	"github.com/meshguard/meshguard/hack/loadgen/loadtest"
+	"github.com/meshguard/meshguard/hack/bench/kit"
 	"github.com/meshguard/meshguard/webhook"
 	"github.com/meshguard/meshguard/webhook/serving/servingtest"
 )
@@ -28,10 +28,10 @@ const chartConnections = 921
 // returns its address and a pool trusting its certificate.
 func startInProcess(t *testing.T) (string, *x509.CertPool) {
 	t.Helper()
-	old := debug.SetMemoryLimit(ChartMemLimit)
+	old := debug.SetMemoryLimit(kit.ChartMemLimit)
 	t.Cleanup(func() { debug.SetMemoryLimit(old) })
 	dir := t.TempDir()
-	roots, err := loadtest.WriteCerts(dir)
+	roots, err := kit.WriteCerts(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestAttacks(t *testing.T) {
 		t.Skip("load test")
 	}
 	addr, roots := startInProcess(t)
-	large, err := LargeReview(26000)
+	large, err := kit.LargeReview(26000)
 	if err != nil {
 		t.Fatal(err)
 	}

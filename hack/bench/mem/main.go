@@ -1,4 +1,4 @@
-// Command memload measures meshguard's peak memory under hostile concurrent
+// Package mem is `bench mem`: it measures meshguard's peak memory under hostile concurrent
 // requests (issue 14): it builds and starts `meshguard serve --offline` on
 // loopback TLS with the Go memory limit the chart sets (GOMEMLIMIT = 0.9 of the
 // 256Mi container limit), then at once
@@ -14,12 +14,12 @@
 // waits for every answer (the stalled uploads are cut off at the server's read
 // timeout) and reports the server's peak RSS (VmHWM) with what each request got.
 //
-//	go run ./hack/memload [-stalled 40] [-errors 8] [-findings 8000] [-deep 5] [-large 0] [-schema-check never] [-json]
+//	go run ./hack/bench mem [-stalled 40] [-errors 8] [-findings 8000] [-deep 5] [-large 0] [-schema-check never] [-json]
 //
 // The server is offline, so --schema-check auto runs the schema layer as always
 // does; -schema-check never stands for a cluster whose installed CRDs are the
 // embedded ones, where auto skips it.
-package main
+package mem
 
 import (
 	"bufio"
@@ -29,9 +29,9 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -39,7 +39,7 @@ import (
 	"time"
 
 	"github.com/meshguard/meshguard/api"
-	"github.com/meshguard/meshguard/hack/loadgen/attack"
+	"github.com/meshguard/meshguard/hack/bench/kit"
 	"github.com/meshguard/meshguard/webhook/webhooktest"
 )
 
@@ -59,31 +59,32 @@ type report struct {
 	ServerFlags []string       `json:"serverFlags"`
 }
 
-func main() {
+// Main runs `bench mem` with its arguments, writing the report to stdout.
+func Main(args []string, stdout io.Writer) error {
 	var f flags
-	flag.IntVar(&f.stalled, "stalled", 40, "stalled uploads announcing 7 MiB")
-	flag.IntVar(&f.errors, "errors", 8, "validating reviews with -findings errors each")
-	flag.IntVar(&f.findings, "findings", 8000, "errors per policy of -errors")
-	flag.IntVar(&f.deep, "deep", 5, "mutating reviews of a deeply nested policy")
-	flag.IntVar(&f.large, "large", 0, "validating reviews of the valid 2.9 MB MeshTrafficPermission, sent one after the other")
-	flag.StringVar(&f.schemaCheck, "schema-check", "", "the server's --schema-check, when given (offline, its default auto runs the schema layer)")
-	flag.StringVar(&f.binary, "meshguard", "", "meshguard binary (default: go build ./cmd/meshguard)")
-	flag.BoolVar(&f.jsonOut, "json", false, "print JSON instead of markdown")
-	flag.Parse()
-	if err := run(f); err != nil {
-		fmt.Fprintln(os.Stderr, "memload:", err)
-		os.Exit(1)
+	fs := flag.NewFlagSet("bench mem", flag.ContinueOnError)
+	fs.IntVar(&f.stalled, "stalled", 40, "stalled uploads announcing 7 MiB")
+	fs.IntVar(&f.errors, "errors", 8, "validating reviews with -findings errors each")
+	fs.IntVar(&f.findings, "findings", 8000, "errors per policy of -errors")
+	fs.IntVar(&f.deep, "deep", 5, "mutating reviews of a deeply nested policy")
+	fs.IntVar(&f.large, "large", 0, "validating reviews of the valid 2.9 MB MeshTrafficPermission, sent one after the other")
+	fs.StringVar(&f.schemaCheck, "schema-check", "", "the server's --schema-check, when given (offline, its default auto runs the schema layer)")
+	fs.StringVar(&f.binary, "meshguard", "", "meshguard binary (default: go build ./cmd/meshguard)")
+	fs.BoolVar(&f.jsonOut, "json", false, "print JSON instead of markdown")
+	if err := kit.Parse(fs, args); err != nil {
+		return err
 	}
+	return run(f, stdout)
 }
 
-func run(f flags) error {
+func run(f flags, stdout io.Writer) error {
 	dir, err := os.MkdirTemp("", "meshguard-memload-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
 	if f.binary == "" {
-		if f.binary, err = attack.Build(dir); err != nil {
+		if f.binary, err = kit.Build(dir); err != nil {
 			return err
 		}
 	}
@@ -93,7 +94,7 @@ func run(f flags) error {
 	if f.schemaCheck != "" {
 		extra = []string{"--schema-check", f.schemaCheck}
 	}
-	srv, err := attack.StartServer(ctx, f.binary, dir, extra...)
+	srv, err := kit.StartServer(ctx, f.binary, dir, extra...)
 	if err != nil {
 		return err
 	}
@@ -104,8 +105,8 @@ func run(f flags) error {
 	if err != nil {
 		return err
 	}
-	rep := &report{Machine: fmt.Sprintf("%s %s/%s, NumCPU %d", runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU()),
-		GoMemLimit: attack.ChartMemLimit, Statuses: map[string]int{}, ServerFlags: srv.Args}
+	rep := &report{Machine: kit.Machine(),
+		GoMemLimit: kit.ChartMemLimit, Statuses: map[string]int{}, ServerFlags: srv.Args}
 	start := time.Now()
 	var mu sync.Mutex
 	count := func(what string) {
@@ -139,18 +140,16 @@ func run(f flags) error {
 		return err
 	}
 	if f.jsonOut {
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return kit.WriteJSON(stdout, rep)
 	}
-	fmt.Printf("%s; GOMEMLIMIT %d MiB; server %s\n\n", rep.Machine, rep.GoMemLimit>>20, strings.Join(rep.ServerFlags, " "))
-	fmt.Printf("| peak RSS | requests (answers) | seconds |\n|---:|---|---:|\n")
+	fmt.Fprintf(stdout, "%s; GOMEMLIMIT %d MiB; server %s\n\n", rep.Machine, rep.GoMemLimit>>20, strings.Join(rep.ServerFlags, " "))
+	fmt.Fprintf(stdout, "| peak RSS | requests (answers) | seconds |\n|---:|---|---:|\n")
 	var lines []string
 	for k, v := range rep.Statuses {
 		lines = append(lines, fmt.Sprintf("%d × %s", v, k))
 	}
 	sort.Strings(lines)
-	fmt.Printf("| %.1f MiB | %s | %.1f |\n", rep.PeakRSSMiB, strings.Join(lines, "; "), rep.Seconds)
+	fmt.Fprintf(stdout, "| %.1f MiB | %s | %.1f |\n", rep.PeakRSSMiB, strings.Join(lines, "; "), rep.Seconds)
 	return nil
 }
 

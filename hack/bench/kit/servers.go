@@ -1,4 +1,4 @@
-package loadtest
+package kit
 
 import (
 	"context"
@@ -20,12 +20,24 @@ import (
 // the certificates in certDir, serving handler on path, and returns its URL once
 // it accepts TLS connections. The server stops when ctx ends.
 func Serve(ctx context.Context, certDir, path string, handler http.Handler) (string, error) {
+	base, err := ServeAll(ctx, certDir, map[string]http.Handler{path: handler})
+	if err != nil {
+		return "", err
+	}
+	return base + path, nil
+}
+
+// ServeAll is Serve for several paths on one server (a peer answering both of
+// meshguard's paths); it returns the server's base URL, https://127.0.0.1:port.
+func ServeAll(ctx context.Context, certDir string, handlers map[string]http.Handler) (string, error) {
 	port, err := servingtest.FreeLoopbackPort()
 	if err != nil {
 		return "", err
 	}
 	srv := crwebhook.NewServer(crwebhook.Options{Host: "127.0.0.1", Port: port, CertDir: certDir, TLSOpts: serving.TLSOptions(false)})
-	srv.Register(path, handler)
+	for path, h := range handlers {
+		srv.Register(path, h)
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Start(ctx) }()
 	started := srv.StartedChecker()
@@ -37,7 +49,7 @@ func Serve(ctx context.Context, certDir, path string, handler http.Handler) (str
 		case <-time.After(10 * time.Millisecond):
 		}
 		if started(nil) == nil {
-			return "https://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(port)) + path, nil
+			return "https://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), nil
 		}
 		if time.Now().After(deadline) {
 			return "", fmt.Errorf("webhook server on port %d did not start within 10s", port)

@@ -4,7 +4,7 @@
 # and 100k documents of hack/genmanifests' realistic mix, printed as a markdown
 # table (docs/performance.md, "Linter growth curve").
 #
-#   hack/lint-growth.sh [--before GIT_REV] [--sizes "1000 10000 50000 100000"] [--small-mtp]
+#   go run ./hack/bench growth [--before GIT_REV] [--sizes "1000 10000 50000 100000"] [--small-mtp]
 #
 # --small-mtp measures issue 27's input instead of the mix: after the Namespaces,
 # only ~200-byte namespace-wide MeshTrafficPermissions (genmanifests -small-mtp;
@@ -35,7 +35,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 cache="$root/.cache/lint-growth"
 mkdir -p "$cache/inputs" "$cache/bin" "$cache/schemas"
 [ -x /usr/bin/time ] || { echo "lint-growth: needs GNU time at /usr/bin/time (apt-get install time)" >&2; exit 1; }

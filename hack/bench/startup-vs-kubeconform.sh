@@ -3,7 +3,7 @@
 # next to kubeconform on the same file: the case pre-commit runs on every commit,
 # where start-up, not linting, is the time (docs/performance.md, "Start-up").
 #
-#   hack/startup-vs-kubeconform.sh [--rounds 20] [--meshguard PATH]
+#   go run ./hack/bench startup [--rounds 20] [--meshguard PATH]
 #
 # The file is examples/valid/02-producer-backend.yaml as meshguard's mutating webhook
 # stores it (`meshguard default`), so both tools accept it; kubeconform checks it
@@ -26,7 +26,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 cache="$root/.cache/startup"
 mkdir -p "$cache"
 if [ -z "$mg" ]; then

@@ -1,21 +1,19 @@
-package main
+package attack
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
-	"github.com/meshguard/meshguard/hack/loadgen/attack"
+	"github.com/meshguard/meshguard/hack/bench/kit"
 )
 
-// attackFlags are the flags of `loadgen attack`.
+// attackFlags are the flags of `bench attack`.
 type attackFlags struct {
 	kind, binary         string
 	attackers, items     int
@@ -27,19 +25,19 @@ type attackFlags struct {
 }
 
 // defaultAttackers are the sizes of issue 27's attacks.
-var defaultAttackers = map[string]int{attack.SlowBody: 600, attack.Idle: 11000, attack.Large: 2}
+func defaultAttackers() map[string]int { return map[string]int{SlowBody: 600, Idle: 11000, Large: 2} }
 
-// runAttack is `loadgen attack`: it builds meshguard (or takes -meshguard), and
+// Main is `bench attack`: it builds meshguard (or takes -meshguard), and
 // for each attack asked for starts `meshguard serve --offline` on loopback with
 // the chart's GOMEMLIMIT, runs the attack with a legitimate caller alongside,
 // and reports the caller's latency and failures and the server's peak RSS
 // against the goals. It exits 1 when a goal is missed.
 //
-//	go run ./hack/loadgen attack [-attack all|slowbody|idle|large] [-attackers n] [-duration 20s] [-rate 10] [-json]
-func runAttack(args []string, stdout io.Writer) error {
+//	go run ./hack/bench attack [-attack all|slowbody|idle|large] [-attackers n] [-duration 20s] [-rate 10] [-json]
+func Main(args []string, stdout io.Writer) error {
 	var f attackFlags
-	fs := flag.NewFlagSet("attack", flag.ContinueOnError)
-	fs.StringVar(&f.kind, "attack", "all", "attack to run: "+strings.Join(attack.Kinds(), ", ")+" or all")
+	fs := flag.NewFlagSet("bench attack", flag.ContinueOnError)
+	fs.StringVar(&f.kind, "attack", "all", "attack to run: "+strings.Join(Kinds(), ", ")+" or all")
 	fs.IntVar(&f.attackers, "attackers", 0, "connections (slowbody, idle) or clients (large); 0: the issue's sizes, 600, 11000 and 2")
 	fs.DurationVar(&f.duration, "duration", 20*time.Second, "length of the legitimate caller's phase, once the attack is in place")
 	fs.Float64Var(&f.rate, "rate", 10, "legitimate small reviews per second")
@@ -50,10 +48,10 @@ func runAttack(args []string, stdout io.Writer) error {
 	fs.StringVar(&f.binary, "meshguard", "", "meshguard binary (default: go build ./cmd/meshguard)")
 	fs.StringVar(&f.serverArgs, "server-args", "", "extra flags for meshguard serve, space-separated")
 	fs.BoolVar(&f.jsonOut, "json", false, "print JSON instead of markdown")
-	if err := fs.Parse(args); err != nil {
+	if err := kit.Parse(fs, args); err != nil {
 		return err
 	}
-	kinds := attack.Kinds()
+	kinds := Kinds()
 	if f.kind != "all" {
 		kinds = []string{f.kind}
 	}
@@ -63,11 +61,11 @@ func runAttack(args []string, stdout io.Writer) error {
 	}
 	defer os.RemoveAll(dir)
 	if f.binary == "" {
-		if f.binary, err = attack.Build(dir); err != nil {
+		if f.binary, err = kit.Build(dir); err != nil {
 			return err
 		}
 	}
-	var results []attack.Result
+	var results []Result
 	var missed []string
 	for _, kind := range kinds {
 		res, err := attackOnce(f, kind, dir)
@@ -75,14 +73,12 @@ func runAttack(args []string, stdout io.Writer) error {
 			return fmt.Errorf("%s: %w", kind, err)
 		}
 		results = append(results, res)
-		for _, m := range res.Failures(attack.Goals{P99: time.Second, MaxRSSMiB: attack.ChartMemLimitMiB}) {
+		for _, m := range res.Failures(Goals{P99: time.Second, MaxRSSMiB: kit.ChartMemLimitMiB}) {
 			missed = append(missed, kind+": "+m)
 		}
 	}
 	if f.jsonOut {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(results); err != nil {
+		if err := kit.WriteJSON(stdout, results); err != nil {
 			return err
 		}
 	} else {
@@ -95,17 +91,17 @@ func runAttack(args []string, stdout io.Writer) error {
 }
 
 // attackOnce runs one attack against a fresh server.
-func attackOnce(f attackFlags, kind, dir string) (attack.Result, error) {
+func attackOnce(f attackFlags, kind, dir string) (Result, error) {
 	n := f.attackers
 	if n == 0 {
-		n = defaultAttackers[kind]
+		n = defaultAttackers()[kind]
 	}
-	o := attack.Options{Kind: kind, Attackers: n, Duration: f.duration, Rate: f.rate, Timeout: f.timeout,
+	o := Options{Kind: kind, Attackers: n, Duration: f.duration, Rate: f.rate, Timeout: f.timeout,
 		SlowInterval: f.slowInterval, IdleRequest: f.idleRequest}
-	if kind == attack.Large {
-		body, err := attack.LargeReview(f.items)
+	if kind == Large {
+		body, err := kit.LargeReview(f.items)
 		if err != nil {
-			return attack.Result{}, err
+			return Result{}, err
 		}
 		o.LargeBody = body
 	}
@@ -113,15 +109,15 @@ func attackOnce(f attackFlags, kind, dir string) (attack.Result, error) {
 	defer cancel()
 	certs := filepath.Join(dir, kind)
 	if err := os.MkdirAll(certs, 0o700); err != nil {
-		return attack.Result{}, err
+		return Result{}, err
 	}
-	srv, err := attack.StartServer(ctx, f.binary, certs, strings.Fields(f.serverArgs)...)
+	srv, err := kit.StartServer(ctx, f.binary, certs, strings.Fields(f.serverArgs)...)
 	if err != nil {
-		return attack.Result{}, err
+		return Result{}, err
 	}
 	defer srv.Stop()
 	o.Addr, o.Roots = srv.Addr, srv.Roots
-	res, err := attack.Run(ctx, o)
+	res, err := Run(ctx, o)
 	if err != nil {
 		return res, err
 	}
@@ -129,14 +125,14 @@ func attackOnce(f attackFlags, kind, dir string) (attack.Result, error) {
 	return res, err
 }
 
-func printAttacks(w io.Writer, f attackFlags, results []attack.Result) {
-	fmt.Fprintf(w, "%s %s/%s, NumCPU %d; server with GOMEMLIMIT %d MiB; legitimate reviews %g/s for %v, timeout %v\n\n",
-		runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), attack.ChartMemLimit>>20, f.rate, f.duration, f.timeout)
+func printAttacks(w io.Writer, f attackFlags, results []Result) {
+	fmt.Fprintf(w, "%s; server with GOMEMLIMIT %d MiB; legitimate reviews %g/s for %v, timeout %v\n\n",
+		kit.Machine(), kit.ChartMemLimit>>20, f.rate, f.duration, f.timeout)
 	fmt.Fprintln(w, "| attack | attackers | legit sent | failed | p50 ms | p99 ms | max ms | peak RSS MiB | attacker outcomes |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---|")
 	for _, r := range results {
 		outcomes := r.Outcomes()
-		if r.Kind == attack.Idle {
+		if r.Kind == Idle {
 			outcomes += fmt.Sprintf("; %d still open at the end", r.OpenAtEnd)
 		}
 		fmt.Fprintf(w, "| %s | %d | %d | %d | %.1f | %.1f | %.1f | %.1f | %s |\n", r.Kind, r.Attackers, r.Legit.Requests, r.Legit.Errors,

@@ -6,7 +6,7 @@
 # seconds (user+sys) of each run, then the best and median per tool
 # (docs/performance.md, "Linter against kubeconform").
 #
-#   hack/lint-vs-kubeconform.sh [--rounds 5] [--docs 10000] [--kubeconform v0.8.0]
+#   go run ./hack/bench lint [--rounds 5] [--docs 10000] [--kubeconform v0.8.0]
 #
 # kubeconform validates against JSON schemas converted from the same Kuma 2.14 CRDs
 # meshguard embeds (schema/crds/kuma-2.14) with kubeconform's own
@@ -29,7 +29,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 cache="$root/.cache/lint-vs-kubeconform"
 mkdir -p "$cache/bin"
 [ -x /usr/bin/time ] || { echo "lint-vs-kubeconform: needs GNU time at /usr/bin/time (apt-get install time)" >&2; exit 1; }

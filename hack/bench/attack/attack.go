@@ -23,7 +23,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/meshguard/meshguard/hack/loadgen/loadtest"
+	"github.com/meshguard/meshguard/hack/bench/kit"
+	"github.com/meshguard/meshguard/hack/bench/load"
 	"github.com/meshguard/meshguard/webhook/webhooktest"
 )
 
@@ -34,7 +35,7 @@ const (
 	Large    = "large"
 )
 
-// Kinds lists the attacks in the order `loadgen attack -attack all` runs them.
+// Kinds lists the attacks in the order `bench attack -attack all` runs them.
 func Kinds() []string { return []string{SlowBody, Idle, Large} }
 
 // Options describe one attack run.
@@ -69,7 +70,7 @@ type Result struct {
 	Seconds   float64 `json:"seconds"`
 	// Legit is the legitimate caller's phase (requests, errors, latency
 	// percentiles from each request's scheduled time).
-	Legit loadtest.Result `json:"legit"`
+	Legit load.Result `json:"legit"`
 	// Attacker outcomes by kind ("cut off 408", "answered 200", ...).
 	Attacker map[string]int `json:"attacker"`
 	// OpenAtEnd: attacker connections the server still kept open when the
@@ -146,10 +147,10 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	ready.Wait()
 	start := time.Now()
 	workers := max(4, int(o.Rate*o.Timeout.Seconds())+1)
-	load := &loadtest.Load{Client: loadtest.NewClient(o.Roots, workers, o.Timeout), Review: review, DecodeEvery: 1}
+	ld := &load.Load{Client: kit.NewClient(o.Roots, workers, o.Timeout), Review: review, DecodeEvery: 1}
 	// The API server sends its webhook timeout in the URL (client-go's Request.Timeout).
 	url := "https://" + o.Addr + "/validate?timeout=" + strconv.Itoa(int(o.Timeout.Seconds())) + "s"
-	legit := load.Open(ctx, loadtest.Target{Name: "legitimate small review during " + o.Kind, URL: url}, o.Rate, o.Duration, workers)
+	legit := ld.Open(ctx, load.Target{Name: "legitimate small review during " + o.Kind, URL: url}, o.Rate, o.Duration, workers)
 	res := Result{Kind: o.Kind, Attackers: o.Attackers, Legit: legit}
 	if o.Kind == Idle {
 		res.OpenAtEnd = a.stillOpen()
@@ -157,7 +158,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	stop()
 	wg.Wait()
 	a.closeAll()
-	load.Client.CloseIdleConnections()
+	ld.Client.CloseIdleConnections()
 	res.Seconds = time.Since(start).Seconds()
 	res.Attacker = a.outcomes
 	return res, nil

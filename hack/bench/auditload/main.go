@@ -1,4 +1,4 @@
-// Command auditload measures `meshguard audit` on a cluster that stores many
+// Package auditload is `bench audit`: it measures `meshguard audit` on a cluster that stores many
 // policies (issue 19: 10,000 stored policies audited in under 10 s on 2 cores).
 // It starts a local control plane (e2e/localcp, the meshes' real CRDs, no
 // meshguard), stores the objects of hack/genmanifests (about half policies, the
@@ -6,17 +6,18 @@
 // them in process -runs times, timing the read (list requests, paged) and the
 // lint separately, and optionally the report writing.
 //
-//	go run ./hack/auditload [-policies 10000] [-workers 16] [-runs 3] [-write-reports] [-cluster KUBECONFIG]
+//	go run ./hack/bench audit [-policies 10000] [-workers 16] [-runs 3] [-write-reports] [-cluster KUBECONFIG]
 //
 // With -cluster KUBECONFIG it uses that cluster instead (objects are created there; use
 // a throwaway cluster). The figures depend on the machine's load: on a shared
 // machine report them with its load average.
-package main
+package auditload
 
 import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,28 +38,32 @@ import (
 	"github.com/meshguard/meshguard/audit"
 	"github.com/meshguard/meshguard/e2e/crds"
 	"github.com/meshguard/meshguard/e2e/localcp"
+	"github.com/meshguard/meshguard/hack/bench/kit"
 	"github.com/meshguard/meshguard/lint"
 	"github.com/meshguard/meshguard/live"
+	meshschema "github.com/meshguard/meshguard/schema"
 )
 
 type options struct {
 	policies, workers, runs int
 	writeReports            bool
 	kubeconfig              string
+	stdout                  io.Writer
 }
 
-func main() {
-	var o options
-	flag.IntVar(&o.policies, "policies", 10000, "policies to store (about as many other objects come with them)")
-	flag.IntVar(&o.workers, "workers", 16, "parallel creates")
-	flag.IntVar(&o.runs, "runs", 3, "audits to time")
-	flag.BoolVar(&o.writeReports, "write-reports", false, "also build and write OpenReports reports (installs their CRDs)")
-	flag.StringVar(&o.kubeconfig, "cluster", "", "use this cluster instead of starting a local control plane")
-	flag.Parse()
-	if err := run(o); err != nil {
-		fmt.Fprintln(os.Stderr, "auditload:", err)
-		os.Exit(1)
+// Main runs `bench audit` with its arguments, writing the figures to stdout.
+func Main(args []string, stdout io.Writer) error {
+	o := options{stdout: stdout}
+	fs := flag.NewFlagSet("bench audit", flag.ContinueOnError)
+	fs.IntVar(&o.policies, "policies", 10000, "policies to store (about as many other objects come with them)")
+	fs.IntVar(&o.workers, "workers", 16, "parallel creates")
+	fs.IntVar(&o.runs, "runs", 3, "audits to time")
+	fs.BoolVar(&o.writeReports, "write-reports", false, "also build and write OpenReports reports (installs their CRDs)")
+	fs.StringVar(&o.kubeconfig, "cluster", "", "use this cluster instead of starting a local control plane")
+	if err := kit.Parse(fs, args); err != nil {
+		return err
 	}
+	return run(o)
 }
 
 func run(o options) error {
@@ -227,7 +232,7 @@ func installReportCRDs(ctx context.Context, dyn dynamic.Interface) error {
 // measure audits -runs times and prints the figures.
 func measure(ctx context.Context, cfg *rest.Config, dyn dynamic.Interface, o options) error {
 	s := api.DefaultSettings()
-	if err := s.LoadSchemas(); err != nil {
+	if err := meshschema.LoadInto(&s); err != nil {
 		return err
 	}
 	eng := lint.Options{Settings: s, Namespace: "default", Registry: api.DefaultRegistry(), Stages: lint.CrossDocument(s, "default")}
@@ -235,7 +240,7 @@ func measure(ctx context.Context, cfg *rest.Config, dyn dynamic.Interface, o opt
 	if err != nil {
 		return err
 	}
-	fmt.Printf("GOMAXPROCS=%d\n", runtime.GOMAXPROCS(0))
+	fmt.Fprintf(o.stdout, "GOMAXPROCS=%d\n", runtime.GOMAXPROCS(0))
 	for i := range o.runs {
 		t0 := time.Now()
 		read, err := reader.Read(ctx, live.Options{Inventory: true})
@@ -246,7 +251,7 @@ func measure(ctx context.Context, cfg *rest.Config, dyn dynamic.Interface, o opt
 		docs := append(read.Docs, read.Inventory...)
 		fs, sum := lint.Lint(docs, eng)
 		t2 := time.Now()
-		fmt.Printf("run %d: read %d policies + %d inventory in %.2fs, linted in %.2fs, total %.2fs (%d errors, %d warnings)\n",
+		fmt.Fprintf(o.stdout, "run %d: read %d policies + %d inventory in %.2fs, linted in %.2fs, total %.2fs (%d errors, %d warnings)\n",
 			i+1, len(read.Docs), len(read.Inventory), t1.Sub(t0).Seconds(), t2.Sub(t1).Seconds(), t2.Sub(t0).Seconds(), sum.Errors, sum.Warnings)
 		_ = fs
 		t3 := time.Now()
@@ -254,7 +259,7 @@ func measure(ctx context.Context, cfg *rest.Config, dyn dynamic.Interface, o opt
 		if err != nil {
 			return err
 		}
-		fmt.Printf("run %d: audit.Run %.2fs (%d policies)\n", i+1, time.Since(t3).Seconds(), r.Policies)
+		fmt.Fprintf(o.stdout, "run %d: audit.Run %.2fs (%d policies)\n", i+1, time.Since(t3).Seconds(), r.Policies)
 		if o.writeReports {
 			t4 := time.Now()
 			ro := audit.ReportOptions{Format: audit.FormatOpenReports, Now: time.Now()}
@@ -262,7 +267,7 @@ func measure(ctx context.Context, cfg *rest.Config, dyn dynamic.Interface, o opt
 			if err != nil {
 				return err
 			}
-			fmt.Printf("run %d: wrote %d reports in %.2fs\n", i+1, len(w.Applied), time.Since(t4).Seconds())
+			fmt.Fprintf(o.stdout, "run %d: wrote %d reports in %.2fs\n", i+1, len(w.Applied), time.Since(t4).Seconds())
 		}
 	}
 	return nil

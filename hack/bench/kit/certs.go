@@ -1,4 +1,9 @@
-package loadtest
+// Package kit is what every hack/bench measurement shares: the throw-away
+// certificates, the in-process webhook servers and the `meshguard serve` process
+// they load, the HTTP client shaped as the API server's, the fixture reviews and
+// the report's machine line and JSON. One copy, so that two measurements that
+// are compared start their servers and write their reports the same way.
+package kit
 
 import (
 	"crypto/ecdsa"
