@@ -44,3 +44,20 @@ func TestSettingsSchemas(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryKindServed: the default releases' CRDs serve every registered kind, so
+// in every door the schema layer answers for every object meshguard judges, and
+// the hand-written structural check (api.Check) is never the only check there:
+// validate runs it only to clean a spec the schema found wrongly typed, or where
+// an engine test loads no schemas.
+func TestEveryKindServed(t *testing.T) {
+	s := api.DefaultSettings()
+	if err := schema.LoadInto(&s); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range api.DefaultRegistry().Kinds() {
+		if !s.Schemas.Knows(k.GVK()) {
+			t.Errorf("no embedded CRD serves %s: the schema layer would not answer for it, and its wrong types would reach the kind's rules unreported", k.GVK())
+		}
+	}
+}
