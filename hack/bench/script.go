@@ -13,6 +13,7 @@ import (
 // same code (2 is the scripts' usage error too).
 type scriptExit struct{ code int }
 
+// Error says how the script exited.
 func (e *scriptExit) Error() string { return fmt.Sprintf("exit status %d", e.code) }
 
 // script runs one of the shell measurements beside this file (they time whole

@@ -10,8 +10,10 @@ import (
 // failed, so a script can tell the two apart.
 type UsageError struct{ Err error }
 
+// Error is the wrapped error's text: bench prints it after the measurement's name.
 func (e UsageError) Error() string { return e.Err.Error() }
 
+// Unwrap gives errors.Is and errors.As the wrapped error.
 func (e UsageError) Unwrap() error { return e.Err }
 
 // Usage marks err as a UsageError.
