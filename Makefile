@@ -110,8 +110,8 @@ chart-rules: ## Regenerate the chart's webhook rules from the kind registry
 
 .PHONY: loadtest
 loadtest: ## Loopback load benchmark: meshguard /validate vs a no-op webhook (docs/performance.md)
-	$(GO) run ./hack/loadgen $(LOADGEN_FLAGS)
+	$(GO) run ./hack/bench load $(LOADGEN_FLAGS)
 
 .PHONY: memload
 memload: ## Peak RSS of meshguard serve --offline under hostile concurrent requests (docs/performance.md)
-	$(GO) run ./hack/memload
+	$(GO) run ./hack/bench mem

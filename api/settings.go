@@ -2,11 +2,8 @@ package api
 
 import (
 	"fmt"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
-	"github.com/meshguard/meshguard/schema"
 )
 
 // Mode is how the Kuma control plane beside meshguard is deployed.
@@ -44,52 +41,37 @@ type Settings struct {
 	// ("edge-26.8.3"): Linkerd's policy.linkerd.io kinds and the Gateway API route
 	// CRDs it bundles, checked as the API server checks them.
 	LinkerdVersion string
-	// Schemas are the compiled CRDs of KumaVersion and LinkerdVersion (see LoadSchemas). Every door
-	// loads them; nil skips the schema layer, which only engine unit tests of the
-	// later layers do.
-	Schemas *schema.Set
+	// Schemas are the compiled CRDs of KumaVersion and LinkerdVersion (package schema's
+	// Set, loaded by schema.LoadInto). Every door loads them; nil skips the schema
+	// layer, which only engine unit tests of the later layers do.
+	Schemas SchemaSet
 	// UnknownFields is how a field the CRD does not declare is reported (MG001):
 	// the zero value warns, as the API server answers the webhook; the file doors
 	// default to an error, as kubectl apply refuses it.
 	UnknownFields UnknownFieldMode
 }
 
+// DefaultKumaVersion is the Kuma release whose CRDs meshguard checks against unless
+// --kuma-version says otherwise: the release the registry's Kuma kinds follow.
+// Package schema embeds its CRDs (a test there holds the two together).
+const DefaultKumaVersion = "2.14"
+
+// DefaultLinkerdVersion is the Linkerd release whose CRDs (its policy.linkerd.io kinds
+// and the Gateway API routes it bundles) meshguard checks against unless
+// --linkerd-version says otherwise. Package schema embeds its CRDs.
+const DefaultLinkerdVersion = "edge-26.8.3"
+
 // DefaultSettings are the flag defaults: a standalone zone with Kuma's namespace.
-// Schemas stay nil until LoadSchemas: compiling CRDs costs tens of milliseconds.
+// Schemas stay nil until schema.LoadInto: compiling CRDs costs tens of milliseconds.
 func DefaultSettings() Settings {
 	return Settings{Mode: ModeStandalone, SystemNamespace: DefaultSystemNS, DefaultMesh: DefaultMeshName,
-		Sugar: SugarExpand, KumaVersion: schema.DefaultKumaVersion, LinkerdVersion: schema.DefaultLinkerdVersion}
-}
-
-// LoadSchemas sets Schemas to the CRDs of KumaVersion and of LinkerdVersion
-// (policy.linkerd.io and the Gateway API routes Linkerd bundles), each CRD compiled
-// on the first object of its kind: a run over a few kinds does not pay for parsing
-// and compiling the others (for a 10,000-policy lint of four Kuma kinds, 5% of its
-// CPU), nor a run over Kuma manifests for Linkerd's. The doors call it after
-// Check; the webhook then calls Schemas.DeferredErr to compile everything before
-// serving. An empty LinkerdVersion (settings built by hand rather than from
-// DefaultSettings) means the embedded default.
-func (s *Settings) LoadSchemas() error {
-	lv := s.LinkerdVersion
-	if lv == "" {
-		lv = schema.DefaultLinkerdVersion
-	}
-	set, err := schema.Load()
-	if err != nil {
-		return err
-	}
-	if err := set.Defer(schema.KumaRelease(s.KumaVersion), KumaGroup); err != nil {
-		return err
-	}
-	if err := set.Defer(schema.LinkerdRelease(lv), LinkerdGroup, GatewayGroup); err != nil {
-		return err
-	}
-	s.Schemas = set
-	return nil
+		Sugar: SugarExpand, KumaVersion: DefaultKumaVersion, LinkerdVersion: DefaultLinkerdVersion}
 }
 
 // Check reports settings that cannot work together, so both doors fail at start-up
-// rather than on the first object.
+// rather than on the first object. Whether KumaVersion and LinkerdVersion are
+// releases meshguard embeds is package schema's to say (schema.CheckSettings runs
+// Check and then that), so that api needs no CRDs.
 func (s Settings) Check() error {
 	switch s.Mode {
 	case ModeStandalone, ModeGlobal:
@@ -113,12 +95,6 @@ func (s Settings) Check() error {
 	}
 	if s.DefaultMesh == "" {
 		return fmt.Errorf("--default-mesh must not be empty")
-	}
-	if !schema.KnowsKuma(s.KumaVersion) {
-		return fmt.Errorf("--kuma-version must be one of %s (got %q)", strings.Join(schema.KumaVersions(), ", "), s.KumaVersion)
-	}
-	if s.LinkerdVersion != "" && !schema.KnowsLinkerd(s.LinkerdVersion) {
-		return fmt.Errorf("--linkerd-version must be one of %s (got %q)", strings.Join(schema.LinkerdVersions(), ", "), s.LinkerdVersion)
 	}
 	return s.UnknownFields.check()
 }

@@ -96,14 +96,23 @@ func PolicyFromObject(u *unstructured.Unstructured) (Policy, error) {
 	if !ok || spec == nil {
 		return Policy{}, fmt.Errorf("%s: spec is required", p.Ref())
 	}
-	res := api.Check(reflect.TypeOf(api.MeshTrafficPermissionSpec{}), spec, field.NewPath("spec"))
-	if len(res.Errors) > 0 {
-		return Policy{}, fmt.Errorf("%s: %s", p.Ref(), res.Errors.ToAggregate().Error())
-	}
-	if err := api.Decode(res.Clean, &p.Spec); err != nil {
-		return Policy{}, fmt.Errorf("%s: spec: %v", p.Ref(), err)
+	if err := api.Decode(spec, &p.Spec); err != nil {
+		return Policy{}, specError(p, spec, err)
 	}
 	return p.finish()
+}
+
+// specError words why spec does not decode. The typed decode names only the first
+// wrong field, in Go's terms; api.Check names every wrong field by its path, so it
+// runs here, for a spec that failed, rather than on every policy read (the stored
+// policies of a preview, a lint run's): a spec that decodes has no field it would
+// refuse.
+func specError(p Policy, spec any, decodeErr error) error {
+	res := api.Check(reflect.TypeOf(api.MeshTrafficPermissionSpec{}), spec, field.NewPath("spec"))
+	if len(res.Errors) > 0 {
+		return fmt.Errorf("%s: %s", p.Ref(), res.Errors.ToAggregate().Error())
+	}
+	return fmt.Errorf("%s: spec: %v", p.Ref(), decodeErr)
 }
 
 // PolicyFromSpec is PolicyFromObject for a spec already decoded (and checked) by

@@ -20,6 +20,7 @@ import (
 
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/lint"
+	"github.com/meshguard/meshguard/schema"
 )
 
 // TestValidPoliciesStoredWithDefaults applies examples/valid with kubectl and reads
@@ -178,7 +179,7 @@ func lintReports(t *testing.T, file string, expects []expectation) {
 		return
 	}
 	s := api.DefaultSettings()
-	if err := s.LoadSchemas(); err != nil { // as `meshguard lint` does
+	if err := schema.LoadInto(&s); err != nil { // as `meshguard lint` does
 		t.Fatal(err)
 	}
 	findings, _, _ := lint.Run([]string{file}, nil, lint.LoadOptions{}, lint.Options{Settings: s, Namespace: "default", Registry: api.DefaultRegistry()}, nil)

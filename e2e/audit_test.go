@@ -35,6 +35,7 @@ import (
 	"github.com/meshguard/meshguard/e2e/localcp"
 	"github.com/meshguard/meshguard/lint"
 	"github.com/meshguard/meshguard/live"
+	meshschema "github.com/meshguard/meshguard/schema"
 	"github.com/meshguard/meshguard/webhook/serving/servingtest"
 )
 
@@ -477,7 +478,7 @@ func checkAuditRBAC(t *testing.T, cp *localcp.ControlPlane, c client.Client) str
 		t.Fatal(err)
 	}
 	s := api.DefaultSettings()
-	if err := s.LoadSchemas(); err != nil {
+	if err := meshschema.LoadInto(&s); err != nil {
 		t.Fatal(err)
 	}
 	r, err := audit.Run(ctx, reader, audit.Options{Lint: lint.Options{Settings: s, Namespace: "default", Registry: api.DefaultRegistry(), Stages: lint.CrossDocument(s, "default")}})

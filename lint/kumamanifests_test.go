@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/schema"
 )
 
 // kumaManifests is a corpus of real, valid Kuma 2.14 manifests from Kuma's tests and
@@ -33,7 +34,7 @@ func TestKumaManifests(t *testing.T) {
 	reg := api.DefaultRegistry()
 	base := api.DefaultSettings()
 	base.SystemNamespace = "kuma-system"
-	if err := base.LoadSchemas(); err != nil {
+	if err := schema.LoadInto(&base); err != nil {
 		t.Fatal(err)
 	}
 	got := map[string]string{} // "file: CODE field" → message

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/schema"
 )
 
 // kumaResourceSuite is Kuma 2.14.3's own validator tests of its non-policy resources
@@ -26,7 +27,7 @@ func TestKumaResourceValidatorSuite(t *testing.T) {
 	}
 	s := api.DefaultSettings()
 	s.SystemNamespace = "kuma-system"
-	if err := s.LoadSchemas(); err != nil {
+	if err := schema.LoadInto(&s); err != nil {
 		t.Fatal(err)
 	}
 	o := Options{Settings: s, Namespace: "default", Registry: api.DefaultRegistry()}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/schema"
 )
 
 // kumaSuite is Kuma 2.14.3's own validator test tables as manifests (see its README).
@@ -49,7 +50,7 @@ func TestKumaValidatorSuite(t *testing.T) {
 	}
 	s := api.DefaultSettings()
 	s.SystemNamespace = "kuma-system"
-	if err := s.LoadSchemas(); err != nil {
+	if err := schema.LoadInto(&s); err != nil {
 		t.Fatal(err)
 	}
 	o := Options{Settings: s, Namespace: "default", Registry: api.DefaultRegistry()}

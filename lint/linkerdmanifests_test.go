@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/schema"
 )
 
 // linkerdManifests is a corpus of real, valid Linkerd edge-26.8.3 manifests from
@@ -29,7 +30,7 @@ func TestLinkerdManifests(t *testing.T) {
 	}
 	reg := api.DefaultRegistry()
 	s := api.DefaultSettings()
-	if err := s.LoadSchemas(); err != nil {
+	if err := schema.LoadInto(&s); err != nil {
 		t.Fatal(err)
 	}
 	got := map[string]string{} // "file: CODE field" → message

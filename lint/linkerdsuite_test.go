@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/schema"
 )
 
 // linkerdSuite is Linkerd edge-26.8.3's admission test cases as manifests (see its
@@ -44,7 +45,7 @@ func TestLinkerdAdmissionSuite(t *testing.T) {
 		t.Fatalf("%d cases, want Linkerd's 91", len(suite.Cases))
 	}
 	s := api.DefaultSettings()
-	if err := s.LoadSchemas(); err != nil {
+	if err := schema.LoadInto(&s); err != nil {
 		t.Fatal(err)
 	}
 	o := Options{Settings: s, Namespace: "default", Registry: api.DefaultRegistry()}
@@ -82,7 +83,7 @@ func TestLinkerdAdmissionSuite(t *testing.T) {
 // them (and a route of another gateway, which is left alone) draw no finding at all.
 func TestLinkerdDocsManifestsLintClean(t *testing.T) {
 	s := api.DefaultSettings()
-	if err := s.LoadSchemas(); err != nil {
+	if err := schema.LoadInto(&s); err != nil {
 		t.Fatal(err)
 	}
 	o := Options{Settings: s, Namespace: "default", Registry: api.DefaultRegistry(), Stages: CrossDocument(s, "default")}

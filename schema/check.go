@@ -16,16 +16,13 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"k8s.io/apiserver/pkg/cel/common"
+
+	"github.com/meshguard/meshguard/api"
 )
 
-// Result is what the API server would say about an object: errors deny the write;
-// Unknown are the fields it would drop (kubectl warns, or with --validate=strict
-// refuses); Warnings are deprecation notices.
-type Result struct {
-	Errors   field.ErrorList
-	Unknown  []string
-	Warnings []string
-}
+// Result is what the API server would say about an object (api.SchemaResult, the
+// answer of the api.SchemaSet that Set implements).
+type Result = api.SchemaResult
 
 // Check validates obj as the API server validates a create of it: a copy is pruned
 // (unknown fields reported, not kept), non-nullable nulls dropped, defaulted from the

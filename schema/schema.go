@@ -31,6 +31,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"sigs.k8s.io/yaml"
+
+	"github.com/meshguard/meshguard/api"
 )
 
 //go:embed crds
@@ -46,8 +48,8 @@ func releaseDirs() map[string]string {
 }
 
 // DefaultKumaVersion is the Kuma release whose CRDs meshguard checks against unless
-// told otherwise (--kuma-version).
-const DefaultKumaVersion = "2.14"
+// told otherwise (--kuma-version); api.DefaultSettings holds the same.
+const DefaultKumaVersion = api.DefaultKumaVersion
 
 // KumaRelease names the embedded CRD set of a Kuma version ("2.14" → "kuma-2.14").
 func KumaRelease(version string) string { return "kuma-" + version }
@@ -61,8 +63,8 @@ func KnowsKuma(version string) bool { return isEmbedded(KumaRelease(version)) }
 
 // DefaultLinkerdVersion is the Linkerd release whose CRDs (its policy.linkerd.io kinds
 // and the Gateway API routes it bundles) meshguard checks against unless told
-// otherwise (--linkerd-version).
-const DefaultLinkerdVersion = "edge-26.8.3"
+// otherwise (--linkerd-version); api.DefaultSettings holds the same.
+const DefaultLinkerdVersion = api.DefaultLinkerdVersion
 
 // LinkerdRelease names the embedded CRD set of a Linkerd version ("edge-26.8.3" →
 // "linkerd-edge-26.8.3").

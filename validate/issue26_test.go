@@ -7,13 +7,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/schema"
 )
 
 // schemaSettings are the defaults with the CRDs loaded, as every door runs.
 func schemaSettings(t testing.TB) api.Settings {
 	t.Helper()
 	s := api.DefaultSettings()
-	if err := s.LoadSchemas(); err != nil {
+	if err := schema.LoadInto(&s); err != nil {
 		t.Fatal(err)
 	}
 	return s

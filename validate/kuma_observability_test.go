@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/schema"
 )
 
 // obsCase is one observability policy spec and the MG130-MG134 findings it gives.
@@ -162,7 +163,7 @@ func TestMeshMetricConf(t *testing.T) {
 // on what the CRD accepts.
 func TestObservabilityWithSchema(t *testing.T) {
 	s := api.DefaultSettings()
-	if err := s.LoadSchemas(); err != nil {
+	if err := schema.LoadInto(&s); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {

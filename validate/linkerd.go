@@ -2,7 +2,6 @@ package validate
 
 import (
 	"fmt"
-	"reflect"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -44,10 +43,8 @@ func (v *validator) linkerdSpec(obj *unstructured.Unstructured) {
 		v.err(field.TypeInvalid(p, api.TypeName(raw), "spec must be an object"), api.CodeWrongType)
 		return
 	}
-	cr := api.Check(reflect.TypeOf(v.kind.NewSpec()).Elem(), spec, p)
-	v.structural(cr)
-	typed := v.kind.NewSpec()
-	if api.Decode(cr.Clean, typed) != nil {
+	typed, ok := v.decodeSpec(spec, p)
+	if !ok {
 		return
 	}
 	v.res.Spec = typed

@@ -5,13 +5,14 @@ import (
 	"testing"
 
 	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/schema"
 )
 
 // linkerdSchemas are the default settings with the CRDs loaded, for the tests that
 // want the schema layer as every door runs it.
 func linkerdSchemas() (api.Settings, error) {
 	s := api.DefaultSettings()
-	err := s.LoadSchemas()
+	err := schema.LoadInto(&s)
 	return s, err
 }
 

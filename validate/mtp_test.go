@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/schema"
 )
 
 const mtpDoc = "apiVersion: kuma.io/v1alpha1\nkind: MeshTrafficPermission\nmetadata: {name: p, namespace: kuma-system}\n"
@@ -136,7 +137,7 @@ func TestMTPKumaRules(t *testing.T) {
 // rules the CRD lacks still report.
 func TestMTPWithCRD(t *testing.T) {
 	s := api.DefaultSettings()
-	if err := s.LoadSchemas(); err != nil {
+	if err := schema.LoadInto(&s); err != nil {
 		t.Fatal(err)
 	}
 	cases := []mtpCase{

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/schema"
 )
 
 // TestSchemaLayerRatchetsUpdates: the webhook judges an UPDATE as the API server
@@ -14,7 +15,7 @@ import (
 // refused, and a create of the same object is refused too.
 func TestSchemaLayerRatchetsUpdates(t *testing.T) {
 	s := api.DefaultSettings()
-	if err := s.LoadSchemas(); err != nil {
+	if err := schema.LoadInto(&s); err != nil {
 		t.Fatal(err)
 	}
 	route := func(headers int, labels string) string {

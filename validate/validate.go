@@ -160,15 +160,14 @@ func (v *validator) kumaSpec(raw any) {
 		return
 	}
 	v.spec = spec
-	clean := v.structure(spec, p)
+	typed, decoded := v.structure(spec, p)
 	shape := api.ShapeOf(spec)
 	rr := api.ComputeRole(shape, v.ns, v.s.SystemNamespace)
 	v.role = rr.Role
 	if !v.system() {
 		v.roleRules(rr, shape, p)
 	}
-	typed := v.kind.NewSpec()
-	if api.Decode(clean, typed) != nil {
+	if !decoded {
 		return
 	}
 	v.res.Spec = typed
@@ -176,10 +175,10 @@ func (v *validator) kumaSpec(raw any) {
 	v.fromDeprecated(p)
 }
 
-// structure reports unknown fields, sections the kind lacks and wrong types, and
-// returns the spec with the wrongly typed parts removed so that it decodes.
-func (v *validator) structure(spec map[string]any, p *field.Path) map[string]any {
-	t := reflect.TypeOf(v.kind.NewSpec()).Elem()
+// structure reports sections the kind lacks (unless the CRD schema answered, which
+// prunes them) and returns the spec without them, decoded into the kind's typed
+// spec (see decodeSpec); ok is false when it does not decode.
+func (v *validator) structure(spec map[string]any, p *field.Path) (typed any, ok bool) {
 	filtered := make(map[string]any, len(spec))
 	for k, val := range spec {
 		if sec, known := sectionOf(k); known && !v.kind.Sections.Has(sec) {
@@ -191,10 +190,30 @@ func (v *validator) structure(spec map[string]any, p *field.Path) map[string]any
 		}
 		filtered[k] = val
 	}
-	cr := api.Check(t, filtered, p)
+	return v.decodeSpec(filtered, p)
+}
+
+// decodeSpec decodes spec into the kind's typed spec for the kind's rules. Where
+// the CRD schema answered (every registered kind in every door: the embedded
+// releases serve them all), the schema has reported every wrong type and unknown
+// field, so a spec that decodes is used as it is and api.Check does not run.
+// api.Check runs only where it still has work: where no schema answered (engine
+// tests without CRDs), its findings are the structural check; and where the spec
+// does not decode (a wrong type the schema reported), its cleaned copy without the
+// wrongly typed parts lets the kind's rules still judge the rest.
+func (v *validator) decodeSpec(spec map[string]any, p *field.Path) (typed any, ok bool) {
+	typed = v.kind.NewSpec()
+	if v.schemaAnswered && api.Decode(spec, typed) == nil {
+		return typed, true
+	}
+	cr := api.Check(reflect.TypeOf(typed).Elem(), spec, p)
 	v.structural(cr)
 	clean, _ := cr.Clean.(map[string]any)
-	return clean
+	typed = v.kind.NewSpec()
+	if api.Decode(clean, typed) != nil {
+		return nil, false
+	}
+	return typed, true
 }
 
 // structural reports the hand-written check's findings unless the CRD schema already

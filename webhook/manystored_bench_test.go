@@ -13,7 +13,7 @@ import (
 )
 
 // manyStored adds n stored workload-owner policies, each on its own app in one
-// namespace, to the fixture cluster: the shape hack/apilatency measures through the
+// namespace, to the fixture cluster: the shape `bench apilatency` (hack/bench) measures through the
 // real API server, where each new policy joins no stored group.
 func manyStored(n int) []unstructured.Unstructured {
 	out := webhooktest.StoredPolicies()
@@ -69,7 +69,7 @@ func BenchmarkValidateMTPManyStored(b *testing.B) {
 	}
 }
 
-// ownAppPolicy is the policy hack/apilatency applies: a new workload-owner
+// ownAppPolicy is the policy `bench apilatency` (hack/bench) applies: a new workload-owner
 // MeshTrafficPermission in latency-ns letting one client reach its own app, so
 // that it joins no stored group.
 func ownAppPolicy(i int) map[string]any {
@@ -87,7 +87,7 @@ func ownAppPolicy(i int) map[string]any {
 	}
 }
 
-// BenchmarkValidateMTPOwnApp is a review in the shape hack/apilatency measures
+// BenchmarkValidateMTPOwnApp is a review in the shape `bench apilatency` (hack/bench) measures
 // through the real API server: a CREATE of a policy on an app no stored policy
 // selects (ownAppPolicy), with 1,000 stored policies that each select their own
 // app, through controller-runtime's admission webhook, with the preview and the

@@ -10,6 +10,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	meshschema "github.com/meshguard/meshguard/schema"
 )
 
 // metricsOptions serve the Prometheus metrics over HTTPS (a self-signed
@@ -58,6 +60,10 @@ func addSchemaCheck(mgr manager.Manager, o Options, log logr.Logger) (func(schem
 	if err != nil {
 		return nil, err
 	}
-	s := NewInstalledSchemas(o.Settings.Schemas, meta, crds, log.WithName("schema-check"))
+	set, ok := o.Settings.Schemas.(*meshschema.Set)
+	if !ok {
+		return nil, fmt.Errorf("--schema-check=auto compares the embedded CRDs (*schema.Set) with the installed ones, not %T", o.Settings.Schemas)
+	}
+	s := NewInstalledSchemas(set, meta, crds, log.WithName("schema-check"))
 	return s.Redundant, mgr.Add(s)
 }

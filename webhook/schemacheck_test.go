@@ -141,7 +141,7 @@ func TestInstalledSchemasSkipOnlyTheSameSchema(t *testing.T) {
 // before the webhook, and the layer is not run. The deprecation notice stays.
 func TestValidateSkipsTheSchemaLayerOnlyWhenRedundant(t *testing.T) {
 	h := testEngine()
-	if err := h.Settings.LoadSchemas(); err != nil {
+	if err := meshschema.LoadInto(&h.Settings); err != nil {
 		t.Fatal(err)
 	}
 	obj := &unstructured.Unstructured{Object: map[string]any{

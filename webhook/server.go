@@ -27,6 +27,7 @@ import (
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/authz"
 	"github.com/meshguard/meshguard/compile"
+	meshschema "github.com/meshguard/meshguard/schema"
 	"github.com/meshguard/meshguard/webhook/serving"
 )
 
@@ -131,7 +132,7 @@ var offlineConfig = rest.Config{Host: "https://offline.invalid:1"}
 
 // Check reports options that cannot work.
 func (o Options) Check() error {
-	if err := o.Settings.Check(); err != nil {
+	if err := meshschema.CheckSettings(o.Settings); err != nil {
 		return err
 	}
 	if o.Port < 1 || o.Port > 65535 {
@@ -186,13 +187,12 @@ func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) erro
 	if err := o.Check(); err != nil {
 		return err
 	}
-	if o.Settings.Schemas == nil {
-		if err := o.Settings.LoadSchemas(); err != nil {
-			return err
-		}
+	set, err := servedSchemas(&o.Settings)
+	if err != nil {
+		return err
 	}
 	// Every mesh's CRDs compiled before the first request, not during one.
-	if err := o.Settings.Schemas.DeferredErr(); err != nil {
+	if err := set.DeferredErr(); err != nil {
 		return err
 	}
 	ctrl.SetLogger(log)
@@ -233,6 +233,25 @@ func Run(ctx context.Context, cfg *rest.Config, o Options, log logr.Logger) erro
 	defer stop()
 	go drainThenStop(ctx, mgrCtx, stop, &draining, o.ShutdownDelay, log)
 	return mgr.Start(mgrCtx)
+}
+
+// servedSchemas is the schema set the server judges with: the one the options
+// bring (a test's) or the CRDs of the settings' releases, loaded into s. The server
+// needs package schema's Set itself, not only the engine's api.SchemaSet: it
+// compiles every CRD before serving and compares them with the installed ones.
+func servedSchemas(s *api.Settings) (*meshschema.Set, error) {
+	switch set := s.Schemas.(type) {
+	case nil:
+		loaded, err := meshschema.ForSettings(*s)
+		if err != nil {
+			return nil, err
+		}
+		s.Schemas = loaded
+		return loaded, nil
+	case *meshschema.Set:
+		return set, nil
+	}
+	return nil, fmt.Errorf("the server judges with the embedded CRDs (*schema.Set), not %T", s.Schemas)
 }
 
 // drainThenStop waits for ctx (SIGTERM), sets draining (readiness fails, answers

@@ -8,6 +8,8 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
+
+	"github.com/meshguard/meshguard/schema"
 )
 
 // TestUnknownFieldStaysAWarning: where the file doors refuse an unknown field (as
@@ -15,7 +17,7 @@ import (
 // server does once it has pruned the field: admitted, with the MG001 warning.
 func TestUnknownFieldStaysAWarning(t *testing.T) {
 	h := testEngine()
-	if err := h.Settings.LoadSchemas(); err != nil {
+	if err := schema.LoadInto(&h.Settings); err != nil {
 		t.Fatal(err)
 	}
 	obj := &unstructured.Unstructured{}

@@ -22,6 +22,7 @@ import (
 	"github.com/meshguard/meshguard/audit"
 	"github.com/meshguard/meshguard/lint"
 	"github.com/meshguard/meshguard/live"
+	"github.com/meshguard/meshguard/schema"
 	"github.com/meshguard/meshguard/webhook/serving"
 )
 
@@ -114,7 +115,7 @@ is, 2 on a usage error or when the cluster cannot be read or reports not written
 
 // check reports flags that cannot work.
 func (o *auditOptions) check() error {
-	if err := o.settings.Check(); err != nil {
+	if err := schema.CheckSettings(o.settings); err != nil {
 		return err
 	}
 	switch {
@@ -134,7 +135,7 @@ func (o *auditOptions) check() error {
 			return usageErr("--namespace must not be empty")
 		}
 	}
-	return o.settings.LoadSchemas()
+	return schema.LoadInto(&o.settings)
 }
 
 // engine is the linter's options for stored objects.

@@ -58,7 +58,7 @@ func BenchmarkLint10k(b *testing.B) {
 // TestWriteBenchCorpus writes BenchmarkLint10k's documents to the file named by
 // MESHGUARD_BENCH_CORPUS (MESHGUARD_BENCH_DOCS of them, 10,000 unless set), so
 // that the binary and other tools can be measured on the same input
-// (hack/lint-vs-kubeconform.sh). Without the variable it does nothing.
+// (`go run ./hack/bench lint`). Without the variable it does nothing.
 func TestWriteBenchCorpus(t *testing.T) {
 	path := os.Getenv("MESHGUARD_BENCH_CORPUS")
 	if path == "" {

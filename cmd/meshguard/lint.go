@@ -12,6 +12,7 @@ import (
 
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/lint"
+	"github.com/meshguard/meshguard/schema"
 	"github.com/meshguard/meshguard/validate"
 )
 
@@ -91,7 +92,7 @@ func (o *lintOptions) load(s streams, args []string) lint.Loaded {
 }
 
 func (o *lintOptions) engine() (lint.Options, error) {
-	if err := o.settings.Check(); err != nil {
+	if err := schema.CheckSettings(o.settings); err != nil {
 		return lint.Options{}, err
 	}
 	if o.namespace == "" {
@@ -100,7 +101,7 @@ func (o *lintOptions) engine() (lint.Options, error) {
 	if _, _, err := o.render.options(); err != nil {
 		return lint.Options{}, err
 	}
-	if err := o.settings.LoadSchemas(); err != nil {
+	if err := schema.LoadInto(&o.settings); err != nil {
 		return lint.Options{}, err
 	}
 	eng := lint.Options{Settings: o.settings, Namespace: o.namespace, Registry: api.DefaultRegistry(),

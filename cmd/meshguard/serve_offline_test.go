@@ -21,7 +21,6 @@ import (
 
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/defaults"
-	"github.com/meshguard/meshguard/hack/loadgen/loadtest"
 	"github.com/meshguard/meshguard/internal/render/rendertest"
 	"github.com/meshguard/meshguard/lint"
 	"github.com/meshguard/meshguard/webhook/serving/servingtest"
@@ -123,10 +122,7 @@ func TestServeOffline(t *testing.T) {
 		t.Skip("starts server processes")
 	}
 	dir := t.TempDir()
-	roots, err := loadtest.WriteCerts(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	roots := servingtest.WriteCert(t, dir)
 	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots}}}
 	curl, _ := exec.LookPath("curl")
 	// Every client gets the same bytes.
@@ -149,7 +145,7 @@ func TestServeOffline(t *testing.T) {
 			if curl == "" {
 				continue
 			}
-			out, err := exec.Command(curl, "-sS", "--fail", "--cacert", filepath.Join(dir, loadtest.CAFile),
+			out, err := exec.Command(curl, "-sS", "--fail", "--cacert", filepath.Join(dir, "tls.crt"),
 				"-H", "Content-Type: application/json", "--data-binary", "@"+filepath.Join("../../examples/admission", ex.file),
 				base+ex.path).Output()
 			if err != nil {

@@ -1,5 +1,5 @@
 // Command genmanifests writes a realistic mixed manifest stream for measuring how
-// `meshguard lint` grows with its input (hack/lint-growth.sh, docs/performance.md
+// `meshguard lint` grows with its input (`go run ./hack/bench growth`, docs/performance.md
 // "Linter growth curve"). Of -n documents about 23% are MeshTrafficPermissions,
 // many of which select the same proxies (mesh-wide ones in the system namespace,
 // namespace-wide ones, and Dataplane-labelled ones that pile up on popular apps,
@@ -11,7 +11,7 @@
 // docs/performance.md). With -small-mtp every document after the Namespaces is a
 // ~200-byte namespace-wide MeshTrafficPermission with one `from` item (the
 // linear-growth input of issue 27: 294,000 of them are 60 MB, under the 64 MiB
-// file bound; hack/lint-growth.sh --small-mtp). The output depends only on -n,
+// file bound; `go run ./hack/bench growth --small-mtp`). The output depends only on -n,
 // -seed, -only-mtp and -small-mtp.
 //
 //	go run ./hack/genmanifests -n 100000 [-seed 1] [-o file] [-only-mtp|-small-mtp]

@@ -1,7 +1,7 @@
 // Package benchcorpus builds the documents of the linter's 10k-document benchmark
 // (BenchmarkLint10k) so that the benchmarks that take it apart — the whole door, the
 // API server's validator alone (schema), the YAML parse alone (lint) — and
-// hack/lint-vs-kubeconform.sh all measure the same input.
+// `go run ./hack/bench lint` all measure the same input.
 package benchcorpus
 
 import (

@@ -13,7 +13,7 @@ import (
 // Bounds of the connections the webhook server keeps open.
 const (
 	// connBytes is what one open connection costs the server, measured with
-	// hack/loadgen's idle attack: ~26-35 KiB once a request was served (goroutine
+	// `bench attack -attack idle`: ~26-35 KiB once a request was served (goroutine
 	// stack, bufio buffers, TLS state), ~45-60 KiB for one that completed a
 	// handshake and sent nothing. The cap is sized with the larger figure.
 	connBytes = 64 << 10

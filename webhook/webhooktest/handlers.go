@@ -11,6 +11,7 @@ import (
 
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/compile"
+	"github.com/meshguard/meshguard/schema"
 	"github.com/meshguard/meshguard/webhook"
 )
 
@@ -21,13 +22,15 @@ import (
 // hands out the stored objects themselves.
 func NewHandlers(stored []unstructured.Unstructured) (*webhook.Handlers, error) {
 	settings := api.DefaultSettings()
-	if err := settings.LoadSchemas(); err != nil {
+	set, err := schema.ForSettings(settings)
+	if err != nil {
 		return nil, err
 	}
 	// As serve does: no request pays for compiling a mesh's CRDs.
-	if err := settings.Schemas.DeferredErr(); err != nil {
+	if err := set.DeferredErr(); err != nil {
 		return nil, err
 	}
+	settings.Schemas = set
 	index, err := webhook.IndexedPolicies(stored, settings.SystemNamespace)
 	if err != nil {
 		return nil, err
