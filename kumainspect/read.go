@@ -1,10 +1,11 @@
 package kumainspect
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -13,30 +14,25 @@ import (
 )
 
 // Decode reads a stream of YAML (or JSON) documents as Kuma's store would take
-// them: Universal-format documents (`type:`, `name:`, `mesh:`, as `kumactl apply`
-// takes them) and Kubernetes manifests. Documents that are neither (no `type`, no
-// `kind`) and empty ones are skipped. A repeated key in a mapping takes its last
-// value, as the YAML reader of Kuma's own tests does. name says where the stream
-// comes from in errors.
+// them: Universal-format documents (`type:`, `name:`, `mesh:`) as `kumactl apply`
+// reads them, and Kubernetes manifests. Documents are split at `---` lines as
+// kumactl splits them, and a Universal document is trimmed of surrounding
+// whitespace as kumactl trims it (so a block scalar that ends the document loses
+// its final newline, as it does in Kuma's store); a manifest keeps it, as kubectl
+// keeps it. Documents that are neither (no `type`, no `kind`) and empty ones are
+// skipped. A repeated key in a mapping takes its last value. name says where the
+// stream comes from in errors.
 func Decode(r io.Reader, name string, reg *api.Registry) ([]Object, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var out []Object
-	for i := 0; ; i++ {
-		var node yaml.Node
-		if err := dec.Decode(&node); errors.Is(err, io.EOF) {
-			return out, nil
-		} else if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		v, err := nodeValue(&node, 0)
+	for i, piece := range splitDocuments(string(data)) {
+		doc, err := decodeOne(piece)
 		if err != nil {
 			return nil, fmt.Errorf("%s: document %d: %w", name, i+1, err)
 		}
-		doc, _ := v.(map[string]any)
 		switch {
 		case doc == nil:
 		case api.IsUniversal(doc):
@@ -44,11 +40,52 @@ func Decode(r io.Reader, name string, reg *api.Registry) ([]Object, error) {
 			if ferr != nil {
 				return nil, fmt.Errorf("%s: document %d: %s", name, i+1, ferr.Error())
 			}
+			if st, ok := doc["status"]; ok && doc["spec"] != nil {
+				u.Object["status"] = st // a new-style resource's status sits beside its spec
+			}
 			out = append(out, Object{Unstructured: u, Universal: true})
 		case doc["apiVersion"] != nil && doc["kind"] != nil:
+			if doc, err = decodeOne(piece + "\n"); err != nil {
+				return nil, fmt.Errorf("%s: document %d: %w", name, i+1, err)
+			}
 			out = append(out, Object{Unstructured: &unstructured.Unstructured{Object: doc}})
 		}
 	}
+	return out, nil
+}
+
+// documentSeparator and wholeComment are how kumactl (pkg/util/yaml.SplitYAML)
+// finds documents in a stream.
+var (
+	documentSeparator = regexp.MustCompile("(?:^|\\s*\n)---\\s*")
+	wholeComment      = regexp.MustCompile("^#.*$")
+)
+
+// splitDocuments splits a stream at its `---` lines, each document trimmed.
+func splitDocuments(stream string) []string {
+	var out []string
+	for _, doc := range documentSeparator.Split(strings.TrimSpace(stream), -1) {
+		doc = wholeComment.ReplaceAllString(doc, "")
+		if doc = strings.TrimSpace(doc); doc != "" {
+			out = append(out, doc)
+		}
+	}
+	return out
+}
+
+// decodeOne decodes one YAML document into JSON-shaped values; nil when it holds
+// no mapping.
+func decodeOne(text string) (map[string]any, error) {
+	var node yaml.Node
+	if err := yaml.Unmarshal([]byte(text), &node); err != nil {
+		return nil, err
+	}
+	v, err := nodeValue(&node, 0)
+	if err != nil {
+		return nil, err
+	}
+	doc, _ := v.(map[string]any)
+	return doc, nil
 }
 
 // maxDepth bounds the nesting Decode follows, so a hostile document cannot
