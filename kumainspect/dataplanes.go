@@ -1,8 +1,6 @@
 package kumainspect
 
 import (
-	"fmt"
-	"net/http"
 	"strings"
 
 	"github.com/meshguard/meshguard/api"
@@ -113,43 +111,4 @@ func (s *Store) gatewayRules(mesh, name string) Response {
 	first, _ := sels[0].(map[string]any)
 	dp := kumarules.Dataplane{Meta: gw.Meta, Gateway: "BUILTIN", GatewayTags: stringMap(first["match"])}
 	return s.rulesFor(m, metaOf(gw.Meta, "MeshGateway"), dp)
-}
-
-// config answers …/dataplanes/{name}/_config: its query parameters are checked as
-// Kuma checks them, but meshguard does not generate Envoy configuration.
-func (s *Store) config(mesh, name string, query map[string][]string) Response {
-	if _, found := s.find(api.KindMesh, "", mesh); !found {
-		return notFound("Failed to retrieve Mesh")
-	}
-	if v := first(query["shadow"]); v != "" && !isBool(v) {
-		return badRequest("unsupported value for query parameter 'shadow'")
-	}
-	if v := first(query["include"]); v != "" {
-		for _, part := range strings.Split(v, ",") {
-			if part != "diff" {
-				return badRequest("unsupported value for query parameter 'include'")
-			}
-		}
-	}
-	if _, found := s.find("DataplaneInsight", mesh, name); !found {
-		return notFound("Failed to fetch dataplane insight")
-	}
-	return errorResponse(http.StatusNotImplemented, "Not Implemented",
-		fmt.Sprintf("meshguard does not generate Envoy configuration (GET …/dataplanes/%s/_config)", name))
-}
-
-func first(v []string) string {
-	if len(v) == 0 {
-		return ""
-	}
-	return v[0]
-}
-
-// isBool is strconv.ParseBool's set of spellings.
-func isBool(v string) bool {
-	switch v {
-	case "1", "t", "T", "TRUE", "true", "True", "0", "f", "F", "FALSE", "false", "False":
-		return true
-	}
-	return false
 }

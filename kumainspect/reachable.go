@@ -2,8 +2,8 @@ package kumainspect
 
 import (
 	"strconv"
-	"text/template"
 	"strings"
+	"text/template"
 
 	"github.com/meshguard/meshguard/api"
 )
