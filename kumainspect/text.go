@@ -1,12 +1,11 @@
 package kumainspect
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
-
-	"sigs.k8s.io/yaml"
 )
 
 // WriteText writes the view for a person: per port and kind, every field of the
@@ -140,27 +139,14 @@ func has(conf any, path string) bool {
 	return true
 }
 
-// inline writes a value on one line: scalars as they are, others as flow YAML.
+// inline writes a value on one line: strings as they are, others as JSON.
 func inline(v any) string {
-	switch x := v.(type) {
-	case string:
+	if x, isString := v.(string); isString {
 		return x
-	case nil:
-		return "null"
 	}
-	out, err := yaml.Marshal(v)
+	out, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Sprint(v)
 	}
-	s := strings.TrimSpace(string(out))
-	if strings.Contains(s, "\n") {
-		j, _ := yamlToJSON(out)
-		return j
-	}
-	return s
-}
-
-func yamlToJSON(y []byte) (string, error) {
-	j, err := yaml.YAMLToJSON(y)
-	return string(j), err
+	return string(out)
 }

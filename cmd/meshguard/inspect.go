@@ -57,7 +57,7 @@ rendered by inspect.
 See docs/inspect.md. Exit codes: 0 answered (--kuma-api: Kuma answers 200), 1 Kuma
 answers an error, 2 usage or input errors.`,
 		Example: `  meshguard inspect --kuma-api /meshes/default/dataplanes/dp-1/_rules examples/inspect/
-  meshguard inspect --kuma-api /meshes/default/dataplanes/dp-1/_outbounds/kri_msvc_default_zone-1__backend_http/_policies examples/inspect/
+  meshguard inspect --kuma-api /meshes/default/dataplanes/dp-1/_outbounds/kri_msvc_default___backend_http/_policies examples/inspect/
   meshguard inspect --dataplane dp-1 examples/inspect/
   kumactl get meshtimeouts -o yaml | meshguard inspect --dataplane web --mesh default -o json - dataplanes.yaml`,
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run(s, args) },
