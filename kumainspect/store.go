@@ -43,11 +43,13 @@ type Store struct {
 
 // NewStore reads objs into a store. schemas, when not nil, fills in each new-style
 // resource's CRD defaults as Kuma's store does when it accepts one (nil: the
-// objects are taken as written). An object that is not a Kuma resource is ignored;
-// one Kuma cannot read (a Dataplane without networking, a spec that is not an
-// object) is an error naming it.
+// objects are taken as written). A later object with the type, mesh and name of
+// an earlier one replaces it, as a second `kumactl apply` updates it. An object
+// that is not a Kuma resource is ignored; one Kuma cannot read (a spec that is not
+// an object) is an error naming it.
 func NewStore(objs []Object, reg *api.Registry, schemas *schema.Set) (*Store, error) {
 	s := &Store{types: newTypeTable(), eng: kumarules.New(reg), reg: reg, byMesh: map[string][]kumarules.Policy{}}
+	at := map[string]int{}
 	for _, in := range objs {
 		if in.Unstructured == nil || in.GroupVersionKind().Group != api.KumaGroup {
 			continue
@@ -56,7 +58,15 @@ func NewStore(objs []Object, reg *api.Registry, schemas *schema.Set) (*Store, er
 		if err != nil {
 			return nil, err
 		}
+		key := o.Type + "/" + o.Mesh + "/" + o.Name
+		if i, seen := at[key]; seen {
+			s.objects[i] = o
+			continue
+		}
+		at[key] = len(s.objects)
 		s.objects = append(s.objects, o)
+	}
+	for _, o := range s.objects {
 		mesh := o.Mesh
 		if o.Type == api.KindMesh {
 			mesh = o.Name
