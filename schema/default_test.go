@@ -17,7 +17,7 @@ func TestDefaultFillsTheCRDDefaultsOnACopy(t *testing.T) {
 		"metadata": map[string]any{"name": "r"},
 		"spec": map[string]any{"to": []any{map[string]any{
 			"targetRef": map[string]any{"kind": "MeshService", "name": "b"},
-			"rules": []any{map[string]any{"default": map[string]any{"backendRefs": []any{backend}}}},
+			"rules":     []any{map[string]any{"default": map[string]any{"backendRefs": []any{backend}}}},
 		}}},
 	}}
 	out, ok := set.Default(obj)
