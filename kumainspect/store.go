@@ -31,7 +31,8 @@ type object struct {
 }
 
 // Store is the objects of Kuma's store, read as Kuma's API server reads them, and
-// the engine that computes what they give each proxy.
+// the engine that computes what they give each proxy. A Store is not safe for
+// concurrent use (View memoises what it looks up).
 type Store struct {
 	types   typeTable
 	eng     *kumarules.Engine
@@ -39,6 +40,16 @@ type Store struct {
 	objects []object
 	// byMesh are the objects of each mesh (and the Mesh itself), in input order.
 	byMesh map[string][]kumarules.Policy
+	// byKey indexes objects by type, mesh and name.
+	byKey map[string]int
+	// origins memoises View's origins: one proxy's outbounds repeat the same
+	// mesh-wide items thousands of times.
+	origins map[originKey]Origin
+}
+
+type originKey struct {
+	kind, section, policy string
+	index                 int
 }
 
 // NewStore reads objs into a store. schemas, when not nil, fills in each new-style
@@ -48,8 +59,8 @@ type Store struct {
 // that is not a Kuma resource is ignored; one Kuma cannot read (a spec that is not
 // an object) is an error naming it.
 func NewStore(objs []Object, reg *api.Registry, schemas *schema.Set) (*Store, error) {
-	s := &Store{types: newTypeTable(), eng: kumarules.New(reg), reg: reg, byMesh: map[string][]kumarules.Policy{}}
-	at := map[string]int{}
+	s := &Store{types: newTypeTable(), eng: kumarules.New(reg), reg: reg, byMesh: map[string][]kumarules.Policy{}, byKey: map[string]int{}}
+	at := s.byKey
 	for _, in := range objs {
 		if in.Unstructured == nil || in.GroupVersionKind().Group != api.KumaGroup {
 			continue
@@ -58,7 +69,7 @@ func NewStore(objs []Object, reg *api.Registry, schemas *schema.Set) (*Store, er
 		if err != nil {
 			return nil, err
 		}
-		key := o.Type + "/" + o.Mesh + "/" + o.Name
+		key := storeKey(o.Type, o.Mesh, o.Name)
 		if i, seen := at[key]; seen {
 			s.objects[i] = o
 			continue
@@ -160,15 +171,18 @@ func (s *Store) canonicalDurations(kind string, spec map[string]any) {
 	}
 }
 
-// find is the object of kind named name in mesh.
+// find is the object of kind named name in mesh (any mesh for a Mesh).
 func (s *Store) find(kind, mesh, name string) (object, bool) {
-	for _, o := range s.objects {
-		if o.Type == kind && o.Name == name && (kind == api.KindMesh || o.Mesh == mesh) {
-			return o, true
-		}
+	if kind == api.KindMesh {
+		mesh = ""
+	}
+	if i, ok := s.byKey[storeKey(kind, mesh, name)]; ok {
+		return s.objects[i], true
 	}
 	return object{}, false
 }
+
+func storeKey(kind, mesh, name string) string { return kind + "/" + mesh + "/" + name }
 
 // ofKind lists the objects of kind in mesh, in name order (Kuma's store lists by name).
 func (s *Store) ofKind(kind, mesh string) []object {

@@ -161,6 +161,19 @@ func (s *Store) viewOrigins(kind, section string, origins []kumarules.Origin) []
 }
 
 func (s *Store) viewOrigin(kind, section string, o kumarules.Origin) Origin {
+	key := originKey{kind: kind, section: section, policy: storeKey(o.Type, o.Mesh, o.Name), index: o.Index}
+	if v, ok := s.origins[key]; ok {
+		return v
+	}
+	if s.origins == nil {
+		s.origins = map[originKey]Origin{}
+	}
+	v := s.computeOrigin(kind, section, o)
+	s.origins[key] = v
+	return v
+}
+
+func (s *Store) computeOrigin(kind, section string, o kumarules.Origin) Origin {
 	out := Origin{KRI: s.types.kriString(kriOf(o.Meta, kind)), Policy: o.Name, Item: "spec.default"}
 	p, found := s.find(o.Type, o.Mesh, o.Name)
 	if section == "default" {
