@@ -110,11 +110,12 @@ func (s *Store) inboundPolicies(mesh, name, inboundKRI string) Response {
 }
 
 // inboundBySection is the listener (address:port) of the first inbound the section
-// name selects, else of the first embedded listener it selects.
+// name selects (an empty one selects every inbound), else of the first embedded
+// listener it selects.
 func inboundBySection(dp kumarules.Dataplane, section string) (kumarules.Listener, bool) {
 	for _, group := range [][]kumarules.Inbound{dp.Inbounds, dp.Listeners} {
 		for _, in := range group {
-			if in.SectionName() == section {
+			if section == "" || in.SectionName() == section {
 				return kumarules.Listener(fmt.Sprintf("%s:%d", in.Address, in.Port)), true
 			}
 		}

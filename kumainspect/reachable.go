@@ -1,6 +1,7 @@
 package kumainspect
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"text/template"
@@ -26,39 +27,8 @@ func (s *Store) reachable(dp object) map[kri]destPort {
 		}
 	}
 	out := map[kri]destPort{}
-	self := kriOf(dp.Meta, "Dataplane")
-	process := func(kind, name, namespace string, port string, labels map[string]string) {
-		var ids []kri
-		if len(labels) > 0 {
-			for id, o := range dests {
-				if id.Type == kind && labelsInclude(o.Labels, labels) {
-					ids = append(ids, id)
-				}
-			}
-		}
-		if len(ids) == 0 {
-			if namespace == "" {
-				namespace = self.Namespace
-			}
-			ids = []kri{{Type: kind, Mesh: self.Mesh, Zone: self.Zone, Namespace: namespace, Name: name}}
-		}
-		for _, id := range ids {
-			o, found := dests[id]
-			if !found {
-				return
-			}
-			ports := portsOf(o)
-			if p, found := findPort(ports, port); found && port != "" {
-				id.Section = p.name
-				out[id] = p
-				return
-			}
-			for _, p := range ports {
-				pid := id
-				pid.Section = p.name
-				out[pid] = p
-			}
-		}
+	process := func(kind, name, namespace, port string, labels map[string]string) {
+		s.addReachable(out, dests, kriOf(dp.Meta, "Dataplane"), backendRef{kind, name, namespace, port, labels})
 	}
 	nw, _ := dp.Spec["networking"].(map[string]any)
 	for _, e := range list(nw["outbound"]) {
@@ -168,7 +138,7 @@ func render(tmpl string, labels map[string]string, data map[string]string) (stri
 		"label": func(k string) (string, error) {
 			v, ok := labels[k]
 			if !ok {
-				return "", &errBadRequest{msg: "label " + k + " not found"}
+				return "", fmt.Errorf("label %s not found", k)
 			}
 			return v, nil
 		},
@@ -181,4 +151,49 @@ func render(tmpl string, labels map[string]string, data map[string]string) (stri
 		return "", false
 	}
 	return b.String(), true
+}
+
+// backendRef is a reference to a destination from a Dataplane: an outbound's
+// backendRef or a reachable backend.
+type backendRef struct {
+	kind, name, namespace, port string
+	labels                      map[string]string
+}
+
+// addReachable adds the ports ref names to out: by labels (every destination of
+// the kind that has them), else by name in the Dataplane's mesh, zone and namespace;
+// the port it names, else every port.
+func (s *Store) addReachable(out map[kri]destPort, dests map[kri]object, self kri, ref backendRef) {
+	var ids []kri
+	if len(ref.labels) > 0 {
+		for id, o := range dests {
+			if id.Type == ref.kind && labelsInclude(o.Labels, ref.labels) {
+				ids = append(ids, id)
+			}
+		}
+	}
+	if len(ids) == 0 {
+		ns := ref.namespace
+		if ns == "" {
+			ns = self.Namespace
+		}
+		ids = []kri{{Type: ref.kind, Mesh: self.Mesh, Zone: self.Zone, Namespace: ns, Name: ref.name}}
+	}
+	for _, id := range ids {
+		o, found := dests[id]
+		if !found {
+			return // as Kuma's processRef: a missing destination ends the ref
+		}
+		ports := portsOf(o)
+		if p, found := findPort(ports, ref.port); found && ref.port != "" {
+			id.Section = p.name
+			out[id] = p
+			return
+		}
+		for _, p := range ports {
+			pid := id
+			pid.Section = p.name
+			out[pid] = p
+		}
+	}
 }

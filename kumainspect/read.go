@@ -54,15 +54,11 @@ func Decode(r io.Reader, name string, reg *api.Registry) ([]Object, error) {
 	return out, nil
 }
 
-// documentSeparator and wholeComment are how kumactl (pkg/util/yaml.SplitYAML)
-// finds documents in a stream.
-var (
-	documentSeparator = regexp.MustCompile("(?:^|\\s*\n)---\\s*")
-	wholeComment      = regexp.MustCompile("^#.*$")
-)
-
-// splitDocuments splits a stream at its `---` lines, each document trimmed.
+// splitDocuments splits a stream at its `---` lines, each document trimmed, as
+// kumactl (pkg/util/yaml.SplitYAML) finds documents in a stream.
 func splitDocuments(stream string) []string {
+	documentSeparator := regexp.MustCompile("(?:^|\\s*\n)---\\s*")
+	wholeComment := regexp.MustCompile("^#.*$")
 	var out []string
 	for _, doc := range documentSeparator.Split(strings.TrimSpace(stream), -1) {
 		doc = wholeComment.ReplaceAllString(doc, "")

@@ -2,7 +2,6 @@ package kumainspect
 
 import (
 	"encoding/json"
-	"errors"
 	"net/http"
 )
 
@@ -47,16 +46,3 @@ func internalError(title string) Response {
 }
 
 func ok(body any) Response { return Response{Status: http.StatusOK, Body: body} }
-
-// errBadRequest marks an error that Kuma answers with 400.
-type errBadRequest struct{ msg string }
-
-func (e *errBadRequest) Error() string { return e.msg }
-
-func asBadRequest(err error) (string, bool) {
-	var b *errBadRequest
-	if errors.As(err, &b) {
-		return b.msg, true
-	}
-	return "", false
-}
