@@ -25,7 +25,9 @@ func (s *Store) policyByPlural(plural string) (string, bool) {
 }
 
 // policyDataplanes answers /meshes/{mesh}/{policies}/{name}/_resources/dataplanes:
-// the Dataplanes of the mesh the policy's top-level targetRef selects, by name.
+// the Dataplanes of the mesh the policy's top-level targetRef selects, by name, as
+// Kuma's PolicyMatches decides it (with the mesh's MeshHTTPRoutes and
+// MeshGateways; a shadow policy is matched as if it took effect).
 func (s *Store) policyDataplanes(kind, mesh, name string) Response {
 	if _, found := s.find(api.KindMesh, "", mesh); !found {
 		return notFound("Failed to retrieve Mesh")
@@ -34,9 +36,11 @@ func (s *Store) policyDataplanes(kind, mesh, name string) Response {
 	if !found {
 		return notFound("Could not retrieve policy")
 	}
-	objs := []kumarules.Policy{p.Policy}
-	for _, o := range s.ofKind(string(api.RefMeshHTTPRoute), mesh) {
-		objs = append(objs, o.Policy)
+	objs := unshadowed([]kumarules.Policy{p.Policy})
+	for _, kind := range []string{string(api.RefMeshHTTPRoute), string(api.RefMeshGateway)} {
+		for _, o := range s.ofKind(kind, mesh) {
+			objs = append(objs, o.Policy)
+		}
 	}
 	return s.dataplanesWhere(mesh, func(dp object) (bool, error) {
 		res, err := s.eng.MatchedPolicies(kind, *dp.dp, objs)

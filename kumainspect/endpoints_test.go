@@ -150,6 +150,18 @@ spec:
 	if want := `{"items":[{"labels":{},"mesh":"default","name":"backend-1","type":"Dataplane"}],"total":1}`; status != 200 || jsonOf(body) != want {
 		t.Errorf("meshservices _dataplanes: %d %s\nwant 200 %s", status, jsonOf(body), want)
 	}
+	shadow := storeOf(t, shop+`---
+type: MeshTrace
+name: web-only
+mesh: default
+labels: {kuma.io/effect: shadow}
+spec:
+  targetRef: {kind: Dataplane, labels: {app: web}}
+  default: {backends: [{type: Zipkin, zipkin: {url: "http://zipkin:9411"}}]}
+`)
+	if _, body = get(t, shadow, "/meshes/default/meshtraces/web-only/_resources/dataplanes"); body["total"] != 1.0 {
+		t.Errorf("a shadow policy's dataplanes: %s, want web-1 (Kuma's PolicyMatches ignores the effect)", jsonOf(body))
+	}
 	if status, _ = get(t, s, "/meshes/default/meshtraces/nope/_resources/dataplanes"); status != 404 {
 		t.Errorf("a missing policy: %d, want 404", status)
 	}

@@ -59,7 +59,7 @@ answers an error, 2 usage or input errors.`,
 		Example: `  meshguard inspect --kuma-api /meshes/default/dataplanes/dp-1/_rules examples/inspect/
   meshguard inspect --kuma-api /meshes/default/dataplanes/dp-1/_outbounds/kri_msvc_default___backend_http/_policies examples/inspect/
   meshguard inspect --dataplane dp-1 examples/inspect/
-  kumactl get meshtimeouts -o yaml | meshguard inspect --dataplane web --mesh default -o json - dataplanes.yaml`,
+  kumactl export -p all -f universal | meshguard inspect --dataplane web-1 --mesh default -o json -`,
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run(s, args) },
 	}
 	f := cmd.Flags()
