@@ -76,7 +76,7 @@ func decodeOne(text string) (map[string]any, error) {
 	if err := yaml.Unmarshal([]byte(text), &node); err != nil {
 		return nil, err
 	}
-	v, err := nodeValue(&node, 0)
+	v, err := (&converter{}).value(&node, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -84,26 +84,36 @@ func decodeOne(text string) (map[string]any, error) {
 	return doc, nil
 }
 
-// maxDepth bounds the nesting Decode follows, so a hostile document cannot
-// exhaust the stack.
-const maxDepth = 1000
+// maxDepth bounds the nesting Decode follows, and maxNodes the values one
+// document may expand to (aliases included), so a hostile document can neither
+// exhaust the stack nor make a billion values out of a few lines.
+const (
+	maxDepth = 1000
+	maxNodes = 1 << 20
+)
 
-// nodeValue converts a YAML node to JSON-shaped values (maps with string keys,
+// converter turns YAML nodes into JSON-shaped values, counting what it builds.
+type converter struct{ nodes int }
+
+// value converts a YAML node to JSON-shaped values (maps with string keys,
 // slices, scalars), a repeated mapping key keeping its last value.
-func nodeValue(n *yaml.Node, depth int) (any, error) {
+func (c *converter) value(n *yaml.Node, depth int) (any, error) {
 	if depth > maxDepth {
 		return nil, errors.New("nested too deeply")
+	}
+	if c.nodes++; c.nodes > maxNodes {
+		return nil, fmt.Errorf("more than %d values once aliases are expanded", maxNodes)
 	}
 	switch n.Kind {
 	case yaml.DocumentNode:
 		if len(n.Content) == 0 {
 			return nil, nil
 		}
-		return nodeValue(n.Content[0], depth+1)
+		return c.value(n.Content[0], depth+1)
 	case yaml.MappingNode:
 		m := map[string]any{}
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			v, err := nodeValue(n.Content[i+1], depth+1)
+			v, err := c.value(n.Content[i+1], depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -112,8 +122,8 @@ func nodeValue(n *yaml.Node, depth int) (any, error) {
 		return m, nil
 	case yaml.SequenceNode:
 		l := make([]any, 0, len(n.Content))
-		for _, c := range n.Content {
-			v, err := nodeValue(c, depth+1)
+		for _, e := range n.Content {
+			v, err := c.value(e, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -121,7 +131,7 @@ func nodeValue(n *yaml.Node, depth int) (any, error) {
 		}
 		return l, nil
 	case yaml.AliasNode:
-		return nodeValue(n.Alias, depth+1)
+		return c.value(n.Alias, depth+1)
 	}
 	var v any
 	if err := n.Decode(&v); err != nil {
