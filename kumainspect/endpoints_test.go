@@ -274,3 +274,37 @@ func readFileString(p string) (string, error) {
 	b, err := os.ReadFile(p)
 	return string(b), err
 }
+
+// TestViewShowsClientGroups: the `from` items Kuma keeps per client group
+// (MeshTrafficPermission) appear per group, each field named by the item that
+// applies to the group, not by the policy's first item.
+func TestViewShowsClientGroups(t *testing.T) {
+	s := storeOf(t, shop+`---
+type: MeshTrafficPermission
+name: allow-web
+mesh: default
+spec:
+  targetRef: {kind: Dataplane, name: backend-1}
+  from:
+    - targetRef: {kind: Mesh}
+      default: {action: Deny}
+    - targetRef: {kind: MeshSubset, tags: {kuma.io/service: web}}
+      default: {action: Allow}
+`)
+	v, err := s.View("default", "backend-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := v.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"clients kuma.io/service=web\n      action: Allow  ← allow-web spec.from[1], over allow-web spec.from[0]",
+		"clients kuma.io/service=!web\n      action: Deny  ← allow-web spec.from[0]\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("text view lacks %q:\n%s", want, b.String())
+		}
+	}
+}

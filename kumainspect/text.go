@@ -40,6 +40,16 @@ func section(b *strings.Builder, title string, entries []Entry, rules bool) {
 		return
 	}
 	for _, e := range entries {
+		if len(e.Clients) > 0 {
+			fmt.Fprintf(b, "  %s: by client, the first group a client is in applies\n", e.Kind)
+			for _, c := range e.Clients {
+				fmt.Fprintf(b, "    clients %s\n", c.Subset)
+				for _, l := range leaves(c.Conf, "") {
+					fmt.Fprintf(b, "      %s: %s%s\n", l.path, inline(l.value), provenance(l.path, c.Origins))
+				}
+			}
+			continue
+		}
 		if rules {
 			fmt.Fprintf(b, "  %s: %d rule(s), applied in this order\n", e.Kind, len(e.Rules))
 			for i, r := range e.Rules {

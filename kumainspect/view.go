@@ -3,6 +3,7 @@ package kumainspect
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/kumarules"
@@ -34,11 +35,23 @@ type Port struct {
 
 // Entry is one policy kind's result on a port (or the whole proxy): Conf is the
 // merged conf, or for an inbound the Rules in order; Origins are the contributing
-// policy items in merge order.
+// policy items in merge order. Clients are an inbound's `from` results per group
+// of clients, for the kinds Kuma does not turn into rules (MeshTrafficPermission,
+// MeshFaultInjection): Kuma's _rules shows them, its _inbounds/{kri}/_policies
+// does not.
 type Entry struct {
 	Kind    string
 	Conf    any
 	Rules   []Rule
+	Clients []Clients
+	Origins []Origin
+}
+
+// Clients is the conf one group of clients (a subset of tags, "!" negating) gets
+// on an inbound, merged from Origins.
+type Clients struct {
+	Subset  string
+	Conf    any
 	Origins []Origin
 }
 
@@ -102,7 +115,7 @@ func (s *Store) View(mesh, name string) (View, error) {
 func (s *Store) inboundEntry(m typedMatched, l kumarules.Listener) (Entry, bool) {
 	rules := m.res.FromRules[l].InboundRules
 	if len(rules) == 0 {
-		return Entry{}, false
+		return s.clientsEntry(m, l)
 	}
 	e := Entry{Kind: m.kind}
 	seen := map[string]bool{}
@@ -115,6 +128,94 @@ func (s *Store) inboundEntry(m typedMatched, l kumarules.Listener) (Entry, bool)
 		}
 	}
 	return e, true
+}
+
+// clientsEntry is one kind's legacy `from` rules on an inbound, when Kuma keeps
+// them as such.
+func (s *Store) clientsEntry(m typedMatched, l kumarules.Listener) (Entry, bool) {
+	if api.KumaFromAsRules(m.kind) || len(m.res.FromRules[l].Rules) == 0 {
+		return Entry{}, false
+	}
+	e := Entry{Kind: m.kind}
+	seen := map[string]bool{}
+	for _, r := range m.res.FromRules[l].Rules {
+		c := Clients{Subset: subsetText(r.Subset), Conf: r.Conf, Origins: s.clientItems(m.kind, r)}
+		e.Clients = append(e.Clients, c)
+		for _, o := range c.Origins {
+			if !seen[o.KRI] {
+				seen[o.KRI] = true
+				e.Origins = append(e.Origins, o)
+			}
+		}
+	}
+	return e, true
+}
+
+// clientItems are the `from` items that apply to a rule's clients, policy by
+// policy in merge order: each item of an origin policy (from the first that
+// contributes) whose clients include the rule's.
+func (s *Store) clientItems(kind string, r kumarules.Rule) []Origin {
+	var out []Origin
+	for _, o := range r.Origins {
+		p, found := s.find(o.Type, o.Mesh, o.Name)
+		items := list(p.Spec["from"])
+		if !found {
+			continue
+		}
+		for i := o.Index; i < len(items); i++ {
+			item, _ := items[i].(map[string]any)
+			ref, _ := item["targetRef"].(map[string]any)
+			if ss, ok := clientSubset(ref); ok && ss.Includes(r.Subset) {
+				at := o
+				at.Index = i
+				out = append(out, s.viewOrigin(kind, "from", at))
+			}
+		}
+	}
+	return out
+}
+
+// clientSubset is the clients a legacy `from` targetRef selects, as tags.
+func clientSubset(ref map[string]any) (kumarules.Subset, bool) {
+	var ss kumarules.Subset
+	switch str(ref["kind"]) {
+	case "Mesh", "":
+		return ss, true
+	case "MeshService":
+		return kumarules.Subset{{Key: "kuma.io/service", Value: str(ref["name"])}}, true
+	case "MeshServiceSubset":
+		ss = kumarules.Subset{{Key: "kuma.io/service", Value: str(ref["name"])}}
+	case "MeshSubset":
+	default:
+		return nil, false
+	}
+	tags := stringMap(ref["tags"])
+	keys := make([]string, 0, len(tags))
+	for k := range tags {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		ss = append(ss, kumarules.Tag{Key: k, Value: tags[k]})
+	}
+	return ss, true
+}
+
+// subsetText writes a subset as k=v pairs, "!" before a negated value; "all
+// clients" for the empty one.
+func subsetText(ss kumarules.Subset) string {
+	if len(ss) == 0 {
+		return "all clients"
+	}
+	parts := make([]string, len(ss))
+	for i, t := range ss {
+		v := t.Value
+		if t.Not {
+			v = "!" + v
+		}
+		parts[i] = t.Key + "=" + v
+	}
+	return strings.Join(parts, ",")
 }
 
 // inboundSection is the section an inbound rule came from: a policy's `rules`, or
