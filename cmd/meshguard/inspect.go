@@ -43,7 +43,8 @@ rendered by inspect.
   --kuma-api PATH    print the JSON body Kuma's API server answers for GET PATH
                      (/meshes/{mesh}/dataplanes/{name}/_rules, …/_policies,
                      …/_inbounds/{kri}/_policies, …/_outbounds/{kri}/_policies,
-                     …/_outbounds/{kri}/_routes, …/_layout, …/_config,
+                     …/_outbounds/{kri}/_routes and its /{kri}/_policies,
+                     …/_layout, …/_config,
                      /meshes/{mesh}/meshgateways/{name}/_rules,
                      /meshes/{mesh}/{policies}/{name}/_resources/dataplanes,
                      /meshes/{mesh}/meshservices/{name}/_dataplanes); exit 0 when
@@ -56,9 +57,9 @@ rendered by inspect.
 
 See docs/inspect.md. Exit codes: 0 answered (--kuma-api: Kuma answers 200), 1 Kuma
 answers an error, 2 usage or input errors.`,
-		Example: `  meshguard inspect --kuma-api /meshes/default/dataplanes/dp-1/_rules examples/inspect/
-  meshguard inspect --kuma-api /meshes/default/dataplanes/dp-1/_outbounds/kri_msvc_default___backend_http/_policies examples/inspect/
-  meshguard inspect --dataplane dp-1 examples/inspect/
+		Example: `  meshguard inspect --dataplane web-1 examples/inspect/shop
+  meshguard inspect --kuma-api /meshes/default/dataplanes/web-1/_rules examples/inspect/shop
+  meshguard inspect --kuma-api /meshes/default/dataplanes/web-1/_outbounds/kri_msvc_default___backend_http/_policies examples/inspect/shop
   kumactl export -p all -f universal | meshguard inspect --dataplane web-1 --mesh default -o json -`,
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run(s, args) },
 	}

@@ -116,3 +116,28 @@ func TestInspectUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestInspectHelpExamplesRun runs every `meshguard inspect` example of the help
+// (those that read the repository's files) and expects exit 0.
+func TestInspectHelpExamplesRun(t *testing.T) {
+	n := 0
+	for _, line := range strings.Split(newInspectCmd(streams{}).Example, "\n") {
+		fields := strings.Fields(line)
+		if len(fields) < 3 || fields[0] != "meshguard" || fields[1] != "inspect" {
+			continue
+		}
+		args := fields[2:]
+		for i, a := range args {
+			if strings.HasPrefix(a, "examples/") {
+				args[i] = filepath.Join("..", "..", a)
+			}
+		}
+		if _, errOut, code := runInspect(t, "", args...); code != exitOK {
+			t.Errorf("%s: exit %d: %s", line, code, errOut)
+		}
+		n++
+	}
+	if n < 3 {
+		t.Fatalf("only %d runnable examples in inspect's help", n)
+	}
+}
