@@ -48,10 +48,26 @@ func Decode(r io.Reader, name string, reg *api.Registry) ([]Object, error) {
 			if doc, err = decodeOne(piece + "\n"); err != nil {
 				return nil, fmt.Errorf("%s: document %d: %w", name, i+1, err)
 			}
-			out = append(out, Object{Unstructured: &unstructured.Unstructured{Object: doc}})
+			out = append(out, manifests(doc)...)
 		}
 	}
 	return out, nil
+}
+
+// manifests are a Kubernetes document's objects: the items of a List (what
+// `kubectl get -o yaml` writes), else the document itself.
+func manifests(doc map[string]any) []Object {
+	items, isList := doc["items"].([]any)
+	if kind, _ := doc["kind"].(string); !isList || !strings.HasSuffix(kind, "List") {
+		return []Object{{Unstructured: &unstructured.Unstructured{Object: doc}}}
+	}
+	var out []Object
+	for _, it := range items {
+		if m, ok := it.(map[string]any); ok && m["apiVersion"] != nil && m["kind"] != nil {
+			out = append(out, Object{Unstructured: &unstructured.Unstructured{Object: m}})
+		}
+	}
+	return out
 }
 
 // splitDocuments splits a stream at its `---` lines, each document trimmed, as

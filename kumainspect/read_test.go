@@ -51,3 +51,15 @@ func TestDecodeSplitsAsKumactl(t *testing.T) {
 		t.Errorf("manifest block scalar = %q, want its final newline kept", v)
 	}
 }
+
+// TestDecodeReadsKubectlLists: the items of a List (kubectl get -o yaml) are objects.
+func TestDecodeReadsKubectlLists(t *testing.T) {
+	in := "apiVersion: v1\nkind: List\nitems:\n- apiVersion: kuma.io/v1alpha1\n  kind: MeshTimeout\n  metadata: {name: a, namespace: kuma-system}\n- apiVersion: kuma.io/v1alpha1\n  kind: MeshRetry\n  metadata: {name: b, namespace: kuma-system}\n"
+	objs, err := Decode(strings.NewReader(in), "list.yaml", api.DefaultRegistry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(objs) != 2 || objs[0].GetKind() != "MeshTimeout" || objs[1].GetName() != "b" {
+		t.Fatalf("decoded %v, want the List's two items", objs)
+	}
+}
