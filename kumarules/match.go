@@ -31,12 +31,11 @@ func (s selection) any() bool { return len(s.inbounds) > 0 || s.delegated }
 
 // MatchedPolicies computes which policies of policyType (among objects, which may
 // also hold the MeshHTTPRoutes they target) select dp, and the rules they give
-// it, as Kuma 2.14's MatchedPolicies does. Builtin gateways (MeshGateway
-// listeners) are not modelled yet: a builtin gateway Dataplane is an error.
+// it, as Kuma 2.14's MatchedPolicies does. A builtin gateway Dataplane is
+// selected through the listeners of the MeshGateway among objects that serves it;
+// its rules per listener and hostname (Kuma's GatewayRules) are not computed.
 func (e *Engine) MatchedPolicies(policyType string, dp Dataplane, objects []Policy) (Matched, error) {
-	if dp.Gateway == gatewayBuiltin {
-		return Matched{}, fmt.Errorf("dataplane %s: builtin gateways are not supported yet", dp.Name)
-	}
+	gw := selectGateway(dp, objects)
 	var routes []Policy
 	for _, p := range objects {
 		if p.Type == refMeshHTTPRoute {
@@ -50,7 +49,7 @@ func (e *Engine) MatchedPolicies(policyType string, dp Dataplane, objects []Poli
 		if p.Type != policyType || p.Labels["kuma.io/effect"] == "shadow" {
 			continue
 		}
-		sel, err := selects(p.Meta, p.TopRef(), dp, routes)
+		sel, err := selects(p.Meta, p.TopRef(), dp, gw, routes)
 		if err != nil {
 			m.Warnings = append(m.Warnings, fmt.Sprintf("unable to resolve TargetRef on policy: mesh:%s name:%s error:%q", p.Mesh, p.Name, err.Error()))
 		}
@@ -127,7 +126,7 @@ func sortMatched(ps []Policy) {
 
 // selects is which inbounds of dp a policy's top-level targetRef selects, after the
 // zone and namespace a policy's role confines it to.
-func selects(policy Meta, ref TargetRef, dp Dataplane, routes []Policy) (selection, error) {
+func selects(policy Meta, ref TargetRef, dp Dataplane, gw *gateway, routes []Policy) (selection, error) {
 	if !selectedByZone(policy, dp) || !selectedByNamespace(policy, dp) {
 		return selection{}, nil
 	}
@@ -136,12 +135,15 @@ func selects(policy Meta, ref TargetRef, dp Dataplane, routes []Policy) (selecti
 		if !proxyTypeOK(ref, dp) {
 			return selection{}, nil
 		}
-		s := byTags(nil, dp)
+		s := byTags(nil, dp, gw)
 		for _, l := range dp.Listeners {
 			s.inbounds = append(s.inbounds, l.listener())
 		}
 		return s, nil
 	case refDataplane:
+		if gw != nil {
+			return selection{}, nil
+		}
 		if !(ref.Name == "" && ref.Namespace == "" && !ref.HasLabels) && !selectedByName(policy, ref, dp) && !selectedByLabels(ref, dp) {
 			return selection{}, nil
 		}
@@ -159,7 +161,7 @@ func selects(policy Meta, ref TargetRef, dp Dataplane, routes []Policy) (selecti
 		if !proxyTypeOK(ref, dp) {
 			return selection{}, nil
 		}
-		return byTags(ref.Tags, dp), nil
+		return byTags(ref.Tags, dp, gw), nil
 	case refMeshService, refMeshServiceSubset:
 		tags := map[string]string{serviceTag: ref.Name}
 		if ref.Kind == refMeshServiceSubset {
@@ -167,13 +169,18 @@ func selects(policy Meta, ref TargetRef, dp Dataplane, routes []Policy) (selecti
 				tags[k] = v
 			}
 		}
-		return byTags(tags, dp), nil
+		return byTags(tags, dp, gw), nil
 	case refMeshGateway:
-		return selection{}, nil // only builtin gateways, which are not modelled
+		if !gatewayReferenced(ref, gw) {
+			return selection{}, nil
+		}
+		s := byTags(ref.Tags, dp, gw)
+		s.delegated = false
+		return s, nil
 	case refMeshHTTPRoute:
 		for _, r := range routes {
 			if r.Mesh == policy.Mesh && (r.Name == ref.Name || r.DisplayName() == ref.Name) {
-				return selects(r.Meta, r.TopRef(), dp, routes)
+				return selects(r.Meta, r.TopRef(), dp, gw, routes)
 			}
 		}
 		return selection{}, fmt.Errorf("couldn't resolve MeshHTTPRoute targetRef with name '%s'", ref.Name)
@@ -182,12 +189,18 @@ func selects(policy Meta, ref TargetRef, dp Dataplane, routes []Policy) (selecti
 }
 
 // byTags selects the inbounds whose tags match the selector (a "*" value matches
-// any value of the key), and a delegated gateway by its gateway tags.
-func byTags(sel map[string]string, dp Dataplane) selection {
+// any value of the key), the listeners of a builtin gateway's MeshGateway whose
+// tags it matches, and a delegated gateway by its gateway tags.
+func byTags(sel map[string]string, dp Dataplane, gw *gateway) selection {
 	var s selection
 	for _, in := range dp.Inbounds {
 		if tagsMatch(sel, in.Tags) {
 			s.inbounds = append(s.inbounds, in.listener())
+		}
+	}
+	for _, l := range gatewayListeners(sel, dp, gw) {
+		if !slices.Contains(s.inbounds, l) {
+			s.inbounds = append(s.inbounds, l)
 		}
 	}
 	s.delegated = dp.Gateway == gatewayDelegated && tagsMatch(sel, dp.GatewayTags)

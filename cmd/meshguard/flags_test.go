@@ -44,6 +44,7 @@ func TestOutputFormatsFromOneList(t *testing.T) {
 		"check":   {"text", "json", "yaml"},
 		"diff":    {"text", "json", "yaml", "markdown"},
 		"version": {"text", "json", "yaml"},
+		"inspect": {"text", "json"},
 	}
 	known := formatNames(append(findingFormats(), formatTable))
 	root := newRoot(streams{})

@@ -87,6 +87,7 @@ The same engine runs behind every command:
   meshguard preview   show the Envoy RBAC of MeshTrafficPermissions, who may reach Linkerd Servers
   meshguard check     answer whether one client may call one workload, and which policy decides
   meshguard diff      show which clients a policy change lets in or shuts out, and which rule decides
+  meshguard inspect   show what Kuma makes of the policies per proxy, or answer Kuma's inspect API
   meshguard serve     run the mutating and validating admission webhook
   meshguard rules     list every finding code
   meshguard version   print the meshguard version, commit and embedded CRD releases
@@ -94,12 +95,12 @@ The same engine runs behind every command:
   meshguard completion  print a shell completion script (bash, zsh, fish, powershell)
 
 Exit codes: 0 success, 1 findings (lint: at or above --fail-on; default: an object
-would be denied; check: the call is denied; diff --fail-on error: access is widened),
+would be denied; check: the call is denied; diff --fail-on error: access is widened; inspect --kuma-api: Kuma answers an error),
 2 usage or parse errors.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newLintCmd(s), newAuditCmd(s), newDefaultCmd(s), newRulesCmd(s), newPreviewCmd(s), newCheckCmd(s), newDiffCmd(s), newServeCmd(s), newVersionCmd(s), newSchemaCmd(s))
+	root.AddCommand(newLintCmd(s), newAuditCmd(s), newDefaultCmd(s), newRulesCmd(s), newPreviewCmd(s), newCheckCmd(s), newDiffCmd(s), newInspectCmd(s), newServeCmd(s), newVersionCmd(s), newSchemaCmd(s))
 	// Added now rather than at Execute, so help tests and the docs see it; the
 	// scripts go to the output set at this point.
 	root.SetOut(s.out)

@@ -1,0 +1,203 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/kumainspect"
+	"github.com/meshguard/meshguard/lint"
+	"github.com/meshguard/meshguard/schema"
+)
+
+// inspectOptions are the flags of `meshguard inspect`.
+type inspectOptions struct {
+	kumaAPI   string
+	dataplane string
+	mesh      string
+	output    string
+}
+
+func newInspectCmd(s streams) *cobra.Command {
+	o := &inspectOptions{}
+	cmd := &cobra.Command{
+		Use:   "inspect (--kuma-api PATH | --dataplane NAME) [PATH|-]...",
+		Short: "Show what Kuma's control plane makes of the policies: per proxy, inbound and outbound",
+		Long: `Inspect answers, offline, what Kuma 2.14's control plane computes from a set of
+objects: which policies select a proxy and the conf each inbound, outbound and the
+proxy as a whole gets after they are merged, with the policies it came from.
+
+The objects are read from files, directories (their .yaml, .yml and .json files) and
+- for standard input, in Kuma's Universal format (type:, name:, mesh:, as 'kumactl
+apply' takes them) or as Kubernetes manifests; each new-style resource gets its
+CRD's defaults, as Kuma's store gives them. Kustomizations and Helm charts are not
+rendered by inspect.
+
+  --kuma-api PATH    print the JSON body Kuma's API server answers for GET PATH
+                     (/meshes/{mesh}/dataplanes/{name}/_rules, …/_policies,
+                     …/_inbounds/{kri}/_policies, …/_outbounds/{kri}/_policies,
+                     …/_outbounds/{kri}/_routes and its /{kri}/_policies,
+                     …/_layout, …/_config,
+                     /meshes/{mesh}/meshgateways/{name}/_rules,
+                     /meshes/{mesh}/{policies}/{name}/_resources/dataplanes,
+                     /meshes/{mesh}/meshservices/{name}/_dataplanes); exit 0 when
+                     Kuma answers 200, 1 otherwise with Kuma's error body on
+                     standard output.
+  --dataplane NAME   show one proxy (of --mesh): the single-item policies, then
+                     every inbound and every outbound it can reach, each kind's
+                     merged conf field by field with the policy item that sets it
+                     and those it overrides. -o json writes Kuma's _policies shapes.
+
+See docs/inspect.md. Exit codes: 0 answered (--kuma-api: Kuma answers 200), 1 Kuma
+answers an error, 2 usage or input errors.`,
+		Example: `  meshguard inspect --dataplane web-1 examples/inspect/shop
+  meshguard inspect --kuma-api /meshes/default/dataplanes/web-1/_rules examples/inspect/shop
+  meshguard inspect --kuma-api /meshes/default/dataplanes/web-1/_outbounds/kri_msvc_default___backend_http/_policies examples/inspect/shop
+  kumactl export -p all -f universal | meshguard inspect --dataplane web-1 --mesh default -o json -`,
+		RunE: func(cmd *cobra.Command, args []string) error { return o.run(s, args) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.kumaAPI, "kuma-api", "", "a GET path of Kuma's API server to answer, e.g. /meshes/default/dataplanes/dp-1/_policies")
+	f.StringVar(&o.dataplane, "dataplane", "", "the Dataplane to show, by name")
+	f.StringVar(&o.mesh, "mesh", api.DefaultMeshName, "the mesh of --dataplane")
+	bindOutput(cmd, &o.output, formatText, formatJSON)
+	return cmd
+}
+
+func (o *inspectOptions) run(s streams, args []string) error {
+	if (o.kumaAPI == "") == (o.dataplane == "") {
+		return usageErr("give either --kuma-api PATH or --dataplane NAME")
+	}
+	if err := checkOutput(o.output, []format{formatText, formatJSON}); err != nil {
+		return err
+	}
+	if len(args) == 0 {
+		return usageErr("inspect needs at least one PATH, or - for standard input")
+	}
+	if err := checkPaths(args); err != nil {
+		return err
+	}
+	store, err := readStore(s, args)
+	if err != nil {
+		return err
+	}
+	if o.kumaAPI != "" {
+		return answerKumaAPI(s, store, o.kumaAPI)
+	}
+	view, err := store.View(o.mesh, o.dataplane)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	if o.output == string(formatJSON) {
+		return writeJSON(s, view.KumaJSON())
+	}
+	return view.WriteText(s.out)
+}
+
+// answerKumaAPI prints Kuma's body for GET path; a status other than 200 is exit 1.
+func answerKumaAPI(s streams, store *kumainspect.Store, path string) error {
+	r := store.Get(path)
+	body, err := r.JSON()
+	if err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintf(s.out, "%s\n", body); err != nil {
+		return err
+	}
+	if r.Status != 200 {
+		fmt.Fprintf(s.err, "meshguard inspect: Kuma answers GET %s with %d\n", path, r.Status)
+		return exitError{exitFindings}
+	}
+	return nil
+}
+
+func writeJSON(s streams, v any) error {
+	out, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(s.out, "%s\n", out)
+	return err
+}
+
+// readStore reads every document of args (files, directories, - for standard
+// input) into a store with Kuma 2.14's CRD defaults.
+func readStore(s streams, args []string) (*kumainspect.Store, error) {
+	reg := api.DefaultRegistry()
+	var objs []kumainspect.Object
+	for _, arg := range args {
+		files, err := inspectFiles(arg)
+		if err != nil {
+			return nil, usageErr("%v", err)
+		}
+		for _, file := range files {
+			docs, err := decodeFile(s, file, reg)
+			if err != nil {
+				return nil, usageErr("%v", err)
+			}
+			objs = append(objs, docs...)
+		}
+	}
+	schemas, err := schema.Load()
+	if err != nil {
+		return nil, err
+	}
+	if err := schemas.Defer(schema.KumaRelease(schema.DefaultKumaVersion), api.KumaGroup); err != nil {
+		return nil, err
+	}
+	store, err := kumainspect.NewStore(objs, reg, schemas)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	return store, nil
+}
+
+// decodeFile reads the documents of one file (standard input for lint.StdinName).
+func decodeFile(s streams, file string, reg *api.Registry) ([]kumainspect.Object, error) {
+	if file == lint.StdinName {
+		return kumainspect.Decode(s.in, file, reg)
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return kumainspect.Decode(f, file, reg)
+}
+
+// inspectFiles are the files an argument names: itself, the YAML and JSON files
+// under a directory (in name order), or standard input for -.
+func inspectFiles(arg string) ([]string, error) {
+	if arg == "-" {
+		return []string{lint.StdinName}, nil
+	}
+	st, err := os.Stat(arg)
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsDir() {
+		return []string{arg}, nil
+	}
+	var out []string
+	err = filepath.WalkDir(arg, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		switch strings.ToLower(filepath.Ext(p)) {
+		case ".yaml", ".yml", ".json":
+			if !d.IsDir() {
+				out = append(out, p)
+			}
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out, err
+}

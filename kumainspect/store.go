@@ -1,0 +1,208 @@
+package kumainspect
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/kumarules"
+	"github.com/meshguard/meshguard/schema"
+)
+
+// Object is one object for the store. Universal marks a document read in Kuma's
+// Universal format (through api.FromUniversal): Kuma keeps its name and labels as
+// written, and its mesh as a field. A Kubernetes manifest is stored as Kuma's
+// Kubernetes store maps it: a namespaced object is named `name.namespace` and
+// carries the k8s.kuma.io/namespace and kuma.io/display-name labels.
+type Object struct {
+	*unstructured.Unstructured
+	Universal bool
+}
+
+// object is one resource of the store as Kuma's API server reads it.
+type object struct {
+	kumarules.Policy
+	status map[string]any
+	// dp is the Dataplane's networking, for Dataplanes.
+	dp *kumarules.Dataplane
+}
+
+// Store is the objects of Kuma's store, read as Kuma's API server reads them, and
+// the engine that computes what they give each proxy. A Store is not safe for
+// concurrent use (View memoises what it looks up).
+type Store struct {
+	types   typeTable
+	eng     *kumarules.Engine
+	reg     *api.Registry
+	objects []object
+	// byMesh are the objects of each mesh (and the Mesh itself), in input order.
+	byMesh map[string][]kumarules.Policy
+	// byKey indexes objects by type, mesh and name.
+	byKey map[string]int
+	// origins memoises View's origins: one proxy's outbounds repeat the same
+	// mesh-wide items thousands of times.
+	origins map[originKey]Origin
+}
+
+type originKey struct {
+	kind, section, policy string
+	index                 int
+}
+
+// NewStore reads objs into a store. schemas, when not nil, fills in each new-style
+// resource's CRD defaults as Kuma's store does when it accepts one (nil: the
+// objects are taken as written). A later object with the type, mesh and name of
+// an earlier one replaces it, as a second `kumactl apply` updates it. An object
+// that is not a Kuma resource is ignored; one Kuma cannot read (a spec that is not
+// an object) is an error naming it.
+func NewStore(objs []Object, reg *api.Registry, schemas *schema.Set) (*Store, error) {
+	s := &Store{types: newTypeTable(), eng: kumarules.New(reg), reg: reg, byMesh: map[string][]kumarules.Policy{}, byKey: map[string]int{}}
+	at := s.byKey
+	for _, in := range objs {
+		if in.Unstructured == nil || in.GroupVersionKind().Group != api.KumaGroup {
+			continue
+		}
+		o, err := s.read(in, schemas)
+		if err != nil {
+			return nil, err
+		}
+		key := storeKey(o.Type, o.Mesh, o.Name)
+		if i, seen := at[key]; seen {
+			s.objects[i] = o
+			continue
+		}
+		at[key] = len(s.objects)
+		s.objects = append(s.objects, o)
+	}
+	for _, o := range s.objects {
+		mesh := o.Mesh
+		if o.Type == api.KindMesh {
+			mesh = o.Name
+		}
+		s.byMesh[mesh] = append(s.byMesh[mesh], o.Policy)
+	}
+	return s, nil
+}
+
+// read turns one input object into the store's form.
+func (s *Store) read(in Object, schemas *schema.Set) (object, error) {
+	u := in.Unstructured
+	if schemas != nil && u.GetKind() != api.KindMesh && u.GetKind() != api.KindDataplane {
+		u, _ = schemas.Default(u)
+	}
+	labels := map[string]string{}
+	for k, v := range u.GetLabels() {
+		labels[k] = v
+	}
+	mesh := labels[api.LabelMesh]
+	if mesh == "" {
+		mesh = "default"
+	}
+	name := u.GetName()
+	if in.Universal {
+		delete(labels, api.LabelMesh)
+	} else if ns := u.GetNamespace(); ns != "" {
+		name = name + "." + ns
+		setDefault(labels, api.LabelNamespace, ns)
+		setDefault(labels, api.LabelDisplayName, u.GetName())
+	}
+	if u.GetKind() == api.KindMesh {
+		mesh = ""
+	}
+	spec, ok := u.Object["spec"].(map[string]any)
+	if !ok && u.Object["spec"] != nil {
+		return object{}, fmt.Errorf("%s %s: spec: must be an object", u.GetKind(), name)
+	}
+	s.canonicalDurations(u.GetKind(), spec)
+	o := object{Policy: kumarules.Policy{Meta: kumarules.Meta{Type: u.GetKind(), Name: name, Mesh: mesh, Labels: labels}, Spec: spec}}
+	o.status, _ = u.Object["status"].(map[string]any)
+	if u.GetKind() == api.KindDataplane {
+		dp, err := kumarules.DataplaneFromObject(u)
+		if err != nil {
+			return object{}, err
+		}
+		dp.Meta = o.Meta
+		o.dp = &dp
+	}
+	return o, nil
+}
+
+func setDefault(m map[string]string, k, v string) {
+	if _, ok := m[k]; !ok {
+		m[k] = v
+	}
+}
+
+// canonicalDurations writes the duration fields of a policy's spec as Kuma's typed
+// confs write them back (time.Duration's spelling: 60s is 1m0s, 1h is 1h0m0s).
+func (s *Store) canonicalDurations(kind string, spec map[string]any) {
+	keys := s.types.byKind[kind].durations
+	if len(keys) == 0 || spec == nil {
+		return
+	}
+	set := map[string]bool{}
+	for _, k := range keys {
+		set[k] = true
+	}
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				if str, ok := e.(string); ok && set[k] {
+					if d, err := time.ParseDuration(str); err == nil {
+						x[k] = d.String()
+					}
+					continue
+				}
+				walk(e)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	for _, section := range []string{"default", "to", "from", "rules"} {
+		walk(spec[section])
+	}
+}
+
+// find is the object of kind named name in mesh (any mesh for a Mesh).
+func (s *Store) find(kind, mesh, name string) (object, bool) {
+	if kind == api.KindMesh {
+		mesh = ""
+	}
+	if i, ok := s.byKey[storeKey(kind, mesh, name)]; ok {
+		return s.objects[i], true
+	}
+	return object{}, false
+}
+
+func storeKey(kind, mesh, name string) string { return kind + "/" + mesh + "/" + name }
+
+// ofKind lists the objects of kind in mesh, in name order (Kuma's store lists by name).
+func (s *Store) ofKind(kind, mesh string) []object {
+	var out []object
+	for _, o := range s.objects {
+		if o.Type == kind && o.Mesh == mesh {
+			out = append(out, o)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// meshObjects are the objects the engine reads for a proxy of mesh.
+func (s *Store) meshObjects(mesh string) []kumarules.Policy { return s.byMesh[mesh] }
+
+// meshServicesExclusive reports whether the Mesh's meshServices.mode is Exclusive,
+// which Kuma's _policies and _layout endpoints require.
+func meshServicesExclusive(mesh object) bool {
+	ms, _ := mesh.Spec["meshServices"].(map[string]any)
+	mode, _ := ms["mode"].(string)
+	return mode == "Exclusive"
+}

@@ -1,0 +1,162 @@
+package kumainspect
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// WriteText writes the view for a person: per port and kind, every field of the
+// merged conf with the policy item it came from and the items it overrides.
+func (v View) WriteText(w io.Writer) error {
+	b := &strings.Builder{}
+	fmt.Fprintf(b, "Dataplane %s, mesh %s (%s)\n", v.Dataplane, v.Mesh, v.KRI)
+	section(b, "proxy (single-item policies)", v.Proxy, false)
+	for _, p := range v.Inbounds {
+		section(b, "inbound "+portTitle(p), p.Entries, true)
+	}
+	for _, p := range v.Outbounds {
+		section(b, "outbound "+portTitle(p), p.Entries, false)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func portTitle(p Port) string {
+	t := fmt.Sprintf("%s port %d", p.KRI, p.Port)
+	if p.Protocol != "" {
+		t += " " + p.Protocol
+	}
+	return t
+}
+
+// section writes one port's entries; inbound ones as numbered rules.
+func section(b *strings.Builder, title string, entries []Entry, rules bool) {
+	fmt.Fprintf(b, "\n%s\n", title)
+	if len(entries) == 0 {
+		b.WriteString("  no policy applies\n")
+		return
+	}
+	for _, e := range entries {
+		if len(e.Clients) > 0 {
+			fmt.Fprintf(b, "  %s: by client, the first group a client is in applies\n", e.Kind)
+			for _, c := range e.Clients {
+				fmt.Fprintf(b, "    clients %s\n", c.Subset)
+				for _, l := range leaves(c.Conf, "") {
+					fmt.Fprintf(b, "      %s: %s%s\n", l.path, inline(l.value), provenance(l.path, c.Origins))
+				}
+			}
+			continue
+		}
+		if rules {
+			fmt.Fprintf(b, "  %s: %d rule(s), applied in this order\n", e.Kind, len(e.Rules))
+			for i, r := range e.Rules {
+				match := ""
+				if r.Match != nil {
+					match = " when " + inline(r.Match)
+				}
+				fmt.Fprintf(b, "    %d.%s ← %s %s\n", i+1, match, r.Origin.Policy, r.Origin.Item)
+				for _, l := range leaves(r.Conf, "") {
+					fmt.Fprintf(b, "       %s: %s\n", l.path, inline(l.value))
+				}
+			}
+			continue
+		}
+		fmt.Fprintf(b, "  %s\n", e.Kind)
+		conf := e.Conf
+		if l, isList := conf.([]any); isList && len(l) == 1 {
+			conf = l[0]
+		}
+		for _, l := range leaves(conf, "") {
+			fmt.Fprintf(b, "    %s: %s%s\n", l.path, inline(l.value), provenance(l.path, e.Origins))
+		}
+	}
+}
+
+// provenance names the last origin that sets path (the one that decides) and the
+// earlier ones it overrides.
+func provenance(path string, origins []Origin) string {
+	var setters []Origin
+	for _, o := range origins {
+		if has(o.Conf, path) {
+			setters = append(setters, o)
+		}
+	}
+	if len(setters) == 0 {
+		return ""
+	}
+	last := setters[len(setters)-1]
+	out := fmt.Sprintf("  ← %s %s", last.Policy, last.Item)
+	if len(setters) > 1 {
+		var over []string
+		for i := len(setters) - 2; i >= 0; i-- {
+			over = append(over, setters[i].Policy+" "+setters[i].Item)
+		}
+		out += ", over " + strings.Join(over, ", ")
+	}
+	return out
+}
+
+type leaf struct {
+	path  string
+	value any
+}
+
+// leaves lists a conf's fields as dotted paths, objects descended, lists and
+// scalars as values, in key order.
+func leaves(v any, prefix string) []leaf {
+	m, isMap := v.(map[string]any)
+	if !isMap || len(m) == 0 {
+		if prefix == "" {
+			if v == nil {
+				return nil
+			}
+			return []leaf{{path: "(conf)", value: v}}
+		}
+		return []leaf{{path: prefix, value: v}}
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var out []leaf
+	for _, k := range keys {
+		p := k
+		if prefix != "" {
+			p = prefix + "." + k
+		}
+		out = append(out, leaves(m[k], p)...)
+	}
+	return out
+}
+
+// has reports whether conf sets the dotted path.
+func has(conf any, path string) bool {
+	for _, k := range strings.Split(path, ".") {
+		m, isMap := conf.(map[string]any)
+		if !isMap {
+			return false
+		}
+		v, ok := m[k]
+		if !ok {
+			return false
+		}
+		conf = v
+	}
+	return true
+}
+
+// inline writes a value on one line: strings as they are, others as JSON.
+func inline(v any) string {
+	if x, isString := v.(string); isString {
+		return x
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(out)
+}
