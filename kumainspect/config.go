@@ -42,7 +42,7 @@ func (s *Store) config(mesh, name string, query map[string][]string) Response {
 			diff = true
 		}
 	}
-	if _, found := s.find("DataplaneInsight", mesh, name); !found {
+	if _, found := s.find(api.KindDataplaneInsight, mesh, name); !found {
 		return notFound("Failed to fetch dataplane insight")
 	}
 	dp, found := s.find(api.KindDataplane, mesh, name)

@@ -55,7 +55,7 @@ func (s *Store) meshServiceDataplanes(mesh, name string) Response {
 	if _, found := s.find(api.KindMesh, "", mesh); !found {
 		return notFound("Failed to retrieve Mesh")
 	}
-	ms, found := s.find("MeshService", mesh, name)
+	ms, found := s.find(api.KindMeshService, mesh, name)
 	if !found {
 		return notFound("Could not retrieve policy")
 	}
@@ -104,7 +104,7 @@ func (s *Store) gatewayRules(mesh, name string) Response {
 	if !found {
 		return notFound("Failed to retrieve Mesh")
 	}
-	gw, found := s.find("MeshGateway", mesh, name)
+	gw, found := s.find(api.KindMeshGateway, mesh, name)
 	if !found {
 		return notFound("Could not retrieve MeshGateway")
 	}
@@ -114,5 +114,5 @@ func (s *Store) gatewayRules(mesh, name string) Response {
 	}
 	first, _ := sels[0].(map[string]any)
 	dp := kumarules.Dataplane{Meta: gw.Meta, Gateway: "BUILTIN", GatewayTags: stringMap(first["match"])}
-	return s.rulesFor(m, metaOf(gw.Meta, "MeshGateway"), dp)
+	return s.rulesFor(m, metaOf(gw.Meta, api.KindMeshGateway), dp)
 }

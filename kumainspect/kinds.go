@@ -1,5 +1,7 @@
 package kumainspect
 
+import "github.com/meshguard/meshguard/api"
+
 // kumaType is what Kuma's API server knows about one resource type: the short
 // name its KRIs use and, for policies, the order in which the API lists them (the
 // policy plugins' registration order, PolicyPlugins()).
@@ -18,37 +20,37 @@ type kumaType struct {
 // confs (k8s.Duration fields of pkg/plugins/policies/*/api/v1alpha1).
 func kumaTypes() []kumaType {
 	return []kumaType{
-		{kind: "Mesh", shortName: "m"},
-		{kind: "Dataplane", shortName: "dp"},
-		{kind: "MeshGateway", shortName: "mgw"},
-		{kind: "MeshService", shortName: "msvc"},
-		{kind: "MeshExternalService", shortName: "extsvc"},
-		{kind: "MeshMultiZoneService", shortName: "mzsvc"},
-		{kind: "MeshIdentity", shortName: "mid"},
-		{kind: "MeshTrust", shortName: "mtrust"},
-		{kind: "HostnameGenerator", shortName: "hg"},
-		{kind: "MeshOpenTelemetryBackend", shortName: "motb"},
-		{kind: "MeshZoneAddress", shortName: "mza"},
-		{kind: "Workload", shortName: "wl"},
-		{kind: "MeshHTTPRoute", shortName: "mhttpr", order: 100},
-		{kind: "MeshTCPRoute", shortName: "mtcpr", order: 200},
-		{kind: "MeshTLS", shortName: "mtls", order: 300},
-		{kind: "MeshLoadBalancingStrategy", shortName: "mlbs", order: 400, durations: []string{"ttl"}},
-		{kind: "MeshPassthrough", shortName: "mp", order: 500},
-		{kind: "MeshAccessLog", shortName: "mal", order: 600},
-		{kind: "MeshTrace", shortName: "mtr", order: 700},
-		{kind: "MeshFaultInjection", shortName: "mfi", order: 800, durations: []string{"value"}},
-		{kind: "MeshRateLimit", shortName: "mrl", order: 900, durations: []string{"interval"}},
-		{kind: "MeshTimeout", shortName: "mt", order: 1000, durations: []string{
+		{kind: api.KindMesh, shortName: "m"},
+		{kind: api.KindDataplane, shortName: "dp"},
+		{kind: api.KindMeshGateway, shortName: "mgw"},
+		{kind: api.KindMeshService, shortName: "msvc"},
+		{kind: api.KindMeshExternalService, shortName: "extsvc"},
+		{kind: api.KindMeshMultiZoneService, shortName: "mzsvc"},
+		{kind: api.KindMeshIdentity, shortName: "mid"},
+		{kind: api.KindMeshTrust, shortName: "mtrust"},
+		{kind: api.KindHostnameGenerator, shortName: "hg"},
+		{kind: api.KindMeshOpenTelemetryBackend, shortName: "motb"},
+		{kind: api.KindMeshZoneAddress, shortName: "mza"},
+		{kind: api.KindWorkload, shortName: "wl"},
+		{kind: api.KindMeshHTTPRoute, shortName: "mhttpr", order: 100},
+		{kind: api.KindMeshTCPRoute, shortName: "mtcpr", order: 200},
+		{kind: api.KindMeshTLS, shortName: "mtls", order: 300},
+		{kind: api.KindMeshLoadBalancingStrategy, shortName: "mlbs", order: 400, durations: []string{"ttl"}},
+		{kind: api.KindMeshPassthrough, shortName: "mp", order: 500},
+		{kind: api.KindMeshAccessLog, shortName: "mal", order: 600},
+		{kind: api.KindMeshTrace, shortName: "mtr", order: 700},
+		{kind: api.KindMeshFaultInjection, shortName: "mfi", order: 800, durations: []string{"value"}},
+		{kind: api.KindMeshRateLimit, shortName: "mrl", order: 900, durations: []string{"interval"}},
+		{kind: api.KindMeshTimeout, shortName: "mt", order: 1000, durations: []string{
 			"connectionTimeout", "idleTimeout", "requestTimeout", "streamIdleTimeout",
 			"maxStreamDuration", "maxConnectionDuration", "requestHeadersTimeout"}},
-		{kind: "MeshTrafficPermission", shortName: "mtp", order: 1100},
-		{kind: "MeshHealthCheck", shortName: "mhc", order: 1200, durations: []string{
+		{kind: api.KindMeshTrafficPermission, shortName: "mtp", order: 1100},
+		{kind: api.KindMeshHealthCheck, shortName: "mhc", order: 1200, durations: []string{
 			"interval", "timeout", "initialJitter", "intervalJitter", "noTrafficInterval"}},
-		{kind: "MeshCircuitBreaker", shortName: "mcb", order: 1300, durations: []string{"interval", "baseEjectionTime"}},
-		{kind: "MeshRetry", shortName: "mr", order: 1400, durations: []string{"perTryTimeout", "baseInterval", "maxInterval"}},
-		{kind: "MeshMetric", shortName: "mm", order: 1500, durations: []string{"refreshInterval"}},
-		{kind: "MeshProxyPatch", shortName: "mpp", order: 9999},
+		{kind: api.KindMeshCircuitBreaker, shortName: "mcb", order: 1300, durations: []string{"interval", "baseEjectionTime"}},
+		{kind: api.KindMeshRetry, shortName: "mr", order: 1400, durations: []string{"perTryTimeout", "baseInterval", "maxInterval"}},
+		{kind: api.KindMeshMetric, shortName: "mm", order: 1500, durations: []string{"refreshInterval"}},
+		{kind: api.KindMeshProxyPatch, shortName: "mpp", order: 9999},
 	}
 }
 

@@ -42,9 +42,9 @@ func (s *Store) layout(mesh, name string) Response {
 		l, _ := e.(map[string]any)
 		var prefix string
 		switch str(l["type"]) {
-		case "ZoneIngress":
+		case api.KindZoneIngress:
 			prefix = "self_zoneingress_dp_"
-		case "ZoneEgress":
+		case api.KindZoneEgress:
 			prefix = "self_zoneegress_dp_"
 		default:
 			continue
@@ -84,7 +84,7 @@ type destPort struct {
 // portsOf lists a destination's ports as Kuma's core.Destination does.
 func portsOf(o object) []destPort {
 	switch o.Type {
-	case "MeshService", "MeshMultiZoneService":
+	case api.KindMeshService, api.KindMeshMultiZoneService:
 		var out []destPort
 		for _, e := range list(o.Spec["ports"]) {
 			m, _ := e.(map[string]any)
@@ -98,7 +98,7 @@ func portsOf(o object) []destPort {
 			out = append(out, p)
 		}
 		return out
-	case "MeshExternalService":
+	case api.KindMeshExternalService:
 		m, _ := o.Spec["match"].(map[string]any)
 		v := toInt(m["port"])
 		protocol := str(m["protocol"])

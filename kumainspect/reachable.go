@@ -11,7 +11,7 @@ import (
 
 // destinationKinds are the resources a proxy's outbounds lead to.
 func destinationKinds() []string {
-	return []string{"MeshService", "MeshExternalService", "MeshMultiZoneService"}
+	return []string{api.KindMeshService, api.KindMeshExternalService, api.KindMeshMultiZoneService}
 }
 
 // reachable are the outbounds of a Dataplane by KRI (with the port as section), as
@@ -28,7 +28,7 @@ func (s *Store) reachable(dp object) map[kri]destPort {
 	}
 	out := map[kri]destPort{}
 	process := func(kind, name, namespace, port string, labels map[string]string) {
-		s.addReachable(out, dests, kriOf(dp.Meta, "Dataplane"), backendRef{kind, name, namespace, port, labels})
+		s.addReachable(out, dests, kriOf(dp.Meta, api.KindDataplane), backendRef{kind, name, namespace, port, labels})
 	}
 	nw, _ := dp.Spec["networking"].(map[string]any)
 	for _, e := range list(nw["outbound"]) {
@@ -111,10 +111,11 @@ func (s *Store) spiffeID(dp object) *string {
 		pathTmpl = v
 	}
 	zone := best.Labels[api.LabelZone]
-	td, ok1 := render(tdTmpl, best.Labels, map[string]string{"Mesh": best.Mesh, "Zone": zone})
+	// Kuma's template variables are named like the kinds they hold values of.
+	td, ok1 := render(tdTmpl, best.Labels, map[string]string{api.KindMesh: best.Mesh, api.KindZone: zone})
 	path, ok2 := render("spiffe://{{ .TrustDomain }}"+pathTmpl, dp.Labels, map[string]string{"TrustDomain": td,
-		"Namespace": dp.Labels[api.LabelNamespace], "ServiceAccount": dp.Labels["kuma.io/service-account"],
-		"Workload": dp.Labels["kuma.io/workload"]})
+		api.KindNamespace: dp.Labels[api.LabelNamespace], api.KindServiceAccount: dp.Labels["kuma.io/service-account"],
+		api.KindWorkload: dp.Labels["kuma.io/workload"]})
 	if !ok1 || !ok2 {
 		return nil
 	}

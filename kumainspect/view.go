@@ -179,13 +179,13 @@ func (s *Store) clientItems(kind string, r kumarules.Rule) []Origin {
 func clientSubset(ref map[string]any) (kumarules.Subset, bool) {
 	var ss kumarules.Subset
 	switch str(ref["kind"]) {
-	case "Mesh", "":
+	case api.KindMesh, "":
 		return ss, true
-	case "MeshService":
+	case api.KindMeshService:
 		return kumarules.Subset{{Key: "kuma.io/service", Value: str(ref["name"])}}, true
-	case "MeshServiceSubset":
+	case api.KindMeshServiceSubset:
 		ss = kumarules.Subset{{Key: "kuma.io/service", Value: str(ref["name"])}}
-	case "MeshSubset":
+	case api.KindMeshSubset:
 	default:
 		return nil, false
 	}

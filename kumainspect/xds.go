@@ -114,7 +114,7 @@ func (s *Store) simpleProxy(mesh object, dp object) error {
 	}
 	for _, o := range s.meshObjects(dp.Mesh) {
 		switch {
-		case o.Type == api.KindMesh || o.Type == "DataplaneInsight" || o.Type == api.KindMeshTimeout:
+		case o.Type == api.KindMesh || o.Type == api.KindDataplaneInsight || o.Type == api.KindMeshTimeout:
 		case o.Type == api.KindDataplane && o.Name == dp.Name:
 		default:
 			return fmt.Errorf("the mesh holds %s %s", o.Type, o.Name)
