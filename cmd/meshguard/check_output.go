@@ -10,8 +10,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/meshguard/meshguard/api"
-	"github.com/meshguard/meshguard/authz"
-	"github.com/meshguard/meshguard/compile"
+	"github.com/meshguard/meshguard/kumaauthz"
+	"github.com/meshguard/meshguard/linkerdauthz"
 )
 
 // checkResult is the answer of `meshguard check`, and its -o json shape
@@ -102,9 +102,9 @@ func splitRef(ref string) (ns, name string) {
 }
 
 // kumaItem is a decider with the place of its item.
-func kumaItem(dec compile.Decider, loc locator) checkItem {
+func kumaItem(dec kumaauthz.Decider, loc locator) checkItem {
 	it := checkItem{Policy: dec.Policy, Path: dec.Path, Action: dec.Action, Match: dec.Match}
-	if dec.Policy != compile.DefaultActionName {
+	if dec.Policy != kumaauthz.DefaultActionName {
 		it.Kind = api.KindMeshTrafficPermission
 		ns, name := splitRef(dec.Policy)
 		it.File, it.Line = loc.at(api.KindMeshTrafficPermission, ns, name, dec.Path)
@@ -112,7 +112,7 @@ func kumaItem(dec compile.Decider, loc locator) checkItem {
 	return it
 }
 
-func kumaResult(o *checkOptions, cl compile.Client, px compile.Proxy, merged []compile.Policy, d compile.Decision, loc locator) checkResult {
+func kumaResult(o *checkOptions, cl kumaauthz.Client, px kumaauthz.Proxy, merged []kumaauthz.Policy, d kumaauthz.Decision, loc locator) checkResult {
 	r := checkResult{Mesh: "kuma", Decision: verdictWord(d.Enforced.Allow), Default: d.Default, Form: string(d.Form), Filter: d.Enforced.Filter,
 		Request: checkReq{SNI: o.sni, Method: o.method, Path: o.path}, Notes: d.Notes}
 	r.Client = checkPeer{SpiffeID: cl.SpiffeID, Mesh: cl.Mesh, Tags: cl.Tags, URISANs: cl.SANs}
@@ -142,13 +142,13 @@ func kumaResult(o *checkOptions, cl compile.Client, px compile.Proxy, merged []c
 }
 
 // linkerdItem is an authz decider with the place of its field.
-func linkerdItem(dec authz.Decider, loc locator) checkItem {
+func linkerdItem(dec linkerdauthz.Decider, loc locator) checkItem {
 	it := checkItem{Kind: dec.Kind, Policy: dec.Name, Path: dec.Path, Match: dec.Words}
 	if dec.Namespace != "" {
 		it.Policy = dec.Namespace + "/" + dec.Name
 	}
 	if dec.Kind == "" {
-		it.Policy = compile.DefaultActionName
+		it.Policy = kumaauthz.DefaultActionName
 	}
 	it.File, it.Line = loc.at(dec.Kind, dec.Namespace, dec.Name, dec.Path)
 	if a := dec.Authentication; a != nil {
@@ -159,7 +159,7 @@ func linkerdItem(dec authz.Decider, loc locator) checkItem {
 	return it
 }
 
-func linkerdResult(o *checkOptions, c authz.Caller, dst authz.Destination, d authz.Decision, loc locator) checkResult {
+func linkerdResult(o *checkOptions, c linkerdauthz.Caller, dst linkerdauthz.Destination, d linkerdauthz.Decision, loc locator) checkResult {
 	r := checkResult{Mesh: "linkerd", Decision: verdictWord(d.Allow), Default: d.Default, Server: d.Server, Route: d.Route,
 		Request: checkReq{Method: o.method, Path: o.path}, Considered: d.Considered, Notes: d.Notes}
 	if d.Audit {
@@ -251,7 +251,7 @@ func place(it checkItem) string {
 }
 
 func itemWords(it checkItem) string {
-	if it.Policy == compile.DefaultActionName && it.Kind == "" {
+	if it.Policy == kumaauthz.DefaultActionName && it.Kind == "" {
 		return "default: " + it.Match
 	}
 	s := it.Policy

@@ -9,38 +9,38 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/meshguard/meshguard/api"
-	"github.com/meshguard/meshguard/authz"
-	"github.com/meshguard/meshguard/compile"
+	"github.com/meshguard/meshguard/kumaauthz"
+	"github.com/meshguard/meshguard/linkerdauthz"
 )
 
 // diffReport is what `meshguard diff` prints; its JSON form is the -o json
 // document (docs/diff.md describes it).
 type diffReport struct {
-	Old     string              `json:"old"`
-	New     string              `json:"new"`
-	Widens  bool                `json:"widens"`
-	Kuma    []compile.GroupDiff `json:"kuma"`
-	Linkerd []authz.ServerDiff  `json:"linkerd"`
+	Old     string                    `json:"old"`
+	New     string                    `json:"new"`
+	Widens  bool                      `json:"widens"`
+	Kuma    []kumaauthz.GroupDiff     `json:"kuma"`
+	Linkerd []linkerdauthz.ServerDiff `json:"linkerd"`
 }
 
 // finish sets Widens and makes empty lists [] rather than null.
 func (r *diffReport) finish() {
 	if r.Kuma == nil {
-		r.Kuma = []compile.GroupDiff{}
+		r.Kuma = []kumaauthz.GroupDiff{}
 	}
 	if r.Linkerd == nil {
-		r.Linkerd = []authz.ServerDiff{}
+		r.Linkerd = []linkerdauthz.ServerDiff{}
 	}
 	for i, g := range r.Kuma {
 		r.Widens = r.Widens || g.Widens()
 		if g.Changes == nil {
-			r.Kuma[i].Changes = []compile.Change{}
+			r.Kuma[i].Changes = []kumaauthz.Change{}
 		}
 	}
 	for i, d := range r.Linkerd {
 		r.Widens = r.Widens || d.Widens()
 		if d.Changes == nil {
-			r.Linkerd[i].Changes = []authz.Change{}
+			r.Linkerd[i].Changes = []linkerdauthz.Change{}
 		}
 	}
 }
@@ -114,7 +114,7 @@ func (r *diffReport) summary() (kuma, linkerd string) {
 }
 
 // kumaWords is a Kuma decision: "ALLOW", "DENY (shadow: ALLOW)".
-func kumaWords(d compile.ClassDecision) string {
+func kumaWords(d kumaauthz.ClassDecision) string {
 	word := func(allow bool) string {
 		if allow {
 			return "ALLOW"
@@ -132,14 +132,14 @@ func kumaWords(d compile.ClassDecision) string {
 	return s
 }
 
-func linkerdWords(d authz.ClassDecision) string {
+func linkerdWords(d linkerdauthz.ClassDecision) string {
 	if d.Allow {
 		return "allowed by " + d.By
 	}
 	return "denied: " + d.By
 }
 
-var changeMarks = map[string]string{compile.ChangeWidened: "+", compile.ChangeNarrowed: "-", compile.ChangeShadow: "~"}
+var changeMarks = map[string]string{kumaauthz.ChangeWidened: "+", kumaauthz.ChangeNarrowed: "-", kumaauthz.ChangeShadow: "~"}
 
 func clientsText(cs []string) string {
 	if len(cs) == 0 {
@@ -180,7 +180,7 @@ func (r *diffReport) text(w io.Writer) error {
 	return err
 }
 
-func serverTitle(d authz.ServerDiff) string {
+func serverTitle(d linkerdauthz.ServerDiff) string {
 	if d.Default {
 		return "default policy of " + d.Ref()
 	}
@@ -214,7 +214,7 @@ func (r *diffReport) markdown(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "- Kuma: %s\n- Linkerd: %s\n", kuma, linkerd)
 	row := func(kind string, clients []string, before, after string) {
-		if kind == compile.ChangeWidened {
+		if kind == kumaauthz.ChangeWidened {
 			kind = "**widened**"
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", kind, cell(code(clients)), cell(before), cell(after))
