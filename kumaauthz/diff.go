@@ -1,6 +1,7 @@
 package kumaauthz
 
 import (
+	"github.com/meshguard/meshguard/access"
 	"github.com/meshguard/meshguard/internal/classes"
 
 	"bytes"
@@ -54,11 +55,11 @@ type DiffOptions struct {
 // The kinds of change a client class can see.
 const (
 	// ChangeWidened: the enforced rules deny the class before and allow it after.
-	ChangeWidened = "widened"
+	ChangeWidened = access.ChangeWidened
 	// ChangeNarrowed: allowed before, denied after.
-	ChangeNarrowed = "narrowed"
+	ChangeNarrowed = access.ChangeNarrowed
 	// ChangeShadow: the enforced decision is the same, the shadow one is not.
-	ChangeShadow = "shadow"
+	ChangeShadow = access.ChangeShadow
 )
 
 // Client models: how clients are described in a group's diff.

@@ -9,6 +9,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/meshguard/meshguard/access"
 	"github.com/meshguard/meshguard/internal/classes"
 )
 
@@ -21,10 +22,10 @@ import (
 // complete. The decision is the preview's: a client is let in when some grant of
 // the Server admits it (authorizations are a union), else denied.
 
-// The kinds of change, as compile's.
+// The kinds of change, as every mesh's (access).
 const (
-	ChangeWidened  = "widened"
-	ChangeNarrowed = "narrowed"
+	ChangeWidened  = access.ChangeWidened
+	ChangeNarrowed = access.ChangeNarrowed
 )
 
 // DefaultMaxClasses bounds the client classes of one Server.

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/meshguard/meshguard/access"
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/kumaauthz"
 	"github.com/meshguard/meshguard/linkerdauthz"
@@ -190,7 +191,7 @@ func (o *checkOptions) run(s streams, args []string) error {
 		printNotes(s, notes)
 		return usageErr("the input has documents that cannot be read (see above): a policy check cannot read could be the one that decides")
 	}
-	var res checkResult
+	var res access.Answer
 	if o.meshType == "kuma" {
 		res, err = o.checkKuma(s, loaded.Docs, eng)
 	} else {
@@ -287,20 +288,20 @@ func readable(s streams, in lint.CheckInput) error {
 }
 
 // checkLinkerd answers a Linkerd call.
-func (o *checkOptions) checkLinkerd(s streams, docs []lint.Document, eng lint.Options) (checkResult, error) {
+func (o *checkOptions) checkLinkerd(s streams, docs []lint.Document, eng lint.Options) (access.Answer, error) {
 	in := lint.LinkerdCheckInput(docs, eng)
 	if err := readable(s, in); err != nil {
-		return checkResult{}, err
+		return access.Answer{}, err
 	}
 	c, err := linkerdauthz.ParseCaller(o.from, o.fromIP, o.linkerd.TrustDomain)
 	if err != nil {
-		return checkResult{}, err
+		return access.Answer{}, err
 	}
 	dst := linkerdauthz.Destination{Namespace: o.toNS}
 	dst.Port, dst.PortName = portString(o.port)
 	if strings.Contains(o.to, "=") {
 		if dst.Labels, err = kumaauthz.ParseTags(o.to); err != nil {
-			return checkResult{}, usageErr("--to: %v", err)
+			return access.Answer{}, usageErr("--to: %v", err)
 		}
 	} else {
 		dst.Workload = o.to
@@ -310,20 +311,19 @@ func (o *checkOptions) checkLinkerd(s streams, docs []lint.Document, eng lint.Op
 	}
 	d, err := linkerdauthz.Decide(in.Linkerd, c, dst, linkerdauthz.Request{Method: o.method, Path: o.path}, o.linkerd)
 	if err != nil {
-		return checkResult{}, err
+		return access.Answer{}, err
 	}
-	loc := newLocator(docs, o.namespace)
-	return linkerdResult(o, c, dst, d, loc), nil
+	return d.Answer(c, dst, o.port, access.Request{Method: o.method, Path: o.path}, newLocator(docs, o.namespace).at), nil
 }
 
 // checkKuma answers a Kuma call.
-func (o *checkOptions) checkKuma(s streams, docs []lint.Document, eng lint.Options) (checkResult, error) {
+func (o *checkOptions) checkKuma(s streams, docs []lint.Document, eng lint.Options) (access.Answer, error) {
 	objs := o.objectsOf(docs)
 	var px kumaauthz.Proxy
 	if strings.Contains(o.to, "=") {
 		tags, err := kumaauthz.ParseTags(o.to)
 		if err != nil {
-			return checkResult{}, usageErr("--to: %v", err)
+			return access.Answer{}, usageErr("--to: %v", err)
 		}
 		px = kumaauthz.Proxy{Mesh: o.toMesh, Namespace: o.toNS, Zone: o.settings.Zone, Section: o.section, Tags: tags}
 		if px.Mesh == "" {
@@ -334,7 +334,7 @@ func (o *checkOptions) checkKuma(s streams, docs []lint.Document, eng lint.Optio
 		px, err = kumaauthz.ProxyFromObjects(objs, kumaauthz.ProxyQuery{Name: o.to, Namespace: o.toNS, Port: o.port, Section: o.section,
 			Mesh: o.toMesh, DefaultMesh: o.settings.DefaultMesh, Zone: o.settings.Zone})
 		if err != nil {
-			return checkResult{}, err
+			return access.Answer{}, err
 		}
 	}
 	clientMesh := o.fromMesh
@@ -343,7 +343,7 @@ func (o *checkOptions) checkKuma(s streams, docs []lint.Document, eng lint.Optio
 	}
 	cl, err := kumaauthz.ParseClient(o.from, clientMesh)
 	if err != nil {
-		return checkResult{}, err
+		return access.Answer{}, err
 	}
 	var serviceTargets atomic.Bool // some policy of the mesh targets a MeshService (keep runs in parallel)
 	in := lint.KumaCheckInput(docs, eng, func(p kumaauthz.Policy) bool {
@@ -353,24 +353,29 @@ func (o *checkOptions) checkKuma(s streams, docs []lint.Document, eng lint.Optio
 		return kumaauthz.Relevant(p, px, o.settings.SystemNamespace)
 	})
 	if err := readable(s, in); err != nil {
-		return checkResult{}, err
+		return access.Answer{}, err
 	}
 	sel := kumaauthz.SelectPolicies(in.Policies, px, o.settings.SystemNamespace)
-	req := kumaauthz.Request{SANs: cl.SANs, SNI: o.sni, Method: o.method, Path: o.path}
+	rbacReq := kumaauthz.Request{SANs: cl.SANs, SNI: o.sni, Method: o.method, Path: o.path}
 	id := kumaauthz.IdentityOf(in.Identities, px.Mesh, px.IdentityLabels())
 	if id != nil && !id.Ready() {
 		sel.Notes = append(sel.Notes, fmt.Sprintf("%s %s selects the proxy but gives no identity yet: %s; until it is Ready, `from` policies apply",
 			api.KindMeshIdentity, id.Ref(), id.NotReady))
 	}
-	d, err := kumaauthz.DecideFor(sel.Policies, px.Mesh, id, req, kumaauthz.Options{Form: kumaauthz.Form(o.form), SystemNamespace: o.settings.SystemNamespace})
+	d, err := kumaauthz.DecideFor(sel.Policies, px.Mesh, id, rbacReq, kumaauthz.Options{Form: kumaauthz.Form(o.form), SystemNamespace: o.settings.SystemNamespace})
 	if err != nil {
-		return checkResult{}, err
+		return access.Answer{}, err
 	}
 	d.Notes = append(sel.Notes, d.Notes...)
 	if _, ok := px.Tags[api.ServiceTag]; !ok && serviceTargets.Load() {
 		d.Notes = append(d.Notes, "the destination has no "+api.ServiceTag+" tag, so policies that target a MeshService cannot select it; give it in --to, or name the workload (its Service gives the tag)")
 	}
-	return kumaResult(o, cl, px, sel.Policies, d, newLocator(docs, o.namespace)), nil
+	workload := ""
+	if !strings.Contains(o.to, "=") {
+		workload = o.to
+	}
+	req := access.Request{SNI: o.sni, Method: o.method, Path: o.path}
+	return d.Answer(cl, px, workload, sel.Policies, req, newLocator(docs, o.namespace).at), nil
 }
 
 func orDefault(s, d string) string {
