@@ -57,7 +57,7 @@ func TestDiffSectionMarkdown(t *testing.T) {
 func TestAnswerText(t *testing.T) {
 	item := Item{Kind: "MeshTrafficPermission", Policy: "shop/allow", Path: "spec.from[0]", Action: "Allow", Match: "kuma.io/service=web", File: "p.yaml", Line: 7}
 	r := Answer{Mesh: "kuma", Decision: "ALLOW", ShadowDecision: "ALLOW", ShadowDecidedBy: &item, DecidedBy: item,
-		Client: Peer{Tags: map[string]string{"kuma.io/service": "web", "app": "w"}, Mesh: "default"},
+		Client:      Peer{Tags: map[string]string{"kuma.io/service": "web", "app": "w"}, Mesh: "default"},
 		Destination: Peer{Workload: "Deployment/api", Namespace: "shop", Mesh: "default"}, Filter: "network", Form: "compact",
 		Merged: []Item{{Policy: "shop/allow", File: "p.yaml"}}}
 	var b strings.Builder
