@@ -60,7 +60,7 @@ fuzz: ## Run each fuzz target for FUZZTIME (default 30s)
 
 .PHONY: bench
 bench: ## Run the benchmarks recorded in docs/performance.md
-	$(GO) test -run='^$$' -bench=. -benchmem ./compile/ ./lint/ ./cmd/meshguard/
+	$(GO) test -run='^$$' -bench=. -benchmem ./kumaauthz/ ./lint/ ./cmd/meshguard/
 
 .PHONY: release
 release: ## Reproducible release archives, SBOMs, checksums and krew manifest in dist/ (VERSION=v1.2.3; 4 targets, minutes)

@@ -241,3 +241,23 @@ spec:
 		}
 	}
 }
+
+// TestObjectsLaterCopyReplaces: an object added again under its kind, namespace
+// and name replaces the first copy, as a later apply does; a rate-limit policy
+// moved to another Server no longer shares the first.
+func TestObjectsLaterCopyReplaces(t *testing.T) {
+	src := &Objects{}
+	src.Add(obj(t, rateLimit("a", "web")))
+	src.Add(obj(t, rateLimit("a", "api")))
+	for _, ns := range []string{"shop", ""} {
+		if objs, _ := src.List(context.Background(), rateLimitGK, ns); len(objs) != 1 || rateLimitTarget(objs[0]) != "api" {
+			t.Fatalf("namespace %q: %d objects, want the later copy alone", ns, len(objs))
+		}
+	}
+	u := obj(t, rateLimit("b", "web"))
+	v := New(api.DefaultSettings()).Judge(context.Background(), Input{Object: u, Kind: kindOf(t, u), Source: src,
+		Request: api.Request{Operation: api.OpCreate}})
+	if len(v.Warnings) != 0 {
+		t.Errorf("warnings %v: a's later copy targets another Server", v.Warnings)
+	}
+}

@@ -54,6 +54,7 @@ type Objects struct {
 	// In is the scope reported; the zero value is ScopeFiles.
 	In        Scope
 	index     map[objectsKey][]*unstructured.Unstructured
+	at        map[namedKey][2]int // where an object is in its namespace's list and in its kind's
 	workloads map[string][]linkerd.Workload
 }
 
@@ -62,16 +63,34 @@ type objectsKey struct {
 	ns string
 }
 
-// Add files u under its kind and namespace.
+type namedKey struct {
+	objectsKey
+	name string
+}
+
+// Add files u under its kind and namespace. An object with the kind, namespace
+// and name of one added before replaces it, as the later apply does in a cluster
+// (a linted file over the --inventory copy of the same object).
 func (o *Objects) Add(u *unstructured.Unstructured) {
 	gk := u.GroupVersionKind().GroupKind()
 	if o.index == nil {
 		o.index = map[objectsKey][]*unstructured.Unstructured{}
+		o.at = map[namedKey][2]int{}
 	}
 	k := objectsKey{gk, u.GetNamespace()}
+	all := objectsKey{gk, ""}
+	id := namedKey{k, u.GetName()}
+	if at, ok := o.at[id]; ok {
+		o.index[k][at[0]] = u
+		if k.ns != "" {
+			o.index[all][at[1]] = u
+		}
+		return
+	}
+	at := [2]int{len(o.index[k]), len(o.index[all])}
+	o.at[id] = at
 	o.index[k] = append(o.index[k], u)
 	if k.ns != "" {
-		all := objectsKey{gk, ""}
 		o.index[all] = append(o.index[all], u)
 	}
 }

@@ -2,7 +2,7 @@ package lint
 
 import (
 	"github.com/meshguard/meshguard/api"
-	"github.com/meshguard/meshguard/compile"
+	"github.com/meshguard/meshguard/kumaauthz"
 	"github.com/meshguard/meshguard/validate"
 )
 
@@ -23,12 +23,12 @@ type CheckInput struct {
 // costly step, and whether the webhook would admit a policy that does not
 // configure the proxy changes nothing. Notes cover unreadable documents and the
 // selected policies that are skipped.
-func KumaCheckInput(docs []Document, o Options, keep func(compile.Policy) bool) CheckInput {
+func KumaCheckInput(docs []Document, o Options, keep func(kumaauthz.Policy) bool) CheckInput {
 	var in CheckInput
 	type candidate struct {
 		d        *Document
 		kind     *api.Kind
-		p        compile.Policy
+		p        kumaauthz.Policy
 		selected bool
 		at       placed
 		note     []Note
@@ -63,7 +63,7 @@ func KumaCheckInput(docs []Document, o Options, keep func(compile.Policy) bool) 
 	// cluster keeps the last copy it admits, selected or not.
 	sel := cands[:0]
 	for _, c := range cands {
-		if p, err := compile.PolicyHeader(c.d.Object); err != nil || keep(p) || copies[c.at.id] > 1 {
+		if p, err := kumaauthz.PolicyHeader(c.d.Object); err != nil || keep(p) || copies[c.at.id] > 1 {
 			sel = append(sel, c)
 		}
 	}
@@ -77,7 +77,7 @@ func KumaCheckInput(docs []Document, o Options, keep func(compile.Policy) bool) 
 			return
 		}
 		spec, _ := res.Spec.(*api.MeshTrafficPermissionSpec)
-		p, err := compile.PolicyFromSpec(c.d.Object, spec)
+		p, err := kumaauthz.PolicyFromSpec(c.d.Object, spec)
 		if err != nil {
 			c.at.denied = true
 			note(&c.note, c.d, c.d.Line, "skipped: %v", err)

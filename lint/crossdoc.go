@@ -2,7 +2,7 @@ package lint
 
 import (
 	"github.com/meshguard/meshguard/api"
-	"github.com/meshguard/meshguard/compile"
+	"github.com/meshguard/meshguard/kumaauthz"
 	"github.com/meshguard/meshguard/validate"
 )
 
@@ -22,7 +22,7 @@ type rbacStage struct {
 }
 
 type mtpSummary struct {
-	p      compile.Policy
+	p      kumaauthz.Policy
 	anchor Anchor
 }
 
@@ -32,12 +32,12 @@ func (s *rbacStage) Summarize(c Checked) any {
 	}
 	// The spec validation built, as the webhook's preview uses it; decoded again
 	// only when there is none.
-	var p compile.Policy
+	var p kumaauthz.Policy
 	var err error
 	if spec, ok := c.Spec.(*api.MeshTrafficPermissionSpec); ok && spec != nil {
-		p, err = compile.PolicyFromSpec(c.Object, spec)
+		p, err = kumaauthz.PolicyFromSpec(c.Object, spec)
 	} else {
-		p, err = compile.PolicyFromObject(c.Object)
+		p, err = kumaauthz.PolicyFromObject(c.Object)
 	}
 	if err != nil {
 		return nil
@@ -46,9 +46,9 @@ func (s *rbacStage) Summarize(c Checked) any {
 	paths := make([]string, 0, 2+len(p.Spec.From))
 	paths = append(paths, "spec", "spec.from")
 	for i := range p.Spec.From {
-		paths = append(paths, compile.MergedItem{Index: i}.Path())
+		paths = append(paths, kumaauthz.MergedItem{Index: i}.Path())
 	}
-	for _, e := range compile.SpiffeEntries(p) {
+	for _, e := range kumaauthz.SpiffeEntries(p) {
 		paths = append(paths, e.Path)
 	}
 	return &mtpSummary{p: p, anchor: NewAnchor(c.Doc, paths...)}
@@ -67,11 +67,11 @@ func (s *rbacStage) Findings() []Finding {
 	if len(s.sums) == 0 {
 		return nil
 	}
-	ps := make([]compile.Policy, len(s.sums))
+	ps := make([]kumaauthz.Policy, len(s.sums))
 	for i, m := range s.sums {
 		ps[i] = m.p
 	}
-	errs := compile.AnalyzePolicies(ps, s.systemNamespace)
+	errs := kumaauthz.AnalyzePolicies(ps, s.systemNamespace)
 	out := make([]Finding, 0, len(errs))
 	for _, e := range errs {
 		ref, _ := e.BadValue.(string)

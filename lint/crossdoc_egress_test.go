@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/validate"
 )
@@ -22,6 +24,11 @@ func TestMissingEgressNetwork(t *testing.T) {
 	loose := Options{Settings: s, Namespace: "default", Registry: api.DefaultRegistry(), Stages: CrossDocument(s, "default")}
 	strict := loose
 	strict.Stages = CrossDocumentInventory(s, "default", &Inventory{Complete: true})
+	// The EgressNetwork exists in the cluster: --inventory holds it.
+	inv := InventoryOf([]*unstructured.Unstructured{LoadBytes("inv.yaml", []byte(egress("internet", "app")))[0].Object}, "default")
+	inv.Complete = true
+	inCluster := loose
+	inCluster.Stages = CrossDocumentInventory(s, "default", inv)
 	for _, tc := range []struct {
 		name     string
 		doc      string
@@ -34,6 +41,7 @@ func TestMissingEgressNetwork(t *testing.T) {
 		{"another EgressNetwork of its namespace", route + "---\n" + egress("intranet", "app"), loose, validate.SeverityWarning},
 		{"alone, strict", route, strict, validate.SeverityError},
 		{"with its EgressNetwork, strict", route + "---\n" + egress("internet", "app"), strict, ""},
+		{"its EgressNetwork in --inventory, strict", route, inCluster, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fs, _ := Lint(LoadBytes("x.yaml", []byte(tc.doc)), tc.o)

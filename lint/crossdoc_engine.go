@@ -53,6 +53,18 @@ func newCrossStage(s api.Settings, ns string, complete bool) *crossStage {
 	return st
 }
 
+// base enters the --inventory objects (and workloads) before any document of the
+// group: what the checks read besides the run's documents, never judged
+// themselves.
+func (s *crossStage) base(inv *Inventory) {
+	for _, u := range inv.Objects {
+		s.objects.Add(u)
+	}
+	for _, w := range inv.Workloads {
+		s.objects.AddWorkload(w)
+	}
+}
+
 func (s *crossStage) Summarize(c Checked) any {
 	if c.Denied || c.Object == nil {
 		return nil

@@ -4,6 +4,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/engine"
+	"github.com/meshguard/meshguard/linkerd"
 	"github.com/meshguard/meshguard/refs"
 	"github.com/meshguard/meshguard/validate"
 )
@@ -101,6 +103,12 @@ func (s *refStage) Findings() []Finding {
 // reference checks off (--no-inventory).
 type Inventory struct {
 	Entries []refs.Entry
+	// Objects are the inventory's objects of the kinds the engine's checks
+	// across objects read (engine.CrossKinds), and Workloads what its workloads
+	// say of their pods: the other side of those checks, as the run's own
+	// documents are.
+	Objects   []*unstructured.Unstructured
+	Workloads []linkerd.Workload
 	// Complete says that the linted objects plus Entries are every object a
 	// reference may name (--strict-references): a reference that resolves to
 	// nothing is an error, whatever kinds and namespaces the set holds.
@@ -113,14 +121,38 @@ type Inventory struct {
 func InventoryOf(objs []*unstructured.Unstructured, ns string) *Inventory {
 	inv := &Inventory{}
 	for _, u := range objs {
-		if e, ok := refs.EntryOf(u); ok {
-			if e.Namespace == "" && !e.Class.ClusterScoped() {
-				e.Namespace = ns
-			}
-			inv.Entries = append(inv.Entries, e)
-		}
+		inv.add(u, ns)
 	}
 	return inv
+}
+
+// add enters u, whose namespace is ns when it names none: for the reference
+// checks, and for the checks across objects when they read its kind.
+func (inv *Inventory) add(u *unstructured.Unstructured, ns string) {
+	if e, ok := refs.EntryOf(u); ok {
+		if e.Namespace == "" && !e.Class.ClusterScoped() {
+			e.Namespace = ns
+		}
+		inv.Entries = append(inv.Entries, e)
+	}
+	kinds := engine.CrossKinds(engine.CrossChecks())
+	if kinds[u.GroupVersionKind().GroupKind()] {
+		if u.GetNamespace() == "" {
+			u = u.DeepCopy()
+			u.SetNamespace(ns)
+		}
+		inv.Objects = append(inv.Objects, u)
+		return
+	}
+	if !kinds[engine.PodsGK] {
+		return
+	}
+	if w, ok := linkerd.WorkloadFromObject(u); ok {
+		if w.Namespace == "" {
+			w.Namespace = ns
+		}
+		inv.Workloads = append(inv.Workloads, w)
+	}
 }
 
 // LoadInventory reads the inventory documents of paths (files or directories, as
@@ -146,12 +178,7 @@ func LoadInventory(paths []string, lo LoadOptions, o Options) (*Inventory, []Fin
 		}
 		// Registry kinds get the namespace and labels the webhook would give them.
 		Prepare(d, o)
-		if e, ok := refs.EntryOf(d.Object); ok {
-			if e.Namespace == "" && !e.Class.ClusterScoped() {
-				e.Namespace = o.Namespace
-			}
-			inv.Entries = append(inv.Entries, e)
-		}
+		inv.add(d.Object, o.Namespace)
 	}
 	return inv, bad
 }
@@ -161,7 +188,11 @@ func LoadInventory(paths []string, lo LoadOptions, o Options) (*Inventory, []Fin
 func CrossDocumentInventory(s api.Settings, ns string, inv *Inventory) func() []Stage {
 	return func() []Stage {
 		complete := inv != nil && inv.Complete
-		stages := []Stage{&rbacStage{systemNamespace: s.SystemNamespace}, newCrossStage(s, ns, complete)}
+		cross := newCrossStage(s, ns, complete)
+		if inv != nil {
+			cross.base(inv)
+		}
+		stages := []Stage{&rbacStage{systemNamespace: s.SystemNamespace}, cross}
 		if inv != nil {
 			opts := refs.OptionsFrom(s)
 			opts.Strict = complete

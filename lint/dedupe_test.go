@@ -8,7 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/meshguard/meshguard/api"
-	"github.com/meshguard/meshguard/compile"
+	"github.com/meshguard/meshguard/kumaauthz"
 	"github.com/meshguard/meshguard/validate"
 )
 
@@ -58,7 +58,7 @@ func TestDuplicateObjects(t *testing.T) {
 			fs, _, _ := Run(tt.paths, nil, LoadOptions{}, engineOptions(), nil)
 			var got []found
 			for _, f := range fs {
-				if f.Code == validate.CodeDuplicate || f.Severity == validate.SeverityError || f.Code == compile.CodeDeadItem {
+				if f.Code == validate.CodeDuplicate || f.Severity == validate.SeverityError || f.Code == kumaauthz.CodeDeadItem {
 					got = append(got, found{f.File, f.Code, f.Line})
 					if tt.msg != "" && !strings.Contains(f.Message, tt.msg) {
 						t.Errorf("message %q does not contain %q", f.Message, tt.msg)
@@ -86,7 +86,7 @@ func TestPreviewKeepsLastCopy(t *testing.T) {
 		{"a later copy the webhook denies replaces nothing", mtpDoc("p", "kuma-system", "Allow") + "---\n" + denied, []string{"Allow"}},
 		{"other names both kept", mtpDoc("p", "kuma-system", "Allow") + "---\n" + mtpDoc("q", "", "Deny"), []string{"Allow", "Deny"}},
 	}
-	actions := func(ps []compile.Policy) []string {
+	actions := func(ps []kumaauthz.Policy) []string {
 		var out []string
 		for _, p := range ps {
 			for _, f := range p.Spec.From {
@@ -101,7 +101,7 @@ func TestPreviewKeepsLastCopy(t *testing.T) {
 			if diff := cmp.Diff(tt.want, actions(in.Policies)); diff != "" {
 				t.Errorf("Preview (-want +got):\n%s", diff)
 			}
-			chk := KumaCheckInput(LoadBytes("in.yaml", []byte(tt.stream)), o, func(compile.Policy) bool { return true })
+			chk := KumaCheckInput(LoadBytes("in.yaml", []byte(tt.stream)), o, func(kumaauthz.Policy) bool { return true })
 			if diff := cmp.Diff(tt.want, actions(chk.Policies)); diff != "" {
 				t.Errorf("KumaCheckInput (-want +got):\n%s", diff)
 			}
@@ -112,7 +112,7 @@ func TestPreviewKeepsLastCopy(t *testing.T) {
 	}
 	// A copy keep does not select still replaces an earlier selected one.
 	stream := mtpDoc("p", "kuma-system", "Allow") + "---\n" + mtpDoc("p", "", "Deny")
-	chk := KumaCheckInput(LoadBytes("in.yaml", []byte(stream)), o, func(p compile.Policy) bool {
+	chk := KumaCheckInput(LoadBytes("in.yaml", []byte(stream)), o, func(p kumaauthz.Policy) bool {
 		return len(p.Spec.From) > 0 && p.Spec.From[0].Default.Action == "Allow"
 	})
 	if len(chk.Policies) != 0 {

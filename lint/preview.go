@@ -6,7 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/meshguard/meshguard/api"
-	"github.com/meshguard/meshguard/compile"
+	"github.com/meshguard/meshguard/kumaauthz"
 	"github.com/meshguard/meshguard/validate"
 )
 
@@ -23,10 +23,10 @@ type Note struct {
 // the objects the validating webhook would deny (they never reach a proxy).
 type PreviewInput struct {
 	// Policies are the admissible MeshTrafficPermissions, in document order.
-	Policies []compile.Policy
+	Policies []kumaauthz.Policy
 	// Identities are the admissible MeshIdentities: a proxy one of them gives an
 	// identity is programmed with `rules` policies only.
-	Identities []compile.Identity
+	Identities []kumaauthz.Identity
 	// Linkerd are the objects the Linkerd authorization preview reads.
 	Linkerd []unstructured.Unstructured
 	// Notes say which documents were unreadable or skipped as Kuma policies, in
@@ -75,7 +75,7 @@ func (in *PreviewInput) kumaPolicies(docs []Document, o Options) {
 		// The spec validation read is the one Kuma stores (without the fields its
 		// CRD drops), so the preview compiles what Kuma programs.
 		spec, _ := res.Spec.(*api.MeshTrafficPermissionSpec)
-		p, err := compile.PolicyFromSpec(d.Object, spec)
+		p, err := kumaauthz.PolicyFromSpec(d.Object, spec)
 		if err != nil {
 			note(&in.Notes, d, d.Line, "skipped: %v", err)
 			continue
@@ -113,7 +113,7 @@ func (in *PreviewInput) addIdentity(d *Document, kind *api.Kind, o Options) {
 	if _, ok := admissible(d, kind, o, &in.Notes); !ok {
 		return
 	}
-	id, err := compile.IdentityFromObject(d.Object)
+	id, err := kumaauthz.IdentityFromObject(d.Object)
 	if err != nil {
 		note(&in.Notes, d, d.Line, "skipped: %v", err)
 		return

@@ -20,7 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/meshguard/meshguard/api"
-	"github.com/meshguard/meshguard/compile"
+	"github.com/meshguard/meshguard/kumaauthz"
 	"github.com/meshguard/meshguard/lint"
 	"github.com/meshguard/meshguard/validate"
 )
@@ -32,7 +32,7 @@ func testEngine(stored ...unstructured.Unstructured) *Handlers {
 		panic(err) // only objects that are not Unstructured fail to be indexed
 	}
 	pv := NewPreview(index,
-		compile.Options{Form: compile.FormExpanded, MaxExpandedRules: 64, SystemNamespace: s.SystemNamespace})
+		kumaauthz.Options{Form: kumaauthz.FormExpanded, MaxExpandedRules: 64, SystemNamespace: s.SystemNamespace})
 	return &Handlers{
 		Registry: api.DefaultRegistry(), Settings: s, Log: logr.Discard(),
 		PrivilegedUsers: map[string]bool{"system:serviceaccount:kuma-system:kuma-control-plane": true},

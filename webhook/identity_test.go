@@ -7,7 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/meshguard/meshguard/compile"
+	"github.com/meshguard/meshguard/kumaauthz"
 )
 
 const meshIdentityAll = `apiVersion: kuma.io/v1alpha1
@@ -47,7 +47,7 @@ func TestAdmissionFollowsMeshIdentity(t *testing.T) {
 		{"a MeshIdentity for every proxy", StoredIdentities(list), true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			preview, widening := NewPreviewAndWideningWithIdentities(index, LinkerdSource{}, compile.Options{Form: compile.FormCompact}, tt.identities)
+			preview, widening := NewPreviewAndWideningWithIdentities(index, LinkerdSource{}, kumaauthz.Options{Form: kumaauthz.FormCompact}, tt.identities)
 			ctx := WithRequestScope(context.Background())
 			_, annotation := preview(ctx, obj, nil)
 			hasIdentity := strings.Contains(annotation, `"meshIdentity":"kuma-system/identity"`) && strings.Contains(annotation, `"form":"matcher"`)

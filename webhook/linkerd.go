@@ -3,7 +3,7 @@ package webhook
 import (
 	"context"
 
-	"github.com/meshguard/meshguard/authz"
+	"github.com/meshguard/meshguard/linkerdauthz"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -34,7 +34,7 @@ type LinkerdSource struct {
 	// without a Server; nil: the cluster default stands for every namespace.
 	Namespace NamespaceGetter
 	// Options are the installation's facts.
-	Options authz.Options
+	Options linkerdauthz.Options
 }
 
 // NamespaceGetter reads one cached Namespace (metadata with annotations);
@@ -75,5 +75,5 @@ func (e *Handlers) linkerdPreview(ctx context.Context, obj *unstructured.Unstruc
 	// Like the Kuma preview, only the objects of the request's namespace and the
 	// system namespace are named; Servers elsewhere are counted.
 	ns, sys := obj.GetNamespace(), e.Settings.SystemNamespace
-	return authz.AdmissionSummaryFor(obj, kept, func(other string) bool { return other == ns || other == sys }, e.Linkerd.Options)
+	return linkerdauthz.AdmissionSummaryFor(obj, kept, func(other string) bool { return other == ns || other == sys }, e.Linkerd.Options)
 }

@@ -7,7 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/meshguard/meshguard/compile"
+	"github.com/meshguard/meshguard/kumaauthz"
 	"github.com/meshguard/meshguard/webhook"
 	"github.com/meshguard/meshguard/webhook/webhooktest"
 )
@@ -105,7 +105,7 @@ func BenchmarkValidateMTPOwnApp(b *testing.B) {
 		b.Fatal(err)
 	}
 	// As the server builds them: one store for both.
-	eng.Preview, eng.Widening = webhook.NewPreviewAndWidening(index, webhook.LinkerdSource{}, compile.Options{Form: compile.FormExpanded,
+	eng.Preview, eng.Widening = webhook.NewPreviewAndWidening(index, webhook.LinkerdSource{}, kumaauthz.Options{Form: kumaauthz.FormExpanded,
 		MaxExpandedRules: 64, SystemNamespace: eng.Settings.SystemNamespace, MaxGroupItems: webhook.DefaultPreviewMaxItems})
 	bodies := make([][]byte, cycle)
 	for i := range bodies {

@@ -8,7 +8,7 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 
 	"github.com/meshguard/meshguard/api"
-	"github.com/meshguard/meshguard/compile"
+	"github.com/meshguard/meshguard/kumaauthz"
 )
 
 // PolicyIndex returns the stored MeshTrafficPermissions filed under one key of
@@ -23,19 +23,19 @@ type PolicyIndex func(ctx context.Context, key string) (items []unstructured.Uns
 const PolicyIndexField = "meshguard.io/rbac-target"
 
 // PolicyIndexKeys are the keys a stored MeshTrafficPermission is filed under: those
-// of its target (compile.Target.IndexKeys, with the deployment's system namespace,
+// of its target (kumaauthz.Target.IndexKeys, with the deployment's system namespace,
 // which scopes targets; "" is compile's default, as for the preview). An object
 // that does not compile has none: the preview leaves it out, as it always did. The
 // informer computes them once per write of the object, not per admission request.
 func PolicyIndexKeys(obj *unstructured.Unstructured, systemNamespace string) []string {
-	p, err := compile.PolicyFromObject(obj)
+	p, err := kumaauthz.PolicyFromObject(obj)
 	if err != nil {
 		return nil
 	}
 	if systemNamespace == "" {
 		systemNamespace = api.DefaultSystemNS
 	}
-	return compile.TargetOf(p, systemNamespace).IndexKeys()
+	return kumaauthz.TargetOf(p, systemNamespace).IndexKeys()
 }
 
 // IndexedPolicies is a PolicyIndex over a fixed list of objects, indexed as the

@@ -7,8 +7,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/meshguard/meshguard/api"
-	"github.com/meshguard/meshguard/compile"
 	"github.com/meshguard/meshguard/internal/warnline"
+	"github.com/meshguard/meshguard/kumaauthz"
 )
 
 // MTPGVK is the kind the preview keeps in its informer cache.
@@ -19,7 +19,7 @@ var MTPGVK = api.DefaultRegistry().MeshTrafficPermission().GVK()
 // The preview does not list them (see PolicyIndex).
 type PolicyLister func(ctx context.Context) (items []unstructured.Unstructured, ok bool)
 
-// maxPreviewLines bounds the preview part of the warnings (compile.AdmissionLines
+// maxPreviewLines bounds the preview part of the warnings (kumaauthz.AdmissionLines
 // chooses what goes in them).
 const maxPreviewLines = 6
 
@@ -33,10 +33,10 @@ type preview struct {
 // NewPreview returns the PreviewFunc of the validating handler: the incoming policy is
 // merged with the stored ones that select the same proxies (the effective RBAC, not
 // the policy in isolation), and the groups it takes part in are summarised. The
-// `rbac-preview` annotation is compact JSON (compile.MarshalJSONCompact). index
+// `rbac-preview` annotation is compact JSON (kumaauthz.MarshalJSONCompact). index
 // finds the stored policies; it must file them under PolicyIndexKeys with
 // opts.SystemNamespace.
-func NewPreview(index PolicyIndex, opts compile.Options) PreviewFunc {
+func NewPreview(index PolicyIndex, opts kumaauthz.Options) PreviewFunc {
 	return newPreview(newStoredSet(index, newPreviewCache(opts)))
 }
 
@@ -45,7 +45,7 @@ func NewPreview(index PolicyIndex, opts compile.Options) PreviewFunc {
 // object is read once for both, and in a request that calls both (with
 // WithRequestScope's context, as Handlers.Validate does) the incoming policy and
 // the stored ones related to it are found once.
-func NewPreviewAndWidening(index PolicyIndex, linkerd LinkerdSource, opts compile.Options) (PreviewFunc, WideningFunc) {
+func NewPreviewAndWidening(index PolicyIndex, linkerd LinkerdSource, opts kumaauthz.Options) (PreviewFunc, WideningFunc) {
 	return NewPreviewAndWideningWithIdentities(index, linkerd, opts, nil)
 }
 
@@ -53,7 +53,7 @@ func NewPreviewAndWidening(index PolicyIndex, linkerd LinkerdSource, opts compil
 // the stored MeshIdentities (identities may be nil): the preview and the
 // widening check then program the proxies a Ready MeshIdentity selects with
 // `rules` policies only, as Kuma 2.14 does.
-func NewPreviewAndWideningWithIdentities(index PolicyIndex, linkerd LinkerdSource, opts compile.Options, identities IdentitySource) (PreviewFunc, WideningFunc) {
+func NewPreviewAndWideningWithIdentities(index PolicyIndex, linkerd LinkerdSource, opts kumaauthz.Options, identities IdentitySource) (PreviewFunc, WideningFunc) {
 	set := newStoredSet(index, newPreviewCache(opts))
 	set.identities = identities
 	return newPreview(set), newWidening(set, linkerd)
@@ -77,16 +77,16 @@ func (p *preview) answer(ctx context.Context, obj *unstructured.Unstructured, sp
 
 // incomingPolicy is the policy of the incoming object, from the spec validation
 // decoded when there is one.
-func incomingPolicy(obj *unstructured.Unstructured, spec *api.MeshTrafficPermissionSpec) (compile.Policy, error) {
+func incomingPolicy(obj *unstructured.Unstructured, spec *api.MeshTrafficPermissionSpec) (kumaauthz.Policy, error) {
 	if spec != nil {
-		return compile.PolicyFromSpec(obj, spec)
+		return kumaauthz.PolicyFromSpec(obj, spec)
 	}
-	return compile.PolicyFromObject(obj)
+	return kumaauthz.PolicyFromObject(obj)
 }
 
 // compute builds the answer from scratch (apart from previewCache's reuse of stored
 // policies): the incoming policy with the stored ones that share a group with it
-// (r, from compile.Related; the incoming object replaces its stored version on
+// (r, from kumaauthz.Related; the incoming object replaces its stored version on
 // UPDATE).
 func (p *preview) compute(r *related) ([]string, string) {
 	incoming, policies, listed := r.incoming, r.policies, r.listed
@@ -96,7 +96,7 @@ func (p *preview) compute(r *related) ([]string, string) {
 	visible := p.visibleFrom(incoming.Namespace)
 	opts := p.set.read.opts
 	opts.Identities = r.identities
-	previews, err := compile.BuildPreviews(policies, opts)
+	previews, err := kumaauthz.BuildPreviews(policies, opts)
 	if err != nil {
 		return errorLine(redactError(err, policies, visible)), ""
 	}
@@ -111,8 +111,8 @@ func (p *preview) compute(r *related) ([]string, string) {
 		}
 	}
 	// Only names change: the groups are compiled with every stored policy.
-	mine = compile.Redact(mine, visible)
-	full, err := compile.MarshalJSONCompactString(mine)
+	mine = kumaauthz.Redact(mine, visible)
+	full, err := kumaauthz.MarshalJSONCompactString(mine)
 	if err != nil {
 		full = ""
 	}
@@ -124,7 +124,7 @@ func (p *preview) compute(r *related) ([]string, string) {
 	if bounded != "" {
 		lines = append(lines, bounded)
 	}
-	return append(lines, compile.AdmissionLines(mine, incomingRef, maxPreviewLines-len(lines))...), ann
+	return append(lines, kumaauthz.AdmissionLines(mine, incomingRef, maxPreviewLines-len(lines))...), ann
 }
 
 // errorLine is the warning for a preview that could not be built: the error's
@@ -136,16 +136,16 @@ func errorLine(err error) []string {
 // visibleFrom is which namespaces' policies the preview of a policy in namespace
 // ns names: ns itself and the system namespace, whose policies apply mesh-wide.
 // The user who writes in ns may not be allowed to read the others; the preview
-// counts them instead (compile.Redact).
+// counts them instead (kumaauthz.Redact).
 func (p *preview) visibleFrom(ns string) func(string) bool {
 	return func(other string) bool { return other == ns || other == p.set.read.sysNS }
 }
 
 // redactError is err's text with the stored policies of other namespaces unnamed.
-func redactError(err error, policies []compile.Policy, visible func(string) bool) error {
+func redactError(err error, policies []kumaauthz.Policy, visible func(string) bool) error {
 	refs := make([]string, len(policies))
 	for i, pol := range policies {
 		refs[i] = pol.Ref()
 	}
-	return errors.New(compile.RedactText(err.Error(), refs, visible))
+	return errors.New(kumaauthz.RedactText(err.Error(), refs, visible))
 }

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/meshguard/meshguard/compile"
+	"github.com/meshguard/meshguard/kumaauthz"
 )
 
 // MaxAnnotationBytes bounds the rbac-preview audit annotation. The API server copies
@@ -32,18 +32,18 @@ type boundedNote struct {
 }
 
 type boundedSummary struct {
-	Target       compile.Target `json:"target"`
-	Scope        string         `json:"scope"`
-	Form         compile.Form   `json:"form"`
-	PolicyCount  int            `json:"policyCount"`
-	Policies     []string       `json:"policies"`
-	ItemCount    int            `json:"itemCount"`
-	FindingCount int            `json:"findingCount,omitempty"`
+	Target       kumaauthz.Target `json:"target"`
+	Scope        string           `json:"scope"`
+	Form         kumaauthz.Form   `json:"form"`
+	PolicyCount  int              `json:"policyCount"`
+	Policies     []string         `json:"policies"`
+	ItemCount    int              `json:"itemCount"`
+	FindingCount int              `json:"findingCount,omitempty"`
 }
 
 // boundAnnotation returns ann when it is within MaxAnnotationBytes; otherwise the
 // bounded document for previews and the warning line that says so.
-func boundAnnotation(previews []compile.Preview, ann string) (string, string) {
+func boundAnnotation(previews []kumaauthz.Preview, ann string) (string, string) {
 	if len(ann) <= MaxAnnotationBytes {
 		return ann, ""
 	}

@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/meshguard/meshguard/api"
-	"github.com/meshguard/meshguard/compile"
+	"github.com/meshguard/meshguard/kumaauthz"
 )
 
 // TestAnnotationBound: a MeshTrafficPermission that joins a group of hundreds of
@@ -36,7 +36,7 @@ func TestAnnotationBound(t *testing.T) {
 		}
 		return out
 	}
-	opts := compile.Options{Form: compile.FormExpanded, MaxExpandedRules: 64}
+	opts := kumaauthz.Options{Form: kumaauthz.FormExpanded, MaxExpandedRules: 64}
 	for _, n := range []int{3, 600} {
 		stored := mk(n)
 		index, err := IndexedPolicies(stored, api.DefaultSystemNS)

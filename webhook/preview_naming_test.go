@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/meshguard/meshguard/api"
-	"github.com/meshguard/meshguard/compile"
+	"github.com/meshguard/meshguard/kumaauthz"
 )
 
 // previewDoc is the part of the rbac-preview annotation the naming test reads.
@@ -74,19 +74,19 @@ spec:
 		t.Fatalf("annotation: %v\n%s", err, ann)
 	}
 	// The same previews compiled and not redacted: same groups, same RBAC.
-	var all []compile.Policy
+	var all []kumaauthz.Policy
 	for _, u := range append([]unstructured.Unstructured{*incoming}, stored...) {
-		p, err := compile.PolicyFromObject(&u)
+		p, err := kumaauthz.PolicyFromObject(&u)
 		if err != nil {
 			t.Fatal(err)
 		}
 		all = append(all, p)
 	}
-	previews, err := compile.BuildPreviews(all, compile.Options{Form: compile.FormExpanded, MaxExpandedRules: 64, SystemNamespace: api.DefaultSystemNS})
+	previews, err := kumaauthz.BuildPreviews(all, kumaauthz.Options{Form: kumaauthz.FormExpanded, MaxExpandedRules: 64, SystemNamespace: api.DefaultSystemNS})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want []compile.Preview
+	var want []kumaauthz.Preview
 	for _, pv := range previews {
 		for _, ref := range pv.Policies {
 			if ref == "kuma-system/mesh-incoming" {
@@ -101,7 +101,7 @@ spec:
 	counted := 0
 	for i, pv := range want {
 		g := got.Previews[i]
-		plain, err := compile.MarshalJSONCompact([]compile.Preview{pv})
+		plain, err := kumaauthz.MarshalJSONCompact([]kumaauthz.Preview{pv})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -134,15 +134,15 @@ spec:
 // TestPreviewSummaryCountsHiddenPolicies checks the warning line of a group whose
 // policies are partly hidden: names, then the count.
 func TestPreviewSummaryCountsHiddenPolicies(t *testing.T) {
-	pv := compile.Preview{Scope: "all proxies in mesh default", Form: compile.FormExpanded,
+	pv := kumaauthz.Preview{Scope: "all proxies in mesh default", Form: kumaauthz.FormExpanded,
 		Policies: []string{"kuma-system/a", "payments/b", "kuma-system/c", "hr/d", "hr/e"}}
-	red := compile.Redact([]compile.Preview{pv}, func(ns string) bool { return ns == "kuma-system" })
-	lines := compile.AdmissionLines(red, "", 10)
+	red := kumaauthz.Redact([]kumaauthz.Preview{pv}, func(ns string) bool { return ns == "kuma-system" })
+	lines := kumaauthz.AdmissionLines(red, "", 10)
 	want := "merges 5 policies; in order, of those named here: kuma-system/a, kuma-system/c; and 3 policies in other namespaces"
 	if !strings.Contains(strings.Join(lines, "\n"), want) {
 		t.Errorf("lines lack %q:\n%s", want, strings.Join(lines, "\n"))
 	}
-	if got := compile.RedactText("payments/b: spec: bad; kuma-system/a; xpayments/b", pv.Policies, func(ns string) bool { return ns == "kuma-system" }); got != "(other namespace): spec: bad; kuma-system/a; xpayments/b" {
+	if got := kumaauthz.RedactText("payments/b: spec: bad; kuma-system/a; xpayments/b", pv.Policies, func(ns string) bool { return ns == "kuma-system" }); got != "(other namespace): spec: bad; kuma-system/a; xpayments/b" {
 		t.Errorf("RedactText = %q", got)
 	}
 	if pv.Policies[1] != "payments/b" {

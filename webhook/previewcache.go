@@ -6,7 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/meshguard/meshguard/api"
-	"github.com/meshguard/meshguard/compile"
+	"github.com/meshguard/meshguard/kumaauthz"
 )
 
 // maxParsedPerGeneration bounds the stored policies previewCache keeps read: it
@@ -19,9 +19,9 @@ const maxParsedPerGeneration = 2048
 // cluster:
 //
 //   - the stored policies are found through the informer's index of their targets
-//     (PolicyIndex, compile.Related): only candidates that can share a group with
+//     (PolicyIndex, kumaauthz.Related): only candidates that can share a group with
 //     the incoming policy are read, however many policies the cluster stores;
-//   - stored objects are read (compile.PolicyFromObject) once per uid and
+//   - stored objects are read (kumaauthz.PolicyFromObject) once per uid and
 //     resourceVersion, which change with every write of an object;
 //   - only the groups that contain the incoming policy are compiled: groups are
 //     formed per distinct target and hold every policy that applies to it, so
@@ -32,7 +32,7 @@ const maxParsedPerGeneration = 2048
 //
 // Objects without uid or resourceVersion (not from an API server) are not cached.
 type previewCache struct {
-	opts  compile.Options
+	opts  kumaauthz.Options
 	sysNS string
 	mu    sync.Mutex
 	// parsed holds the policies read in this generation, previous those of the one
@@ -46,11 +46,11 @@ type parsedKey struct{ uid, rv string }
 
 // parsedPolicy is a stored object read once: its policy and the policy's target.
 type parsedPolicy struct {
-	stored compile.Stored
+	stored kumaauthz.Stored
 	ok     bool
 }
 
-func newPreviewCache(opts compile.Options) *previewCache {
+func newPreviewCache(opts kumaauthz.Options) *previewCache {
 	sysNS := opts.SystemNamespace
 	if sysNS == "" {
 		sysNS = api.DefaultSystemNS // what compile defaults to
@@ -66,8 +66,8 @@ func metaString(meta map[string]any, field string) string {
 
 // read returns the policies of the stored objects an index lookup found, with
 // their targets, skipping those that do not compile.
-func (c *previewCache) read(items []unstructured.Unstructured) []compile.Stored {
-	out := make([]compile.Stored, 0, len(items))
+func (c *previewCache) read(items []unstructured.Unstructured) []kumaauthz.Stored {
+	out := make([]kumaauthz.Stored, 0, len(items))
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i := range items {
@@ -98,11 +98,11 @@ func (c *previewCache) read(items []unstructured.Unstructured) []compile.Stored 
 
 // parse reads one stored object.
 func (c *previewCache) parse(u *unstructured.Unstructured) parsedPolicy {
-	p, err := compile.PolicyFromObject(u)
+	p, err := kumaauthz.PolicyFromObject(u)
 	if err != nil {
 		return parsedPolicy{}
 	}
-	return parsedPolicy{stored: compile.Stored{Policy: p, Target: compile.TargetOf(p, c.sysNS)}, ok: true}
+	return parsedPolicy{stored: kumaauthz.Stored{Policy: p, Target: kumaauthz.TargetOf(p, c.sysNS)}, ok: true}
 }
 
 // remember keeps pp in the current generation, beginning a new one when it is full.

@@ -6,14 +6,14 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/meshguard/meshguard/compile"
+	"github.com/meshguard/meshguard/kumaauthz"
 )
 
 // TestParsedPoliciesBounded reads more distinct stored policies than the parsed set
 // keeps: every read still returns each policy, and the set never holds more than
 // two generations.
 func TestParsedPoliciesBounded(t *testing.T) {
-	c := newPreviewCache(compile.Options{})
+	c := newPreviewCache(kumaauthz.Options{})
 	n := 3*maxParsedPerGeneration + 17
 	items := make([]unstructured.Unstructured, n)
 	for i := range items {

@@ -10,36 +10,36 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/meshguard/meshguard/api"
-	"github.com/meshguard/meshguard/compile"
 	"github.com/meshguard/meshguard/internal/warnline"
+	"github.com/meshguard/meshguard/kumaauthz"
 	"github.com/meshguard/meshguard/webhook"
 	"github.com/meshguard/meshguard/webhook/webhooktest"
 )
 
 // referencePreview is the preview without any cache or index: every stored policy
 // is read and every group compiled on each call.
-func referencePreview(list webhook.PolicyLister, opts compile.Options) webhook.PreviewFunc {
+func referencePreview(list webhook.PolicyLister, opts kumaauthz.Options) webhook.PreviewFunc {
 	return func(ctx context.Context, obj *unstructured.Unstructured, _ *api.MeshTrafficPermissionSpec) ([]string, string) {
-		incoming, err := compile.PolicyFromObject(obj)
+		incoming, err := kumaauthz.PolicyFromObject(obj)
 		if err != nil {
 			return []string{warnline.Text("rbac-preview: "+err.Error(), webhook.MaxWarningLen, "(see `meshguard preview`)")}, ""
 		}
-		policies := []compile.Policy{incoming}
+		policies := []kumaauthz.Policy{incoming}
 		stored, _ := list(ctx)
 		for i := range stored {
 			u := &stored[i]
 			if u.GetNamespace() == obj.GetNamespace() && u.GetName() == obj.GetName() {
 				continue
 			}
-			if p, err := compile.PolicyFromObject(u); err == nil {
+			if p, err := kumaauthz.PolicyFromObject(u); err == nil {
 				policies = append(policies, p)
 			}
 		}
-		previews, err := compile.BuildPreviews(policies, opts)
+		previews, err := kumaauthz.BuildPreviews(policies, opts)
 		if err != nil {
 			return []string{warnline.Text("rbac-preview: "+err.Error(), webhook.MaxWarningLen, "(see `meshguard preview`)")}, ""
 		}
-		var mine []compile.Preview
+		var mine []kumaauthz.Preview
 		for _, pv := range previews {
 			for _, ref := range pv.Policies {
 				if ref == incoming.Ref() {
@@ -54,9 +54,9 @@ func referencePreview(list webhook.PolicyLister, opts compile.Options) webhook.P
 		if sysNS == "" {
 			sysNS = api.DefaultSystemNS
 		}
-		mine = compile.Redact(mine, func(ns string) bool { return ns == incoming.Namespace || ns == sysNS })
-		ann, _ := compile.MarshalJSONCompact(mine)
-		return compile.AdmissionLines(mine, incoming.Ref(), 6), string(ann)
+		mine = kumaauthz.Redact(mine, func(ns string) bool { return ns == incoming.Namespace || ns == sysNS })
+		ann, _ := kumaauthz.MarshalJSONCompact(mine)
+		return kumaauthz.AdmissionLines(mine, incoming.Ref(), 6), string(ann)
 	}
 }
 
@@ -146,7 +146,7 @@ func TestPreviewCacheMatchesReference(t *testing.T) {
 	// The deployment's system namespace scopes targets: the default ("" and
 	// kuma-system), and one where kuma-system is an ordinary namespace.
 	for _, sysNS := range []string{"", "mesh-system"} {
-		opts := compile.Options{Form: compile.FormExpanded, MaxExpandedRules: 64, SystemNamespace: sysNS}
+		opts := kumaauthz.Options{Form: kumaauthz.FormExpanded, MaxExpandedRules: 64, SystemNamespace: sysNS}
 		// Each state is indexed as an informer indexes the cluster's objects.
 		indexes := map[*[]unstructured.Unstructured]webhook.PolicyIndex{}
 		for _, st := range []*[]unstructured.Unstructured{&stored, &changed, &rewritten} {

@@ -7,9 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/meshguard/meshguard/authz"
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/meshguard/meshguard/linkerdauthz"
 )
 
 func linkerdObject(version, kind, ns, name string, spec map[string]any) unstructured.Unstructured {
@@ -71,7 +72,7 @@ func (g *gen) linkerdShape(i int) shape {
 	srv := g.name("srv", g.pick(8, 63, 253))
 	names.add(ns, srv, ns+"/"+srv)
 	// A ServerAuthorization without networks admits from the cluster networks.
-	names.add(strings.Split(authz.DefaultClusterNetworks, ",")...)
+	names.add(strings.Split(linkerdauthz.DefaultClusterNetworks, ",")...)
 	labels := map[string]any{}
 	for range g.pick(1, 3, 6) {
 		k, v := g.name("app", g.pick(3, 30)), g.name("v", g.pick(8, 63))

@@ -25,8 +25,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/meshguard/meshguard/api"
-	"github.com/meshguard/meshguard/authz"
-	"github.com/meshguard/meshguard/compile"
+	"github.com/meshguard/meshguard/kumaauthz"
+	"github.com/meshguard/meshguard/linkerdauthz"
 	meshschema "github.com/meshguard/meshguard/schema"
 	"github.com/meshguard/meshguard/webhook/serving"
 )
@@ -92,9 +92,9 @@ type Options struct {
 	// the namespace controller); PrivilegedGroups are trusted groups.
 	PrivilegedUsers  []string
 	PrivilegedGroups []string
-	PreviewForm      compile.Form
+	PreviewForm      kumaauthz.Form
 	// PreviewMaxItems bounds the merged items of a group the RBAC preview compiles
-	// (compile.Options.MaxGroupItems; 0: no bound). The analysis compares items
+	// (kumaauthz.Options.MaxGroupItems; 0: no bound). The analysis compares items
 	// pairwise and the API server waits only timeoutSeconds for an answer.
 	PreviewMaxItems int
 	// LinkerdServerConflicts is what a Server conflict (MG350) does on admission:
@@ -102,7 +102,7 @@ type Options struct {
 	LinkerdServerConflicts string
 	// Linkerd are the Linkerd installation's facts the authorization preview and
 	// the widening check read objects with (zero: a default install).
-	Linkerd authz.Options
+	Linkerd linkerdauthz.Options
 	// RequestReadTimeout, RequestWriteTimeout and RequestBodyBudget bound how
 	// request bodies are read (serving.BodyLimits; zero: the defaults). Bodies are capped at
 	// MaxRequestBytes.
@@ -122,7 +122,7 @@ type Options struct {
 
 // DefaultPreviewMaxItems is the default of Options.PreviewMaxItems: a group of
 // 2,000 merged items of one tag (or fewer with more tags, see
-// compile.Options.MaxGroupItems) previewed in at most 0.33 s on one core of the
+// kumaauthz.Options.MaxGroupItems) previewed in at most 0.33 s on one core of the
 // load test's machine, well within the chart's 5 s timeout; 20,000 took 23 s.
 const DefaultPreviewMaxItems = 2000
 
@@ -364,7 +364,7 @@ func newHandlers(mgr manager.Manager, o Options, log logr.Logger) (*Handlers, er
 	}
 	// The preview and the widening check read stored policies through one store.
 	linkerd := LinkerdSource{Stored: linkerdStored, Namespace: namespace, Options: o.Linkerd}
-	preview, widening := NewPreviewAndWideningWithIdentities(policies.byKey, linkerd, compile.Options{Form: o.PreviewForm,
+	preview, widening := NewPreviewAndWideningWithIdentities(policies.byKey, linkerd, kumaauthz.Options{Form: o.PreviewForm,
 		MaxExpandedRules: 64, SystemNamespace: o.Settings.SystemNamespace, MaxGroupItems: o.PreviewMaxItems},
 		StoredIdentities(identities.list))
 	users, groups := PrivilegedSets(o)

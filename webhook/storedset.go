@@ -7,7 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/meshguard/meshguard/api"
-	"github.com/meshguard/meshguard/compile"
+	"github.com/meshguard/meshguard/kumaauthz"
 )
 
 // storedSet is the stored MeshTrafficPermissions as the preview and the widening
@@ -23,7 +23,7 @@ type storedSet struct {
 
 // IdentitySource lists the MeshIdentities the informer cache holds; it must not
 // call the API server.
-type IdentitySource func(ctx context.Context) []compile.Identity
+type IdentitySource func(ctx context.Context) []kumaauthz.Identity
 
 func newStoredSet(index PolicyIndex, read *previewCache) *storedSet {
 	return &storedSet{index: index, read: read}
@@ -33,22 +33,22 @@ func newStoredSet(index PolicyIndex, read *previewCache) *storedSet {
 // share a group of proxies with it.
 type related struct {
 	// incoming is the object's policy; err says why there is none.
-	incoming compile.Policy
+	incoming kumaauthz.Policy
 	err      error
-	// policies is incoming first, then the related stored policies (compile.Related).
-	policies []compile.Policy
+	// policies is incoming first, then the related stored policies (kumaauthz.Related).
+	policies []kumaauthz.Policy
 	// listed is false when the index was not usable: policies is incoming alone.
 	listed bool
 	// identities are the stored MeshIdentities.
-	identities []compile.Identity
+	identities []kumaauthz.Identity
 }
 
 // relatedOf finds the stored policies that share a group of proxies with p
-// (compile.Related through the index); listed is false when the index is not
+// (kumaauthz.Related through the index); listed is false when the index is not
 // usable.
-func (s *storedSet) relatedOf(ctx context.Context, p compile.Policy) (policies []compile.Policy, listed bool) {
+func (s *storedSet) relatedOf(ctx context.Context, p kumaauthz.Policy) (policies []kumaauthz.Policy, listed bool) {
 	listed = true
-	policies = compile.Related(p, s.read.sysNS, func(key string) []compile.Stored {
+	policies = kumaauthz.Related(p, s.read.sysNS, func(key string) []kumaauthz.Stored {
 		items, ok := s.index(ctx, key)
 		if !ok {
 			listed = false
@@ -109,11 +109,11 @@ var MeshIdentityGVK = schema.GroupVersionKind{Group: api.KumaGroup, Version: "v1
 // StoredIdentities reads the MeshIdentities list returns (an informer cache's
 // objects) as compile reads them; an object that does not read is left out.
 func StoredIdentities(list func(ctx context.Context) ([]unstructured.Unstructured, bool)) IdentitySource {
-	return func(ctx context.Context) []compile.Identity {
+	return func(ctx context.Context) []kumaauthz.Identity {
 		items, _ := list(ctx)
-		out := make([]compile.Identity, 0, len(items))
+		out := make([]kumaauthz.Identity, 0, len(items))
 		for i := range items {
-			if id, err := compile.IdentityFromObject(&items[i]); err == nil {
+			if id, err := kumaauthz.IdentityFromObject(&items[i]); err == nil {
 				out = append(out, id)
 			}
 		}

@@ -9,7 +9,7 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/meshguard/meshguard/compile"
+	"github.com/meshguard/meshguard/kumaauthz"
 )
 
 // countingIndex is index counting its lookups; unlisted makes it unusable.
@@ -35,7 +35,7 @@ func countingIndex(t *testing.T, mtps []unstructured.Unstructured, unlisted bool
 func TestPreviewAndWideningShareRelated(t *testing.T) {
 	deny, owner := mustObj(t, denyAll), mustObj(t, ledgerOwner)
 	wider := mustObj(t, strings.Replace(ledgerOwner, "{kind: MeshService, name: batch_jobs_svc_80}", "{kind: MeshSubset, tags: {env: dev}}", 1))
-	opts := compile.Options{Form: compile.FormExpanded, MaxExpandedRules: 64}
+	opts := kumaauthz.Options{Form: kumaauthz.FormExpanded, MaxExpandedRules: 64}
 	for _, tt := range []struct {
 		name     string
 		stored   []unstructured.Unstructured

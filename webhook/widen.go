@@ -9,9 +9,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/meshguard/meshguard/api"
-	"github.com/meshguard/meshguard/authz"
-	"github.com/meshguard/meshguard/compile"
 	"github.com/meshguard/meshguard/internal/warnline"
+	"github.com/meshguard/meshguard/kumaauthz"
+	"github.com/meshguard/meshguard/linkerdauthz"
 )
 
 // WideningFunc returns at most one warning line for an admitted object that lets
@@ -31,18 +31,18 @@ type widening struct {
 	// set finds the stored policies and reads each once per uid and
 	// resourceVersion; the server shares it with the preview.
 	set  *storedSet
-	opts compile.Options
+	opts kumaauthz.Options
 }
 
 // NewWidening returns the WideningFunc of the validating handler. For a
 // MeshTrafficPermission it compares the stored policies that share a group of
 // proxies with the old or the new object (found through index, as the preview
-// finds them: compile.Related), with the old object and with the new one
-// (compile.DiffPolicies, groups past opts.MaxGroupItems not compared); for a
+// finds them: kumaauthz.Related), with the old object and with the new one
+// (kumaauthz.DiffPolicies, groups past opts.MaxGroupItems not compared); for a
 // Linkerd authorization object or Server, the stored Linkerd objects of its
-// namespace (authz.Diff), read with the installation's facts in linkerd.Options.
+// namespace (linkerdauthz.Diff), read with the installation's facts in linkerd.Options.
 // index and linkerd.Stored may be nil.
-func NewWidening(index PolicyIndex, linkerd LinkerdSource, opts compile.Options) WideningFunc {
+func NewWidening(index PolicyIndex, linkerd LinkerdSource, opts kumaauthz.Options) WideningFunc {
 	return newWidening(newStoredSet(index, newPreviewCache(opts)), linkerd)
 }
 
@@ -87,10 +87,10 @@ func (w *widening) kuma(ctx context.Context, obj, old *unstructured.Unstructured
 		return nil // the preview says the cache is not ready
 	}
 	incoming, rel := r.incoming, r.policies // shared with the preview: not modified
-	oldSet, newSet := make([]compile.Policy, 0, len(rel)), make([]compile.Policy, 1, len(rel))
+	oldSet, newSet := make([]kumaauthz.Policy, 0, len(rel)), make([]kumaauthz.Policy, 1, len(rel))
 	newSet[0] = incoming
 	if old != nil {
-		if p, err := compile.PolicyFromObject(old); err == nil {
+		if p, err := kumaauthz.PolicyFromObject(old); err == nil {
 			oldRel, _ := w.set.relatedOf(ctx, p)
 			oldSet = append(oldSet, p)
 			rel = append(slices.Clip(rel), oldRel[1:]...)
@@ -103,21 +103,21 @@ func (w *widening) kuma(ctx context.Context, obj, old *unstructured.Unstructured
 			oldSet, newSet = append(oldSet, p), append(newSet, p)
 		}
 	}
-	diffs, err := compile.DiffPolicies(oldSet, newSet, compile.DiffOptions{SystemNamespace: w.set.read.sysNS,
+	diffs, err := kumaauthz.DiffPolicies(oldSet, newSet, kumaauthz.DiffOptions{SystemNamespace: w.set.read.sysNS,
 		MaxClasses: maxWideningClasses, MaxGroupItems: w.opts.MaxGroupItems,
 		OldIdentities: r.identities, NewIdentities: r.identities})
 	if err != nil {
 		return nil
 	}
-	var first *compile.Change
-	var target compile.Target
+	var first *kumaauthz.Change
+	var target kumaauthz.Target
 	widened, skipped := 0, 0
 	for _, d := range diffs {
 		if d.Incomplete != "" {
 			skipped++
 		}
 		for i, c := range d.Changes {
-			if c.Kind != compile.ChangeWidened {
+			if c.Kind != kumaauthz.ChangeWidened {
 				continue
 			}
 			if widened++; first == nil {
@@ -131,7 +131,7 @@ func (w *widening) kuma(ctx context.Context, obj, old *unstructured.Unstructured
 // wideningLine is the warning: "rbac-diff: widens access to PROXIES for CLIENTS
 // (+N more classes)"; a note when nothing widens but some groups were past the
 // bound; nothing otherwise.
-func wideningLine(first *compile.Change, t compile.Target, widened, skipped int) []string {
+func wideningLine(first *kumaauthz.Change, t kumaauthz.Target, widened, skipped int) []string {
 	if first == nil {
 		if skipped == 0 {
 			return nil
@@ -151,7 +151,7 @@ func plural(n int, what string) string {
 
 // shortScope names a group of proxies in few words: "Dataplanes app=ledger in
 // payments", "all proxies of mesh other".
-func shortScope(t compile.Target) string {
+func shortScope(t kumaauthz.Target) string {
 	var s string
 	switch t.Kind {
 	case api.RefMesh, "":
@@ -251,12 +251,12 @@ func (w *widening) linkerdLine(ctx context.Context, obj, old *unstructured.Unstr
 		oldObjs = append(oldObjs, *old)
 	}
 	newObjs = append(newObjs, *obj)
-	var first *authz.Change
+	var first *linkerdauthz.Change
 	var server string
 	widened := 0
-	for _, d := range authz.Diff(oldObjs, newObjs, w.linkerd.Options, maxWideningClasses) {
+	for _, d := range linkerdauthz.Diff(oldObjs, newObjs, w.linkerd.Options, maxWideningClasses) {
 		for i, c := range d.Changes {
-			if c.Kind != authz.ChangeWidened || d.Default {
+			if c.Kind != linkerdauthz.ChangeWidened || d.Default {
 				continue
 			}
 			if widened++; first == nil {

@@ -6,7 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/meshguard/meshguard/compile"
+	"github.com/meshguard/meshguard/kumaauthz"
 	"github.com/meshguard/meshguard/webhook"
 	"github.com/meshguard/meshguard/webhook/webhooktest"
 )
@@ -23,7 +23,7 @@ func BenchmarkWidening(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		w := webhook.NewWidening(index, webhook.LinkerdSource{}, compile.Options{MaxGroupItems: webhook.DefaultPreviewMaxItems})
+		w := webhook.NewWidening(index, webhook.LinkerdSource{}, kumaauthz.Options{MaxGroupItems: webhook.DefaultPreviewMaxItems})
 		b.Run(map[int]string{0: "fixture", 200: "200-more", 2000: "2000-more"}[n], func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {

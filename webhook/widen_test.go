@@ -10,8 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/meshguard/meshguard/authz"
-	"github.com/meshguard/meshguard/compile"
+	"github.com/meshguard/meshguard/kumaauthz"
+	"github.com/meshguard/meshguard/linkerdauthz"
 )
 
 // stored gives objects the uid and resourceVersion an informer cache has.
@@ -27,12 +27,12 @@ func stored(objs ...*unstructured.Unstructured) []unstructured.Unstructured {
 }
 
 func wideningEngine(mtps []unstructured.Unstructured, linkerd []unstructured.Unstructured, maxItems int) *Handlers {
-	return wideningEngineFor(mtps, linkerd, maxItems, authz.Options{})
+	return wideningEngineFor(mtps, linkerd, maxItems, linkerdauthz.Options{})
 }
 
 // wideningEngineFor is wideningEngine for a Linkerd installation described by lo,
 // with the cached Namespaces namespaces.
-func wideningEngineFor(mtps []unstructured.Unstructured, linkerd []unstructured.Unstructured, maxItems int, lo authz.Options, namespaces ...*unstructured.Unstructured) *Handlers {
+func wideningEngineFor(mtps []unstructured.Unstructured, linkerd []unstructured.Unstructured, maxItems int, lo linkerdauthz.Options, namespaces ...*unstructured.Unstructured) *Handlers {
 	eng := testEngine(mtps...)
 	index, err := IndexedPolicies(mtps, "")
 	if err != nil {
@@ -49,7 +49,7 @@ func wideningEngineFor(mtps []unstructured.Unstructured, linkerd []unstructured.
 			return nil, false
 		}
 	}
-	eng.Widening = NewWidening(index, src, compile.Options{MaxGroupItems: maxItems})
+	eng.Widening = NewWidening(index, src, kumaauthz.Options{MaxGroupItems: maxItems})
 	return eng
 }
 
@@ -207,19 +207,19 @@ func TestWideningLinkerdInstallation(t *testing.T) {
 	otherDeny := mustObj(t, "apiVersion: v1\nkind: Namespace\nmetadata: {name: other, annotations: {config.linkerd.io/default-inbound-policy: deny}}")
 	for _, tt := range []struct {
 		name       string
-		o          authz.Options
+		o          linkerdauthz.Options
 		namespaces []*unstructured.Unstructured
 		want       string
 	}{
-		{"default install", authz.Options{}, nil, ""},
-		{"namespace annotated deny", authz.Options{}, []*unstructured.Unstructured{shopDeny, otherDeny},
+		{"default install", linkerdauthz.Options{}, nil, ""},
+		{"namespace annotated deny", linkerdauthz.Options{}, []*unstructured.Unstructured{shopDeny, otherDeny},
 			"authz-diff: widens access to Server shop/api-http for service account shop/web"},
-		{"namespace without the annotation takes the cluster default", authz.Options{}, []*unstructured.Unstructured{shopPlain, otherDeny}, ""},
-		{"namespace without the annotation, cluster default deny", authz.Options{DefaultPolicy: "deny"}, []*unstructured.Unstructured{shopPlain},
+		{"namespace without the annotation takes the cluster default", linkerdauthz.Options{}, []*unstructured.Unstructured{shopPlain, otherDeny}, ""},
+		{"namespace without the annotation, cluster default deny", linkerdauthz.Options{DefaultPolicy: "deny"}, []*unstructured.Unstructured{shopPlain},
 			"authz-diff: widens access to Server shop/api-http for service account shop/web"},
-		{"cluster default deny", authz.Options{DefaultPolicy: "deny"}, nil,
+		{"cluster default deny", linkerdauthz.Options{DefaultPolicy: "deny"}, nil,
 			"authz-diff: widens access to Server shop/api-http for service account shop/web"},
-		{"cluster default cluster-authenticated, other networks", authz.Options{DefaultPolicy: "cluster-authenticated", ClusterNetworks: []string{"10.0.0.0/16"}}, nil,
+		{"cluster default cluster-authenticated, other networks", linkerdauthz.Options{DefaultPolicy: "cluster-authenticated", ClusterNetworks: []string{"10.0.0.0/16"}}, nil,
 			"authz-diff: widens access to Server shop/api-http for service account shop/web, +1 more (see `meshguard diff`)"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -9,9 +9,10 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/meshguard/meshguard/access"
 	"github.com/meshguard/meshguard/api"
-	"github.com/meshguard/meshguard/authz"
-	"github.com/meshguard/meshguard/compile"
+	"github.com/meshguard/meshguard/kumaauthz"
+	"github.com/meshguard/meshguard/linkerdauthz"
 	"github.com/meshguard/meshguard/lint"
 )
 
@@ -27,7 +28,7 @@ type checkOptions struct {
 	sni            string
 	method, path   string
 	form           string
-	linkerd        authz.Options
+	linkerd        linkerdauthz.Options
 	kubeconfig     string
 	kubeContext    string
 }
@@ -91,7 +92,7 @@ Exit codes: 0 ALLOW, 1 DENY, 2 usage or input errors.`,
 	f.StringVar(&o.path, "path", "", "HTTP path (Kuma path matchers, Linkerd HTTPRoute matches)")
 	f.StringVar(&o.form, "form", defaultForm, "Kuma RBAC form to compile 'from' policies to: "+oneOf(formValues())+" (the answer is the same; expanded falls back to compact when large)")
 	linkerdFlags(f, &o.linkerd)
-	f.StringVar(&o.linkerd.TrustDomain, "trust-domain", authz.DefaultTrustDomain, "Linkerd's identity trust domain")
+	f.StringVar(&o.linkerd.TrustDomain, "trust-domain", linkerdauthz.DefaultTrustDomain, "Linkerd's identity trust domain")
 	_ = f.MarkDeprecated("trust-domain", "use --linkerd-trust-domain")
 	f.StringVar(&o.kubeconfig, "kubeconfig", "", "read the objects from this cluster (read-only) instead of files")
 	f.StringVar(&o.kubeContext, "context", "", "the kubeconfig context to read from")
@@ -190,7 +191,7 @@ func (o *checkOptions) run(s streams, args []string) error {
 		printNotes(s, notes)
 		return usageErr("the input has documents that cannot be read (see above): a policy check cannot read could be the one that decides")
 	}
-	var res checkResult
+	var res access.Answer
 	if o.meshType == "kuma" {
 		res, err = o.checkKuma(s, loaded.Docs, eng)
 	} else {
@@ -287,20 +288,20 @@ func readable(s streams, in lint.CheckInput) error {
 }
 
 // checkLinkerd answers a Linkerd call.
-func (o *checkOptions) checkLinkerd(s streams, docs []lint.Document, eng lint.Options) (checkResult, error) {
+func (o *checkOptions) checkLinkerd(s streams, docs []lint.Document, eng lint.Options) (access.Answer, error) {
 	in := lint.LinkerdCheckInput(docs, eng)
 	if err := readable(s, in); err != nil {
-		return checkResult{}, err
+		return access.Answer{}, err
 	}
-	c, err := authz.ParseCaller(o.from, o.fromIP, o.linkerd.TrustDomain)
+	c, err := linkerdauthz.ParseCaller(o.from, o.fromIP, o.linkerd.TrustDomain)
 	if err != nil {
-		return checkResult{}, err
+		return access.Answer{}, err
 	}
-	dst := authz.Destination{Namespace: o.toNS}
+	dst := linkerdauthz.Destination{Namespace: o.toNS}
 	dst.Port, dst.PortName = portString(o.port)
 	if strings.Contains(o.to, "=") {
-		if dst.Labels, err = compile.ParseTags(o.to); err != nil {
-			return checkResult{}, usageErr("--to: %v", err)
+		if dst.Labels, err = kumaauthz.ParseTags(o.to); err != nil {
+			return access.Answer{}, usageErr("--to: %v", err)
 		}
 	} else {
 		dst.Workload = o.to
@@ -308,69 +309,73 @@ func (o *checkOptions) checkLinkerd(s streams, docs []lint.Document, eng lint.Op
 			dst.Workload = "Deployment/" + o.to
 		}
 	}
-	d, err := authz.Decide(in.Linkerd, c, dst, authz.Request{Method: o.method, Path: o.path}, o.linkerd)
+	d, err := linkerdauthz.Decide(in.Linkerd, c, dst, linkerdauthz.Request{Method: o.method, Path: o.path}, o.linkerd)
 	if err != nil {
-		return checkResult{}, err
+		return access.Answer{}, err
 	}
-	loc := newLocator(docs, o.namespace)
-	return linkerdResult(o, c, dst, d, loc), nil
+	return d.Answer(c, dst, o.port, access.Request{Method: o.method, Path: o.path}, newLocator(docs, o.namespace).at), nil
 }
 
 // checkKuma answers a Kuma call.
-func (o *checkOptions) checkKuma(s streams, docs []lint.Document, eng lint.Options) (checkResult, error) {
+func (o *checkOptions) checkKuma(s streams, docs []lint.Document, eng lint.Options) (access.Answer, error) {
 	objs := o.objectsOf(docs)
-	var px compile.Proxy
+	var px kumaauthz.Proxy
 	if strings.Contains(o.to, "=") {
-		tags, err := compile.ParseTags(o.to)
+		tags, err := kumaauthz.ParseTags(o.to)
 		if err != nil {
-			return checkResult{}, usageErr("--to: %v", err)
+			return access.Answer{}, usageErr("--to: %v", err)
 		}
-		px = compile.Proxy{Mesh: o.toMesh, Namespace: o.toNS, Zone: o.settings.Zone, Section: o.section, Tags: tags}
+		px = kumaauthz.Proxy{Mesh: o.toMesh, Namespace: o.toNS, Zone: o.settings.Zone, Section: o.section, Tags: tags}
 		if px.Mesh == "" {
 			px.Mesh = orDefault(tags[api.LabelMesh], o.settings.DefaultMesh)
 		}
 	} else {
 		var err error
-		px, err = compile.ProxyFromObjects(objs, compile.ProxyQuery{Name: o.to, Namespace: o.toNS, Port: o.port, Section: o.section,
+		px, err = kumaauthz.ProxyFromObjects(objs, kumaauthz.ProxyQuery{Name: o.to, Namespace: o.toNS, Port: o.port, Section: o.section,
 			Mesh: o.toMesh, DefaultMesh: o.settings.DefaultMesh, Zone: o.settings.Zone})
 		if err != nil {
-			return checkResult{}, err
+			return access.Answer{}, err
 		}
 	}
 	clientMesh := o.fromMesh
 	if clientMesh == "" {
 		clientMesh = px.Mesh
 	}
-	cl, err := compile.ParseClient(o.from, clientMesh)
+	cl, err := kumaauthz.ParseClient(o.from, clientMesh)
 	if err != nil {
-		return checkResult{}, err
+		return access.Answer{}, err
 	}
 	var serviceTargets atomic.Bool // some policy of the mesh targets a MeshService (keep runs in parallel)
-	in := lint.KumaCheckInput(docs, eng, func(p compile.Policy) bool {
+	in := lint.KumaCheckInput(docs, eng, func(p kumaauthz.Policy) bool {
 		if k := p.TopRef().Kind; p.Mesh == px.Mesh && (k == api.RefMeshService || k == api.RefMeshServiceSubset) {
 			serviceTargets.Store(true)
 		}
-		return compile.Relevant(p, px, o.settings.SystemNamespace)
+		return kumaauthz.Relevant(p, px, o.settings.SystemNamespace)
 	})
 	if err := readable(s, in); err != nil {
-		return checkResult{}, err
+		return access.Answer{}, err
 	}
-	sel := compile.SelectPolicies(in.Policies, px, o.settings.SystemNamespace)
-	req := compile.Request{SANs: cl.SANs, SNI: o.sni, Method: o.method, Path: o.path}
-	id := compile.IdentityOf(in.Identities, px.Mesh, px.IdentityLabels())
+	sel := kumaauthz.SelectPolicies(in.Policies, px, o.settings.SystemNamespace)
+	rbacReq := kumaauthz.Request{SANs: cl.SANs, SNI: o.sni, Method: o.method, Path: o.path}
+	id := kumaauthz.IdentityOf(in.Identities, px.Mesh, px.IdentityLabels())
 	if id != nil && !id.Ready() {
 		sel.Notes = append(sel.Notes, fmt.Sprintf("%s %s selects the proxy but gives no identity yet: %s; until it is Ready, `from` policies apply",
 			api.KindMeshIdentity, id.Ref(), id.NotReady))
 	}
-	d, err := compile.DecideFor(sel.Policies, px.Mesh, id, req, compile.Options{Form: compile.Form(o.form), SystemNamespace: o.settings.SystemNamespace})
+	d, err := kumaauthz.DecideFor(sel.Policies, px.Mesh, id, rbacReq, kumaauthz.Options{Form: kumaauthz.Form(o.form), SystemNamespace: o.settings.SystemNamespace})
 	if err != nil {
-		return checkResult{}, err
+		return access.Answer{}, err
 	}
 	d.Notes = append(sel.Notes, d.Notes...)
 	if _, ok := px.Tags[api.ServiceTag]; !ok && serviceTargets.Load() {
 		d.Notes = append(d.Notes, "the destination has no "+api.ServiceTag+" tag, so policies that target a MeshService cannot select it; give it in --to, or name the workload (its Service gives the tag)")
 	}
-	return kumaResult(o, cl, px, sel.Policies, d, newLocator(docs, o.namespace)), nil
+	workload := ""
+	if !strings.Contains(o.to, "=") {
+		workload = o.to
+	}
+	req := access.Request{SNI: o.sni, Method: o.method, Path: o.path}
+	return d.Answer(cl, px, workload, sel.Policies, req, newLocator(docs, o.namespace).at), nil
 }
 
 func orDefault(s, d string) string {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/meshguard/meshguard/access"
 )
 
 // TestCheckMeshIdentity: on Kuma 2.14 a proxy a Ready MeshIdentity selects is
@@ -52,7 +54,7 @@ func TestCheckMeshIdentity(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			args := append(append(append([]string{"check"}, tt.files...), tt.client...), tt.dest...)
 			out, errOut, code := cli(t, "", append(args, "-o", "json")...)
-			var r checkResult
+			var r access.Answer
 			if err := json.Unmarshal([]byte(out), &r); err != nil {
 				t.Fatalf("exit %d: %v\n%s%s", code, err, out, errOut)
 			}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/meshguard/meshguard/access"
 )
 
 var (
@@ -60,7 +62,7 @@ func TestCheckGolden(t *testing.T) {
 			}
 			dec := json.NewDecoder(strings.NewReader(out))
 			dec.DisallowUnknownFields()
-			var r checkResult
+			var r access.Answer
 			if err := dec.Decode(&r); err != nil {
 				t.Fatalf("-o json is not the documented shape: %v\n%s", err, out)
 			}

@@ -16,8 +16,8 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/meshguard/meshguard/authz"
-	"github.com/meshguard/meshguard/compile"
+	"github.com/meshguard/meshguard/kumaauthz"
+	"github.com/meshguard/meshguard/linkerdauthz"
 	"github.com/meshguard/meshguard/lint"
 )
 
@@ -27,7 +27,7 @@ type diffOptions struct {
 	gitBase    string
 	failOn     string
 	maxClasses int
-	linkerd    authz.Options
+	linkerd    linkerdauthz.Options
 }
 
 func newDiffCmd(s streams) *cobra.Command {
@@ -76,7 +76,7 @@ compared.`,
 	cmd.Flags().StringVar(&o.gitBase, "git-base", "", "compare the PATHs at this git revision (OLD) with the PATHs now (NEW)")
 	bindOutput(cmd, &o.output, diffFormats()...)
 	bindFailOn(cmd, &o.failOn, failOnNone, "error: some client gains access (widen is a synonym); warning: any client gains or loses access")
-	cmd.Flags().IntVar(&o.maxClasses, "max-classes", compile.DefaultMaxClasses, "most client classes compared per proxy group or Server")
+	cmd.Flags().IntVar(&o.maxClasses, "max-classes", kumaauthz.DefaultMaxClasses, "most client classes compared per proxy group or Server")
 	linkerdFlags(cmd.Flags(), &o.linkerd)
 	return cmd
 }
@@ -84,8 +84,8 @@ compared.`,
 // diffSet is one side of the diff as read.
 type diffSet struct {
 	label      string
-	policies   []compile.Policy
-	identities []compile.Identity
+	policies   []kumaauthz.Policy
+	identities []kumaauthz.Identity
 	linkerd    []unstructured.Unstructured
 	bad        bool
 }
@@ -132,15 +132,15 @@ func (o *diffOptions) run(s streams, args []string) error {
 	if oldSet.bad || newSet.bad {
 		return exitError{exitUsage}
 	}
-	kuma, err := compile.DiffPolicies(oldSet.policies, newSet.policies,
-		compile.DiffOptions{SystemNamespace: o.settings.SystemNamespace, MaxClasses: o.maxClasses,
+	kuma, err := kumaauthz.DiffPolicies(oldSet.policies, newSet.policies,
+		kumaauthz.DiffOptions{SystemNamespace: o.settings.SystemNamespace, MaxClasses: o.maxClasses,
 			OldIdentities: oldSet.identities, NewIdentities: newSet.identities})
 	if err != nil {
 		return err
 	}
-	var lk []authz.ServerDiff
-	if authz.HasLinkerd(oldSet.linkerd) || authz.HasLinkerd(newSet.linkerd) {
-		lk = authz.Diff(oldSet.linkerd, newSet.linkerd, o.linkerd, o.maxClasses)
+	var lk []linkerdauthz.ServerDiff
+	if linkerdauthz.HasLinkerd(oldSet.linkerd) || linkerdauthz.HasLinkerd(newSet.linkerd) {
+		lk = linkerdauthz.Diff(oldSet.linkerd, newSet.linkerd, o.linkerd, o.maxClasses)
 	}
 	rep := diffReport{Old: oldSet.label, New: newSet.label, Kuma: kuma, Linkerd: lk}
 	rep.finish()

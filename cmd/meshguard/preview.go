@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/meshguard/meshguard/authz"
-	"github.com/meshguard/meshguard/compile"
+	"github.com/meshguard/meshguard/kumaauthz"
+	"github.com/meshguard/meshguard/linkerdauthz"
 	"github.com/meshguard/meshguard/lint"
 )
 
@@ -20,7 +20,7 @@ import (
 type previewOptions struct {
 	lintOptions
 	form    string
-	linkerd authz.Options
+	linkerd linkerdauthz.Options
 }
 
 func newPreviewCmd(s streams) *cobra.Command {
@@ -41,7 +41,7 @@ docs/lint.md); every object read is taken to be in one cluster, so give preview 
 overlay or chart at a time, not a tree of alternatives such as prod and staging.
 
 Forms (for 'from' policies): expanded is the full rule view with negations, as in
-Kuma's MeshTrafficPermission MADR; when it would need more than ` + strconv.Itoa(compile.DefaultExpandBound) + ` rules
+Kuma's MeshTrafficPermission MADR; when it would need more than ` + strconv.Itoa(kumaauthz.DefaultExpandBound) + ` rules
 (tag combinations) it falls back to compact, an exactly equivalent form of
 polynomial size, and says so.
 
@@ -64,7 +64,7 @@ pods and ports no Server covers: under "linkerd" in JSON and YAML, as a table wi
 			if err := checkPaths(args); err != nil {
 				return err
 			}
-			form := compile.Form(o.form)
+			form := kumaauthz.Form(o.form)
 			if err := checkEnum("form", o.form, formValues()); err != nil {
 				return err
 			}
@@ -84,15 +84,15 @@ pods and ports no Server covers: under "linkerd" in JSON and YAML, as a table wi
 			}
 			in := lint.Preview(docs, eng)
 			printNotes(s, in.Notes)
-			previews, err := compile.BuildPreviews(in.Policies, compile.Options{Form: form, SystemNamespace: o.settings.SystemNamespace, Identities: in.Identities})
+			previews, err := kumaauthz.BuildPreviews(in.Policies, kumaauthz.Options{Form: form, SystemNamespace: o.settings.SystemNamespace, Identities: in.Identities})
 			if err != nil {
 				return err
 			}
 			printNotes(s, in.LinkerdNotes)
-			var lk []authz.Preview
-			hasLinkerd := authz.HasLinkerd(in.Linkerd)
+			var lk []linkerdauthz.Preview
+			hasLinkerd := linkerdauthz.HasLinkerd(in.Linkerd)
 			if hasLinkerd {
-				lk = authz.Build(in.Linkerd, o.linkerd)
+				lk = linkerdauthz.Build(in.Linkerd, o.linkerd)
 			}
 			if err := renderPreviews(s.out, o.output, previews, lk, hasLinkerd); err != nil {
 				return err
@@ -115,7 +115,7 @@ pods and ports no Server covers: under "linkerd" in JSON and YAML, as a table wi
 // {"previews": [...], "linkerd": {"servers": [...], "defaults": [...]}} (no
 // "linkerd" key without Linkerd objects, so the Kuma shape is unchanged), table as a
 // line per Kuma group followed by the Linkerd table.
-func renderPreviews(w io.Writer, output string, previews []compile.Preview, lk []authz.Preview, hasLinkerd bool) error {
+func renderPreviews(w io.Writer, output string, previews []kumaauthz.Preview, lk []linkerdauthz.Preview, hasLinkerd bool) error {
 	if output == "table" {
 		for _, p := range previews {
 			if _, err := fmt.Fprintf(w, "kuma %s: %s\n", p.Scope, strings.Join(p.Policies, ", ")); err != nil {
@@ -128,15 +128,15 @@ func renderPreviews(w io.Writer, output string, previews []compile.Preview, lk [
 		if len(previews) > 0 {
 			fmt.Fprintln(w)
 		}
-		return authz.RenderTable(w, lk)
+		return linkerdauthz.RenderTable(w, lk)
 	}
 	if !hasLinkerd {
 		if output == "json" {
-			return compile.RenderJSON(w, previews)
+			return kumaauthz.RenderJSON(w, previews)
 		}
-		return compile.RenderYAML(w, previews)
+		return kumaauthz.RenderYAML(w, previews)
 	}
-	kuma, err := compile.MarshalJSON(previews)
+	kuma, err := kumaauthz.MarshalJSON(previews)
 	if err != nil {
 		return err
 	}
@@ -147,7 +147,7 @@ func renderPreviews(w io.Writer, output string, previews []compile.Preview, lk [
 	if err := json.Unmarshal(kuma, &doc); err != nil {
 		return err
 	}
-	if doc.Linkerd, err = authz.MarshalJSON(lk); err != nil {
+	if doc.Linkerd, err = linkerdauthz.MarshalJSON(lk); err != nil {
 		return err
 	}
 	b, err := json.MarshalIndent(doc, "", "  ")

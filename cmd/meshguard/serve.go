@@ -16,7 +16,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/meshguard/meshguard/compile"
+	"github.com/meshguard/meshguard/kumaauthz"
 	"github.com/meshguard/meshguard/webhook"
 	"github.com/meshguard/meshguard/webhook/serving"
 )
@@ -85,9 +85,9 @@ so the API server never sends into a connection the server is closing.`,
 			if err != nil {
 				return err
 			}
-			switch compile.Form(o.previewForm) {
-			case compile.FormExpanded, compile.FormCompact:
-				o.PreviewForm = compile.Form(o.previewForm)
+			switch kumaauthz.Form(o.previewForm) {
+			case kumaauthz.FormExpanded, kumaauthz.FormCompact:
+				o.PreviewForm = kumaauthz.Form(o.previewForm)
 			default:
 				return usageErr("--preview-form must be expanded or compact (got %q)", o.previewForm)
 			}
@@ -146,7 +146,7 @@ func serveFlags(f *pflag.FlagSet, o *serveOptions) {
 	f.StringSliceVar(&o.PrivilegedUsers, "privileged-users", nil,
 		"users trusted like the mesh's own sync, in addition to system:serviceaccount:<--system-namespace>:kuma-control-plane, the garbage collector and the namespace controller (always trusted): their writes skip mutation and the owned-label checks, and they may change kuma.io/origin and kuma.io/zone and delete synced objects. Comma-separated or repeated, e.g. for Kong Mesh's control plane account")
 	f.StringSliceVar(&o.PrivilegedGroups, "privileged-groups", nil, "groups whose members are trusted like --privileged-users (none by default)")
-	f.StringVar(&o.previewForm, "preview-form", string(compile.FormExpanded), "RBAC preview form in the audit annotation: expanded (falls back to compact when large) or compact")
+	f.StringVar(&o.previewForm, "preview-form", string(kumaauthz.FormExpanded), "RBAC preview form in the audit annotation: expanded (falls back to compact when large) or compact")
 	f.IntVar(&o.PreviewMaxItems, "preview-max-items", webhook.DefaultPreviewMaxItems, "merged items (of one tag; fewer when items carry more tags) past which a group's RBAC preview is not compiled at admission: it compares items pairwise and the API server waits only timeoutSeconds; 0: no bound. meshguard preview has none")
 	f.StringVar(&o.LinkerdServerConflicts, "linkerd-server-conflicts", webhook.ServerConflictsWarn,
 		"Linkerd Servers that can select the same pod and port (MG350, from the informer cache of Servers): warn or deny")

@@ -10,7 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/meshguard/meshguard/api"
-	"github.com/meshguard/meshguard/compile"
+	"github.com/meshguard/meshguard/kumaauthz"
 	"github.com/meshguard/meshguard/schema"
 	"github.com/meshguard/meshguard/webhook"
 )
@@ -35,7 +35,7 @@ func NewHandlers(stored []unstructured.Unstructured) (*webhook.Handlers, error) 
 	if err != nil {
 		return nil, err
 	}
-	preview := webhook.NewPreview(index, compile.Options{Form: compile.FormExpanded, MaxExpandedRules: 64,
+	preview := webhook.NewPreview(index, kumaauthz.Options{Form: kumaauthz.FormExpanded, MaxExpandedRules: 64,
 		SystemNamespace: settings.SystemNamespace, MaxGroupItems: webhook.DefaultPreviewMaxItems})
 	return &webhook.Handlers{
 		Registry:        api.DefaultRegistry(),

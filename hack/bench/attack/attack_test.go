@@ -12,8 +12,8 @@ import (
 	"github.com/go-logr/logr"
 
 	"github.com/meshguard/meshguard/api"
-	"github.com/meshguard/meshguard/compile"
 	"github.com/meshguard/meshguard/hack/bench/kit"
+	"github.com/meshguard/meshguard/kumaauthz"
 	"github.com/meshguard/meshguard/webhook"
 	"github.com/meshguard/meshguard/webhook/serving/servingtest"
 )
@@ -40,7 +40,7 @@ func startInProcess(t *testing.T) (string, *x509.CertPool) {
 		t.Fatal(err)
 	}
 	o := webhook.Options{Settings: api.DefaultSettings(), Offline: true, CertDir: dir, Host: "127.0.0.1", Port: port,
-		MetricsAddr: "0", ProbeAddr: "0", ShutdownTimeout: time.Second, PreviewForm: compile.FormExpanded,
+		MetricsAddr: "0", ProbeAddr: "0", ShutdownTimeout: time.Second, PreviewForm: kumaauthz.FormExpanded,
 		PreviewMaxItems: webhook.DefaultPreviewMaxItems, LinkerdServerConflicts: webhook.ServerConflictsWarn}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
