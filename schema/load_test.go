@@ -42,7 +42,7 @@ func TestEveryReleaseChecks(t *testing.T) {
 		t.Fatal(err)
 	}
 	for gvk, c := range s.kinds {
-		if c.built != nil {
+		if c.built.Load() != nil {
 			t.Errorf("%v: validators built by Load", gvk)
 		}
 	}
@@ -51,16 +51,16 @@ func TestEveryReleaseChecks(t *testing.T) {
 		t.Fatal(err)
 	}
 	for gvk, c := range s.kinds {
-		if (c.built != nil) != (c.crd.Name == mtp) {
-			t.Errorf("%v (%s): built %v after BuildCheckers(%s)", gvk, c.crd.Name, c.built != nil, mtp)
+		if s.Built(gvk) != (c.crd.Name == mtp) {
+			t.Errorf("%v (%s): built %v after BuildCheckers(%s)", gvk, c.crd.Name, s.Built(gvk), mtp)
 		}
 	}
 	if err := s.BuildCheckers(); err != nil {
 		t.Fatal(err)
 	}
 	for gvk, c := range s.kinds {
-		if c.built == nil || c.built.err != nil || c.built.trees == nil {
-			t.Errorf("%v: validators not built: %+v", gvk, c.built)
+		if k := c.built.Load(); k == nil || k.err != nil || k.trees == nil {
+			t.Errorf("%v: validators not built: %+v", gvk, k)
 		}
 	}
 }

@@ -128,7 +128,7 @@ type compiled struct {
 	// are the embedded ones) keeps only the structural schemas.
 	props      *apiextensions.JSONSchemaProps
 	once       sync.Once
-	built      *checkers
+	built      atomic.Pointer[checkers]
 	deprecated string // deprecation warning of a deprecated version
 	// embedded and listTypes say whether the schema has nodes the embedded-resource
 	// and list-type checks look at (walks.go); without, Check skips them.
@@ -158,10 +158,10 @@ type checkers struct {
 // checkers are c's validators, built on the first call. Safe for concurrent use.
 func (c *compiled) checkers() *checkers {
 	c.once.Do(func() {
-		c.built = newCheckers(c.props, c.structural)
+		c.built.Store(newCheckers(c.props, c.structural))
 		c.props = nil // only the validators read it
 	})
-	return c.built
+	return c.built.Load()
 }
 
 // newCheckers builds the checkers of the version whose schema is props (st, its
@@ -463,4 +463,15 @@ func (s *Set) BuildCheckers(crds ...string) error {
 		}
 	}
 	return nil
+}
+
+// Built reports whether the validators of gvk are built (BuildCheckers, or a
+// Check of one of its objects): what the schema layer holds in memory for the
+// kind, which a webhook that leaves the schema to the API server should not.
+func (s *Set) Built(gvk schema.GroupVersionKind) bool {
+	c := s.lookup(gvk)
+	if c == nil {
+		return false
+	}
+	return c.built.Load() != nil
 }
