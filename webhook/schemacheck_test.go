@@ -198,9 +198,7 @@ func TestPrepareSchemas(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		o := Options{SchemaCheck: tc.check, Offline: tc.offline}
-		o.Settings.Schemas = set
-		if err := prepareSchemas(o); err != nil {
+		if err := prepareSchemas(set, Options{SchemaCheck: tc.check, Offline: tc.offline}); err != nil {
 			t.Fatal(err)
 		}
 		if got := set.Built(mtpGVK); got != tc.built {
