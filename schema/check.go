@@ -46,6 +46,10 @@ func (s *Set) CheckUpdate(ctx context.Context, obj, old *unstructured.Unstructur
 	if c == nil {
 		return Result{}, false
 	}
+	k := c.checkers()
+	if k.err != nil {
+		return Result{}, false
+	}
 	u, res, ok := c.decode(obj)
 	if !ok {
 		return res, true
@@ -69,9 +73,9 @@ func (s *Set) CheckUpdate(ctx context.Context, obj, old *unstructured.Unstructur
 	}
 	// Ratcheting only takes errors away: an object the create checks pass needs
 	// no ratcheting validator, the slower one, and most updates are such.
-	errs := apiservervalidation.ValidateCustomResource(nil, u, c.trees)
+	errs := apiservervalidation.ValidateCustomResource(nil, u, k.trees)
 	if len(errs) > 0 && stored() {
-		errs = apiservervalidation.ValidateCustomResourceUpdate(nil, u, o, c.validator, apiservervalidation.WithRatcheting(correlated))
+		errs = apiservervalidation.ValidateCustomResourceUpdate(nil, u, o, k.validator, apiservervalidation.WithRatcheting(correlated))
 	}
 	res.Errors = append(res.Errors, errs...)
 	// The two walks below find nothing in a schema without the nodes they check
@@ -89,12 +93,12 @@ func (s *Set) CheckUpdate(ctx context.Context, obj, old *unstructured.Unstructur
 	// The API server runs CEL rules only when the schema checks passed: a rule may
 	// assume the types the schema guarantees. They see the stored object:
 	// transition rules (oldSelf) judge only updates.
-	if c.cel != nil && len(res.Errors) == 0 {
+	if k.cel != nil && len(res.Errors) == 0 {
 		var errs field.ErrorList
 		if stored() {
-			errs, _ = c.cel.Validate(ctx, nil, c.structural, u, o, celconfig.RuntimeCELCostBudget, cel.WithRatcheting(correlated))
+			errs, _ = k.cel.Validate(ctx, nil, c.structural, u, o, celconfig.RuntimeCELCostBudget, cel.WithRatcheting(correlated))
 		} else {
-			errs, _ = c.cel.Validate(ctx, nil, c.structural, u, nil, celconfig.RuntimeCELCostBudget)
+			errs, _ = k.cel.Validate(ctx, nil, c.structural, u, nil, celconfig.RuntimeCELCostBudget)
 		}
 		res.Errors = append(res.Errors, errs...)
 	}

@@ -53,7 +53,7 @@ func BenchmarkFloor10k(b *testing.B) {
 		pruning.PruneWithOptions(u, c.structural, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})
 		structuraldefaulting.PruneNonNullableNullsWithoutDefaults(u, c.structural)
 		structuraldefaulting.Default(u, c.structural)
-		prepared[i], validators[i], trees[i] = u, c.validator, c.trees
+		prepared[i], validators[i], trees[i] = u, c.checkers().validator, c.checkers().trees
 	}
 	ctx := context.Background()
 	b.Run("check", func(b *testing.B) {

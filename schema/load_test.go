@@ -24,11 +24,43 @@ func TestLoadOnManyGoroutinesIsLoadOnOne(t *testing.T) {
 	}
 	for _, gvk := range one.Kinds() {
 		a, b := one.kinds[gvk], many.kinds[gvk]
-		if !reflect.DeepEqual(a.structural, b.structural) || a.deprecated != b.deprecated || (a.cel == nil) != (b.cel == nil) {
+		if !reflect.DeepEqual(a.structural, b.structural) || a.deprecated != b.deprecated || (a.checkers().cel == nil) != (b.checkers().cel == nil) {
 			t.Errorf("%v compiled differently", gvk)
 		}
 	}
 	if _, err := Load("kuma-0.1"); err == nil || !strings.Contains(err.Error(), "no CRDs for") {
 		t.Errorf("unknown release: %v", err)
+	}
+}
+
+// TestEveryReleaseChecks: loading a release builds only the structural schemas;
+// the validators and CEL programs of a kind are built when it is first checked
+// (or by BuildCheckers), and those of every embedded kind build.
+func TestEveryReleaseChecks(t *testing.T) {
+	s, err := Load(releaseNames()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for gvk, c := range s.kinds {
+		if c.built.Load() != nil {
+			t.Errorf("%v: validators built by Load", gvk)
+		}
+	}
+	const mtp = "meshtrafficpermissions.kuma.io"
+	if err := s.BuildCheckers(mtp); err != nil {
+		t.Fatal(err)
+	}
+	for gvk, c := range s.kinds {
+		if s.Built(gvk) != (c.crd.Name == mtp) {
+			t.Errorf("%v (%s): built %v after BuildCheckers(%s)", gvk, c.crd.Name, s.Built(gvk), mtp)
+		}
+	}
+	if err := s.BuildCheckers(); err != nil {
+		t.Fatal(err)
+	}
+	for gvk, c := range s.kinds {
+		if k := c.built.Load(); k == nil || k.err != nil || k.trees == nil {
+			t.Errorf("%v: validators not built: %+v", gvk, k)
+		}
 	}
 }

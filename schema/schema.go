@@ -18,6 +18,7 @@ import (
 	"maps"
 	"path"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -121,18 +122,60 @@ func (s *Set) lookup(gvk schema.GroupVersionKind) *compiled {
 // compiled is one served version of one CRD, ready to check objects.
 type compiled struct {
 	structural *structuralschema.Structural
-	// validator is the API server's validator as apiextensions-apiserver builds it;
-	// trees checks with the same kube-openapi code, its sub-validators kept
-	// between objects (see validatorTrees). Check uses trees; the tests compare
-	// both.
-	validator  apiservervalidation.SchemaValidator
-	trees      *validatorTrees
-	cel        *cel.Validator // nil when the schema has no CEL rules
-	deprecated string         // deprecation warning of a deprecated version
+	// built are the validators (checkers), built on the first Check of the
+	// version from props: the set of a process that never runs the schema layer
+	// (the webhook with --schema-check never, or auto where the installed CRDs
+	// are the embedded ones) keeps only the structural schemas.
+	props      *apiextensions.JSONSchemaProps
+	once       sync.Once
+	built      atomic.Pointer[checkers]
+	deprecated string // deprecation warning of a deprecated version
 	// embedded and listTypes say whether the schema has nodes the embedded-resource
 	// and list-type checks look at (walks.go); without, Check skips them.
 	embedded, listTypes bool
 	crd                 EmbeddedCRD // the CRD this version comes from
+}
+
+// checkers are what Check runs beside the structural schema: the API server's
+// validator and CEL rules. Built once per version, on first use, because they are
+// most of a compiled release's memory (the CEL programs of Kuma's and Linkerd's
+// CRDs and kube-openapi's schemas held ~10 MB of a 15 MB idle webhook heap), and
+// a webhook that leaves the schema to the API server never needs them.
+type checkers struct {
+	// validator is the API server's validator as apiextensions-apiserver builds it;
+	// trees checks with the same kube-openapi code, its sub-validators kept
+	// between objects (see validatorTrees). Check uses trees; the tests compare
+	// both.
+	validator apiservervalidation.SchemaValidator
+	trees     *validatorTrees
+	cel       *cel.Validator // nil when the schema has no CEL rules
+	// err is why the validator could not be built (never for an embedded
+	// release: TestEveryReleaseChecks builds them all); Check then has no schema
+	// for the version, as for a kind the set does not know.
+	err error
+}
+
+// checkers are c's validators, built on the first call. Safe for concurrent use.
+func (c *compiled) checkers() *checkers {
+	c.once.Do(func() {
+		c.built.Store(newCheckers(c.props, c.structural))
+		c.props = nil // only the validators read it
+	})
+	return c.built.Load()
+}
+
+// newCheckers builds the checkers of the version whose schema is props (st, its
+// structural form).
+func newCheckers(props *apiextensions.JSONSchemaProps, st *structuralschema.Structural) *checkers {
+	v, openapi, err := apiservervalidation.NewSchemaValidator(props)
+	if err != nil {
+		return &checkers{err: err}
+	}
+	k := &checkers{validator: v, trees: newValidatorTrees(openapi)}
+	if hasCEL(st) {
+		k.cel = cel.NewValidator(st, true, celconfig.PerCallLimit)
+	}
+	return k
 }
 
 // Load compiles the CRDs of the named releases ("kuma-2.14", "linkerd-edge-26.8.3"). It fails on an
@@ -291,15 +334,8 @@ func compile(props *apiextensions.JSONSchemaProps) (*compiled, error) {
 	if errs := structuralschema.ValidateStructural(nil, st); len(errs) > 0 {
 		return nil, errs.ToAggregate()
 	}
-	v, openapi, err := apiservervalidation.NewSchemaValidator(props)
-	if err != nil {
-		return nil, err
-	}
-	c := &compiled{structural: st, validator: v, trees: newValidatorTrees(openapi),
-		embedded: hasEmbeddedResource(st), listTypes: hasListType(st)}
-	if hasCEL(st) {
-		c.cel = cel.NewValidator(st, true, celconfig.PerCallLimit)
-	}
+	c := &compiled{structural: st, embedded: hasEmbeddedResource(st), listTypes: hasListType(st)}
+	c.props = props
 	return c, nil
 }
 
@@ -409,4 +445,33 @@ func pathSteps(p string) []string {
 		}
 	}
 	return out
+}
+
+// BuildCheckers builds the validators of every kind of the set whose CRD is named
+// in crds (every kind when crds is empty), compiling deferred releases first, and
+// returns the first error. Check builds them on first use; a webhook that will
+// run the schema layer on a kind's objects builds them here instead, before a
+// request has to wait for it.
+func (s *Set) BuildCheckers(crds ...string) error {
+	for _, gvk := range s.Kinds() {
+		c := s.lookup(gvk)
+		if c == nil || (len(crds) > 0 && !slices.Contains(crds, c.crd.Name)) {
+			continue
+		}
+		if err := c.checkers().err; err != nil {
+			return fmt.Errorf("%s: %v: %w", c.crd.Name, gvk, err)
+		}
+	}
+	return nil
+}
+
+// Built reports whether the validators of gvk are built (BuildCheckers, or a
+// Check of one of its objects): what the schema layer holds in memory for the
+// kind, which a webhook that leaves the schema to the API server should not.
+func (s *Set) Built(gvk schema.GroupVersionKind) bool {
+	c := s.lookup(gvk)
+	if c == nil {
+		return false
+	}
+	return c.built.Load() != nil
 }

@@ -62,7 +62,7 @@ func TestTreeValidatorIsTheAPIServers(t *testing.T) {
 			pruning.PruneWithOptions(u, c.structural, true, structuralschema.UnknownFieldPathOptions{})
 			structuraldefaulting.PruneNonNullableNullsWithoutDefaults(u, c.structural)
 			structuraldefaulting.Default(u, c.structural)
-			want := errorTexts(apiservervalidation.ValidateCustomResource(nil, u, c.validator))
+			want := errorTexts(apiservervalidation.ValidateCustomResource(nil, u, c.checkers().validator))
 			all = append(all, checked{c: c, u: u, want: want, what: fmt.Sprintf("%s %v", gvkOf(v), v["metadata"])})
 			if len(want) > 0 {
 				failing++
@@ -72,7 +72,7 @@ func TestTreeValidatorIsTheAPIServers(t *testing.T) {
 	// One goroutine (each object on the trees the previous ones left), then four at
 	// once over every fourth object (each needs a tree of its own from the pool).
 	for _, x := range all {
-		if got := errorTexts(apiservervalidation.ValidateCustomResource(nil, x.u, x.c.trees)); !slices.Equal(got, x.want) {
+		if got := errorTexts(apiservervalidation.ValidateCustomResource(nil, x.u, x.c.checkers().trees)); !slices.Equal(got, x.want) {
 			t.Errorf("%s:\n got %q\nwant %q", x.what, got, x.want)
 		}
 	}
@@ -82,7 +82,7 @@ func TestTreeValidatorIsTheAPIServers(t *testing.T) {
 		wg.Go(func() {
 			for i := g; i < len(all); i += 4 {
 				x := all[i]
-				if got := errorTexts(apiservervalidation.ValidateCustomResource(nil, x.u, x.c.trees)); !slices.Equal(got, x.want) {
+				if got := errorTexts(apiservervalidation.ValidateCustomResource(nil, x.u, x.c.checkers().trees)); !slices.Equal(got, x.want) {
 					mismatches.Add(1)
 				}
 			}

@@ -140,32 +140,48 @@ func (s *InstalledSchemas) next(ctx context.Context) bool {
 }
 
 // refresh reads CRD name and records its SchemaHash (or forgets it when deleted).
+// When the installed schema differs from the embedded one, the schema layer's
+// validators for its kinds are built now rather than by the first request that
+// needs them.
 func (s *InstalledSchemas) refresh(ctx context.Context, name string) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	crd, err := s.crds.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, name, metav1.GetOptions{})
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	switch {
 	case apierrors.IsNotFound(err):
-		delete(s.installed, name)
+		s.record(name, "")
 		return nil
 	case err != nil:
-		delete(s.installed, name) // unknown: check
+		s.record(name, "") // unknown: check
 		return err
 	}
 	h, err := meshschema.SchemaHash(crd)
 	if err != nil {
-		delete(s.installed, name)
+		s.record(name, "")
 		return fmt.Errorf("hashing %s: %w", name, err)
 	}
-	s.installed[name] = h
+	s.record(name, h)
 	same := h == s.embedded[name].Hash
 	s.log.V(1).Info("installed CRD read", "crd", name, "sameSchema", same)
 	if !same {
 		s.log.Info("the installed CRD differs from the embedded release's: its kinds get the schema layer on admission", "crd", name)
+		if err := s.set.BuildCheckers(name); err != nil {
+			s.log.Error(err, "building the schema layer's validators; the kinds are checked without them", "crd", name)
+		}
 	}
 	return nil
+}
+
+// record sets the SchemaHash of the installed CRD name; "" forgets it (not
+// installed, or not known).
+func (s *InstalledSchemas) record(name, hash string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if hash == "" {
+		delete(s.installed, name)
+		return
+	}
+	s.installed[name] = hash
 }
 
 // NeedLeaderElection is false: every replica answers admission requests.

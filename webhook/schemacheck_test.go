@@ -98,6 +98,12 @@ func TestInstalledSchemasSkipOnlyTheSameSchema(t *testing.T) {
 	if s.Redundant(retryGVK) {
 		t.Error("MeshRetry: skipped though its CRD is not installed")
 	}
+	// The validators are built for the kind that needs them, before its first
+	// object, and not for the one the API server checks.
+	if !set.Built(timeoutGVK) || set.Built(mtpGVK) {
+		t.Errorf("validators built: MeshTimeout (differs) %v, MeshTrafficPermission (same) %v; want true, false",
+			set.Built(timeoutGVK), set.Built(mtpGVK))
+	}
 
 	// The MeshTrafficPermission CRD is edited: the schema layer comes back.
 	edited := mtp.DeepCopy()
@@ -171,5 +177,32 @@ func TestValidateSkipsTheSchemaLayerOnlyWhenRedundant(t *testing.T) {
 	}
 	if len(asked) != 2 || asked[0] != mtpGVK {
 		t.Errorf("SchemaRedundant asked about %v, want the request's kind", asked)
+	}
+}
+
+// TestPrepareSchemas: serve builds the schema layer's validators up front where
+// the layer runs on every object (always; auto offline) and not where the API
+// server's check may stand for it (never; auto, which builds them per CRD).
+func TestPrepareSchemas(t *testing.T) {
+	for _, tc := range []struct {
+		check   string
+		offline bool
+		built   bool
+	}{
+		{SchemaCheckAlways, false, true},
+		{SchemaCheckAuto, true, true},
+		{SchemaCheckNever, true, false},
+		{SchemaCheckAuto, false, false},
+	} {
+		set, err := meshschema.Load(meshschema.KumaRelease(meshschema.DefaultKumaVersion))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := prepareSchemas(set, Options{SchemaCheck: tc.check, Offline: tc.offline}); err != nil {
+			t.Fatal(err)
+		}
+		if got := set.Built(mtpGVK); got != tc.built {
+			t.Errorf("--schema-check %s, offline %v: validators built %v, want %v", tc.check, tc.offline, got, tc.built)
+		}
 	}
 }
