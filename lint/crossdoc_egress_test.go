@@ -2,6 +2,7 @@ package lint
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -29,6 +30,9 @@ func TestMissingEgressNetwork(t *testing.T) {
 	inv.Complete = true
 	inCluster := loose
 	inCluster.Stages = CrossDocumentInventory(s, "default", inv)
+	// The documents are a cluster's (meshguard audit): absence is known, a warning.
+	audit := loose
+	audit.Stages = CrossDocumentInventory(s, "default", &Inventory{Cluster: true})
 	for _, tc := range []struct {
 		name     string
 		doc      string
@@ -42,6 +46,8 @@ func TestMissingEgressNetwork(t *testing.T) {
 		{"alone, strict", route, strict, validate.SeverityError},
 		{"with its EgressNetwork, strict", route + "---\n" + egress("internet", "app"), strict, ""},
 		{"its EgressNetwork in --inventory, strict", route, inCluster, ""},
+		{"alone, a cluster's objects", route, audit, validate.SeverityWarning},
+		{"with its EgressNetwork, a cluster's objects", route + "---\n" + egress("internet", "app"), audit, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fs, _ := Lint(LoadBytes("x.yaml", []byte(tc.doc)), tc.o)
@@ -49,6 +55,9 @@ func TestMissingEgressNetwork(t *testing.T) {
 			for _, f := range fs {
 				if f.Code == validate.CodeLinkerdMissingEgressNet {
 					got = append(got, f.Severity)
+					if strings.Contains(tc.name, "cluster's objects") && !strings.Contains(f.Message, "does not exist in the cluster") {
+						t.Errorf("an audit finding must say the cluster: %q", f.Message)
+					}
 					if f.Field != "spec.parentRefs[0]" {
 						t.Errorf("finding %+v", f)
 					}

@@ -26,7 +26,10 @@ type crossStage struct {
 	namespace string // of documents that name none
 	kinds     map[schema.GroupKind]bool
 	objects   engine.Objects
-	subjects  []crossSubject
+	// strict makes the findings that rest on an object's absence errors
+	// (--strict-references).
+	strict   bool
+	subjects []crossSubject
 }
 
 // crossSubject is one object a check judges, with where its findings point.
@@ -48,8 +51,18 @@ type crossSummary struct {
 // --inventory) is the whole cluster (--strict-references).
 func newCrossStage(s api.Settings, ns string, complete bool) *crossStage {
 	eng := engine.New(s)
-	st := &crossStage{eng: eng, namespace: ns, kinds: engine.CrossKinds(eng.Checks)}
+	st := &crossStage{eng: eng, namespace: ns, kinds: engine.CrossKinds(eng.Checks), strict: complete}
 	st.objects.Complete = complete
+	return st
+}
+
+// newClusterStage is the stage for a cluster's objects (audit): every kind is
+// known, what is missing is missing from the cluster, and findings are warnings,
+// as the webhook gives them.
+func newClusterStage(s api.Settings, ns string) *crossStage {
+	st := newCrossStage(s, ns, false)
+	st.objects.Complete = true
+	st.objects.In = engine.ScopeCluster
 	return st
 }
 
@@ -125,7 +138,7 @@ func (s *crossStage) Findings() []Finding {
 	var out []Finding
 	ctx := context.Background()
 	for _, sub := range s.subjects {
-		errs, warns := s.eng.Cross(ctx, sub.s, &s.objects, s.objects.Complete)
+		errs, warns := s.eng.Cross(ctx, sub.s, &s.objects, s.strict)
 		out = appendAnchored(out, sub.anchor, errs, validate.SeverityError)
 		out = appendAnchored(out, sub.anchor, warns, validate.SeverityWarning)
 	}

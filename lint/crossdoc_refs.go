@@ -109,6 +109,10 @@ type Inventory struct {
 	// documents are.
 	Objects   []*unstructured.Unstructured
 	Workloads []linkerd.Workload
+	// Cluster says the run's documents are a cluster's objects (meshguard
+	// audit): the checks across objects then know every kind everywhere and
+	// say what is missing from the cluster, as warnings, as the webhook does.
+	Cluster bool
 	// Complete says that the linted objects plus Entries are every object a
 	// reference may name (--strict-references): a reference that resolves to
 	// nothing is an error, whatever kinds and namespaces the set holds.
@@ -189,6 +193,9 @@ func CrossDocumentInventory(s api.Settings, ns string, inv *Inventory) func() []
 	return func() []Stage {
 		complete := inv != nil && inv.Complete
 		cross := newCrossStage(s, ns, complete)
+		if inv != nil && inv.Cluster {
+			cross = newClusterStage(s, ns)
+		}
 		if inv != nil {
 			cross.base(inv)
 		}

@@ -141,7 +141,7 @@ func (o *auditOptions) check() error {
 // engine is the linter's options for stored objects.
 func (o *auditOptions) engine() (lint.Options, error) {
 	eng := lint.Options{Settings: o.settings, Namespace: "default", Registry: api.DefaultRegistry(),
-		Stages: lint.CrossDocument(o.settings, "default")}
+		Stages: lint.CrossDocumentInventory(o.settings, "default", &lint.Inventory{Cluster: true})}
 	if o.ignoreFile != "" {
 		f, err := lint.ReadIgnoreFile(o.ignoreFile, lint.RuleSeverity, time.Now())
 		if err != nil {

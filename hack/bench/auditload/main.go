@@ -235,7 +235,7 @@ func measure(ctx context.Context, cfg *rest.Config, dyn dynamic.Interface, o opt
 	if err := meshschema.LoadInto(&s); err != nil {
 		return err
 	}
-	eng := lint.Options{Settings: s, Namespace: "default", Registry: api.DefaultRegistry(), Stages: lint.CrossDocument(s, "default")}
+	eng := lint.Options{Settings: s, Namespace: "default", Registry: api.DefaultRegistry(), Stages: lint.CrossDocumentInventory(s, "default", &lint.Inventory{Cluster: true})}
 	reader, err := live.NewReader(cfg)
 	if err != nil {
 		return err
