@@ -80,10 +80,11 @@ func (e *Engine) Judge(ctx context.Context, in Input) Verdict {
 	}
 	res := validate.Validate(in.Object, in.Kind, e.Settings, in.Request)
 	v.Errors, v.Warnings, v.Spec = res.Errors, res.Warnings, res.Spec
+	var sups []validate.Suppression
 	if in.Suppress {
 		var about field.ErrorList
-		v.Warnings, about = e.suppress(in.Object, in.Request, v.Warnings)
-		v.Warnings = append(v.Warnings, about...)
+		sups, about = e.suppressions(in.Object, in.Request)
+		v.Warnings = append(unsuppressed(sups, v.Warnings), about...)
 	}
 	if len(v.Errors) > 0 || in.Source == nil || in.Object == nil {
 		return v
@@ -91,7 +92,7 @@ func (e *Engine) Judge(ctx context.Context, in Input) Verdict {
 	errs, warns := e.Cross(ctx, Subject{Object: in.Object, Kind: in.Kind, Spec: v.Spec}, in.Source, false)
 	warns = append(warns, references(ctx, in.Object, in.Source, e.Settings)...)
 	if in.Suppress {
-		warns = e.withoutSuppressed(in.Object, warns)
+		warns = unsuppressed(sups, warns)
 	}
 	v.Errors = append(v.Errors, errs...)
 	v.Warnings = append(v.Warnings, warns...)
@@ -121,11 +122,14 @@ func (e *Engine) Cross(ctx context.Context, s Subject, src Source, strict bool) 
 	return errs, warnings
 }
 
-// catalogueSeverity is the severity of every code, for reading suppressions: the
-// same catalogue `meshguard rules` and the linter read.
+// catalogueSeverity is the severity of every code, built once.
 var catalogueSeverity = sync.OnceValue(func() validate.RuleSeverity {
 	return validate.SeverityLookup(rules.Catalogue())
 })
+
+// CatalogueSeverity is the severity of every code, for reading suppressions: the
+// catalogue `meshguard rules` prints, for the webhook and the linter alike.
+func CatalogueSeverity() validate.RuleSeverity { return catalogueSeverity() }
 
 func (e *Engine) now() time.Time {
 	if e.Now != nil {
@@ -134,33 +138,23 @@ func (e *Engine) now() time.Time {
 	return time.Now()
 }
 
-// suppress applies the object's meshguard.io/ignore annotation to its warnings:
-// it returns the warnings no entry accepts, and the warnings about the annotation
-// itself. Those go to every writer except the privileged ones (the mesh's own sync
-// stores objects as sent); MG052, naming a code that cannot be suppressed, only
-// when the annotation is new or changed, so an apply that does not touch it stays
-// quiet. Errors are never suppressed.
-func (e *Engine) suppress(obj *unstructured.Unstructured, req api.Request, warnings field.ErrorList) (kept, about field.ErrorList) {
+// suppressions reads the object's meshguard.io/ignore annotation once: the
+// entries that accept warnings, and the warnings about the annotation itself.
+// Those go to every writer except the privileged ones (the mesh's own sync stores
+// objects as sent); MG052, naming a code that cannot be suppressed, only when the
+// annotation is new or changed, so an apply that does not touch it stays quiet.
+func (e *Engine) suppressions(obj *unstructured.Unstructured, req api.Request) (sups []validate.Suppression, about field.ErrorList) {
 	if obj == nil {
-		return warnings, nil
+		return nil, nil
 	}
 	ann := obj.GetAnnotations()
 	value, ok := ann[validate.AnnotationIgnore]
 	if !ok {
-		return warnings, nil
+		return nil, nil
 	}
-	sups, errs := validate.ObjectSuppressions(ann, catalogueSeverity(), e.now())
-	kept = warnings
-	if len(sups) > 0 {
-		kept = make(field.ErrorList, 0, len(warnings))
-		for _, w := range warnings {
-			if validate.Suppressed(sups, w.Origin, validate.SeverityWarning) == nil {
-				kept = append(kept, w)
-			}
-		}
-	}
+	sups, errs := validate.ObjectSuppressions(ann, CatalogueSeverity(), e.now())
 	if req.Privileged {
-		return kept, nil
+		return sups, nil
 	}
 	changed := req.Old == nil || req.Old.GetAnnotations()[validate.AnnotationIgnore] != value
 	for _, err := range errs {
@@ -168,11 +162,20 @@ func (e *Engine) suppress(obj *unstructured.Unstructured, req api.Request, warni
 			about = append(about, err)
 		}
 	}
-	return kept, about
+	return sups, about
 }
 
-// withoutSuppressed drops the warnings the object's annotation accepts.
-func (e *Engine) withoutSuppressed(obj *unstructured.Unstructured, warnings field.ErrorList) field.ErrorList {
-	kept, _ := e.suppress(obj, api.Request{Privileged: true}, warnings)
+// unsuppressed are the warnings no entry of sups accepts; errors are never
+// suppressed.
+func unsuppressed(sups []validate.Suppression, warnings field.ErrorList) field.ErrorList {
+	if len(sups) == 0 {
+		return warnings
+	}
+	kept := make(field.ErrorList, 0, len(warnings))
+	for _, w := range warnings {
+		if validate.Suppressed(sups, w.Origin, validate.SeverityWarning) == nil {
+			kept = append(kept, w)
+		}
+	}
 	return kept
 }

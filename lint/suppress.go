@@ -3,10 +3,9 @@ package lint
 import (
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/meshguard/meshguard/rules"
+	"github.com/meshguard/meshguard/engine"
 	"github.com/meshguard/meshguard/validate"
 )
 
@@ -33,12 +32,9 @@ type Suppression struct {
 	Expires string `json:"expires,omitempty"`
 }
 
-// ruleSeverity is the severity lookup over the rules catalogue, built once.
-var ruleSeverity = sync.OnceValue(func() validate.RuleSeverity { return validate.SeverityLookup(rules.Catalogue()) })
-
 // RuleSeverity looks a code up in the rules catalogue, for the doors that read
-// suppressions.
-func RuleSeverity(code string) (string, bool) { return ruleSeverity()(code) }
+// suppressions: the engine's lookup, which the webhook's suppressions read too.
+func RuleSeverity(code string) (string, bool) { return engine.CatalogueSeverity()(code) }
 
 // objectKey identifies the object a finding is about, within one input: by its
 // file, or for a rendered object by its render (findings on a rendered object
