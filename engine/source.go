@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"sort"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -119,20 +118,6 @@ func (o *Objects) List(_ context.Context, gk schema.GroupKind, ns string) ([]*un
 
 // Scope implements Source.
 func (o *Objects) Scope() Scope { return o.In }
-
-// Kinds lists the kinds the set holds, sorted, for tests and diagnostics.
-func (o *Objects) Kinds() []schema.GroupKind {
-	seen := map[schema.GroupKind]bool{}
-	var out []schema.GroupKind
-	for k := range o.index {
-		if !seen[k.gk] {
-			seen[k.gk] = true
-			out = append(out, k.gk)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
-	return out
-}
 
 // hasName reports whether objs holds an object named name.
 func hasName(objs []*unstructured.Unstructured, name string) bool {

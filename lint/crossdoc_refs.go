@@ -2,6 +2,7 @@ package lint
 
 import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/engine"
@@ -124,22 +125,23 @@ type Inventory struct {
 // without a namespace in ns.
 func InventoryOf(objs []*unstructured.Unstructured, ns string) *Inventory {
 	inv := &Inventory{}
+	kinds := engine.CrossKinds(engine.CrossChecks())
 	for _, u := range objs {
-		inv.add(u, ns)
+		inv.add(u, ns, kinds)
 	}
 	return inv
 }
 
 // add enters u, whose namespace is ns when it names none: for the reference
-// checks, and for the checks across objects when they read its kind.
-func (inv *Inventory) add(u *unstructured.Unstructured, ns string) {
+// checks, and for the checks across objects when kinds (engine.CrossKinds) holds
+// its kind.
+func (inv *Inventory) add(u *unstructured.Unstructured, ns string, kinds map[schema.GroupKind]bool) {
 	if e, ok := refs.EntryOf(u); ok {
 		if e.Namespace == "" && !e.Class.ClusterScoped() {
 			e.Namespace = ns
 		}
 		inv.Entries = append(inv.Entries, e)
 	}
-	kinds := engine.CrossKinds(engine.CrossChecks())
 	if kinds[u.GroupVersionKind().GroupKind()] {
 		if u.GetNamespace() == "" {
 			u = u.DeepCopy()
@@ -169,6 +171,7 @@ func LoadInventory(paths []string, lo LoadOptions, o Options) (*Inventory, []Fin
 		return inv, nil
 	}
 	loaded := LoadAll(paths, nil, lo)
+	kinds := engine.CrossKinds(engine.CrossChecks())
 	var bad []Finding
 	for i := range loaded.Docs {
 		d := &loaded.Docs[i]
@@ -182,7 +185,7 @@ func LoadInventory(paths []string, lo LoadOptions, o Options) (*Inventory, []Fin
 		}
 		// Registry kinds get the namespace and labels the webhook would give them.
 		Prepare(d, o)
-		inv.add(d.Object, o.Namespace)
+		inv.add(d.Object, o.Namespace, kinds)
 	}
 	return inv, bad
 }
