@@ -5,7 +5,6 @@ package e2e
 import (
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestCrossObjectChecksAtAdmission applies, through the real API server and
@@ -51,28 +50,8 @@ spec: {trafficPolicy: Allow}
 			t.Fatalf("setup: err %v, stderr:\n%s", err, stderr)
 		}
 	}
-	// The caches see what was just stored shortly after; until then nothing is
-	// known of the kind in the namespace and nothing warns.
-	wantWarning := func(doc, want string) {
-		t.Helper()
-		want = want[:min(len(want), len("Warning: ")+117)]
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			_, stderr, err := kubectl(t, doc, "apply", "-f", "-")
-			if err != nil {
-				t.Fatalf("a cross-object warning must not deny: %v", err)
-			}
-			if strings.Contains(stderr, want) {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("no warning %q in:\n%s", want, stderr)
-			}
-			time.Sleep(time.Second)
-		}
-	}
-	wantWarning(limit("second", "web"), "Warning: MG370 spec.targetRef: HTTPLocalRateLimitPolicies first, second all target Server web")
-	wantWarning(route("internt"), "Warning: MG369 spec.parentRefs[0]: the parent EgressNetwork internt (namespace e2e-cross) does not exist in the cluster")
+	applyUntilWarning(t, limit("second", "web"), "Warning: MG370 spec.targetRef: HTTPLocalRateLimitPolicies first, second all target Server web")
+	applyUntilWarning(t, route("internt"), "Warning: MG369 spec.parentRefs[0]: the parent EgressNetwork internt (namespace e2e-cross) does not exist in the cluster")
 	for _, doc := range []string{limit("other", "api"), route("internet")} {
 		_, stderr, err := kubectl(t, doc, "apply", "-f", "-")
 		if err != nil {

@@ -57,28 +57,8 @@ spec:
 	}
 	// The caches see the Service and the ServiceAccount shortly after they are
 	// stored; until then the namespace holds nothing they know and nothing warns.
-	wantWarning := func(doc, want string) {
-		t.Helper()
-		// kubectl prints "Warning: " and the webhook's line, which is cut at 120
-		// characters (117 and "...").
-		want = want[:min(len(want), len("Warning: ")+117)]
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			_, stderr, err := kubectl(t, doc, "apply", "-f", "-")
-			if err != nil {
-				t.Fatalf("a dangling reference must not be denied: %v", err)
-			}
-			if strings.Contains(stderr, want) {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("no warning %q in:\n%s", want, stderr)
-			}
-			time.Sleep(time.Second)
-		}
-	}
-	wantWarning(timeout("backnd"), `Warning: MG401 spec.to[0].targetRef: MeshService e2e-refs/backnd: not found in the cluster (did you mean "backend"?)`)
-	wantWarning(authz("wbe"), `Warning: MG421 spec.requiredAuthenticationRefs[0]: ServiceAccount e2e-refs/wbe: not found in the cluster (did you mean "web"?)`)
+	applyUntilWarning(t, timeout("backnd"), `Warning: MG401 spec.to[0].targetRef: MeshService e2e-refs/backnd: not found in the cluster (did you mean "backend"?)`)
+	applyUntilWarning(t, authz("wbe"), `Warning: MG421 spec.requiredAuthenticationRefs[0]: ServiceAccount e2e-refs/wbe: not found in the cluster (did you mean "web"?)`)
 	for _, doc := range []string{timeout("backend"), authz("web")} {
 		_, stderr, err := kubectl(t, doc, "apply", "-f", "-")
 		if err != nil {
@@ -91,5 +71,30 @@ spec:
 	// The dangling objects were stored: warnings never deny.
 	if _, _, err := kubectl(t, "", "get", "-n", ns, "meshtimeout", "to-backnd"); err != nil {
 		t.Errorf("the MeshTimeout with a dangling reference was not stored: %v", err)
+	}
+}
+
+// applyUntilWarning applies doc with kubectl until its output holds the admission
+// warning want, for at most 30 s: the webhook's informer caches see what was just
+// stored shortly after, and until then nothing that rests on it warns. A warning
+// never denies, so a refused apply fails the test.
+func applyUntilWarning(t *testing.T, doc, want string) {
+	t.Helper()
+	// kubectl prints "Warning: " and the webhook's line, which is cut at 120
+	// characters (117 and "...").
+	want = want[:min(len(want), len("Warning: ")+117)]
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		_, stderr, err := kubectl(t, doc, "apply", "-f", "-")
+		if err != nil {
+			t.Fatalf("an object that draws a warning must not be denied: %v", err)
+		}
+		if strings.Contains(stderr, want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no warning %q in:\n%s", want, stderr)
+		}
+		time.Sleep(time.Second)
 	}
 }
