@@ -117,7 +117,7 @@ func runKumaEffects(ctx context.Context, subjects []Subject, src Source, reg *ap
 		mesh := meshOf(s.Object)
 		eff, seen := judged[mesh]
 		if !seen {
-			eff, _ = store.Effects(ctx, mesh, limit)
+			eff, _ = store.Effects(ctx, mesh, limit) // nil on error: nothing to say
 			judged[mesh] = eff
 		}
 		if eff != nil {

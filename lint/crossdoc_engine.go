@@ -115,7 +115,11 @@ func (s *crossStage) Summarize(c Checked) any {
 	if !s.kinds[gk] {
 		return nil
 	}
-	sum := &crossSummary{obj: s.inNamespace(c.Object)}
+	obj := c.Object
+	if !c.Kind.ClusterScoped && (c.Doc == nil || !c.Doc.Universal) {
+		obj = s.inNamespace(obj)
+	}
+	sum := &crossSummary{obj: obj}
 	if engine.Judged(s.eng.Checks, gk) {
 		sub := engine.Subject{Object: sum.obj, Kind: c.Kind, Spec: c.Spec}
 		sum.subject = &crossSubject{s: sub, anchor: NewAnchor(c.Doc, engine.Fields(s.eng.Checks, sub)...)}
