@@ -74,8 +74,7 @@ See docs/inspect.md. Exit codes: 0 answered (--kuma-api: Kuma answers 200), 1 Ku
 answers an error, 2 usage or input errors.`,
 		Example: `  meshguard inspect --dataplane web-1 examples/inspect/shop
   meshguard inspect --proxy Deployment/web -n shop examples/inspect/k8s-shop
-  meshguard inspect --proxy Deployment/web -n shop --kubeconfig ~/.kube/config
-  meshguard inspect --proxy Deployment/web -n shop deploy/overlays/prod   # a kustomization, rendered
+  meshguard inspect --proxy Deployment/web -n shop examples/inspect/k8s-shop/mesh.yaml examples/inspect/k8s-shop-kustomized
   meshguard inspect --kuma-api /meshes/default/dataplanes/web-1/_rules examples/inspect/shop
   meshguard inspect --kuma-api /meshes/default/dataplanes/web-1/_outbounds/kri_msvc_default___backend_http/_policies examples/inspect/shop
   kumactl export -p all -f universal | meshguard inspect --dataplane web-1 --mesh default -o json -`,
