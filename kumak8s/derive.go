@@ -48,11 +48,12 @@ type Result struct {
 type deriver struct {
 	o          Options
 	namespaces map[string]*corev1.Namespace
-	services   map[string][]*corev1.Service // by namespace, in name order
-	meshes     map[string]map[string]any    // Mesh name -> spec
-	given      map[string]bool              // namespace/name of input Dataplanes and MeshServices, by kind
-	owners     map[string]bool              // Kind/namespace/name of every workload of the input
-	taken      map[string]bool              // namespace/name of Dataplanes derived so far
+	services   map[string][]*corev1.Service            // by namespace, in name order
+	meshes     map[string]map[string]any               // Mesh name -> spec
+	given      map[string]bool                         // namespace/name of input Dataplanes and MeshServices, by kind
+	givenDPs   map[string][]*unstructured.Unstructured // the input's Dataplanes by namespace
+	owners     map[string]bool                         // Kind/namespace/name of every workload of the input
+	taken      map[string]bool                         // namespace/name of Dataplanes derived so far
 	res        Result
 	gatewayPod map[string]bool // namespace/name of derived Dataplanes that serve a gateway
 	pods       []*workloadPod
@@ -83,10 +84,12 @@ type workloadPod struct {
 //     mesh whose meshServices.mode is not Disabled: its MeshService.
 //
 // A Dataplane or MeshService the input holds already (same namespace and name)
-// is not derived again: the input wins.
+// is not derived again: the input wins. So does a Dataplane of one of the
+// workload's pods, as a cluster running Kuma stores it (named after the pod:
+// the workload's name and a dash, carrying the pod template's labels).
 func Derive(objs []*unstructured.Unstructured, o Options) Result {
 	d := &deriver{o: o, namespaces: map[string]*corev1.Namespace{}, services: map[string][]*corev1.Service{},
-		meshes: map[string]map[string]any{}, given: map[string]bool{}, owners: map[string]bool{}, taken: map[string]bool{}, gatewayPod: map[string]bool{}}
+		meshes: map[string]map[string]any{}, given: map[string]bool{}, owners: map[string]bool{}, givenDPs: map[string][]*unstructured.Unstructured{}, taken: map[string]bool{}, gatewayPod: map[string]bool{}}
 	d.index(objs)
 	for _, u := range objs {
 		d.workload(u)
@@ -121,6 +124,9 @@ func (d *deriver) index(objs []*unstructured.Unstructured) {
 			d.meshes[name] = spec
 		case gvk.Group == api.KumaGroup && (gvk.Kind == api.KindDataplane || gvk.Kind == api.KindMeshService):
 			d.given[gvk.Kind+"/"+ns+"/"+name] = true
+			if gvk.Kind == api.KindDataplane {
+				d.givenDPs[ns] = append(d.givenDPs[ns], u)
+			}
 		}
 	}
 }

@@ -261,3 +261,39 @@ spec: {selector: {app: contour}, ports: [{port: 80, targetPort: 8080}]}`)
 		t.Error("a Service backing gateway pods got a MeshService")
 	}
 }
+
+// TestDeriveStoredDataplane: on a cluster running Kuma, the Dataplane of a
+// Deployment's pod (named after the pod, with the template's labels) stands for
+// the Deployment; none is derived beside it.
+func TestDeriveStoredDataplane(t *testing.T) {
+	in := objects(t, `apiVersion: v1
+kind: Namespace
+metadata: {name: shop, labels: {kuma.io/sidecar-injection: enabled}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec: {template: {metadata: {labels: {app: web}}, spec: {containers: [{name: web}]}}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web-admin, namespace: shop}
+spec: {template: {metadata: {labels: {app: web-admin}}, spec: {containers: [{name: web}]}}}
+---
+apiVersion: kuma.io/v1alpha1
+kind: Dataplane
+mesh: default
+metadata: {name: web-admin-6b7c9-k2x9z, namespace: shop, labels: {app: web-admin, kuma.io/mesh: default}}
+spec: {networking: {address: 10.0.0.9, inbound: [{port: 8080, tags: {kuma.io/service: web-admin_shop_svc_80}}]}}`)
+	res := Derive(in, Options{})
+	want := []Proxy{
+		{Kind: "Deployment", Name: "web", Namespace: "shop", Mesh: "default", Dataplane: "web"},
+		{Kind: "Deployment", Name: "web-admin", Namespace: "shop", Mesh: "default", Dataplane: "web-admin-6b7c9-k2x9z", Given: true},
+	}
+	if !reflect.DeepEqual(res.Proxies, want) {
+		t.Errorf("proxies %+v, want %+v", res.Proxies, want)
+	}
+	if find(res, "Dataplane", "shop", "web-admin") != nil {
+		t.Error("a Dataplane was derived beside the stored one")
+	}
+}

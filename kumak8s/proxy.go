@@ -25,6 +25,11 @@ func (d *deriver) proxy(wp *workloadPod) {
 		return
 	}
 	p := Proxy{Kind: wp.kind, Name: wp.name, Namespace: pod.Namespace, Mesh: mesh}
+	if name, ok := d.podDataplane(wp); ok {
+		p.Dataplane, p.Given = name, true
+		d.res.Proxies = append(d.res.Proxies, p)
+		return
+	}
 	pod.Name = d.dataplaneName(wp)
 	p.Dataplane = pod.Name
 	var dp map[string]any
@@ -150,4 +155,27 @@ func (d *deriver) addMesh(mesh string) {
 	d.meshes[mesh] = nil
 	d.res.Objects = append(d.res.Objects, &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": dataplaneAPIVersion, "kind": api.KindMesh, "metadata": map[string]any{"name": mesh}}})
+}
+
+// podDataplane is the input's Dataplane of one of the workload's pods: in its
+// namespace, named `<workload>-…` (a Pod: its own name), with every label of the
+// pod template.
+func (d *deriver) podDataplane(wp *workloadPod) (string, bool) {
+	for _, u := range d.givenDPs[wp.pod.Namespace] {
+		name := u.GetName()
+		if wp.kind == "Pod" && name != wp.name || wp.kind != "Pod" && !strings.HasPrefix(name, wp.name+"-") {
+			continue
+		}
+		labels := u.GetLabels()
+		all := true
+		for k, v := range wp.pod.Labels {
+			if k != api.LabelMesh && labels[k] != v {
+				all = false
+			}
+		}
+		if all {
+			return name, true
+		}
+	}
+	return "", false
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/kumainspect"
@@ -178,11 +179,13 @@ func renderedObjects(path string, lo lint.LoadOptions) ([]kumainspect.Object, er
 }
 
 // readCluster lists, read-only, what check --kubeconfig lists: the Kuma kinds the
-// cluster serves, and Namespaces, Services and workloads.
+// cluster serves, and Namespaces, Services and workloads; and Kuma's Dataplanes
+// when the cluster has them.
 func (in *inspectInput) readCluster() ([]kumainspect.Object, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), liveTimeout)
 	defer cancel()
-	res, err := live.ReadCluster(ctx, in.kubeconfig, in.kubeContext, live.Options{Inventory: true})
+	dataplanes := schema.GroupVersionResource{Group: api.KumaGroup, Version: "v1alpha1", Resource: "dataplanes"}
+	res, err := live.ReadCluster(ctx, in.kubeconfig, in.kubeContext, live.Options{Inventory: true, Extra: []schema.GroupVersionResource{dataplanes}})
 	if err != nil {
 		return nil, fmt.Errorf("--kubeconfig/--context: %w", err)
 	}
