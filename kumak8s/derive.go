@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"sort"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -55,8 +56,12 @@ type deriver struct {
 	owners     map[string]bool                         // Kind/namespace/name of every workload of the input
 	taken      map[string]bool                         // namespace/name of Dataplanes derived so far
 	res        Result
-	gatewayPod map[string]bool // namespace/name of derived Dataplanes that serve a gateway
+	gateways   []*workloadPod // the workloads whose proxy is a gateway
 	pods       []*workloadPod
+	// bySelector indexes each Service with a selector under one of its pairs
+	// (namespace, key=value of its first key), so a pod's Services are found
+	// among those of its own labels, not among all of its namespace.
+	bySelector map[string][]*corev1.Service
 }
 
 // workloadPod is one workload's representative Pod.
@@ -89,8 +94,10 @@ type workloadPod struct {
 // the workload's name and a dash, carrying the pod template's labels).
 func Derive(objs []*unstructured.Unstructured, o Options) Result {
 	d := &deriver{o: o, namespaces: map[string]*corev1.Namespace{}, services: map[string][]*corev1.Service{},
-		meshes: map[string]map[string]any{}, given: map[string]bool{}, owners: map[string]bool{}, givenDPs: map[string][]*unstructured.Unstructured{}, taken: map[string]bool{}, gatewayPod: map[string]bool{}}
+		meshes: map[string]map[string]any{}, given: map[string]bool{}, owners: map[string]bool{}, givenDPs: map[string][]*unstructured.Unstructured{}, taken: map[string]bool{}, bySelector: map[string][]*corev1.Service{}}
 	d.index(objs)
+	d.sortServices()
+	d.indexSelectors()
 	for _, u := range objs {
 		d.workload(u)
 	}
@@ -117,7 +124,7 @@ func (d *deriver) index(objs []*unstructured.Unstructured) {
 		case gvk.Group == "" && gvk.Kind == "Service":
 			var s corev1.Service
 			if d.convert(u, &s) {
-				d.services[ns] = insertByName(d.services[ns], &s)
+				d.services[ns] = append(d.services[ns], &s)
 			}
 		case gvk.Group == api.KumaGroup && gvk.Kind == api.KindMesh:
 			spec, _ := u.Object["spec"].(map[string]any)
@@ -131,16 +138,24 @@ func (d *deriver) index(objs []*unstructured.Unstructured) {
 	}
 }
 
-func insertByName(l []*corev1.Service, s *corev1.Service) []*corev1.Service {
-	i := 0
-	for i < len(l) && l[i].Name < s.Name {
-		i++
+// sortServices orders each namespace's Services by name (the pod controller's
+// order), a later Service of the same name replacing an earlier one, as a second
+// apply does.
+func (d *deriver) sortServices() {
+	for ns, l := range d.services {
+		at := map[string]int{}
+		var out []*corev1.Service
+		for _, s := range l {
+			if i, seen := at[s.Name]; seen {
+				out[i] = s
+				continue
+			}
+			at[s.Name] = len(out)
+			out = append(out, s)
+		}
+		sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+		d.services[ns] = out
 	}
-	if i < len(l) && l[i].Name == s.Name {
-		l[i] = s
-		return l
-	}
-	return append(l[:i], append([]*corev1.Service{s}, l[i:]...)...)
 }
 
 // convert decodes u into a typed object; one that does not decode is noted.

@@ -297,3 +297,51 @@ spec: {networking: {address: 10.0.0.9, inbound: [{port: 8080, tags: {kuma.io/ser
 		t.Error("a Dataplane was derived beside the stored one")
 	}
 }
+
+// TestDeriveServiceSelection: every Service whose whole selector the pod's
+// labels hold gives inbounds, in Service name order; one that asks for a label
+// the pod lacks, has no selector, or is kuma.io/ignore gives none.
+func TestDeriveServiceSelection(t *testing.T) {
+	in := objects(t, `apiVersion: v1
+kind: Namespace
+metadata: {name: shop, labels: {kuma.io/sidecar-injection: enabled}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec: {template: {metadata: {labels: {app: web, tier: front, version: v1}}, spec: {containers: [{name: web}]}}}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: z-front, namespace: shop}
+spec: {selector: {tier: front}, ports: [{port: 81}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: a-web, namespace: shop}
+spec: {selector: {app: web, tier: front}, ports: [{port: 80}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: back, namespace: shop}
+spec: {selector: {app: web, tier: back}, ports: [{port: 82}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: manual, namespace: shop}
+spec: {ports: [{port: 83}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: ignored, namespace: shop, annotations: {kuma.io/ignore: "true"}}
+spec: {selector: {app: web}, ports: [{port: 84}]}`)
+	res := Derive(in, Options{})
+	nw := find(res, "Dataplane", "shop", "web")["spec"].(map[string]any)["networking"].(map[string]any)
+	var got []string
+	for _, e := range nw["inbound"].([]any) {
+		got = append(got, e.(map[string]any)["tags"].(map[string]any)["kuma.io/service"].(string))
+	}
+	if want := []string{"a-web_shop_svc_80", "z-front_shop_svc_81"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("inbounds %v, want %v", got, want)
+	}
+}

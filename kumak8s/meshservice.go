@@ -41,7 +41,7 @@ func (d *deriver) meshService(svc *corev1.Service) map[string]any {
 	if _, ok := d.meshes[mesh]; !ok && mesh != "default" {
 		return nil
 	}
-	if d.meshServicesMode(mesh) == "Disabled" || isEnabled(svc.Annotations[annIgnore]) || svc.Annotations[annIgnore] == "true" {
+	if d.meshServicesMode(mesh) == "Disabled" || isEnabled(svc.Annotations[annIgnore]) {
 		return nil
 	}
 	if _, gw := svc.Annotations[annGateway]; gw || d.backsGateway(svc) {
@@ -125,8 +125,8 @@ func (d *deriver) backsGateway(svc *corev1.Service) bool {
 	if len(svc.Spec.Selector) == 0 {
 		return false
 	}
-	for _, wp := range d.pods {
-		if wp.pod.Namespace == svc.Namespace && d.gatewayPod[svc.Namespace+"/"+wp.name] && selects(svc, wp.pod) {
+	for _, wp := range d.gateways {
+		if wp.pod.Namespace == svc.Namespace && selects(svc, wp.pod) {
 			return true
 		}
 	}

@@ -3,6 +3,7 @@ package kumak8s
 import (
 	"fmt"
 	"maps"
+	"sort"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -49,7 +50,7 @@ func (d *deriver) proxy(wp *workloadPod) {
 		return
 	}
 	if p.Gateway != "" {
-		d.gatewayPod[pod.Namespace+"/"+wp.name] = true
+		d.gateways = append(d.gateways, wp)
 	}
 	key := api.KindDataplane + "/" + pod.Namespace + "/" + pod.Name
 	if d.given[key] {
@@ -115,16 +116,33 @@ func (d *deriver) dataplaneName(wp *workloadPod) string {
 // that matches its labels, not kuma.io/ignore), in name order.
 func (d *deriver) selecting(pod *corev1.Pod) []*corev1.Service {
 	var out []*corev1.Service
-	for _, s := range d.services[pod.Namespace] {
-		if len(s.Spec.Selector) == 0 || isEnabled(s.Annotations[annIgnore]) || s.Annotations[annIgnore] == "true" {
-			continue
-		}
-		if selects(s, pod) {
-			out = append(out, s)
+	for k, v := range pod.Labels {
+		for _, s := range d.bySelector[selectorKey(pod.Namespace, k, v)] {
+			if selects(s, pod) {
+				out = append(out, s)
+			}
 		}
 	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
+
+// indexSelectors fills bySelector with every Service that can select a pod: a
+// selector, and no kuma.io/ignore.
+func (d *deriver) indexSelectors() {
+	for ns, svcs := range d.services {
+		for _, s := range svcs {
+			if len(s.Spec.Selector) == 0 || isEnabled(s.Annotations[annIgnore]) {
+				continue
+			}
+			k := sortedKeys(s.Spec.Selector)[0]
+			key := selectorKey(ns, k, s.Spec.Selector[k])
+			d.bySelector[key] = append(d.bySelector[key], s)
+		}
+	}
+}
+
+func selectorKey(ns, k, v string) string { return ns + "\x00" + k + "=" + v }
 
 // providedGateway gives a Deployment's `kuma.io/gateway: provided` Pod the
 // gateway tags GatewayByDeploymentFor writes.
