@@ -47,7 +47,7 @@ func (in *inspectInput) bind(cmd *cobra.Command) {
 	f.StringVar(&in.kubeContext, "context", "", "the kubeconfig context to read from")
 	f.BoolVar(&in.noKustomize, "no-kustomize", false, "read kustomization directories as plain files instead of building them")
 	f.BoolVar(&in.noHelm, "no-helm", false, "read chart directories as plain files instead of rendering them")
-	f.StringArrayVarP(&in.helmValues, "helm-values", "f", nil, "values file merged over each rendered chart's values, as helm template -f (repeatable)")
+	f.StringArrayVar(&in.helmValues, "helm-values", nil, "values file merged over every rendered chart's values.yaml, like helm template -f (repeatable)")
 	in.render.bind(cmd)
 }
 
