@@ -105,3 +105,19 @@ func TestInspectGatewayProxy(t *testing.T) {
 		t.Errorf("exit %d %s; by MeshGateway:\n%s\nby instance:\n%s", code, errOut, byGateway, byInstance)
 	}
 }
+
+// TestInspectHelmChart renders a chart as lint does, in the release namespace
+// -n names and with --set: the chart's Deployment becomes the proxy and its
+// MeshTimeout carries the value set.
+func TestInspectHelmChart(t *testing.T) {
+	out, errOut, code := runInspect(t, "", "--proxy", "Deployment/web", "-n", "shop", "--set", "requestTimeout=750ms",
+		k8sShop+"/mesh.yaml", "testdata/inspect/chart")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"Dataplane web.shop, mesh default", "http.requestTimeout: 750ms  ← web-timeouts.shop spec.to[0]"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in:\n%s", want, out)
+		}
+	}
+}
