@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/meshguard/meshguard/api"
 )
@@ -188,7 +189,7 @@ func (d *deriver) workload(u *unstructured.Unstructured) {
 			return
 		}
 		pod = &p
-	case gvk.Group == "apps" && (gvk.Kind == "Deployment" || gvk.Kind == "StatefulSet" || gvk.Kind == "DaemonSet" || gvk.Kind == "ReplicaSet"):
+	case gvk.Group == "apps" && appsWorkload(gvk):
 		var t struct {
 			metav1.ObjectMeta `json:"metadata"`
 			Spec              struct {
@@ -225,8 +226,8 @@ func (d *deriver) ownedInInput(u *unstructured.Unstructured) bool {
 		return true
 	}
 	// A Pod of a Deployment names a ReplicaSet `<deployment>-<hash>`.
-	if ref.Kind == "ReplicaSet" {
-		if i := strings.LastIndex(ref.Name, "-"); i > 0 && d.owners["Deployment/"+ns+"/"+ref.Name[:i]] {
+	if ref.Kind == api.KindReplicaSet {
+		if i := strings.LastIndex(ref.Name, "-"); i > 0 && d.owners[api.KindDeployment+"/"+ns+"/"+ref.Name[:i]] {
 			return true
 		}
 	}
@@ -293,4 +294,12 @@ func meshOf(labels, annotations map[string]string, ns *corev1.Namespace) string 
 		}
 	}
 	return "default"
+}
+
+// appsWorkload reports whether gvk is one of the apps/v1 kinds with a pod
+// template (Deployment, StatefulSet, DaemonSet, ReplicaSet), as api's workload
+// table lists them.
+func appsWorkload(gvk schema.GroupVersionKind) bool {
+	path, ok := api.PodTemplatePathOf(gvk)
+	return ok && path != nil
 }

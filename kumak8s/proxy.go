@@ -147,7 +147,7 @@ func selectorKey(ns, k, v string) string { return ns + "\x00" + k + "=" + v }
 // providedGateway gives a Deployment's `kuma.io/gateway: provided` Pod the
 // gateway tags GatewayByDeploymentFor writes.
 func (d *deriver) providedGateway(wp *workloadPod, dp map[string]any) {
-	if wp.pod.Annotations[annGateway] != "provided" || wp.kind != "Deployment" {
+	if wp.pod.Annotations[annGateway] != "provided" || wp.kind != api.KindDeployment {
 		return
 	}
 	nw := dp["spec"].(map[string]any)["networking"].(map[string]any)
@@ -181,7 +181,7 @@ func (d *deriver) addMesh(mesh string) {
 func (d *deriver) podDataplane(wp *workloadPod) (string, bool) {
 	for _, u := range d.givenDPs[wp.pod.Namespace] {
 		name := u.GetName()
-		if wp.kind == "Pod" && name != wp.name || wp.kind != "Pod" && !strings.HasPrefix(name, wp.name+"-") {
+		if wp.kind == api.KindPod && name != wp.name || wp.kind != api.KindPod && !strings.HasPrefix(name, wp.name+"-") {
 			continue
 		}
 		labels := u.GetLabels()
