@@ -152,7 +152,7 @@ func effectFindings(s Subject, eff *kumainspect.Effects, p *kumainspect.PolicyEf
 	if p == nil || len(p.Selects) == 0 {
 		if n := proxiesInScope(s, eff); n > 0 && !eff.Truncated {
 			out = append(out, field.Invalid(field.NewPath("spec", "targetRef"), field.OmitValueType{},
-				fmt.Sprintf("the top-level targetRef selects none of the %s of mesh %s%s, so the policy does nothing: check the targetRef's kind, name, labels and sectionName against the Dataplanes", countText(n, "proxy", "proxies"), meshOf(s.Object), scopeWords(s))).
+				fmt.Sprintf("the top-level targetRef selects none of the proxies of mesh %s%s (%s), so the policy does nothing: check the targetRef's kind, name, labels and sectionName against the Dataplanes", meshOf(s.Object), scopeWords(s), countText(n, "proxy", "proxies"))).
 				WithOrigin(validate.CodeKumaSelectsNone))
 		}
 		return out
