@@ -56,16 +56,17 @@ type CrossCheck struct {
 	// --strict-references): what is absent from it is absent from the cluster.
 	StrictError bool
 	// Gate, when set, is a kind without which the check says nothing (the
-	// Dataplanes of kumaEffects). A door that streams documents keeps the check's
-	// subjects and other inputs only where objects of Gate arrive too, and may
-	// keep a bounded number before the first one (lint: GatedBuffer).
+	// Dataplanes of kumaEffects). A door that keeps documents for the checks
+	// (lint) keeps at most GatedLimit objects of the kinds only gated checks
+	// read, and runs them only where objects of Gate came too.
 	Gate schema.GroupKind
 }
 
-// GatedBuffer is how many objects of gated inputs a streaming door keeps before the
-// first object of the gate kind: past it, the gated checks are not run over that
-// group, so that a run of many policies and no proxies keeps none of them.
-const GatedBuffer = 5000
+// GatedLimit is how many objects of the kinds only gated checks read a lint run
+// keeps per group of documents: past it the gated checks do not run over the
+// group, so that a repository of many policies (and, most often, no proxies)
+// costs a bounded amount of memory for them.
+const GatedLimit = 10000
 
 // GatedKinds are the kinds only checks with a Gate read or judge: what a
 // streaming door holds back until a gate object arrives, by gate.

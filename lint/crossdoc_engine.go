@@ -2,10 +2,14 @@ package lint
 
 import (
 	"context"
+	"encoding/json"
 	"maps"
+	"sync"
+	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/meshguard/meshguard/api"
@@ -30,19 +34,23 @@ type crossStage struct {
 	// (--strict-references).
 	strict   bool
 	subjects []crossSubject
-	// gated are the kinds only gated checks need (engine.GatedKinds), by gate;
-	// they are held in pending until an object of the gate arrives.
+	// gated are the kinds only gated checks need (engine.GatedKinds), by gate.
 	gated map[schema.GroupKind]schema.GroupKind
 	gates map[schema.GroupKind]*gateState
+	// counted numbers the gated objects Summarize has kept, per group and gate
+	// (the one set of stages that summarizes serves every group, concurrently).
+	counted *sync.Map // string -> *atomic.Int64
+	// held are the group's objects only gated checks read, entered into objects
+	// (and subjects) by Findings when a gate opened.
+	held []*gatedObject
 }
 
-// gateState is what the stage holds back for the checks of one gate kind.
+// gateState is what a group's stage knows of one gate kind.
 type gateState struct {
 	seen bool // an object of the gate kind arrived
-	// off says more than engine.GatedBuffer objects came before the gate: they
-	// were dropped and the gated checks do not run over this group.
-	off     bool
-	pending []*crossSummary
+	// off says the group held more than engine.GatedLimit objects for the
+	// gated checks: the ones past it were not kept, and the checks do not run.
+	off bool
 }
 
 // crossSubject is one object a check judges, with where its findings point.
@@ -58,6 +66,19 @@ type crossSummary struct {
 	obj      *unstructured.Unstructured
 	subject  *crossSubject
 	workload *linkerd.Workload
+	// overflow, when set, stands for a gated object past engine.GatedLimit: it
+	// is not kept, and turns the gate's checks off for the group.
+	overflow schema.GroupKind
+	// gated is an object only gated checks read, compacted.
+	gated *gatedObject
+}
+
+// gatedObject is an object only gated checks read, as JSON until they run.
+type gatedObject struct {
+	raw    []byte
+	kind   *api.Kind
+	anchor Anchor
+	judged bool // a check judges its kind: it is a subject too
 }
 
 // newCrossStage is the stage for one group; complete says the group (with
@@ -65,7 +86,7 @@ type crossSummary struct {
 func newCrossStage(s api.Settings, ns string, complete bool) *crossStage {
 	eng := engine.New(s)
 	st := &crossStage{eng: eng, namespace: ns, kinds: engine.CrossKinds(eng.Checks), strict: complete,
-		gated: engine.GatedKinds(eng.Checks), gates: map[schema.GroupKind]*gateState{}}
+		gated: engine.GatedKinds(eng.Checks), gates: map[schema.GroupKind]*gateState{}, counted: &sync.Map{}}
 	st.objects.Complete = complete
 	return st
 }
@@ -86,8 +107,8 @@ func newClusterStage(s api.Settings, ns string) *crossStage {
 func (s *crossStage) base(inv *Inventory) {
 	for _, u := range inv.Objects {
 		s.objects.Add(u)
-		if gk := u.GroupVersionKind().GroupKind(); s.isGate(gk) && s.gates[gk] == nil {
-			s.gates[gk] = &gateState{seen: true}
+		if gk := u.GroupVersionKind().GroupKind(); s.isGate(gk) {
+			s.gate(gk).seen = true
 		}
 	}
 	for _, w := range inv.Workloads {
@@ -120,11 +141,30 @@ func (s *crossStage) Summarize(c Checked) any {
 		obj = s.inNamespace(obj)
 	}
 	sum := &crossSummary{obj: obj}
+	var anchor Anchor
 	if engine.Judged(s.eng.Checks, gk) {
-		sub := engine.Subject{Object: sum.obj, Kind: c.Kind, Spec: c.Spec}
-		sum.subject = &crossSubject{s: sub, anchor: NewAnchor(c.Doc, engine.Fields(s.eng.Checks, sub)...)}
+		sub := engine.Subject{Object: obj, Kind: c.Kind, Spec: c.Spec}
+		anchor = NewAnchor(c.Doc, engine.Fields(s.eng.Checks, sub)...)
+		sum.subject = &crossSubject{s: sub, anchor: anchor}
+	}
+	if gate, ok := s.gated[gk]; ok {
+		return s.compact(c, gate, obj, anchor)
 	}
 	return sum
+}
+
+// compact is the summary of an object only gated checks read: JSON bytes, a
+// tenth of the object's maps, kept until the group's Findings know whether the
+// gate opened; past engine.GatedLimit objects of the group, an overflow mark.
+func (s *crossStage) compact(c Checked, gate schema.GroupKind, obj *unstructured.Unstructured, anchor Anchor) *crossSummary {
+	if s.count(c.Doc, gate) > engine.GatedLimit {
+		return &crossSummary{overflow: gate}
+	}
+	raw, err := json.Marshal(obj.Object)
+	if err != nil {
+		return nil
+	}
+	return &crossSummary{gated: &gatedObject{raw: raw, kind: c.Kind, anchor: anchor, judged: engine.Judged(s.eng.Checks, obj.GroupVersionKind().GroupKind())}}
 }
 
 // inNamespace is u, or a copy of its top level and metadata with the run's
@@ -143,53 +183,73 @@ func (s *crossStage) inNamespace(u *unstructured.Unstructured) *unstructured.Uns
 	return &unstructured.Unstructured{Object: top}
 }
 
+// count numbers one more gated object of d's group for gate, and returns how
+// many there are now.
+func (s *crossStage) count(d *Document, gate schema.GroupKind) int64 {
+	key := gate.String()
+	if d != nil {
+		key = renderKey(d) + "\x00" + key
+	}
+	n, _ := s.counted.LoadOrStore(key, &atomic.Int64{})
+	return n.(*atomic.Int64).Add(1)
+}
+
 func (s *crossStage) Add(v any) {
 	sum := v.(*crossSummary)
 	if sum.workload != nil {
 		s.objects.AddWorkload(*sum.workload)
 		return
 	}
-	gk := sum.obj.GroupVersionKind().GroupKind()
-	if gate, ok := s.gated[gk]; ok {
-		s.hold(gate, sum)
+	if !sum.overflow.Empty() {
+		s.gate(sum.overflow).off = true
 		return
 	}
-	if g := s.gates[gk]; g != nil && !g.seen {
-		g.seen = true
-		for _, p := range g.pending {
-			s.keep(p)
-		}
-		g.pending = nil
-	} else if g == nil && s.isGate(gk) {
-		s.gates[gk] = &gateState{seen: true}
+	if sum.gated != nil {
+		s.held = append(s.held, sum.gated)
+		return
 	}
-	s.keep(sum)
-}
-
-// keep enters an object for the checks, and its subject.
-func (s *crossStage) keep(sum *crossSummary) {
+	if gk := sum.obj.GroupVersionKind().GroupKind(); s.isGate(gk) {
+		s.gate(gk).seen = true
+	}
 	s.objects.Add(sum.obj)
 	if sum.subject != nil {
 		s.subjects = append(s.subjects, *sum.subject)
 	}
 }
 
-// hold keeps an object only gated checks need: at once once its gate has
-// arrived, else in a bounded buffer.
-func (s *crossStage) hold(gate schema.GroupKind, sum *crossSummary) {
-	g := s.gates[gate]
+// gate is what the stage knows of gate kind gk, made on first use.
+func (s *crossStage) gate(gk schema.GroupKind) *gateState {
+	g := s.gates[gk]
 	if g == nil {
 		g = &gateState{}
-		s.gates[gate] = g
+		s.gates[gk] = g
 	}
-	switch {
-	case g.off:
-	case g.seen:
-		s.keep(sum)
-	case len(g.pending) >= engine.GatedBuffer:
-		g.pending, g.off = nil, true
-	default:
-		g.pending = append(g.pending, sum)
+	return g
+}
+
+// enterHeld decodes the held objects into objects and subjects where some gate
+// opened (an object of it came, and the group stayed within engine.GatedLimit);
+// otherwise they are dropped unread.
+func (s *crossStage) enterHeld() {
+	open := false
+	for _, g := range s.gates {
+		open = open || (g.seen && !g.off)
+	}
+	held := s.held
+	s.held = nil
+	if !open {
+		return
+	}
+	for _, h := range held {
+		var m map[string]any
+		if err := utiljson.Unmarshal(h.raw, &m); err != nil {
+			continue
+		}
+		u := &unstructured.Unstructured{Object: m}
+		s.objects.Add(u)
+		if h.judged {
+			s.subjects = append(s.subjects, crossSubject{s: engine.Subject{Object: u, Kind: h.kind}, anchor: h.anchor})
+		}
 	}
 }
 
@@ -205,6 +265,7 @@ func (s *crossStage) isGate(gk schema.GroupKind) bool {
 func (s *crossStage) Findings() []Finding {
 	var out []Finding
 	ctx := context.Background()
+	s.enterHeld()
 	subjects := make([]engine.Subject, len(s.subjects))
 	for i, sub := range s.subjects {
 		subjects[i] = sub.s

@@ -32,9 +32,9 @@ spec:
 }
 
 // TestKumaEffectsGate: the policies that select no proxy draw MG452 wherever
-// the run holds Dataplanes, before or after them (within engine.GatedBuffer),
-// and from --inventory; past the buffer with no Dataplane yet, the check does not
-// run over the group rather than judge against part of it.
+// the run holds Dataplanes, before or after them, and from --inventory; with more
+// than engine.GatedLimit Kuma objects the check does not run over the group (it
+// keeps no more of them) rather than judge against part of it.
 func TestKumaEffectsGate(t *testing.T) {
 	s := api.DefaultSettings()
 	o := Options{Settings: s, Namespace: "default", Registry: api.DefaultRegistry(), Stages: CrossDocument(s, "default")}
@@ -60,8 +60,9 @@ func TestKumaEffectsGate(t *testing.T) {
 		{"Dataplane after", miss + "---\n" + kumaDataplane, o, 1},
 		{"Dataplane before", kumaDataplane + "---\n" + miss, o, 1},
 		{"Dataplane in --inventory", miss, withInv, 1},
-		{"Dataplane after a buffer's worth", many(engine.GatedBuffer-1) + miss + "---\n" + kumaDataplane, o, 1},
-		{"Dataplane after more than the buffer", many(engine.GatedBuffer) + miss + "---\n" + kumaDataplane, o, 0},
+		{"at the limit", many(engine.GatedLimit-1) + miss + "---\n" + kumaDataplane, o, 1},
+		{"past the limit", many(engine.GatedLimit) + miss + "---\n" + kumaDataplane, o, 0},
+		{"past the limit, Dataplane first", kumaDataplane + "---\n" + many(engine.GatedLimit) + miss, o, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fs, _ := Lint(LoadBytes("x.yaml", []byte(tc.doc)), tc.o)
