@@ -299,7 +299,7 @@ func (s *Store) computeOrigin(kind, section string, o kumarules.Origin) Origin {
 
 // KumaJSON is the view in Kuma's own shapes: the _policies body of the proxy,
 // and for each inbound and outbound its KRI and the body of its _policies.
-func (v View) KumaJSON() any {
+func (v View) KumaJSON() map[string]any {
 	type port struct {
 		KRI      string `json:"kri"`
 		Policies any    `json:"policies"`
