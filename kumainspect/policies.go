@@ -32,10 +32,10 @@ func (s *Store) proxyContext(mesh, name string, kinds []string) (object, object,
 		r := badRequest("can't use _policies endpoint without meshService enabled")
 		return object{}, object{}, nil, &r
 	}
-	objs := s.meshObjects(mesh)
 	var out []typedMatched
 	for _, kind := range kinds {
-		res, err := s.eng.MatchedPolicies(kind, *dp.dp, objs)
+		// Exclusive, checked above: no _policies answer shows the legacy to rules.
+		res, err := s.matched(kind, *dp.dp, kumarules.MatchOptions{SkipLegacyTo: true})
 		if err != nil {
 			r := internalError(fmt.Sprintf("could not apply policy plugin %s", s.pluginName(kind)))
 			return object{}, object{}, nil, &r

@@ -41,15 +41,21 @@ type Store struct {
 	// byMesh are the objects of each mesh (and the Mesh itself), in input order.
 	byMesh map[string][]kumarules.Policy
 	// byKey indexes objects by type, mesh and name.
-	byKey map[string]int
+	byKey map[storeKey]int
 	// origins memoises View's origins: one proxy's outbounds repeat the same
 	// mesh-wide items thousands of times.
 	origins map[originKey]Origin
+	// indexes are each mesh's objects prepared for matching (see matched).
+	indexes map[string]*kumarules.Index
+	// dests are each mesh's destinations by KRI (see reachable).
+	dests map[string]map[kri]object
 }
 
+// originKey is an origin's memo key: its fields, not a string built from them,
+// so that a lookup allocates nothing.
 type originKey struct {
-	kind, section, policy string
-	index                 int
+	kind, section, typ, mesh, name string
+	index                          int
 }
 
 // NewStore reads objs into a store. schemas, when not nil, fills in each new-style
@@ -59,7 +65,7 @@ type originKey struct {
 // that is not a Kuma resource is ignored; one Kuma cannot read (a spec that is not
 // an object) is an error naming it.
 func NewStore(objs []Object, reg *api.Registry, schemas *schema.Set) (*Store, error) {
-	s := &Store{types: newTypeTable(), eng: kumarules.New(reg), reg: reg, byMesh: map[string][]kumarules.Policy{}, byKey: map[string]int{}}
+	s := &Store{types: newTypeTable(), eng: kumarules.New(reg), reg: reg, byMesh: map[string][]kumarules.Policy{}, byKey: map[storeKey]int{}}
 	at := s.byKey
 	for _, in := range objs {
 		if in.Unstructured == nil || in.GroupVersionKind().Group != api.KumaGroup {
@@ -69,7 +75,7 @@ func NewStore(objs []Object, reg *api.Registry, schemas *schema.Set) (*Store, er
 		if err != nil {
 			return nil, err
 		}
-		key := storeKey(o.Type, o.Mesh, o.Name)
+		key := storeKey{o.Type, o.Mesh, o.Name}
 		if i, seen := at[key]; seen {
 			s.objects[i] = o
 			continue
@@ -196,13 +202,15 @@ func (s *Store) find(kind, mesh, name string) (object, bool) {
 	if kind == api.KindMesh {
 		mesh = ""
 	}
-	if i, ok := s.byKey[storeKey(kind, mesh, name)]; ok {
+	if i, ok := s.byKey[storeKey{kind, mesh, name}]; ok {
 		return s.objects[i], true
 	}
 	return object{}, false
 }
 
-func storeKey(kind, mesh, name string) string { return kind + "/" + mesh + "/" + name }
+// storeKey identifies an object of the store: its type, mesh and name (a struct,
+// so that a lookup builds no string).
+type storeKey struct{ kind, mesh, name string }
 
 // ofKind lists the objects of kind in mesh, in name order (Kuma's store lists by name).
 func (s *Store) ofKind(kind, mesh string) []object {
@@ -214,6 +222,21 @@ func (s *Store) ofKind(kind, mesh string) []object {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
+}
+
+// matched is what the policies of kind give dp, computed over the index of dp's
+// mesh, built on first use: the rules of a set of policies are shared by every
+// proxy of the store that set selects, so callers must not modify them.
+func (s *Store) matched(kind string, dp kumarules.Dataplane, opts kumarules.MatchOptions) (kumarules.Matched, error) {
+	x := s.indexes[dp.Mesh]
+	if x == nil {
+		if s.indexes == nil {
+			s.indexes = map[string]*kumarules.Index{}
+		}
+		x = s.eng.NewIndex(s.meshObjects(dp.Mesh))
+		s.indexes[dp.Mesh] = x
+	}
+	return x.MatchedPolicies(kind, dp, opts)
 }
 
 // meshObjects are the objects the engine reads for a proxy of mesh.

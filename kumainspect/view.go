@@ -88,7 +88,7 @@ func (s *Store) View(mesh, name string) (View, error) {
 	v := View{Mesh: mesh, Dataplane: name, KRI: s.types.kriString(self)}
 	matched := make([]typedMatched, 0, len(s.types.policies))
 	for _, kind := range s.types.policies {
-		res, err := s.eng.MatchedPolicies(kind, *dp.dp, s.meshObjects(mesh))
+		res, err := s.matched(kind, *dp.dp, kumarules.MatchOptions{SkipLegacyTo: true})
 		if err != nil {
 			return View{}, err
 		}
@@ -268,7 +268,7 @@ func (s *Store) viewOrigins(kind, section string, origins []kumarules.Origin) []
 }
 
 func (s *Store) viewOrigin(kind, section string, o kumarules.Origin) Origin {
-	key := originKey{kind: kind, section: section, policy: storeKey(o.Type, o.Mesh, o.Name), index: o.Index}
+	key := originKey{kind: kind, section: section, typ: o.Type, mesh: o.Mesh, name: o.Name, index: o.Index}
 	if v, ok := s.origins[key]; ok {
 		return v
 	}
