@@ -95,7 +95,8 @@ spec:
 // policy writes policy i: its kind in turn, its top-level targetRef (5% Mesh, 20%
 // MeshSubset by team, 50% MeshService, 15% Dataplane by name, 10% Dataplane by
 // labels), `to` items for the Mesh and one MeshService (routes: a MeshService
-// rule by path), and for a third of the kinds that have them, `rules`.
+// rule by path), or, for a third of the kinds that have them, `rules` alone (Kuma
+// refuses `to` or `from` beside `rules`).
 func (s Shape) policy(b *strings.Builder, i int) {
 	kind := kinds[i%len(kinds)]
 	nsvc := s.services()
@@ -118,22 +119,24 @@ func (s Shape) policy(b *strings.Builder, i int) {
 	rules := i%3 == 0
 	switch kind {
 	case "MeshTimeout":
-		fmt.Fprintf(b, "  to:\n    - targetRef:\n        kind: Mesh\n      default:\n        connectionTimeout: %ds\n        http:\n          requestTimeout: %ds\n", i%10+1, i%60+1)
-		fmt.Fprintf(b, "    - targetRef:\n        kind: MeshService\n        name: svc-%d\n      default:\n        http:\n          requestTimeout: %ds\n", dest, i%30+1)
 		if rules {
 			fmt.Fprintf(b, "  rules:\n    - default:\n        idleTimeout: %ds\n", i%100+10)
+			return
 		}
+		fmt.Fprintf(b, "  to:\n    - targetRef:\n        kind: Mesh\n      default:\n        connectionTimeout: %ds\n        http:\n          requestTimeout: %ds\n", i%10+1, i%60+1)
+		fmt.Fprintf(b, "    - targetRef:\n        kind: MeshService\n        name: svc-%d\n      default:\n        http:\n          requestTimeout: %ds\n", dest, i%30+1)
 	case "MeshRetry":
 		fmt.Fprintf(b, "  to:\n    - targetRef:\n        kind: Mesh\n      default:\n        http:\n          numRetries: %d\n", i%5+1)
 		fmt.Fprintf(b, "    - targetRef:\n        kind: MeshService\n        name: svc-%d\n      default:\n        tcp:\n          maxConnectAttempt: %d\n        http:\n          retryOn: [\"5xx\"]\n", dest, i%4+1)
 	case "MeshCircuitBreaker":
-		fmt.Fprintf(b, "  to:\n    - targetRef:\n        kind: Mesh\n      default:\n        connectionLimits:\n          maxConnections: %d\n", 100+i%50)
-		fmt.Fprintf(b, "    - targetRef:\n        kind: MeshService\n        name: svc-%d\n      default:\n        outlierDetection:\n          disabled: false\n          detectors:\n            totalFailures:\n              consecutive: %d\n", dest, i%7+3)
 		if rules {
 			fmt.Fprintf(b, "  rules:\n    - default:\n        connectionLimits:\n          maxPendingRequests: %d\n", i%20+1)
+			return
 		}
+		fmt.Fprintf(b, "  to:\n    - targetRef:\n        kind: Mesh\n      default:\n        connectionLimits:\n          maxConnections: %d\n", 100+i%50)
+		fmt.Fprintf(b, "    - targetRef:\n        kind: MeshService\n        name: svc-%d\n      default:\n        outlierDetection:\n          disabled: false\n          detectors:\n            totalFailures:\n              consecutive: %d\n", dest, i%7+3)
 	case "MeshHealthCheck":
-		fmt.Fprintf(b, "  to:\n    - targetRef:\n        kind: Mesh\n      default:\n        interval: %ds\n        timeout: 2s\n        unhealthyThreshold: 3\n        healthyThreshold: 1\n", i%20+5)
+		fmt.Fprintf(b, "  to:\n    - targetRef:\n        kind: Mesh\n      default:\n        interval: %ds\n        timeout: 2s\n        unhealthyThreshold: 3\n        healthyThreshold: 1\n        tcp:\n          disabled: false\n", i%20+5)
 		fmt.Fprintf(b, "    - targetRef:\n        kind: MeshService\n        name: svc-%d\n      default:\n        http:\n          path: /health-%d\n", dest, i)
 	case "MeshTrafficPermission":
 		if rules {
@@ -142,11 +145,12 @@ func (s Shape) policy(b *strings.Builder, i int) {
 		}
 		fmt.Fprintf(b, "  from:\n    - targetRef:\n        kind: Mesh\n      default:\n        action: Allow\n    - targetRef:\n        kind: MeshService\n        name: svc-%d\n      default:\n        action: Deny\n", dest)
 	case "MeshAccessLog":
-		fmt.Fprintf(b, "  to:\n    - targetRef:\n        kind: Mesh\n      default:\n        backends:\n          - file:\n              path: /var/log/mesh-%d.log\n", i)
-		fmt.Fprintf(b, "    - targetRef:\n        kind: MeshService\n        name: svc-%d\n      default:\n        backends:\n          - file:\n              path: /var/log/to-%d.log\n", dest, i)
 		if rules {
-			fmt.Fprintf(b, "  rules:\n    - default:\n        backends:\n          - file:\n              path: /var/log/in-%d.log\n", i)
+			fmt.Fprintf(b, "  rules:\n    - default:\n        backends:\n          - type: File\n            file:\n              path: /var/log/in-%d.log\n", i)
+			return
 		}
+		fmt.Fprintf(b, "  to:\n    - targetRef:\n        kind: Mesh\n      default:\n        backends:\n          - type: File\n            file:\n              path: /var/log/mesh-%d.log\n", i)
+		fmt.Fprintf(b, "    - targetRef:\n        kind: MeshService\n        name: svc-%d\n      default:\n        backends:\n          - type: File\n            file:\n              path: /var/log/to-%d.log\n", dest, i)
 	case "MeshHTTPRoute":
 		fmt.Fprintf(b, "  to:\n    - targetRef:\n        kind: MeshService\n        name: svc-%d\n      rules:\n        - matches:\n            - path:\n                type: PathPrefix\n                value: /api-%d\n          default:\n            backendRefs:\n              - kind: MeshService\n                name: svc-%d\n                port: 80\n", dest, i, dest)
 	}

@@ -42,7 +42,7 @@ func Main(args []string, stdout io.Writer) error {
 	fs.StringVar(&o.binary, "binary", "bin/meshguard", "the meshguard binary to time (go build -o bin/ ./cmd/meshguard)")
 	fs.StringVar(&o.cacheDir, "cache", ".cache/inspect-scale", "where the generated inputs are kept")
 	fs.BoolVar(&o.peer, "peer", true, "also run Kuma's rules code (hack/bench/kumapeer) on each input")
-	fs.IntVar(&o.peerMax, "peer-max", 200, "Kuma matches only the first N proxies of each input (its CPU is reported per proxy); 0: all")
+	fs.IntVar(&o.peerMax, "peer-max", 50, "Kuma matches only the first N proxies of each input (its CPU is reported per proxy); 0: all")
 	fs.StringVar(&o.kumaGit, "kuma-git", "/work/.mirror/kumahq+kuma/repo", "a git directory of kumahq/kuma holding tag v2.14.3 (a snapshot)")
 	fs.StringVar(&o.gcpGit, "gcp-git", "/work/.mirror/kumahq+go-control-plane/repo", "a git directory of kumahq/go-control-plane holding Kuma's -kong-1 tags")
 	if err := kit.Parse(fs, args); err != nil {

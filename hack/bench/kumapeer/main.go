@@ -24,10 +24,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kumahq/kuma/v2/pkg/core/plugins"
+	core_apis "github.com/kumahq/kuma/v2/pkg/core/resources/apis"
 	core_mesh "github.com/kumahq/kuma/v2/pkg/core/resources/apis/mesh"
 	core_model "github.com/kumahq/kuma/v2/pkg/core/resources/model"
 	"github.com/kumahq/kuma/v2/pkg/core/resources/model/rest"
-	_ "github.com/kumahq/kuma/v2/pkg/plugins/policies"
+	"github.com/kumahq/kuma/v2/pkg/plugins/policies"
 	"github.com/kumahq/kuma/v2/pkg/plugins/policies/core/matchers"
 	util_yaml "github.com/kumahq/kuma/v2/pkg/util/yaml"
 	xds_context "github.com/kumahq/kuma/v2/pkg/xds/context"
@@ -55,6 +57,10 @@ func cpu() time.Duration {
 
 func run(file string, maxDPs int) error {
 	start := cpu()
+	// Register the resource types (MeshService, ...) and policy types as Kuma's
+	// control plane does at start-up.
+	plugins.InitAll(core_apis.NameToModule)
+	plugins.InitAll(policies.NameToModule)
 	raw, err := os.ReadFile(file)
 	if err != nil {
 		return err
