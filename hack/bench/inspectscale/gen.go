@@ -20,8 +20,10 @@ func (s Shape) services() int { return max(s.Proxies/10, 1) }
 const teams = 20
 
 // kinds are the policy kinds of the mix, one in turn.
-var kinds = []string{"MeshTimeout", "MeshRetry", "MeshCircuitBreaker", "MeshHealthCheck",
-	"MeshTrafficPermission", "MeshAccessLog", "MeshHTTPRoute"}
+func kinds() []string {
+	return []string{"MeshTimeout", "MeshRetry", "MeshCircuitBreaker", "MeshHealthCheck",
+		"MeshTrafficPermission", "MeshAccessLog", "MeshHTTPRoute"}
+}
 
 // Write writes the input in Kuma's Universal format (documents separated by
 // `---`), which both `meshguard inspect` and Kuma's rest.YAML read: one Mesh with
@@ -98,11 +100,12 @@ spec:
 // rule by path), or, for a third of the kinds that have them, `rules` alone (Kuma
 // refuses `to` or `from` beside `rules`).
 func (s Shape) policy(b *strings.Builder, i int) {
-	kind := kinds[i%len(kinds)]
+	ks := kinds()
+	kind := ks[i%len(ks)]
 	nsvc := s.services()
 	h := (i*7919 + 13) % nsvc // a service spread over the input
 	var top string
-	switch j := (i / len(kinds)) % 20; {
+	switch j := (i / len(ks)) % 20; {
 	case j == 0:
 		top = "kind: Mesh"
 	case j <= 4:
