@@ -151,14 +151,14 @@ func (s *Store) outboundPolicies(mesh, name, outboundKRI string) Response {
 // resourceRuleFor walks Kuma's outbound rule context: the mesh's rule, replaced by
 // the rule of each id in turn that has one. Nil when none has.
 func resourceRuleFor(rules map[string]kumarules.ResourceRule, mesh string, ids ...kri) *kumarules.ResourceRule {
-	var found *kumarules.ResourceRule
-	if r, ok := rules[ruleKey(kri{Type: api.KindMesh, Name: mesh})]; ok {
-		found = &r
-	}
+	found, any := rules[ruleKey(kri{Type: api.KindMesh, Name: mesh})]
 	for _, id := range ids {
 		if r, ok := rules[ruleKey(id)]; ok {
-			found = &r
+			found, any = r, true
 		}
 	}
-	return found
+	if !any {
+		return nil
+	}
+	return &found // one copy on the heap per answer, not one per rule found
 }

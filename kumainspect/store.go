@@ -45,10 +45,20 @@ type Store struct {
 	// origins memoises View's origins: one proxy's outbounds repeat the same
 	// mesh-wide items thousands of times.
 	origins map[originKey]Origin
+	// originLists are viewOrigins' lists, by the engine rule they convert.
+	originLists map[originsKey][]Origin
 	// indexes are each mesh's objects prepared for matching (see matched).
 	indexes map[string]*kumarules.Index
 	// dests are each mesh's destinations by KRI (see reachable).
 	dests map[string]map[kri]object
+}
+
+// originsKey names one engine rule's origins list by its first element's address
+// (the engine shares rules, never modifies them) and length.
+type originsKey struct {
+	kind, section string
+	first         *kumarules.Origin
+	n             int
 }
 
 // originKey is an origin's memo key: its fields, not a string built from them,

@@ -1,6 +1,7 @@
 package kumainspect
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,7 +12,7 @@ import (
 // WriteText writes the view for a person: per port and kind, every field of the
 // merged conf with the policy item it came from and the items it overrides.
 func (v View) WriteText(w io.Writer) error {
-	b := &strings.Builder{}
+	b := bufio.NewWriter(w) // written as it goes: no string of the whole view
 	fmt.Fprintf(b, "Dataplane %s, mesh %s (%s)\n", v.Dataplane, v.Mesh, v.KRI)
 	section(b, "proxy (single-item policies)", v.Proxy, false)
 	for _, p := range v.Inbounds {
@@ -20,8 +21,7 @@ func (v View) WriteText(w io.Writer) error {
 	for _, p := range v.Outbounds {
 		section(b, "outbound "+portTitle(p), p.Entries, false)
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return b.Flush()
 }
 
 func portTitle(p Port) string {
@@ -33,7 +33,7 @@ func portTitle(p Port) string {
 }
 
 // section writes one port's entries; inbound ones as numbered rules.
-func section(b *strings.Builder, title string, entries []Entry, rules bool) {
+func section(b *bufio.Writer, title string, entries []Entry, rules bool) {
 	fmt.Fprintf(b, "\n%s\n", title)
 	if len(entries) == 0 {
 		b.WriteString("  no policy applies\n")

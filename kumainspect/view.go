@@ -9,7 +9,9 @@ import (
 	"github.com/meshguard/meshguard/kumarules"
 )
 
-// View is what one proxy gets from the policies, gathered for a person: the
+// View is what one proxy gets from the policies, gathered for a person (its
+// confs and origin lists are shared with the other views of the store: read
+// them, do not modify them): the
 // single-item policies of the whole proxy, then each inbound and each outbound it
 // can reach with every kind's merged conf (inbounds: the rules in the order Kuma
 // applies them) and the policy items it came from. It is what Kuma's _policies,
@@ -259,11 +261,25 @@ func (s *Store) outboundPorts(dp object, matched []typedMatched) []Port {
 	return out
 }
 
+// viewOrigins are a rule's origins as the view shows them. The engine shares a
+// rule among the proxies its policies select, so the list is converted once per
+// rule (known by its first element's address) and shared by their views.
 func (s *Store) viewOrigins(kind, section string, origins []kumarules.Origin) []Origin {
+	if len(origins) == 0 {
+		return []Origin{}
+	}
+	key := originsKey{kind: kind, section: section, first: &origins[0], n: len(origins)}
+	if out, ok := s.originLists[key]; ok {
+		return out
+	}
 	out := make([]Origin, len(origins))
 	for i, o := range origins {
 		out[i] = s.viewOrigin(kind, section, o)
 	}
+	if s.originLists == nil {
+		s.originLists = map[originsKey][]Origin{}
+	}
+	s.originLists[key] = out
 	return out
 }
 
