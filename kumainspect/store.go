@@ -41,7 +41,7 @@ type Store struct {
 	// byMesh are the objects of each mesh (and the Mesh itself), in input order.
 	byMesh map[string][]kumarules.Policy
 	// byKey indexes objects by type, mesh and name.
-	byKey map[storeKey]int
+	byKey map[string]int
 	// origins memoises View's origins: one proxy's outbounds repeat the same
 	// mesh-wide items thousands of times.
 	origins map[originKey]Origin
@@ -75,7 +75,7 @@ type originKey struct {
 // that is not a Kuma resource is ignored; one Kuma cannot read (a spec that is not
 // an object) is an error naming it.
 func NewStore(objs []Object, reg *api.Registry, schemas *schema.Set) (*Store, error) {
-	s := &Store{types: newTypeTable(), eng: kumarules.New(reg), reg: reg, byMesh: map[string][]kumarules.Policy{}, byKey: map[storeKey]int{}}
+	s := &Store{types: newTypeTable(), eng: kumarules.New(reg), reg: reg, byMesh: map[string][]kumarules.Policy{}, byKey: map[string]int{}}
 	at := s.byKey
 	for _, in := range objs {
 		if in.Unstructured == nil || in.GroupVersionKind().Group != api.KumaGroup {
@@ -85,7 +85,7 @@ func NewStore(objs []Object, reg *api.Registry, schemas *schema.Set) (*Store, er
 		if err != nil {
 			return nil, err
 		}
-		key := storeKey{o.Type, o.Mesh, o.Name}
+		key := storeKey(o.Type, o.Mesh, o.Name)
 		if i, seen := at[key]; seen {
 			s.objects[i] = o
 			continue
@@ -212,15 +212,13 @@ func (s *Store) find(kind, mesh, name string) (object, bool) {
 	if kind == api.KindMesh {
 		mesh = ""
 	}
-	if i, ok := s.byKey[storeKey{kind, mesh, name}]; ok {
+	if i, ok := s.byKey[storeKey(kind, mesh, name)]; ok {
 		return s.objects[i], true
 	}
 	return object{}, false
 }
 
-// storeKey identifies an object of the store: its type, mesh and name (a struct,
-// so that a lookup builds no string).
-type storeKey struct{ kind, mesh, name string }
+func storeKey(kind, mesh, name string) string { return kind + "/" + mesh + "/" + name }
 
 // ofKind lists the objects of kind in mesh, in name order (Kuma's store lists by name).
 func (s *Store) ofKind(kind, mesh string) []object {

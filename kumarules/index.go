@@ -45,7 +45,8 @@ type kindIndex struct {
 	byLabel map[string][]int
 	all     []int
 	// rank is each policy's place in Kuma's matcher order among all of the kind
-	// (ties in input order), so that sorting a proxy's policies compares ints.
+	// (ties in input order), so that sorting a proxy's policies compares ints;
+	// computed on the kind's first match (see sortByRank).
 	rank map[int]int
 }
 
@@ -107,14 +108,6 @@ func (e *Engine) NewIndex(objects []Policy) *Index {
 		}
 		k.all = append(k.all, i)
 		k.bucket(i, x.tops[i])
-	}
-	for _, k := range x.kinds {
-		ids := slices.Clone(k.all)
-		x.sortIdx(ids)
-		k.rank = make(map[int]int, len(ids))
-		for r, i := range ids {
-			k.rank[i] = r
-		}
 	}
 	return x
 }
@@ -193,9 +186,9 @@ func (x *Index) MatchedPolicies(policyType string, dp Dataplane, opts MatchOptio
 			byInbound[l] = append(byInbound[l], i)
 		}
 	}
-	k.sortByRank(selected)
+	x.sortByRank(k, selected)
 	for _, ids := range byInbound {
-		k.sortByRank(ids)
+		x.sortByRank(k, ids)
 	}
 	return x.rulesOf(policyType, m, selected, byInbound, order, opts), nil
 }
@@ -265,8 +258,17 @@ func (x *Index) policiesOf(ids []int) []Policy {
 	return out
 }
 
-// sortByRank orders a proxy's policies of the kind as sortIdx would, by rank.
-func (k *kindIndex) sortByRank(ids []int) {
+// sortByRank orders a proxy's policies of kind k as sortIdx would, by rank,
+// ranking the kind's policies first if no proxy has needed them yet.
+func (x *Index) sortByRank(k *kindIndex, ids []int) {
+	if k.rank == nil {
+		all := slices.Clone(k.all)
+		x.sortIdx(all)
+		k.rank = make(map[int]int, len(all))
+		for r, i := range all {
+			k.rank[i] = r
+		}
+	}
 	slices.SortFunc(ids, func(a, b int) int { return k.rank[a] - k.rank[b] })
 }
 
