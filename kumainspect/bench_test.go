@@ -2,6 +2,7 @@ package kumainspect
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 )
@@ -53,4 +54,26 @@ func BenchmarkInspect(b *testing.B) {
 			storeOf(t, in)
 		}
 	})
+}
+
+// BenchmarkViewsOfFile times the View of every proxy of the Universal file named
+// by MESHGUARD_INSPECT_FILE (go run ./hack/bench inspect writes them under
+// .cache/inspect-scale/), the store read once, so that `go test -cpuprofile` shows
+// where `meshguard inspect` of every proxy spends its time. Skipped without it.
+func BenchmarkViewsOfFile(b *testing.B) {
+	file := os.Getenv("MESHGUARD_INSPECT_FILE")
+	if file == "" {
+		b.Skip("MESHGUARD_INSPECT_FILE is not set")
+	}
+	in, err := os.ReadFile(file)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := storeOf(&testing.T{}, string(in))
+	for b.Loop() {
+		n := 0
+		if err := s.EachView("", func(View) error { n++; return nil }); err != nil || n == 0 {
+			b.Fatalf("%d views, %v", n, err)
+		}
+	}
 }

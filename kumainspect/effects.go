@@ -224,7 +224,7 @@ func kriResource(k string) string {
 // Kuma ignore the `from` ones (kumahq/kuma #18740: the plugin programs an
 // inbound's `rules` result when it has one, its `from` rules only otherwise).
 func (e *Effects) judgeFrom(dp object) error {
-	res, err := e.store.eng.MatchedPolicies(api.KindMeshTrafficPermission, *dp.dp, e.store.meshObjects(dp.Mesh))
+	res, err := e.store.matched(api.KindMeshTrafficPermission, *dp.dp, kumarules.MatchOptions{SkipLegacyTo: true})
 	if err != nil {
 		return err
 	}

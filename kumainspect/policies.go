@@ -32,10 +32,10 @@ func (s *Store) proxyContext(mesh, name string, kinds []string) (object, object,
 		r := badRequest("can't use _policies endpoint without meshService enabled")
 		return object{}, object{}, nil, &r
 	}
-	objs := s.meshObjects(mesh)
 	var out []typedMatched
 	for _, kind := range kinds {
-		res, err := s.eng.MatchedPolicies(kind, *dp.dp, objs)
+		// Exclusive, checked above: no _policies answer shows the legacy to rules.
+		res, err := s.matched(kind, *dp.dp, kumarules.MatchOptions{SkipLegacyTo: true})
 		if err != nil {
 			r := internalError(fmt.Sprintf("could not apply policy plugin %s", s.pluginName(kind)))
 			return object{}, object{}, nil, &r
@@ -151,14 +151,14 @@ func (s *Store) outboundPolicies(mesh, name, outboundKRI string) Response {
 // resourceRuleFor walks Kuma's outbound rule context: the mesh's rule, replaced by
 // the rule of each id in turn that has one. Nil when none has.
 func resourceRuleFor(rules map[string]kumarules.ResourceRule, mesh string, ids ...kri) *kumarules.ResourceRule {
-	var found *kumarules.ResourceRule
-	if r, ok := rules[ruleKey(kri{Type: api.KindMesh, Name: mesh})]; ok {
-		found = &r
-	}
+	found, any := rules[ruleKey(kri{Type: api.KindMesh, Name: mesh})]
 	for _, id := range ids {
 		if r, ok := rules[ruleKey(id)]; ok {
-			found = &r
+			found, any = r, true
 		}
 	}
-	return found
+	if !any {
+		return nil
+	}
+	return &found // one copy on the heap per answer, not one per rule found
 }

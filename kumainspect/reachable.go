@@ -20,12 +20,7 @@ func destinationKinds() []string {
 // transparentProxying.reachableBackends, every port of every destination of the
 // mesh; else the ports the reachable backends name.
 func (s *Store) reachable(dp object) map[kri]destPort {
-	dests := map[kri]object{}
-	for _, kind := range destinationKinds() {
-		for _, o := range s.ofKind(kind, dp.Mesh) {
-			dests[kriOf(o.Meta, kind)] = o
-		}
-	}
+	dests := s.destinations(dp.Mesh)
 	out := map[kri]destPort{}
 	process := func(kind, name, namespace, port string, labels map[string]string) {
 		s.addReachable(out, dests, kriOf(dp.Meta, api.KindDataplane), backendRef{kind, name, namespace, port, labels})
@@ -59,6 +54,25 @@ func (s *Store) reachable(dp object) map[kri]destPort {
 		process(str(r["kind"]), str(r["name"]), str(r["namespace"]), portString(r["port"]), stringMap(r["labels"]))
 	}
 	return out
+}
+
+// destinations are the destinations of mesh by KRI, gathered once per store
+// (every proxy of the mesh reads the same ones). Read only.
+func (s *Store) destinations(mesh string) map[kri]object {
+	if d, ok := s.dests[mesh]; ok {
+		return d
+	}
+	dests := map[kri]object{}
+	for _, kind := range destinationKinds() {
+		for _, o := range s.ofKind(kind, mesh) {
+			dests[kriOf(o.Meta, kind)] = o
+		}
+	}
+	if s.dests == nil {
+		s.dests = map[string]map[kri]object{}
+	}
+	s.dests[mesh] = dests
+	return dests
 }
 
 func portString(v any) string {

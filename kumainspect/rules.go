@@ -29,11 +29,10 @@ func (s *Store) dataplaneRules(mesh, name string) Response {
 // order, what the policies that select it give it. Kinds that give nothing are
 // left out.
 func (s *Store) rulesFor(mesh object, resource meta, dp kumarules.Dataplane) Response {
-	objs := s.meshObjects(dp.Mesh)
 	matches := map[string]any{}
 	out := rulesResponse{HTTPMatches: []httpMatch{}, Resource: resource, Rules: []inspectRule{}}
 	for _, kind := range s.types.policies {
-		res, err := s.eng.MatchedPolicies(kind, dp, objs)
+		res, err := s.matched(kind, dp, kumarules.MatchOptions{})
 		if err != nil {
 			return internalError(fmt.Sprintf("could not apply policy plugin %s", s.pluginName(kind)))
 		}

@@ -45,11 +45,27 @@ type Store struct {
 	// origins memoises View's origins: one proxy's outbounds repeat the same
 	// mesh-wide items thousands of times.
 	origins map[originKey]Origin
+	// originLists are viewOrigins' lists, by the engine rule they convert.
+	originLists map[originsKey][]Origin
+	// indexes are each mesh's objects prepared for matching (see matched).
+	indexes map[string]*kumarules.Index
+	// dests are each mesh's destinations by KRI (see reachable).
+	dests map[string]map[kri]object
 }
 
+// originsKey names one engine rule's origins list by its first element's address
+// (the engine shares rules, never modifies them) and length.
+type originsKey struct {
+	kind, section string
+	first         *kumarules.Origin
+	n             int
+}
+
+// originKey is an origin's memo key: its fields, not a string built from them,
+// so that a lookup allocates nothing.
 type originKey struct {
-	kind, section, policy string
-	index                 int
+	kind, section, typ, mesh, name string
+	index                          int
 }
 
 // NewStore reads objs into a store. schemas, when not nil, fills in each new-style
@@ -214,6 +230,21 @@ func (s *Store) ofKind(kind, mesh string) []object {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
+}
+
+// matched is what the policies of kind give dp, computed over the index of dp's
+// mesh, built on first use: the rules of a set of policies are shared by every
+// proxy of the store that set selects, so callers must not modify them.
+func (s *Store) matched(kind string, dp kumarules.Dataplane, opts kumarules.MatchOptions) (kumarules.Matched, error) {
+	x := s.indexes[dp.Mesh]
+	if x == nil {
+		if s.indexes == nil {
+			s.indexes = map[string]*kumarules.Index{}
+		}
+		x = s.eng.NewIndex(s.meshObjects(dp.Mesh))
+		s.indexes[dp.Mesh] = x
+	}
+	return x.MatchedPolicies(kind, dp, opts)
 }
 
 // meshObjects are the objects the engine reads for a proxy of mesh.

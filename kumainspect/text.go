@@ -1,6 +1,7 @@
 package kumainspect
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,7 +12,7 @@ import (
 // WriteText writes the view for a person: per port and kind, every field of the
 // merged conf with the policy item it came from and the items it overrides.
 func (v View) WriteText(w io.Writer) error {
-	b := &strings.Builder{}
+	b := bufio.NewWriter(w) // written as it goes: no string of the whole view
 	fmt.Fprintf(b, "Dataplane %s, mesh %s (%s)\n", v.Dataplane, v.Mesh, v.KRI)
 	section(b, "proxy (single-item policies)", v.Proxy, false)
 	for _, p := range v.Inbounds {
@@ -20,8 +21,7 @@ func (v View) WriteText(w io.Writer) error {
 	for _, p := range v.Outbounds {
 		section(b, "outbound "+portTitle(p), p.Entries, false)
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return b.Flush()
 }
 
 func portTitle(p Port) string {
@@ -33,7 +33,7 @@ func portTitle(p Port) string {
 }
 
 // section writes one port's entries; inbound ones as numbered rules.
-func section(b *strings.Builder, title string, entries []Entry, rules bool) {
+func section(b *bufio.Writer, title string, entries []Entry, rules bool) {
 	fmt.Fprintf(b, "\n%s\n", title)
 	if len(entries) == 0 {
 		b.WriteString("  no policy applies\n")
@@ -77,26 +77,32 @@ func section(b *strings.Builder, title string, entries []Entry, rules bool) {
 
 // provenance names the last origin that sets path (the one that decides) and the
 // earlier ones it overrides.
+// It walks the origins from the last, building the text once (writing every
+// proxy asks it for every field).
 func provenance(path string, origins []Origin) string {
-	var setters []Origin
-	for _, o := range origins {
-		if has(o.Conf, path) {
-			setters = append(setters, o)
-		}
+	last := len(origins) - 1
+	for last >= 0 && !has(origins[last].Conf, path) {
+		last--
 	}
-	if len(setters) == 0 {
+	if last < 0 {
 		return ""
 	}
-	last := setters[len(setters)-1]
-	out := fmt.Sprintf("  ← %s %s", last.Policy, last.Item)
-	if len(setters) > 1 {
-		var over []string
-		for i := len(setters) - 2; i >= 0; i-- {
-			over = append(over, setters[i].Policy+" "+setters[i].Item)
+	var b strings.Builder
+	b.WriteString("  ← ")
+	b.WriteString(origins[last].Policy)
+	b.WriteByte(' ')
+	b.WriteString(origins[last].Item)
+	sep := ", over "
+	for i := last - 1; i >= 0; i-- {
+		if has(origins[i].Conf, path) {
+			b.WriteString(sep)
+			b.WriteString(origins[i].Policy)
+			b.WriteByte(' ')
+			b.WriteString(origins[i].Item)
+			sep = ", "
 		}
-		out += ", over " + strings.Join(over, ", ")
 	}
-	return out
+	return b.String()
 }
 
 type leaf struct {
@@ -133,9 +139,12 @@ func leaves(v any, prefix string) []leaf {
 	return out
 }
 
-// has reports whether conf sets the dotted path.
+// has reports whether conf sets the dotted path (walked without splitting it:
+// writing every proxy asks this for every field of every origin).
 func has(conf any, path string) bool {
-	for _, k := range strings.Split(path, ".") {
+	for more := true; more; {
+		var k string
+		k, path, more = strings.Cut(path, ".")
 		m, isMap := conf.(map[string]any)
 		if !isMap {
 			return false

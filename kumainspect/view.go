@@ -9,7 +9,9 @@ import (
 	"github.com/meshguard/meshguard/kumarules"
 )
 
-// View is what one proxy gets from the policies, gathered for a person: the
+// View is what one proxy gets from the policies, gathered for a person (its
+// confs and origin lists are shared with the other views of the store: read
+// them, do not modify them): the
 // single-item policies of the whole proxy, then each inbound and each outbound it
 // can reach with every kind's merged conf (inbounds: the rules in the order Kuma
 // applies them) and the policy items it came from. It is what Kuma's _policies,
@@ -88,7 +90,7 @@ func (s *Store) View(mesh, name string) (View, error) {
 	v := View{Mesh: mesh, Dataplane: name, KRI: s.types.kriString(self)}
 	matched := make([]typedMatched, 0, len(s.types.policies))
 	for _, kind := range s.types.policies {
-		res, err := s.eng.MatchedPolicies(kind, *dp.dp, s.meshObjects(mesh))
+		res, err := s.matched(kind, *dp.dp, kumarules.MatchOptions{SkipLegacyTo: true})
 		if err != nil {
 			return View{}, err
 		}
@@ -259,16 +261,30 @@ func (s *Store) outboundPorts(dp object, matched []typedMatched) []Port {
 	return out
 }
 
+// viewOrigins are a rule's origins as the view shows them. The engine shares a
+// rule among the proxies its policies select, so the list is converted once per
+// rule (known by its first element's address) and shared by their views.
 func (s *Store) viewOrigins(kind, section string, origins []kumarules.Origin) []Origin {
+	if len(origins) == 0 {
+		return []Origin{}
+	}
+	key := originsKey{kind: kind, section: section, first: &origins[0], n: len(origins)}
+	if out, ok := s.originLists[key]; ok {
+		return out
+	}
 	out := make([]Origin, len(origins))
 	for i, o := range origins {
 		out[i] = s.viewOrigin(kind, section, o)
 	}
+	if s.originLists == nil {
+		s.originLists = map[originsKey][]Origin{}
+	}
+	s.originLists[key] = out
 	return out
 }
 
 func (s *Store) viewOrigin(kind, section string, o kumarules.Origin) Origin {
-	key := originKey{kind: kind, section: section, policy: storeKey(o.Type, o.Mesh, o.Name), index: o.Index}
+	key := originKey{kind: kind, section: section, typ: o.Type, mesh: o.Mesh, name: o.Name, index: o.Index}
 	if v, ok := s.origins[key]; ok {
 		return v
 	}
@@ -299,7 +315,7 @@ func (s *Store) computeOrigin(kind, section string, o kumarules.Origin) Origin {
 
 // KumaJSON is the view in Kuma's own shapes: the _policies body of the proxy,
 // and for each inbound and outbound its KRI and the body of its _policies.
-func (v View) KumaJSON() any {
+func (v View) KumaJSON() map[string]any {
 	type port struct {
 		KRI      string `json:"kri"`
 		Policies any    `json:"policies"`

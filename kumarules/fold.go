@@ -124,3 +124,23 @@ func (t segTree) appendRange(out []any, a, b int) []any {
 	}
 	return out
 }
+
+// confsOf is confsFor over the relevant items, ascending: a run whose first item
+// is relevant contributes its pre-merged conf (its items are alike, all relevant
+// or none), without walking the items that are not relevant.
+func (r runs) confsOf(relevant []int, conf func(int) any) []any {
+	out := make([]any, 0, len(relevant))
+	for j := 0; j < len(relevant); j++ {
+		i := relevant[j]
+		end, ok := r.end[i]
+		if !ok {
+			out = append(out, conf(i))
+			continue
+		}
+		out = append(out, r.conf[i])
+		for j+1 < len(relevant) && relevant[j+1] < end {
+			j++
+		}
+	}
+	return out
+}

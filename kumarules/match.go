@@ -34,94 +34,33 @@ func (s selection) any() bool { return len(s.inbounds) > 0 || s.delegated }
 // it, as Kuma 2.14's MatchedPolicies does. A builtin gateway Dataplane is
 // selected through the listeners of the MeshGateway among objects that serves it;
 // its rules per listener and hostname (Kuma's GatewayRules) are not computed.
+// For many proxies over the same objects, NewIndex once and its MatchedPolicies.
 func (e *Engine) MatchedPolicies(policyType string, dp Dataplane, objects []Policy) (Matched, error) {
-	gw := selectGateway(dp, objects)
-	var routes []Policy
-	for _, p := range objects {
-		if p.Type == refMeshHTTPRoute {
-			routes = append(routes, p)
-		}
-	}
-	var m Matched
-	byInbound := map[Listener][]Policy{}
-	var order []Listener
-	for _, p := range objects {
-		if p.Type != policyType || p.Labels["kuma.io/effect"] == "shadow" {
-			continue
-		}
-		sel, err := selects(p.Meta, p.TopRef(), dp, gw, routes)
-		if err != nil {
-			m.Warnings = append(m.Warnings, fmt.Sprintf("unable to resolve TargetRef on policy: mesh:%s name:%s error:%q", p.Mesh, p.Name, err.Error()))
-		}
-		if !sel.any() {
-			continue
-		}
-		m.Policies = append(m.Policies, p)
-		for _, l := range sel.inbounds {
-			if _, ok := byInbound[l]; !ok {
-				order = append(order, l)
-			}
-			byInbound[l] = append(byInbound[l], p)
-		}
-	}
-	sortMatched(m.Policies)
-	m.FromRules = map[Listener]FromRules{}
-	for _, l := range order {
-		ps := byInbound[l]
-		sortMatched(ps)
-		fr, err := e.BuildFromRules(ps)
-		if err != nil {
-			m.Warnings = append(m.Warnings, "couldn't create From rules: "+err.Error())
-			continue
-		}
-		m.FromRules[l] = fr
-	}
-	var err error
-	if m.ToRules, err = e.BuildToRules(m.Policies, objects); err != nil {
-		m.Warnings = append(m.Warnings, "couldn't create To rules: "+err.Error())
-	}
-	if m.Single, err = e.BuildSingleItemRules(m.Policies); err != nil {
-		m.Warnings = append(m.Warnings, "couldn't create top level rules: "+err.Error())
-	}
-	return m, nil
+	return e.NewIndex(objects).MatchedPolicies(policyType, dp, MatchOptions{})
 }
 
-// sortMatched orders the policies that select a Dataplane as Kuma's matchers do:
-// Compare, with MeshGateway policies with fewer listener tags first before roles.
-// Top-level refs are parsed once per policy, not once per comparison.
-func sortMatched(ps []Policy) {
-	type keyed struct {
-		p   Policy
-		top TargetRef
+// compareMatched orders the policies that select a Dataplane as Kuma's matchers
+// do: Compare, with MeshGateway policies with fewer listener tags first before
+// roles. ta and tb are a's and b's top-level refs, parsed once by the caller.
+func compareMatched(a Meta, ta TargetRef, b Meta, tb TargetRef) int {
+	if c := cmp.Compare(KindOrder(ta.Kind), KindOrder(tb.Kind)); c != 0 {
+		return c
 	}
-	ks := make([]keyed, len(ps))
-	for i, p := range ps {
-		ks[i] = keyed{p, p.TopRef()}
+	if c := compareDataplaneRefs(ta, tb); c != 0 {
+		return c
 	}
-	slices.SortStableFunc(ks, func(x, y keyed) int {
-		a, b, ta, tb := x.p, y.p, x.top, y.top
-		if c := cmp.Compare(KindOrder(ta.Kind), KindOrder(tb.Kind)); c != 0 {
-			return c
-		}
-		if c := compareDataplaneRefs(ta, tb); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(originOrder(a.Labels), originOrder(b.Labels)); c != 0 {
-			return c
-		}
-		if ta.Kind == refMeshGateway {
-			if c := cmp.Compare(len(ta.Tags), len(tb.Tags)); c != 0 {
-				return c
-			}
-		}
-		if c := cmp.Compare(roleOrder(a.Labels), roleOrder(b.Labels)); c != 0 {
-			return c
-		}
-		return cmp.Compare(b.DisplayName(), a.DisplayName())
-	})
-	for i := range ks {
-		ps[i] = ks[i].p
+	if c := cmp.Compare(originOrder(a.Labels), originOrder(b.Labels)); c != 0 {
+		return c
 	}
+	if ta.Kind == refMeshGateway {
+		if c := cmp.Compare(len(ta.Tags), len(tb.Tags)); c != 0 {
+			return c
+		}
+	}
+	if c := cmp.Compare(roleOrder(a.Labels), roleOrder(b.Labels)); c != 0 {
+		return c
+	}
+	return cmp.Compare(b.DisplayName(), a.DisplayName())
 }
 
 // selects is which inbounds of dp a policy's top-level targetRef selects, after the

@@ -41,6 +41,13 @@ func (s section) kri() KRI {
 // resource of the mesh, items for a whole MeshService or MeshMultiZoneService to
 // each of its ports. Rules are keyed by KRI text.
 func (e *Engine) BuildResourceRules(policies, objects []Policy) (map[string]ResourceRule, error) {
+	return e.buildResourceRules(policies, newResourceIndex(objects))
+}
+
+// buildResourceRules is BuildResourceRules over indexed objects. Each target's
+// relevant items are the mesh's items plus those resolved to the same resource,
+// found by key rather than by testing every resolved item against every target.
+func (e *Engine) buildResourceRules(policies []Policy, res *resourceIndex) (map[string]ResourceRule, error) {
 	items, err := e.ToEntries(policies)
 	if err != nil {
 		return nil, err
@@ -51,20 +58,29 @@ func (e *Engine) BuildResourceRules(policies, objects []Policy) (map[string]Reso
 	}
 	var resolved []section
 	for _, it := range items {
-		for _, s := range resolveRef(it.Ref, byPolicy[it.Policy.key()], objects) {
+		for _, s := range res.resolve(it.Ref, byPolicy[it.Policy.key()]) {
 			s.item = it
 			s.key = it.Policy.key() + "#" + strconv.Itoa(it.Index)
 			resolved = append(resolved, s)
 		}
 	}
-	indexed := map[string]section{}
+	indexed := map[string]int{}
 	var order []string
-	for _, s := range resolved {
+	meshItems := map[string][]int{}
+	sameObject := map[KRI][]int{}
+	for i, s := range resolved {
 		k := s.kri().String()
 		if _, ok := indexed[k]; !ok {
 			order = append(order, k)
 		}
-		indexed[k] = s
+		indexed[k] = i
+		switch s.obj.Type {
+		case api.KindMesh:
+			meshItems[s.obj.Name] = append(meshItems[s.obj.Name], i)
+		case refMeshService, refMeshMultiZoneService, refMeshExternalService, refMeshHTTPRoute:
+			id := kriOf(s.obj, s.obj.Type)
+			sameObject[id] = append(sameObject[id], i)
+		}
 	}
 	shape := shapePlain
 	if len(resolved) > 0 {
@@ -81,21 +97,15 @@ func (e *Engine) BuildResourceRules(policies, objects []Policy) (map[string]Reso
 		return nil, err
 	}
 	idx := newOriginIndex(len(resolved), func(i int) string { return resolved[i].key })
-	out := map[string]ResourceRule{}
+	out := make(map[string]ResourceRule, len(order))
+	var relevant []int
 	for _, k := range order {
-		target := indexed[k]
-		var relevant []int
-		in := make([]bool, len(resolved))
-		for i, s := range resolved {
-			if s.relevantTo(target.obj, target.section) {
-				in[i] = true
-				relevant = append(relevant, i)
-			}
-		}
+		target := resolved[indexed[k]]
+		relevant = target.relevantItems(relevant[:0], resolved, meshItems, sameObject)
 		if len(relevant) == 0 {
 			continue
 		}
-		confs := rn.confsFor(len(resolved), func(i int) bool { return in[i] }, func(i int) any { return resolved[i].item.Conf })
+		confs := rn.confsOf(relevant, func(i int) any { return resolved[i].item.Conf })
 		merged, err := mergeClean(shape, confs)
 		if err != nil {
 			return nil, err
@@ -105,6 +115,35 @@ func (e *Engine) BuildResourceRules(policies, objects []Policy) (map[string]Reso
 		})}
 	}
 	return out, nil
+}
+
+// relevantItems appends to out, ascending, the resolved items that apply to
+// target (those relevantTo says): the items of target's mesh (of the Mesh itself,
+// for a Mesh) and the items resolved to the same resource whose section covers
+// target's.
+func (target section) relevantItems(out []int, resolved []section, meshItems map[string][]int, sameObject map[KRI][]int) []int {
+	obj, sec := target.obj, target.section
+	if obj.Type == api.KindMesh {
+		return append(out, meshItems[obj.Name]...)
+	}
+	var same []int
+	switch obj.Type {
+	case refMeshService, refMeshMultiZoneService, refMeshExternalService, refMeshHTTPRoute:
+		same = sameObject[kriOf(obj, obj.Type)]
+	}
+	mesh := meshItems[obj.Mesh]
+	for len(mesh) > 0 || len(same) > 0 {
+		if len(same) == 0 || (len(mesh) > 0 && mesh[0] < same[0]) {
+			out = append(out, mesh[0])
+			mesh = mesh[1:]
+			continue
+		}
+		if i := same[0]; resolved[i].relevantTo(obj, sec) {
+			out = append(out, i)
+		}
+		same = same[1:]
+	}
+	return out
 }
 
 // relevantTo reports whether the resolved item applies to other (at section).
@@ -127,8 +166,27 @@ func (s section) relevantTo(other Policy, sec string) bool {
 	return false
 }
 
-// resolveRef finds the objects (and ports) a `to` targetRef of policy names.
-func resolveRef(ref TargetRef, policy Policy, objects []Policy) []section {
+// resourceIndex is the objects `to` items can name, by type and by identifier
+// (kriOf), so that resolving an item looks up instead of scanning every object.
+type resourceIndex struct {
+	objects []Policy
+	byType  map[string][]int
+	byKRI   map[KRI][]int
+}
+
+func newResourceIndex(objects []Policy) *resourceIndex {
+	x := &resourceIndex{objects: objects, byType: map[string][]int{}, byKRI: map[KRI][]int{}}
+	for i, o := range objects {
+		x.byType[o.Type] = append(x.byType[o.Type], i)
+		if k := kriOf(o, o.Type); k != (KRI{}) {
+			x.byKRI[k] = append(x.byKRI[k], i)
+		}
+	}
+	return x
+}
+
+// resolve finds the objects (and ports) a `to` targetRef of policy names.
+func (x *resourceIndex) resolve(ref TargetRef, policy Policy) []section {
 	if ref.Kind == refMeshSubset || ref.Kind == refMeshServiceSubset {
 		return nil
 	}
@@ -150,22 +208,20 @@ func resolveRef(ref TargetRef, policy Policy, objects []Policy) []section {
 	if typ == refMesh {
 		typ = api.KindMesh
 	}
-	var found []Policy
-	for _, o := range objects {
-		if o.Type != typ {
-			continue
-		}
-		switch {
-		case byLabels != nil:
-			if labelsInclude(o.Labels, byLabels) {
-				found = append(found, o)
+	var found []int
+	switch {
+	case byLabels != nil:
+		for _, i := range x.byType[typ] {
+			if labelsInclude(x.objects[i].Labels, byLabels) {
+				found = append(found, i)
 			}
-		case byID != (KRI{}) && kriOf(o, typ) == byID:
-			found = append(found, o)
 		}
+	case byID != (KRI{}) && byID.Type == typ:
+		found = x.byKRI[byID]
 	}
 	var out []section
-	for _, o := range found {
+	for _, i := range found {
+		o := x.objects[i]
 		if portNum == 0 && sectionName == "" {
 			out = append(out, section{obj: o})
 			continue

@@ -24,19 +24,30 @@ type ToRules struct {
 // each rule of that route, its items keyed by the route rule's matches. Resource
 // rules leave out the policies with a top-level MeshHTTPRoute.
 func (e *Engine) BuildToRules(policies, objects []Policy) (ToRules, error) {
-	var routes, direct []Policy
+	var routes []Policy
 	for _, o := range objects {
 		if o.Type == refMeshHTTPRoute {
 			routes = append(routes, o)
 		}
 	}
+	return e.buildToRules(policies, routes, newResourceIndex(objects), true)
+}
+
+// buildToRules is BuildToRules over indexed objects; without legacy, the legacy
+// subset rules are left empty (not computed).
+func (e *Engine) buildToRules(policies, routes []Policy, res *resourceIndex, legacy bool) (ToRules, error) {
+	var direct []Policy
 	var items []Item
 	for _, p := range policies {
 		if !e.has(p.Type, api.SecTo) {
 			return ToRules{Rules: []Rule{}, ResourceRules: map[string]ResourceRule{}}, nil
 		}
-		if p.TopRef().Kind != refMeshHTTPRoute {
+		top := p.TopRef()
+		if top.Kind != refMeshHTTPRoute {
 			direct = append(direct, p)
+		}
+		if !legacy {
+			continue
 		}
 		its, err := listItems(p, "to", toConf(p.Type))
 		if err != nil {
@@ -45,18 +56,21 @@ func (e *Engine) BuildToRules(policies, objects []Policy) (ToRules, error) {
 		if targetsRoute(its) {
 			continue
 		}
-		if top := p.TopRef(); top.Kind == refMeshHTTPRoute {
+		if top.Kind == refMeshHTTPRoute {
 			if its, err = routeItems(p, top, its, routes); err != nil {
 				return ToRules{}, err
 			}
 		}
 		items = append(items, its...)
 	}
-	rules, err := BuildRules(items, false)
-	if err != nil {
-		return ToRules{}, err
+	rules := []Rule{}
+	if legacy {
+		var err error
+		if rules, err = BuildRules(items, false); err != nil {
+			return ToRules{}, err
+		}
 	}
-	rr, err := e.BuildResourceRules(direct, objects)
+	rr, err := e.buildResourceRules(direct, res)
 	if err != nil {
 		return ToRules{}, err
 	}

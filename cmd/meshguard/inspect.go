@@ -24,12 +24,14 @@ type inspectOptions struct {
 	mesh      string
 	output    string
 	input     inspectInput
+	// meshSet: --mesh was given, so every-proxy output keeps to that mesh.
+	meshSet bool
 }
 
 func newInspectCmd(s streams) *cobra.Command {
 	o := &inspectOptions{}
 	cmd := &cobra.Command{
-		Use:   "inspect (--kuma-api PATH | --dataplane NAME | --proxy KIND/NAME) [PATH|-]... | --kubeconfig FILE",
+		Use:   "inspect [--kuma-api PATH | --dataplane NAME | --proxy KIND/NAME] [PATH|-]... | --kubeconfig FILE",
 		Short: "Show what Kuma's control plane makes of the policies: per proxy, inbound and outbound",
 		Long: `Inspect answers, offline, what Kuma 2.14's control plane computes from a set of
 objects: which policies select a proxy and the conf each inbound, outbound and the
@@ -69,29 +71,37 @@ Disabled). A Dataplane or MeshService in the input wins over a derived one.
                      Deployment/web, Pod/web-7d9, MeshGatewayInstance/edge,
                      MeshGateway/edge, Dataplane/web-1; a name that is not
                      there lists the proxies that are.
+  (none of them)     show every proxy of the input (of --mesh when given), one
+                     block each as --dataplane prints it; -o json writes a list,
+                     each entry {"dataplane": {mesh, name, kri}} and the fields
+                     of --dataplane -o json.
 
 See docs/inspect.md. Exit codes: 0 answered (--kuma-api: Kuma answers 200), 1 Kuma
 answers an error, 2 usage or input errors.`,
-		Example: `  meshguard inspect --dataplane web-1 examples/inspect/shop
+		Example: `  meshguard inspect examples/inspect/shop
+  meshguard inspect --dataplane web-1 examples/inspect/shop
   meshguard inspect --proxy Deployment/web -n shop examples/inspect/k8s-shop
   meshguard inspect --proxy Deployment/web -n shop examples/inspect/k8s-shop/mesh.yaml examples/inspect/k8s-shop-kustomized
   meshguard inspect --kuma-api /meshes/default/dataplanes/web-1/_rules examples/inspect/shop
   meshguard inspect --kuma-api /meshes/default/dataplanes/web-1/_outbounds/kri_msvc_default___backend_http/_policies examples/inspect/shop
   kumactl export -p all -f universal | meshguard inspect --dataplane web-1 --mesh default -o json -`,
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run(s, args) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.meshSet = cmd.Flags().Changed("mesh")
+			return o.run(s, args)
+		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.kumaAPI, "kuma-api", "", "a GET path of Kuma's API server to answer, e.g. /meshes/default/dataplanes/dp-1/_policies")
 	f.StringVar(&o.dataplane, "dataplane", "", "the Dataplane to show, by name")
-	f.StringVar(&o.mesh, "mesh", api.DefaultMeshName, "the mesh of --dataplane")
+	f.StringVar(&o.mesh, "mesh", api.DefaultMeshName, "the mesh of --dataplane; without --dataplane, show only this mesh's proxies (default every mesh's)")
 	bindOutput(cmd, &o.output, formatText, formatJSON)
 	o.input.bind(cmd)
 	return cmd
 }
 
 func (o *inspectOptions) run(s streams, args []string) error {
-	if given := btoi(o.kumaAPI != "") + btoi(o.dataplane != "") + btoi(o.input.proxy != ""); given != 1 {
-		return usageErr("give one of --kuma-api PATH, --dataplane NAME or --proxy KIND/NAME")
+	if given := btoi(o.kumaAPI != "") + btoi(o.dataplane != "") + btoi(o.input.proxy != ""); given > 1 {
+		return usageErr("give at most one of --kuma-api PATH, --dataplane NAME or --proxy KIND/NAME")
 	}
 	if err := checkOutput(o.output, []format{formatText, formatJSON}); err != nil {
 		return err
@@ -102,6 +112,9 @@ func (o *inspectOptions) run(s streams, args []string) error {
 	}
 	if o.kumaAPI != "" {
 		return answerKumaAPI(s, store, o.kumaAPI)
+	}
+	if o.dataplane == "" && o.input.proxy == "" {
+		return o.writeEveryView(s, store)
 	}
 	mesh, dataplane := o.mesh, o.dataplane
 	if o.input.proxy != "" {
@@ -134,6 +147,52 @@ func answerKumaAPI(s streams, store *kumainspect.Store, path string) error {
 		return exitError{exitFindings}
 	}
 	return nil
+}
+
+// writeEveryView writes the view of every proxy (of --mesh when given), one at a
+// time: text blocks separated by a blank line, or one JSON list.
+func (o *inspectOptions) writeEveryView(s streams, store *kumainspect.Store) error {
+	mesh := ""
+	if o.meshSet {
+		mesh = o.mesh
+	}
+	first := true
+	jsonOut := o.output == string(formatJSON)
+	err := store.EachView(mesh, func(v kumainspect.View) error {
+		sep := "\n"
+		if jsonOut {
+			sep = ",\n  "
+			if first {
+				sep = "[\n  "
+			}
+			out, err := json.MarshalIndent(v.DataplaneJSON(), "  ", "  ")
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprintf(s.out, "%s%s", sep, out)
+			first = false
+			return err
+		}
+		if !first {
+			if _, err := fmt.Fprint(s.out, sep); err != nil {
+				return err
+			}
+		}
+		first = false
+		return v.WriteText(s.out)
+	})
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	if !jsonOut {
+		return nil
+	}
+	end := "\n]\n"
+	if first {
+		end = "[]\n"
+	}
+	_, err = fmt.Fprint(s.out, end)
+	return err
 }
 
 func writeJSON(s streams, v any) error {

@@ -48,7 +48,7 @@ func TestInspectProxyNotThere(t *testing.T) {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
 	_, errOut, code = runInspect(t, "", "--proxy", "Deployment/web", "--dataplane", "web.shop", k8sShop)
-	if code != exitUsage || !strings.Contains(errOut, "give one of --kuma-api PATH, --dataplane NAME or --proxy KIND/NAME") {
+	if code != exitUsage || !strings.Contains(errOut, "give at most one of --kuma-api PATH, --dataplane NAME or --proxy KIND/NAME") {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
 }

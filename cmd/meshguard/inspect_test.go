@@ -101,10 +101,51 @@ func TestInspectDataplaneShowsWhereEachFieldComesFrom(t *testing.T) {
 	}
 }
 
+// TestInspectEveryProxy: without --dataplane, inspect shows every proxy as
+// --dataplane shows each (text blocks in name order, blank-line separated; a JSON
+// list whose entries name their proxy), and --mesh narrows to one mesh.
+func TestInspectEveryProxy(t *testing.T) {
+	example := filepath.Join("..", "..", "examples", "inspect", "shop")
+	var blocks []string
+	for _, dp := range []string{"backend-1", "web-1"} {
+		out, errOut, code := runInspect(t, "", "--dataplane", dp, example)
+		if code != exitOK {
+			t.Fatalf("--dataplane %s: exit %d: %s", dp, code, errOut)
+		}
+		blocks = append(blocks, out)
+	}
+	for _, args := range [][]string{{example}, {"--mesh", "default", example}} {
+		out, errOut, code := runInspect(t, "", args...)
+		if code != exitOK || out != strings.Join(blocks, "\n") {
+			t.Errorf("%v: exit %d (%s), text\n%s\nwant\n%s", args, code, errOut, out, strings.Join(blocks, "\n"))
+		}
+	}
+	out, errOut, code := runInspect(t, "", "-o", "json", example)
+	var list []map[string]any
+	if err := json.Unmarshal([]byte(out), &list); code != exitOK || err != nil || len(list) != 2 {
+		t.Fatalf("-o json: exit %d, %v, %d entries; stderr %s", code, err, len(list), errOut)
+	}
+	for i, dp := range []string{"backend-1", "web-1"} {
+		one, _, _ := runInspect(t, "", "--dataplane", dp, "-o", "json", example)
+		var want map[string]any
+		if err := json.Unmarshal([]byte(one), &want); err != nil {
+			t.Fatal(err)
+		}
+		want["dataplane"] = map[string]any{"mesh": "default", "name": dp, "kri": want["kri"]}
+		got, _ := json.Marshal(list[i])
+		if w, _ := json.Marshal(want); string(got) != string(w) {
+			t.Errorf("entry %d\n got: %s\nwant: %s", i, got, w)
+		}
+	}
+	if out, _, code := runInspect(t, "", "-o", "json", "--mesh", "default", "-", ""); code != exitUsage {
+		t.Errorf("--mesh of an empty input: exit %d, want %d (%s)", code, exitUsage, out)
+	}
+}
+
 func TestInspectUsageErrors(t *testing.T) {
 	example := filepath.Join("..", "..", "examples", "inspect", "shop")
 	for name, args := range map[string][]string{
-		"neither":       {example},
+		"no such mesh":  {"--mesh", "nope", example},
 		"both":          {"--kuma-api", "/x", "--dataplane", "web-1", example},
 		"no path":       {"--dataplane", "web-1"},
 		"missing path":  {"--dataplane", "web-1", "no-such-dir"},

@@ -11,7 +11,8 @@
 //	go run ./hack/bench lint [--rounds 5]                      # meshguard lint against kubeconform, one file
 //	go run ./hack/bench startup [--rounds 20]                  # one small file: start-up against kubeconform
 //	go run ./hack/bench growth [--sizes "1000 10000"]          # lint's CPU and peak RSS as the input grows
-//	go run ./hack/bench inspect [N]                             # inspect of one proxy among N (needs bin/meshguard)
+//	go run ./hack/bench inspect [-sizes "500 5000 20000"] ...   # inspect of every proxy, beside Kuma's rules code (needs bin/meshguard)
+//	go run ./hack/bench inspect-one [N]                         # inspect of one proxy among N (needs bin/meshguard)
 //
 // Run from the repository (the shell measurements find it from the current
 // directory). Exit codes: 0 done, 1 the measurement failed (or, for attack, a goal
@@ -28,6 +29,7 @@ import (
 	"github.com/meshguard/meshguard/hack/bench/apilatency"
 	"github.com/meshguard/meshguard/hack/bench/attack"
 	"github.com/meshguard/meshguard/hack/bench/auditload"
+	"github.com/meshguard/meshguard/hack/bench/inspectscale"
 	"github.com/meshguard/meshguard/hack/bench/kit"
 	"github.com/meshguard/meshguard/hack/bench/load"
 	"github.com/meshguard/meshguard/hack/bench/mem"
@@ -51,7 +53,8 @@ func commands() []command {
 		{"lint", "meshguard lint against kubeconform on one file (hack/bench/lint-vs-kubeconform.sh)", script("lint-vs-kubeconform.sh")},
 		{"startup", "start-up on one small file against kubeconform (hack/bench/startup-vs-kubeconform.sh)", script("startup-vs-kubeconform.sh")},
 		{"growth", "lint's CPU time and peak RSS from 1k to 100k documents (hack/bench/lint-growth.sh)", script("lint-growth.sh")},
-		{"inspect", "meshguard inspect's time and peak RSS on a generated Universal mesh of N proxies (hack/bench/inspect-scale.sh)", script("inspect-scale.sh")},
+		{"inspect", "meshguard inspect of every proxy (500 to 20k, 2,000 policies): CPU and peak RSS, beside Kuma's own rules code (hack/bench/kumapeer)", inspectscale.Main},
+		{"inspect-one", "meshguard inspect's time and peak RSS for one proxy of a generated mesh of N (hack/bench/inspect-scale.sh)", script("inspect-scale.sh")},
 	}
 }
 
