@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/meshguard/meshguard/api"
 )
 
 // Shape is the generated input's size: Proxies Dataplanes (one inbound each), a
@@ -21,8 +23,8 @@ const teams = 20
 
 // kinds are the policy kinds of the mix, one in turn.
 func kinds() []string {
-	return []string{"MeshTimeout", "MeshRetry", "MeshCircuitBreaker", "MeshHealthCheck",
-		"MeshTrafficPermission", "MeshAccessLog", "MeshHTTPRoute"}
+	return []string{api.KindMeshTimeout, api.KindMeshRetry, api.KindMeshCircuitBreaker, api.KindMeshHealthCheck,
+		api.KindMeshTrafficPermission, api.KindMeshAccessLog, api.KindMeshHTTPRoute}
 }
 
 // Write writes the input in Kuma's Universal format (documents separated by
@@ -121,40 +123,40 @@ func (s Shape) policy(b *strings.Builder, i int) {
 	fmt.Fprintf(b, "---\ntype: %s\nname: p-%d\nmesh: default\nspec:\n  targetRef:\n    %s\n", kind, i, top)
 	rules := i%3 == 0
 	switch kind {
-	case "MeshTimeout":
+	case api.KindMeshTimeout:
 		if rules {
 			fmt.Fprintf(b, "  rules:\n    - default:\n        idleTimeout: %ds\n", i%100+10)
 			return
 		}
 		fmt.Fprintf(b, "  to:\n    - targetRef:\n        kind: Mesh\n      default:\n        connectionTimeout: %ds\n        http:\n          requestTimeout: %ds\n", i%10+1, i%60+1)
 		fmt.Fprintf(b, "    - targetRef:\n        kind: MeshService\n        name: svc-%d\n      default:\n        http:\n          requestTimeout: %ds\n", dest, i%30+1)
-	case "MeshRetry":
+	case api.KindMeshRetry:
 		fmt.Fprintf(b, "  to:\n    - targetRef:\n        kind: Mesh\n      default:\n        http:\n          numRetries: %d\n", i%5+1)
 		fmt.Fprintf(b, "    - targetRef:\n        kind: MeshService\n        name: svc-%d\n      default:\n        tcp:\n          maxConnectAttempt: %d\n        http:\n          retryOn: [\"5xx\"]\n", dest, i%4+1)
-	case "MeshCircuitBreaker":
+	case api.KindMeshCircuitBreaker:
 		if rules {
 			fmt.Fprintf(b, "  rules:\n    - default:\n        connectionLimits:\n          maxPendingRequests: %d\n", i%20+1)
 			return
 		}
 		fmt.Fprintf(b, "  to:\n    - targetRef:\n        kind: Mesh\n      default:\n        connectionLimits:\n          maxConnections: %d\n", 100+i%50)
 		fmt.Fprintf(b, "    - targetRef:\n        kind: MeshService\n        name: svc-%d\n      default:\n        outlierDetection:\n          disabled: false\n          detectors:\n            totalFailures:\n              consecutive: %d\n", dest, i%7+3)
-	case "MeshHealthCheck":
+	case api.KindMeshHealthCheck:
 		fmt.Fprintf(b, "  to:\n    - targetRef:\n        kind: Mesh\n      default:\n        interval: %ds\n        timeout: 2s\n        unhealthyThreshold: 3\n        healthyThreshold: 1\n        tcp:\n          disabled: false\n", i%20+5)
 		fmt.Fprintf(b, "    - targetRef:\n        kind: MeshService\n        name: svc-%d\n      default:\n        http:\n          path: /health-%d\n", dest, i)
-	case "MeshTrafficPermission":
+	case api.KindMeshTrafficPermission:
 		if rules {
 			fmt.Fprintf(b, "  rules:\n    - default:\n        allow:\n          - spiffeID:\n              type: Prefix\n              value: spiffe://default/svc-%d\n", dest)
 			return
 		}
 		fmt.Fprintf(b, "  from:\n    - targetRef:\n        kind: Mesh\n      default:\n        action: Allow\n    - targetRef:\n        kind: MeshService\n        name: svc-%d\n      default:\n        action: Deny\n", dest)
-	case "MeshAccessLog":
+	case api.KindMeshAccessLog:
 		if rules {
 			fmt.Fprintf(b, "  rules:\n    - default:\n        backends:\n          - type: File\n            file:\n              path: /var/log/in-%d.log\n", i)
 			return
 		}
 		fmt.Fprintf(b, "  to:\n    - targetRef:\n        kind: Mesh\n      default:\n        backends:\n          - type: File\n            file:\n              path: /var/log/mesh-%d.log\n", i)
 		fmt.Fprintf(b, "    - targetRef:\n        kind: MeshService\n        name: svc-%d\n      default:\n        backends:\n          - type: File\n            file:\n              path: /var/log/to-%d.log\n", dest, i)
-	case "MeshHTTPRoute":
+	case api.KindMeshHTTPRoute:
 		fmt.Fprintf(b, "  to:\n    - targetRef:\n        kind: MeshService\n        name: svc-%d\n      rules:\n        - matches:\n            - path:\n                type: PathPrefix\n                value: /api-%d\n          default:\n            backendRefs:\n              - kind: MeshService\n                name: svc-%d\n                port: 80\n", dest, i, dest)
 	}
 }
