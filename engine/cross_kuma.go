@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -14,12 +15,14 @@ import (
 	"github.com/meshguard/meshguard/validate"
 )
 
-// Proxy limits of kumaEffects: how many proxies of a mesh are judged. Admission
-// answers within the API server's timeout, so a cluster source gets fewer; past
-// the limit the findings that rest on a policy doing nothing are not given.
+// Bounds of kumaEffects: how many proxies of a mesh are judged, and for how long
+// one object is judged alone (admission answers within the API server's
+// timeout). Past either, the findings that rest on a policy doing nothing
+// anywhere are not given.
 const (
-	effectsProxiesCluster = 1000
-	effectsProxiesFiles   = 20000
+	effectsProxiesOne  = 500
+	effectsProxiesMany = 20000
+	effectsBudgetOne   = time.Second
 )
 
 var dataplaneGK = schema.GroupKind{Group: api.KumaGroup, Kind: api.KindDataplane}
@@ -108,16 +111,19 @@ func runKumaEffects(ctx context.Context, subjects []Subject, src Source, reg *ap
 	if err != nil {
 		return out
 	}
-	limit := effectsProxiesFiles
-	if src.Scope() == ScopeCluster {
-		limit = effectsProxiesCluster
+	opts := kumainspect.EffectsOptions{Limit: effectsProxiesMany}
+	if len(subjects) == 1 { // admission: only the proxies the object selects matter
+		opts = kumainspect.EffectsOptions{Limit: effectsProxiesOne, Focus: []kumainspect.Object{{Unstructured: subjects[0].Object}}}
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, effectsBudgetOne)
+		defer cancel()
 	}
 	judged := map[string]*kumainspect.Effects{}
 	for i, s := range subjects {
 		mesh := meshOf(s.Object)
 		eff, seen := judged[mesh]
 		if !seen {
-			eff, _ = store.Effects(ctx, mesh, limit) // nil on error: nothing to say
+			eff, _ = store.Effects(ctx, mesh, opts) // nil on error: nothing to say
 			judged[mesh] = eff
 		}
 		if eff != nil {

@@ -65,17 +65,35 @@ type Inbound struct {
 	By        []string
 }
 
-// Effects judges the policies of mesh over its Dataplanes, at most limit of them
-// (in name order; 0 for all). A done ctx stops it early, as the limit does
-// (Truncated).
-func (s *Store) Effects(ctx context.Context, mesh string, limit int) (*Effects, error) {
+// EffectsOptions bound what Effects judges.
+type EffectsOptions struct {
+	// Limit is how many Dataplanes are judged at most (in name order; 0 for
+	// all); past it, Truncated.
+	Limit int
+	// Focus, when set, are the only policies the answer is asked about (an
+	// admission request's object): only the Dataplanes one of them selects are
+	// judged, the others are only counted.
+	Focus []Object
+}
+
+// Effects judges the policies of mesh over its Dataplanes. A done ctx stops it
+// early, as the limit does (Truncated).
+func (s *Store) Effects(ctx context.Context, mesh string, o EffectsOptions) (*Effects, error) {
 	e := &Effects{store: s, Namespaces: map[string]int{}, policies: map[string]*PolicyEffect{}, byKRIs: map[string]string{}}
 	for _, o := range s.meshObjects(mesh) {
 		e.byKRIs[s.types.kriString(kriOf(o.Meta, o.Type))] = storeKey(o.Type, o.Mesh, o.Name)
 	}
-	dps := s.ofKind(api.KindDataplane, mesh)
-	if limit > 0 && len(dps) > limit {
-		dps, e.Truncated = dps[:limit], true
+	all := s.ofKind(api.KindDataplane, mesh)
+	for _, dp := range all {
+		e.Namespaces[dp.Labels[api.LabelNamespace]]++
+	}
+	e.Proxies = len(all)
+	dps, err := s.focused(mesh, all, o.Focus)
+	if err != nil {
+		return nil, err
+	}
+	if o.Limit > 0 && len(dps) > o.Limit {
+		dps, e.Truncated = dps[:o.Limit], true
 	}
 	for _, dp := range dps {
 		if ctx.Err() != nil {
@@ -86,8 +104,6 @@ func (s *Store) Effects(ctx context.Context, mesh string, limit int) (*Effects, 
 		if err != nil {
 			return nil, err
 		}
-		e.Proxies++
-		e.Namespaces[dp.Labels[api.LabelNamespace]]++
 		e.judge(v)
 		if err := e.judgeFrom(dp); err != nil {
 			return nil, err
@@ -95,6 +111,40 @@ func (s *Store) Effects(ctx context.Context, mesh string, limit int) (*Effects, 
 	}
 	e.finish()
 	return e, nil
+}
+
+// focused are the Dataplanes of all that one of the focus policies selects (all
+// of them without focus), as Kuma's _resources/dataplanes decides it.
+func (s *Store) focused(mesh string, all []object, focus []Object) ([]object, error) {
+	if len(focus) == 0 {
+		return all, nil
+	}
+	var ps []kumarules.Policy
+	for _, f := range focus {
+		if p, found := s.findKey(storeKey(identity(f))); found {
+			ps = append(ps, p.Policy)
+		}
+	}
+	var targets []kumarules.Policy // what a top-level targetRef may name besides proxies
+	for _, kind := range []string{string(api.RefMeshHTTPRoute), string(api.RefMeshGateway)} {
+		for _, o := range s.ofKind(kind, mesh) {
+			targets = append(targets, o.Policy)
+		}
+	}
+	var out []object
+	for _, dp := range all {
+		for _, p := range ps {
+			res, err := s.eng.MatchedPolicies(p.Type, *dp.dp, append([]kumarules.Policy{p}, targets...))
+			if err != nil {
+				return nil, err
+			}
+			if len(res.Policies) > 0 {
+				out = append(out, dp)
+				break
+			}
+		}
+	}
+	return out, nil
 }
 
 // Of is the effect of the input object in (nil when it selects no proxy and

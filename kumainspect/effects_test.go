@@ -28,7 +28,7 @@ func effectsOf(t *testing.T, path string) (*Effects, map[string]Object) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := s.Effects(context.Background(), "default", 0)
+	e, err := s.Effects(context.Background(), "default", EffectsOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,5 +102,36 @@ spec:
 	}
 	if len(v.Selecting) != 1 || v.Selecting[0].Name != "t.shop" {
 		t.Errorf("selecting %v, want t.shop", v.Selecting)
+	}
+}
+
+// TestEffectsFocus: asked about one policy, Effects judges only the proxies it
+// selects, and its answer about that policy is the whole-mesh answer.
+func TestEffectsFocus(t *testing.T) {
+	whole, objs := effectsOf(t, "testdata/effects/mesh.yaml")
+	f, err := os.Open("testdata/effects/mesh.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	all, err := Decode(f, "mesh.yaml", api.DefaultRegistry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewStore(all, api.DefaultRegistry(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"mt-a", "mt-b", "mt-ghost", "web-retries", "allow-all", "backend-rules"} {
+		e, err := s.Effects(context.Background(), "default", EffectsOptions{Focus: []Object{objs[name]}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Proxies != 2 {
+			t.Errorf("%s: %d proxies counted, want the mesh's 2", name, e.Proxies)
+		}
+		if diff := cmp.Diff(whole.Of(objs[name]), e.Of(objs[name]), cmpopts.IgnoreUnexported(PolicyEffect{}), cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("%s: focused answer differs (-whole +focused):\n%s", name, diff)
+		}
 	}
 }
