@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/lint"
@@ -56,10 +57,24 @@ type objectInfo struct {
 func Run(ctx context.Context, r *live.Reader, o Options) (Result, error) {
 	ro := o.Live
 	ro.Inventory = true
+	ro.Extra = append(ro.Extra, dataplanesGVR())
 	read, err := r.Read(ctx, ro)
 	if err != nil {
 		return Result{}, err
 	}
+	// Kuma writes a Dataplane per pod: the proxies the Kuma cross-policy checks
+	// (MG450-MG453) judge policies against. They are not the users' objects, so
+	// they are not audited themselves, only read by the checks.
+	var dataplanes []*unstructured.Unstructured
+	kept := read.Inventory[:0]
+	for _, d := range read.Inventory {
+		if gvk := d.Object.GroupVersionKind(); gvk.Group == api.KumaGroup && gvk.Kind == api.KindDataplane {
+			dataplanes = append(dataplanes, d.Object)
+			continue
+		}
+		kept = append(kept, d)
+	}
+	read.Inventory = kept
 	// The inventory is linted in the same run rather than handed over as
 	// lint.InventoryOf: the stages need its objects as documents (the Linkerd
 	// Server checks read pod templates, the reference stage enters every object
@@ -73,12 +88,19 @@ func Run(ctx context.Context, r *live.Reader, o Options) (Result, error) {
 		res.objects[ref{u.GetAPIVersion(), u.GetKind(), u.GetNamespace(), u.GetName()}] = objectInfo{uid: string(u.GetUID()), resourceVersion: u.GetResourceVersion()}
 	}
 	lo := o.Lint
+	lo.Stages = lint.CrossDocumentInventory(lo.Settings, lo.Namespace, &lint.Inventory{Cluster: true, Objects: dataplanes})
 	if lo.Privileged == nil {
 		lo.Privileged = SyncedBy(lo.Settings.Mode)
 	}
 	res.Findings, res.Summary = lint.Lint(docs, lo)
 	res.Summary.Documents = res.Policies
 	return res, nil
+}
+
+// dataplanesGVR is Kuma's Dataplane resource, which the audit lists besides the
+// registry's policies and the inventory.
+func dataplanesGVR() schema.GroupVersionResource {
+	return schema.GroupVersionResource{Group: api.KumaGroup, Version: "v1alpha1", Resource: "dataplanes"}
 }
 
 // SyncedBy says which stored objects a Kuma control plane wrote: on a zone, those

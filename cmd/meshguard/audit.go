@@ -140,8 +140,8 @@ func (o *auditOptions) check() error {
 
 // engine is the linter's options for stored objects.
 func (o *auditOptions) engine() (lint.Options, error) {
-	eng := lint.Options{Settings: o.settings, Namespace: "default", Registry: api.DefaultRegistry(),
-		Stages: lint.CrossDocumentInventory(o.settings, "default", &lint.Inventory{Cluster: true})}
+	// audit.Run sets the stages: they read the cluster's Dataplanes it lists.
+	eng := lint.Options{Settings: o.settings, Namespace: "default", Registry: api.DefaultRegistry()}
 	if o.ignoreFile != "" {
 		f, err := lint.ReadIgnoreFile(o.ignoreFile, lint.RuleSeverity, time.Now())
 		if err != nil {
