@@ -87,7 +87,10 @@ type diffSet struct {
 	policies   []kumaauthz.Policy
 	identities []kumaauthz.Identity
 	linkerd    []unstructured.Unstructured
-	bad        bool
+	// kuma are the Kuma objects a cluster would store (MeshTrafficPermissions
+	// aside), for what every proxy gets.
+	kuma []*unstructured.Unstructured
+	bad  bool
 }
 
 func (o *diffOptions) run(s streams, args []string) error {
@@ -142,7 +145,11 @@ func (o *diffOptions) run(s streams, args []string) error {
 	if linkerdauthz.HasLinkerd(oldSet.linkerd) || linkerdauthz.HasLinkerd(newSet.linkerd) {
 		lk = linkerdauthz.Diff(oldSet.linkerd, newSet.linkerd, o.linkerd, o.maxClasses)
 	}
-	rep := diffReport{Old: oldSet.label, New: newSet.label, Kuma: kuma, Linkerd: lk}
+	conf, err := kumaConfigDiff(oldSet.kuma, newSet.kuma, eng.Settings)
+	if err != nil {
+		return err
+	}
+	rep := diffReport{Old: oldSet.label, New: newSet.label, Kuma: kuma, Linkerd: lk, KumaConfig: conf}
 	rep.finish()
 	if err := rep.write(s.out, o.output); err != nil {
 		return err
@@ -153,6 +160,10 @@ func (o *diffOptions) run(s streams, args []string) error {
 	if n := rep.incomplete(); o.failOn != string(failOnNone) && n > 0 {
 		// Nothing widens among what was compared, but not everything was.
 		fmt.Fprintf(s.err, "meshguard diff: %d proxy groups or Servers were not compared (more than --max-classes %d client classes); whether access widens there is not known\n", n, o.maxClasses)
+		return exitError{exitUsage}
+	}
+	if n := len(rep.KumaConfig.NotCompared); o.failOn == string(failOnWarning) && n > 0 {
+		fmt.Fprintf(s.err, "meshguard diff: the configuration of %d proxies was not compared; whether it changes is not known\n", n)
 		return exitError{exitUsage}
 	}
 	return nil
@@ -220,7 +231,8 @@ func (o *diffOptions) readSet(notes io.Writer, eng lint.Options, paths []string,
 	loaded := lint.LoadAll(paths, nil, o.loadOptions())
 	_ = lint.WriteNotes(notes, loaded.Skipped)
 	in := lint.Preview(loaded.Docs, eng)
-	for _, n := range append(in.Notes, in.LinkerdNotes...) {
+	kuma, kumaNotes := lint.KumaObjects(loaded.Docs, eng)
+	for _, n := range append(append(in.Notes, kumaNotes...), in.LinkerdNotes...) {
 		file := n.File
 		for snap, name := range relabel {
 			if rest, ok := strings.CutPrefix(file, snap); ok {
@@ -229,7 +241,7 @@ func (o *diffOptions) readSet(notes io.Writer, eng lint.Options, paths []string,
 		}
 		fmt.Fprintf(notes, "%s:%d: %s\n", file, n.Line, n.Text)
 	}
-	return diffSet{label: label, policies: in.Policies, identities: in.Identities, linkerd: in.Linkerd, bad: in.Unreadable}
+	return diffSet{label: label, policies: in.Policies, identities: in.Identities, linkerd: in.Linkerd, kuma: kuma, bad: in.Unreadable}
 }
 
 // gitSnapshot extracts path as it was at git revision ref into a temporary
@@ -351,8 +363,12 @@ func diffFormats() []format {
 }
 
 // changed reports whether some client's access changes at all (widened,
-// narrowed or in shadow mode), which --fail-on warning fails on.
+// narrowed or in shadow mode) or some proxy's configuration does, which
+// --fail-on warning fails on.
 func (r *diffReport) changed() bool {
+	if len(r.KumaConfig.Changes) > 0 {
+		return true
+	}
 	for _, g := range r.Kuma {
 		if len(g.Changes) > 0 {
 			return true
