@@ -118,18 +118,15 @@ func Compare(old, new *kumainspect.Store, o Options) Report {
 			r.Limit = fmt.Sprintf("only the first %d proxies present in both sets were compared", o.MaxProxies)
 			continue
 		}
-		before, err := fields(old, p, o.SkipKinds)
-		if err == nil {
-			var after map[location]field
-			if after, err = fields(new, p, o.SkipKinds); err == nil {
-				r.Compared++
-				if compareFields(before, after, proxyName(p), p.Namespace, groups, &order) {
-					r.Changed++
-				}
-				continue
-			}
+		before, after, err := bothFields(old, new, p, o.SkipKinds)
+		if err != nil {
+			r.NotCompared = append(r.NotCompared, fmt.Sprintf("%s: %v", proxyName(p), err))
+			continue
 		}
-		r.NotCompared = append(r.NotCompared, fmt.Sprintf("%s: %v", proxyName(p), err))
+		r.Compared++
+		if compareFields(before, after, proxyName(p), p.Namespace, groups, &order) {
+			r.Changed++
+		}
 	}
 	for _, p := range inOld {
 		r.RemovedProxies = append(r.RemovedProxies, proxyName(p))
@@ -154,6 +151,27 @@ func proxyName(p kumainspect.Proxy) string {
 // View, so a Store method that computes every proxy's at once can replace it.
 func view(s *kumainspect.Store, p kumainspect.Proxy) (kumainspect.View, error) {
 	return s.View(p.Mesh, p.Name)
+}
+
+// bothFields computes what each store gives the proxy, the old one on another
+// goroutine (each Store is used by one goroutine at a time): a proxy's view costs
+// far more than starting one.
+func bothFields(old, new *kumainspect.Store, p kumainspect.Proxy, skip []string) (before, after map[location]field, err error) {
+	var oldErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		before, oldErr = fields(old, p, skip)
+	}()
+	after, err = fields(new, p, skip)
+	<-done
+	if oldErr != nil {
+		return nil, nil, fmt.Errorf("old set: %w", oldErr)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("new set: %w", err)
+	}
+	return before, after, nil
 }
 
 // fields flattens what the store gives one proxy into its fields by location.

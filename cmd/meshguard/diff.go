@@ -34,7 +34,7 @@ func newDiffCmd(s streams) *cobra.Command {
 	o := &diffOptions{}
 	cmd := &cobra.Command{
 		Use:   "diff OLD NEW | diff --git-base REF PATH...",
-		Short: "Show which clients a change to the policies lets in or shuts out, and which rule decides",
+		Short: "Show which clients a change to the policies lets in or shuts out, and what it changes on every Kuma proxy",
 		Long: `Diff compares two sets of manifests (files or directories, read as lint and preview read
 them: defaulted as the mutating webhook would, without what the validating webhook would
 deny) and prints the authorization difference, not the text difference:
@@ -48,6 +48,14 @@ deny) and prints the authorization difference, not the text difference:
     lose access, with the grant that admits them (AuthorizationPolicy with its
     authentications, ServerAuthorization, accessPolicy, default policy).
 
+Besides authorization, for every Kuma proxy (each Dataplane of the sets) it
+compares what every other policy kind gives it (MeshTimeout, MeshRetry,
+MeshCircuitBreaker, MeshHTTPRoute, ...: the merged conf of the proxy, of each
+inbound and of each outbound, as 'meshguard inspect' shows it) and lists every
+field that changes, old -> new, with the policy item that sets it before and
+after; proxies that change alike are one line. Proxies in one set only are
+listed, not compared.
+
 Clients are not sampled. They are enumerated as the classes of identities the
 policies of both sets can tell apart (Kuma: a value of each tag key or none of the
 named ones, a service of a mesh; or a SPIFFE ID, SNI, method and path; Linkerd: how
@@ -59,14 +67,14 @@ With --git-base REF, OLD is each PATH as it was at the git revision REF (read wi
 'git archive', so git must be installed and PATH inside a work tree) and NEW is
 each PATH as it is now.
 
---fail-on takes the levels of lint: a widening is an error, a narrowing or
-shadow change a warning. --fail-on error (or its synonym widen) fails when some
-access widens, --fail-on warning when any access changes; none (the default)
-never.
+--fail-on takes the levels of lint: a widening is an error, a narrowing,
+shadow change or change of a proxy's configuration a warning. --fail-on error
+(or its synonym widen) fails when some access widens, --fail-on warning when any
+access or any proxy's configuration changes; none (the default) never.
 
 Exit codes: 0 nothing at or above --fail-on, 1 something is, 2 usage or input
 errors, or, with --fail-on error or warning, nothing found but some group not
-compared.`,
+compared (with --fail-on warning, also some proxy's configuration).`,
 		Example: `  meshguard diff policies-before/ policies-after/
   meshguard diff --git-base origin/main deploy/policies -o markdown > comment.md
   meshguard diff --git-base HEAD~1 mesh/ --fail-on error`,
