@@ -82,6 +82,9 @@ type Options struct {
 	// SkipKinds are policy kinds left out (MeshTrafficPermission: the
 	// authorization diff reports what it changes).
 	SkipKinds []string
+	// Select, when set, says which proxies to look at (the webhook: those the
+	// admitted policy selects); the others are neither compared nor listed.
+	Select func(kumainspect.Proxy) bool
 }
 
 // location is where a field is: one policy kind on one port (or the proxy) of a
@@ -109,6 +112,10 @@ func Compare(old, new *kumainspect.Store, o Options) Report {
 	var order []groupKey
 	for _, p := range newP {
 		key := [2]string{p.Mesh, p.Name}
+		if o.Select != nil && !o.Select(p) {
+			delete(inOld, key)
+			continue
+		}
 		if _, both := inOld[key]; !both {
 			r.AddedProxies = append(r.AddedProxies, proxyName(p))
 			continue
@@ -129,6 +136,9 @@ func Compare(old, new *kumainspect.Store, o Options) Report {
 		}
 	}
 	for _, p := range inOld {
+		if o.Select != nil && !o.Select(p) {
+			continue
+		}
 		r.RemovedProxies = append(r.RemovedProxies, proxyName(p))
 	}
 	sort.Strings(r.RemovedProxies)

@@ -218,3 +218,12 @@ func TestProxiesTextAbbreviates(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+func TestCompareSelectsProxies(t *testing.T) {
+	old := store(t, base(timeout("t", "kind: Mesh", "kind: Mesh", "connectionTimeout: 5s")))
+	now := store(t, base(timeout("t", "kind: Mesh", "kind: Mesh", "connectionTimeout: 1s")))
+	r := Compare(old, now, Options{Select: func(p kumainspect.Proxy) bool { return p.Name == "backend-1" }})
+	if r.Compared != 1 || r.Changed != 1 || len(r.Changes) != 2 || strings.Join(r.Changes[0].Proxies, ",") != "backend-1" {
+		t.Errorf("report: %+v", r)
+	}
+}

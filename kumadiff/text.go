@@ -36,6 +36,18 @@ func (r Report) Summary() string {
 
 // Line says a change in one line: field, old → new, where, and of which proxies.
 func (c Change) Line() string {
+	return c.what() + " of " + c.ProxiesText()
+}
+
+// Counted is Line with the number of proxies only, first, for where names do
+// not fit (an admission warning): "5 proxies: MeshTimeout connectionTimeout: …".
+func (c Change) Counted() string {
+	return plural(len(c.Proxies), "proxy", "proxies") + ": " + strings.Replace(c.what(), " on the ", " on ", 1)
+}
+
+// what is the change and its place: "MeshTimeout connectionTimeout: 5s → 2s on
+// the outbound to …".
+func (c Change) what() string {
 	var what string
 	switch c.Change {
 	case Added:
@@ -49,7 +61,7 @@ func (c Change) Line() string {
 	if c.Rule != "" {
 		field += " (" + c.Rule + ")"
 	}
-	return fmt.Sprintf("%s %s: %s on %s of %s", c.Kind, field, what, c.Where, c.ProxiesText())
+	return fmt.Sprintf("%s %s: %s on %s", c.Kind, field, what, c.Where)
 }
 
 // ProxiesText names the proxies, abbreviated after a few: "5 proxies in shop,
