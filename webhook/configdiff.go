@@ -6,14 +6,17 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/engine"
 	"github.com/meshguard/meshguard/kumadiff"
 	"github.com/meshguard/meshguard/kumainspect"
-	mgschema "github.com/meshguard/meshguard/schema"
+	"github.com/meshguard/meshguard/refs"
+	meshschema "github.com/meshguard/meshguard/schema"
 )
 
 // ConfigChangeFunc says, for an admitted Kuma policy (MeshTrafficPermission
@@ -44,15 +47,39 @@ var configStoreKinds = []string{api.KindDataplane, api.KindMesh, api.KindMeshSer
 // on CREATE) and by obj, and compares the proxies either version selects (Kuma's
 // _resources/dataplanes), at most MaxConfigDiffProxies of them. schemas gives
 // objects their CRD defaults as Kuma's store does (nil: as stored).
-func NewConfigChange(src engine.Source, reg *api.Registry, schemas *mgschema.Set) ConfigChangeFunc {
+func NewConfigChange(src engine.Source, reg *api.Registry, schemas *meshschema.Set) ConfigChangeFunc {
 	c := &configChange{src: src, reg: reg, schemas: schemas}
 	return c.answer
+}
+
+// startConfigDiff starts informer caches of the Kuma kinds config-diff reads
+// that objects (the reference checks' caches) does not hold yet (the Watched
+// policy kinds and Dataplanes), files them in objects, and returns the
+// ConfigChangeFunc over them; nil when serve runs offline (no caches).
+func startConfigDiff(mgr manager.Manager, o Options, log logr.Logger, objects cacheSource) (ConfigChangeFunc, error) {
+	if objects == nil {
+		return nil, nil
+	}
+	reg := api.DefaultRegistry()
+	for _, k := range reg.WatchedIn(api.KumaGroup) {
+		gk := schema.GroupKind{Group: k.Group, Kind: k.Kind}
+		if _, ok := objects[gk]; ok || k.Kind == api.KindMeshTrafficPermission || k.Kind == api.KindMeshIdentity {
+			continue
+		}
+		c := &refCache{w: refs.Watch{Class: refs.ClassOf(k.Group, k.Kind), GVK: k.GVK(), Plural: k.Plural}, log: log.WithName("config-cache")}
+		objects[gk] = c.list
+		if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error { c.start(ctx, mgr.GetCache()); return nil })); err != nil {
+			return nil, err
+		}
+	}
+	schemas, _ := o.Settings.Schemas.(*meshschema.Set)
+	return NewConfigChange(objects, reg, schemas), nil
 }
 
 type configChange struct {
 	src     engine.Source
 	reg     *api.Registry
-	schemas *mgschema.Set
+	schemas *meshschema.Set
 }
 
 func (c *configChange) answer(ctx context.Context, obj, old *unstructured.Unstructured) ([]string, string) {
@@ -95,7 +122,8 @@ func (c *configChange) answer(ctx context.Context, obj, old *unstructured.Unstru
 func (c *configChange) stored(ctx context.Context, mesh string, obj *unstructured.Unstructured) ([]kumainspect.Object, string) {
 	var kinds []*api.Kind
 	for _, k := range c.reg.Kinds() {
-		if k.Group == api.KumaGroup && c.reg.StorageVersion(k) && (!k.Resource || slices.Contains(configStoreKinds, k.Kind)) {
+		if k.Group == api.KumaGroup && c.reg.StorageVersion(k) && k.Kind != api.KindMeshTrafficPermission &&
+			(!k.Resource || slices.Contains(configStoreKinds, k.Kind)) {
 			kinds = append(kinds, k)
 		}
 	}
