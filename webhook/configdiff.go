@@ -110,7 +110,12 @@ func (c *configChange) answer(ctx context.Context, obj, old *unstructured.Unstru
 		selected[name] = true
 	}
 	if len(selected) == 0 {
-		return []string{"config-diff: selects no proxy among the cluster's Dataplanes"}, ""
+		// A mesh without Dataplanes (a cluster without Kuma's control plane, or
+		// before any workload joins) gets no line on every apply.
+		if n := proxiesOf(newStore, mesh); n > 0 {
+			return []string{fmt.Sprintf("config-diff: selects none of the %d proxies of mesh %s; changes no proxy's configuration", n, mesh)}, ""
+		}
+		return nil, ""
 	}
 	r := kumadiff.Compare(oldStore, newStore, kumadiff.Options{MaxProxies: MaxConfigDiffProxies,
 		Select: func(p kumainspect.Proxy) bool { return selected[p.Name] }})
@@ -181,6 +186,17 @@ func selectedProxies(s *kumainspect.Store, mesh, plural, name string, present bo
 		}
 	}
 	return out
+}
+
+// proxiesOf counts the store's proxies of mesh.
+func proxiesOf(s *kumainspect.Store, mesh string) int {
+	n := 0
+	for _, p := range s.Proxies() {
+		if p.Mesh == mesh {
+			n++
+		}
+	}
+	return n
 }
 
 // configLines are the warning lines: how many proxies change, and the first

@@ -160,7 +160,27 @@ func TestConfigChangeWithoutCaches(t *testing.T) {
 	if lines := configLinesOf(resp.Warnings); len(lines) != 1 || lines[0] != "config-diff: not computed: the informer cache of Dataplanes is not ready" {
 		t.Errorf("lines: %q", lines)
 	}
+	// A policy of a mesh without Dataplanes: nothing said; one that selects
+	// none of the mesh's proxies: one line.
+	var noProxies []*unstructured.Unstructured
+	for _, o := range exampleObjects(t, "old") {
+		if o.GetKind() != "Dataplane" {
+			noProxies = append(noProxies, o)
+		}
+	}
+	resp = configEngine(noProxies...).Validate(context.Background(), admissionRequest(t, "1", admissionv1.Create, obj, nil, "alice"))
+	if lines := configLinesOf(resp.Warnings); len(lines) != 0 {
+		t.Errorf("no Dataplanes: %q", lines)
+	}
 	h = configEngine(exampleObjects(t, "old")...)
+	none := obj.DeepCopy()
+	if err := unstructured.SetNestedMap(none.Object, map[string]any{"kind": "Dataplane", "labels": map[string]any{"app": "nothing"}}, "spec", "targetRef"); err != nil {
+		t.Fatal(err)
+	}
+	resp = h.Validate(context.Background(), admissionRequest(t, "1", admissionv1.Create, none, nil, "alice"))
+	if lines := configLinesOf(resp.Warnings); len(lines) != 1 || lines[0] != "config-diff: selects none of the 5 proxies of mesh default; changes no proxy's configuration" {
+		t.Errorf("selects none: %q", lines)
+	}
 	for _, doc := range []string{denyAll, `apiVersion: kuma.io/v1alpha1
 kind: MeshService
 metadata: {name: extra, namespace: shop}
