@@ -193,3 +193,34 @@ spec:
 		}
 	}
 }
+
+// BenchmarkConfigChange times one admission's config-diff: the example's
+// MeshTimeout UPDATE over its 5 proxies, and over 200 more Dataplanes of which
+// MaxConfigDiffProxies are evaluated (docs/performance.md has the command).
+func BenchmarkConfigChange(b *testing.B) {
+	t := &testing.T{}
+	old := exampleObjects(t, "old")
+	obj := findObject(t, exampleObjects(t, "new"), "MeshTimeout", "mesh-timeouts")
+	prev := findObject(t, old, "MeshTimeout", "mesh-timeouts")
+	proto := findObject(t, old, "Dataplane", "backend-1")
+	many := append([]*unstructured.Unstructured{}, old...)
+	for i := range 200 {
+		dp := proto.DeepCopy()
+		dp.SetName(fmt.Sprintf("extra-%03d", i))
+		many = append(many, dp)
+	}
+	for _, c := range []struct {
+		name string
+		objs []*unstructured.Unstructured
+	}{{"proxies=5", old}, {"proxies=205", many}} {
+		b.Run(c.name, func(b *testing.B) {
+			h := configEngine(c.objs...)
+			for b.Loop() {
+				lines, _ := h.ConfigChange(context.Background(), obj, prev)
+				if len(lines) == 0 {
+					b.Fatal("no lines")
+				}
+			}
+		})
+	}
+}
