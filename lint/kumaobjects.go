@@ -20,11 +20,12 @@ func KumaObjects(docs []Document, o Options) ([]*unstructured.Unstructured, []No
 	var places []placed
 	for i := range docs {
 		d := &docs[i]
-		if d.Err != nil || d.Object == nil || d.Object.GroupVersionKind().Group != api.KumaGroup {
+		if d.Err != nil || d.Object == nil || d.Object.GroupVersionKind().Group != api.KumaGroup ||
+			d.Object.GetKind() == api.KindMeshTrafficPermission {
 			continue
 		}
 		kind, _ := Prepare(d, o) // idempotent: Preview may have prepared it already
-		if kind == nil || kind.Kind == api.KindMeshTrafficPermission {
+		if kind == nil {
 			continue
 		}
 		if _, ok := admissible(d, kind, o, &notes); !ok {

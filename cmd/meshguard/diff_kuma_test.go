@@ -157,3 +157,27 @@ func TestDiffKumaConfigGitBase(t *testing.T) {
 		t.Errorf("exit %d: %s\n%s\nwant:\n%s", code, errOut, out, want)
 	}
 }
+
+// TestDiffKumaConfigImpliesTheMesh: a set without its Mesh (Kuma creates the
+// default mesh itself) is compared as if an empty Mesh were there.
+func TestDiffKumaConfigImpliesTheMesh(t *testing.T) {
+	sides := map[string]string{}
+	for _, side := range []string{kumaDiffOld, kumaDiffNew} {
+		dir := t.TempDir()
+		mesh, err := os.ReadFile(filepath.Join(side, "mesh.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Drop the first document, the Mesh.
+		rest := string(mesh)[strings.Index(string(mesh), "\n---\n")+5:]
+		copyFile(t, filepath.Join(side, "policies.yaml"), filepath.Join(dir, "policies.yaml"))
+		if err := os.WriteFile(filepath.Join(dir, "mesh.yaml"), []byte(rest), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sides[side] = dir
+	}
+	out, errOut, code := cli(t, "", "diff", sides[kumaDiffOld], sides[kumaDiffNew])
+	if code != exitOK || !strings.Contains(out, "connectionTimeout: 5s → 2s") || !strings.Contains(out, "5 of 5 proxies compared") {
+		t.Errorf("exit %d\n%s%s", code, out, errOut)
+	}
+}
