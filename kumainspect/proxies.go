@@ -33,9 +33,3 @@ func (s *Store) Proxies() []Proxy {
 	})
 	return out
 }
-
-// HasMesh reports whether the store holds the Mesh named mesh (View needs it).
-func (s *Store) HasMesh(mesh string) bool {
-	_, found := s.find(api.KindMesh, "", mesh)
-	return found
-}
