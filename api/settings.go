@@ -121,4 +121,9 @@ type Request struct {
 	// its kind (the webhook knows it from the installed CRD): the layer is then
 	// skipped, its answer known to be empty. The linter never sets it.
 	SchemaChecked bool
+	// Universal says the object is applied to a Universal control plane (kumactl
+	// apply, Kuma's REST API) as a Universal-format document: it has no namespace
+	// and no policy role, and Kuma's REST decoding drops fields its types do not
+	// declare instead of refusing them.
+	Universal bool
 }

@@ -76,6 +76,11 @@ func FromUniversal(doc map[string]any, reg *Registry) (*unstructured.Unstructure
 		meta["namespace"] = ns
 	}
 	obj := map[string]any{"apiVersion": KumaGroup + "/" + version, "kind": typ, "metadata": meta}
+	if k := reg.Storage(KumaGroup, typ); k != nil && TopLevelMesh(k) {
+		if mesh, ok := labels[LabelMesh]; ok {
+			obj["mesh"] = mesh // the field Kuma's Kubernetes form keeps it in
+		}
+	}
 	if spec, ok := doc["spec"]; ok {
 		obj["spec"] = spec
 	} else {

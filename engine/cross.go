@@ -33,8 +33,9 @@ func (s Subject) Namespace() string { return s.Object.GetNamespace() }
 // informer caches, lint over the run's documents, audit over a cluster's lists.
 // A new one is a file with its Run and a row in CrossChecks.
 type CrossCheck struct {
-	// Code is the rule code its findings carry (rules/catalogue.yaml).
-	Code string
+	// Codes are the rule codes its findings carry (rules/catalogue.yaml); the
+	// first names the check.
+	Codes []string
 	// Subjects are the kinds it judges.
 	Subjects []schema.GroupKind
 	// Inputs are the kinds of other objects it lists from the Source (PodsGK for
@@ -43,12 +44,52 @@ type CrossCheck struct {
 	// Fields are the field paths its findings on s may name, so that a door
 	// that keeps only an anchor of a document (lint) can still say their lines.
 	Fields func(s Subject) []string
-	// Run judges s against src: field errors whose Origin is Code. The engine
-	// decides their severity (see Engine.severity).
+	// Run judges s against src: field errors whose Origin is one of Codes. The
+	// engine decides their severity (Engine.Deny, StrictError).
 	Run func(ctx context.Context, s Subject, src Source) field.ErrorList
+	// RunAll, set instead of Run, judges many subjects against src at once, for a
+	// check whose cost is reading src rather than judging one subject (what every
+	// policy of a mesh does on every proxy): the i-th list is subjects[i]'s. A door
+	// that judges one object (admission) passes one subject.
+	RunAll func(ctx context.Context, subjects []Subject, src Source) []field.ErrorList
 	// StrictError makes the findings errors where the source is complete (lint's
 	// --strict-references): what is absent from it is absent from the cluster.
 	StrictError bool
+	// Gate, when set, is a kind without which the check says nothing (the
+	// Dataplanes of kumaEffects). A door that streams documents keeps the check's
+	// subjects and other inputs only where objects of Gate arrive too, and may
+	// keep a bounded number before the first one (lint: GatedBuffer).
+	Gate schema.GroupKind
+}
+
+// GatedBuffer is how many objects of gated inputs a streaming door keeps before the
+// first object of the gate kind: past it, the gated checks are not run over that
+// group, so that a run of many policies and no proxies keeps none of them.
+const GatedBuffer = 5000
+
+// GatedKinds are the kinds only checks with a Gate read or judge: what a
+// streaming door holds back until a gate object arrives, by gate.
+func GatedKinds(checks []CrossCheck) map[schema.GroupKind]schema.GroupKind {
+	plain := map[schema.GroupKind]bool{}
+	for _, c := range checks {
+		if c.Gate.Empty() {
+			for gk := range CrossKinds([]CrossCheck{c}) {
+				plain[gk] = true
+			}
+		}
+	}
+	out := map[schema.GroupKind]schema.GroupKind{}
+	for _, c := range checks {
+		if c.Gate.Empty() {
+			continue
+		}
+		for gk := range CrossKinds([]CrossCheck{c}) {
+			if !plain[gk] && gk != c.Gate {
+				out[gk] = c.Gate
+			}
+		}
+	}
+	return out
 }
 
 // judges reports whether c judges objects of gk.
@@ -63,7 +104,7 @@ func (c CrossCheck) judges(gk schema.GroupKind) bool {
 
 // CrossChecks is the one list of cross-object checks, in the order they run.
 func CrossChecks() []CrossCheck {
-	return []CrossCheck{serverConflicts(), missingEgressNetwork(), rateLimitConflicts()}
+	return []CrossCheck{serverConflicts(), missingEgressNetwork(), rateLimitConflicts(), kumaEffects()}
 }
 
 // CrossKinds are the kinds any cross-object check reads or judges: what a door

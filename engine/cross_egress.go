@@ -21,7 +21,7 @@ var egressNetworkGK = schema.GroupKind{Group: api.LinkerdGroup, Kind: api.KindEg
 // the source is complete: otherwise the EgressNetwork may simply be applied later.
 func missingEgressNetwork() CrossCheck {
 	return CrossCheck{
-		Code: validate.CodeLinkerdMissingEgressNet,
+		Codes: []string{validate.CodeLinkerdMissingEgressNet},
 		Subjects: []schema.GroupKind{
 			{Group: api.LinkerdGroup, Kind: api.KindHTTPRoute},
 			{Group: api.GatewayGroup, Kind: api.KindHTTPRoute},

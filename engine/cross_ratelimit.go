@@ -22,7 +22,7 @@ var rateLimitGK = schema.GroupKind{Group: api.LinkerdGroup, Kind: api.KindHTTPLo
 // involved is told, naming all of them.
 func rateLimitConflicts() CrossCheck {
 	return CrossCheck{
-		Code:     validate.CodeLinkerdRateLimitConflict,
+		Codes:    []string{validate.CodeLinkerdRateLimitConflict},
 		Subjects: []schema.GroupKind{rateLimitGK},
 		Inputs:   []schema.GroupKind{rateLimitGK},
 		Fields:   func(Subject) []string { return []string{"spec.targetRef"} },

@@ -21,7 +21,7 @@ var serverGK = schema.GroupKind{Group: api.LinkerdGroup, Kind: api.KindServer}
 // equal names are reported).
 func serverConflicts() CrossCheck {
 	return CrossCheck{
-		Code:     validate.CodeLinkerdServerConflict,
+		Codes:    []string{validate.CodeLinkerdServerConflict},
 		Subjects: []schema.GroupKind{serverGK},
 		Inputs:   []schema.GroupKind{serverGK, PodsGK},
 		Fields:   func(s Subject) []string { return []string{selectorPath(s).String()} },

@@ -107,19 +107,49 @@ func (e *Engine) Cross(ctx context.Context, s Subject, src Source, strict bool) 
 	if s.Object == nil {
 		return nil, nil
 	}
-	gk := s.Object.GroupVersionKind().GroupKind()
+	all := e.CrossAll(ctx, []Subject{s}, src, strict)
+	return all[0].Errors, all[0].Warnings
+}
+
+// Findings are one subject's cross-object findings.
+type Findings struct{ Errors, Warnings field.ErrorList }
+
+// CrossAll is Cross for many subjects against one src (a lint run's group, an
+// audit's cluster): each check that judges many at once (RunAll) reads src once.
+// The i-th Findings are subjects[i]'s.
+func (e *Engine) CrossAll(ctx context.Context, subjects []Subject, src Source, strict bool) []Findings {
+	out := make([]Findings, len(subjects))
 	for _, c := range e.Checks {
-		if !c.judges(gk) {
+		var idx []int
+		var mine []Subject
+		for i, s := range subjects {
+			if s.Object != nil && c.judges(s.Object.GroupVersionKind().GroupKind()) {
+				idx, mine = append(idx, i), append(mine, s)
+			}
+		}
+		if len(mine) == 0 {
 			continue
 		}
-		found := c.Run(ctx, s, src)
-		if e.Deny[c.Code] || (c.StrictError && strict) {
-			errs = append(errs, found...)
+		var found []field.ErrorList
+		if c.RunAll != nil {
+			found = c.RunAll(ctx, mine, src)
 		} else {
-			warnings = append(warnings, found...)
+			for _, s := range mine {
+				found = append(found, c.Run(ctx, s, src))
+			}
+		}
+		for j, fs := range found {
+			f := &out[idx[j]]
+			for _, err := range fs {
+				if e.Deny[err.Origin] || (c.StrictError && strict) {
+					f.Errors = append(f.Errors, err)
+				} else {
+					f.Warnings = append(f.Warnings, err)
+				}
+			}
 		}
 	}
-	return errs, warnings
+	return out
 }
 
 // catalogueSeverity is the severity of every code, built once.

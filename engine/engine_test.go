@@ -183,18 +183,18 @@ func TestCrossWarningsSuppressed(t *testing.T) {
 }
 
 // TestEveryCheckIsWellFormed: every row of the table has a code, subjects that
-// are registry kinds, and a Run; CrossKinds covers what they declare.
+// are registry kinds, and one of Run and RunAll; CrossKinds covers what they declare.
 func TestEveryCheckIsWellFormed(t *testing.T) {
 	reg := api.DefaultRegistry()
 	checks := CrossChecks()
 	kinds := CrossKinds(checks)
 	for _, c := range checks {
-		if c.Code == "" || c.Run == nil || len(c.Subjects) == 0 {
-			t.Errorf("check %q is incomplete", c.Code)
+		if len(c.Codes) == 0 || (c.Run == nil) == (c.RunAll == nil) || len(c.Subjects) == 0 {
+			t.Errorf("check %v is incomplete", c.Codes)
 		}
 		for _, gk := range c.Subjects {
 			if reg.Storage(gk.Group, gk.Kind) == nil {
-				t.Errorf("%s judges %v, which is not a registry kind", c.Code, gk)
+				t.Errorf("%v judges %v, which is not a registry kind", c.Codes, gk)
 			}
 			if !kinds[gk] {
 				t.Errorf("CrossKinds misses %v", gk)
@@ -206,8 +206,9 @@ func TestEveryCheckIsWellFormed(t *testing.T) {
 			}
 		}
 	}
-	if kinds[schema.GroupKind{Group: api.KumaGroup, Kind: api.KindMeshTrafficPermission}] {
-		t.Error("no cross-object check reads MeshTrafficPermissions: a lint run must not keep them")
+	mtp := schema.GroupKind{Group: api.KumaGroup, Kind: api.KindMeshTrafficPermission}
+	if GatedKinds(checks)[mtp] != dataplaneGK {
+		t.Error("MeshTrafficPermissions are read only by checks gated on Dataplanes: a lint run of policies without proxies must not keep them")
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/meshguard/meshguard/access"
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/kumainspect"
+	"github.com/meshguard/meshguard/kumarules"
 )
 
 // What happened to a field between the two sets: the `change` of the JSON.
@@ -84,7 +85,7 @@ type Options struct {
 	SkipKinds []string
 	// Select, when set, says which proxies to look at (the webhook: those the
 	// admitted policy selects); the others are neither compared nor listed.
-	Select func(kumainspect.Proxy) bool
+	Select func(kumarules.Dataplane) bool
 }
 
 // location is where a field is: one policy kind on one port (or the proxy) of a
@@ -102,9 +103,9 @@ type groupKey struct {
 // field by field; the others are listed.
 func Compare(old, new *kumainspect.Store, o Options) Report {
 	r := Report{Changes: []Change{}, AddedProxies: []string{}, RemovedProxies: []string{}, NotCompared: []string{}}
-	oldP, newP := old.Proxies(), new.Proxies()
+	oldP, newP := proxies(old), proxies(new)
 	r.OldProxies, r.NewProxies = len(oldP), len(newP)
-	inOld := map[[2]string]kumainspect.Proxy{}
+	inOld := map[[2]string]kumarules.Dataplane{}
 	for _, p := range oldP {
 		inOld[[2]string{p.Mesh, p.Name}] = p
 	}
@@ -150,23 +151,37 @@ func Compare(old, new *kumainspect.Store, o Options) Report {
 }
 
 // proxyName is how a report names a proxy: namespace/name on Kubernetes.
-func proxyName(p kumainspect.Proxy) string {
+func proxyName(p kumarules.Dataplane) string {
 	if p.Namespace != "" {
-		return p.Namespace + "/" + p.Shown
+		return p.Namespace + "/" + p.DisplayName()
 	}
 	return p.Name
 }
 
+// proxies are the store's proxies (its Dataplanes, with those it derives from
+// workloads), by mesh and name: the one place Compare learns which proxies
+// there are.
+func proxies(s *kumainspect.Store) []kumarules.Dataplane {
+	out := s.Dataplanes()
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Mesh != out[j].Mesh {
+			return out[i].Mesh < out[j].Mesh
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
 // view is the View of one proxy. It is the one place that computes a proxy's
 // View, so a Store method that computes every proxy's at once can replace it.
-func view(s *kumainspect.Store, p kumainspect.Proxy) (kumainspect.View, error) {
+func view(s *kumainspect.Store, p kumarules.Dataplane) (kumainspect.View, error) {
 	return s.View(p.Mesh, p.Name)
 }
 
 // bothFields computes what each store gives the proxy, the old one on another
 // goroutine (each Store is used by one goroutine at a time): a proxy's view costs
 // far more than starting one.
-func bothFields(old, new *kumainspect.Store, p kumainspect.Proxy, skip []string) (before, after map[location]field, err error) {
+func bothFields(old, new *kumainspect.Store, p kumarules.Dataplane, skip []string) (before, after map[location]field, err error) {
 	var oldErr error
 	done := make(chan struct{})
 	go func() {
@@ -185,7 +200,7 @@ func bothFields(old, new *kumainspect.Store, p kumainspect.Proxy, skip []string)
 }
 
 // fields flattens what the store gives one proxy into its fields by location.
-func fields(s *kumainspect.Store, p kumainspect.Proxy, skip []string) (map[location]field, error) {
+func fields(s *kumainspect.Store, p kumarules.Dataplane, skip []string) (map[location]field, error) {
 	v, err := view(s, p)
 	if err != nil {
 		return nil, err

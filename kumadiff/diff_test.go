@@ -7,6 +7,7 @@ import (
 
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/kumainspect"
+	"github.com/meshguard/meshguard/kumarules"
 )
 
 // base is a mesh in Exclusive mode with web-1..web-3 and backend-1 and their
@@ -222,7 +223,7 @@ func TestProxiesTextAbbreviates(t *testing.T) {
 func TestCompareSelectsProxies(t *testing.T) {
 	old := store(t, base(timeout("t", "kind: Mesh", "kind: Mesh", "connectionTimeout: 5s")))
 	now := store(t, base(timeout("t", "kind: Mesh", "kind: Mesh", "connectionTimeout: 1s")))
-	r := Compare(old, now, Options{Select: func(p kumainspect.Proxy) bool { return p.Name == "backend-1" }})
+	r := Compare(old, now, Options{Select: func(p kumarules.Dataplane) bool { return p.Name == "backend-1" }})
 	if r.Compared != 1 || r.Changed != 1 || len(r.Changes) != 2 || strings.Join(r.Changes[0].Proxies, ",") != "backend-1" {
 		t.Errorf("report: %+v", r)
 	}

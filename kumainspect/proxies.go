@@ -1,35 +1,57 @@
 package kumainspect
 
 import (
-	"sort"
-
 	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/kumarules"
 )
 
-// Proxy names one proxy of the store: its mesh and name as Kuma stores it (View
-// takes them), and for a Kubernetes object the namespace and name it was written
-// with ("" and the store name for a Universal one), for people.
-type Proxy struct {
-	Mesh, Name       string
-	Namespace, Shown string
+// Dataplanes are the store's Dataplanes in input order, so a door can name the
+// proxies there are when one asked for is not.
+func (s *Store) Dataplanes() []kumarules.Dataplane {
+	var out []kumarules.Dataplane
+	for _, o := range s.objects {
+		if o.dp != nil {
+			out = append(out, *o.dp)
+		}
+	}
+	return out
 }
 
-// Proxies lists the store's proxies (its Dataplanes), mesh by mesh, each mesh's in
-// name order. It is the one list that walks over every proxy (`meshguard diff`
-// compares each one's View): proxies the store derives from workloads belong in it.
-func (s *Store) Proxies() []Proxy {
-	var out []Proxy
-	for _, o := range s.objects {
-		if o.Type != api.KindDataplane {
+// GatewayProxy is the first builtin gateway Dataplane (in input order) that
+// serves the MeshGateway named name: its gateway tags hold every tag of one of
+// the MeshGateway's selectors, as Kuma selects the gateway of a proxy.
+func (s *Store) GatewayProxy(name string) (kumarules.Dataplane, bool) {
+	for _, gw := range s.objects {
+		if gw.Type != api.KindMeshGateway || (gw.Name != name && gw.Labels[api.LabelDisplayName] != name) {
 			continue
 		}
-		out = append(out, Proxy{Mesh: o.Mesh, Name: o.Name, Namespace: o.Labels[api.LabelNamespace], Shown: o.DisplayName()})
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Mesh != out[j].Mesh {
-			return out[i].Mesh < out[j].Mesh
+		for _, o := range s.objects {
+			if o.dp == nil || o.dp.Gateway != "BUILTIN" || o.Mesh != gw.Mesh {
+				continue
+			}
+			if selectsGateway(gw.Spec, o.dp.GatewayTags) {
+				return *o.dp, true
+			}
 		}
-		return out[i].Name < out[j].Name
-	})
-	return out
+	}
+	return kumarules.Dataplane{}, false
+}
+
+// selectsGateway reports whether one of a MeshGateway spec's selectors matches
+// tags.
+func selectsGateway(spec map[string]any, tags map[string]string) bool {
+	for _, e := range list(spec["selectors"]) {
+		sel, _ := e.(map[string]any)
+		match, _ := sel["match"].(map[string]any)
+		ok := len(match) > 0
+		for k, v := range match {
+			if got, has := tags[k]; !has || (v != "*" && got != v) {
+				ok = false
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
 }

@@ -97,20 +97,12 @@ func (s *Store) read(in Object, schemas *schema.Set) (object, error) {
 	for k, v := range u.GetLabels() {
 		labels[k] = v
 	}
-	mesh := labels[api.LabelMesh]
-	if mesh == "" {
-		mesh = "default"
-	}
-	name := u.GetName()
+	_, mesh, name := identity(in)
 	if in.Universal {
 		delete(labels, api.LabelMesh)
 	} else if ns := u.GetNamespace(); ns != "" {
-		name = name + "." + ns
 		setDefault(labels, api.LabelNamespace, ns)
 		setDefault(labels, api.LabelDisplayName, u.GetName())
-	}
-	if u.GetKind() == api.KindMesh {
-		mesh = ""
 	}
 	spec, ok := u.Object["spec"].(map[string]any)
 	if !ok && u.Object["spec"] != nil {
@@ -125,9 +117,37 @@ func (s *Store) read(in Object, schemas *schema.Set) (object, error) {
 			return object{}, err
 		}
 		dp.Meta = o.Meta
+		dp.Namespace = o.Labels[api.LabelNamespace] // a manifest's namespace, as Kuma's store labels it
 		o.dp = &dp
 	}
 	return o, nil
+}
+
+// identity is the type, mesh and name Kuma's store keeps an input object under:
+// the mesh of its kuma.io/mesh label ("default" when absent; none for a Mesh), and
+// for a namespaced Kubernetes manifest the name `name.namespace`.
+func identity(in Object) (typ, mesh, name string) {
+	u := in.Unstructured
+	mesh = u.GetLabels()[api.LabelMesh]
+	if mesh == "" {
+		mesh = "default"
+	}
+	name = u.GetName()
+	if ns := u.GetNamespace(); !in.Universal && ns != "" {
+		name = name + "." + ns
+	}
+	if u.GetKind() == api.KindMesh {
+		mesh = ""
+	}
+	return u.GetKind(), mesh, name
+}
+
+// findKey is the object under a store key.
+func (s *Store) findKey(key string) (object, bool) {
+	if i, ok := s.byKey[key]; ok {
+		return s.objects[i], true
+	}
+	return object{}, false
 }
 
 func setDefault(m map[string]string, k, v string) {

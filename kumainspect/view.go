@@ -22,6 +22,9 @@ type View struct {
 	Proxy     []Entry
 	Inbounds  []Port
 	Outbounds []Port
+	// Selecting are the policies whose top-level targetRef selects the proxy,
+	// of every kind, in each kind's merge order.
+	Selecting []kumarules.Meta
 }
 
 // Port is one inbound or outbound of the proxy.
@@ -90,6 +93,9 @@ func (s *Store) View(mesh, name string) (View, error) {
 			return View{}, err
 		}
 		matched = append(matched, typedMatched{kind: kind, res: res})
+		for _, p := range res.Policies {
+			v.Selecting = append(v.Selecting, p.Meta)
+		}
 		if len(res.Single.Rules) > 0 {
 			r := res.Single.Rules[0]
 			v.Proxy = append(v.Proxy, Entry{Kind: kind, Conf: r.Conf, Origins: s.viewOrigins(kind, "default", r.Origins)})

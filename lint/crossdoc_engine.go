@@ -30,6 +30,19 @@ type crossStage struct {
 	// (--strict-references).
 	strict   bool
 	subjects []crossSubject
+	// gated are the kinds only gated checks need (engine.GatedKinds), by gate;
+	// they are held in pending until an object of the gate arrives.
+	gated map[schema.GroupKind]schema.GroupKind
+	gates map[schema.GroupKind]*gateState
+}
+
+// gateState is what the stage holds back for the checks of one gate kind.
+type gateState struct {
+	seen bool // an object of the gate kind arrived
+	// off says more than engine.GatedBuffer objects came before the gate: they
+	// were dropped and the gated checks do not run over this group.
+	off     bool
+	pending []*crossSummary
 }
 
 // crossSubject is one object a check judges, with where its findings point.
@@ -51,7 +64,8 @@ type crossSummary struct {
 // --inventory) is the whole cluster (--strict-references).
 func newCrossStage(s api.Settings, ns string, complete bool) *crossStage {
 	eng := engine.New(s)
-	st := &crossStage{eng: eng, namespace: ns, kinds: engine.CrossKinds(eng.Checks), strict: complete}
+	st := &crossStage{eng: eng, namespace: ns, kinds: engine.CrossKinds(eng.Checks), strict: complete,
+		gated: engine.GatedKinds(eng.Checks), gates: map[schema.GroupKind]*gateState{}}
 	st.objects.Complete = complete
 	return st
 }
@@ -72,6 +86,9 @@ func newClusterStage(s api.Settings, ns string) *crossStage {
 func (s *crossStage) base(inv *Inventory) {
 	for _, u := range inv.Objects {
 		s.objects.Add(u)
+		if gk := u.GroupVersionKind().GroupKind(); s.isGate(gk) && s.gates[gk] == nil {
+			s.gates[gk] = &gateState{seen: true}
+		}
 	}
 	for _, w := range inv.Workloads {
 		s.objects.AddWorkload(w)
@@ -98,7 +115,11 @@ func (s *crossStage) Summarize(c Checked) any {
 	if !s.kinds[gk] {
 		return nil
 	}
-	sum := &crossSummary{obj: s.inNamespace(c.Object)}
+	obj := c.Object
+	if !c.Kind.ClusterScoped && (c.Doc == nil || !c.Doc.Universal) {
+		obj = s.inNamespace(obj)
+	}
+	sum := &crossSummary{obj: obj}
 	if engine.Judged(s.eng.Checks, gk) {
 		sub := engine.Subject{Object: sum.obj, Kind: c.Kind, Spec: c.Spec}
 		sum.subject = &crossSubject{s: sub, anchor: NewAnchor(c.Doc, engine.Fields(s.eng.Checks, sub)...)}
@@ -128,19 +149,76 @@ func (s *crossStage) Add(v any) {
 		s.objects.AddWorkload(*sum.workload)
 		return
 	}
+	gk := sum.obj.GroupVersionKind().GroupKind()
+	if gate, ok := s.gated[gk]; ok {
+		s.hold(gate, sum)
+		return
+	}
+	if g := s.gates[gk]; g != nil && !g.seen {
+		g.seen = true
+		for _, p := range g.pending {
+			s.keep(p)
+		}
+		g.pending = nil
+	} else if g == nil && s.isGate(gk) {
+		s.gates[gk] = &gateState{seen: true}
+	}
+	s.keep(sum)
+}
+
+// keep enters an object for the checks, and its subject.
+func (s *crossStage) keep(sum *crossSummary) {
 	s.objects.Add(sum.obj)
 	if sum.subject != nil {
 		s.subjects = append(s.subjects, *sum.subject)
 	}
 }
 
+// hold keeps an object only gated checks need: at once once its gate has
+// arrived, else in a bounded buffer.
+func (s *crossStage) hold(gate schema.GroupKind, sum *crossSummary) {
+	g := s.gates[gate]
+	if g == nil {
+		g = &gateState{}
+		s.gates[gate] = g
+	}
+	switch {
+	case g.off:
+	case g.seen:
+		s.keep(sum)
+	case len(g.pending) >= engine.GatedBuffer:
+		g.pending, g.off = nil, true
+	default:
+		g.pending = append(g.pending, sum)
+	}
+}
+
+func (s *crossStage) isGate(gk schema.GroupKind) bool {
+	for _, c := range s.eng.Checks {
+		if c.Gate == gk {
+			return true
+		}
+	}
+	return false
+}
+
 func (s *crossStage) Findings() []Finding {
 	var out []Finding
 	ctx := context.Background()
-	for _, sub := range s.subjects {
-		errs, warns := s.eng.Cross(ctx, sub.s, &s.objects, s.strict)
-		out = appendAnchored(out, sub.anchor, errs, validate.SeverityError)
-		out = appendAnchored(out, sub.anchor, warns, validate.SeverityWarning)
+	subjects := make([]engine.Subject, len(s.subjects))
+	for i, sub := range s.subjects {
+		subjects[i] = sub.s
+	}
+	eng := *s.eng
+	eng.Checks = nil
+	for _, c := range s.eng.Checks {
+		if g := s.gates[c.Gate]; c.Gate.Empty() || (g != nil && g.seen && !g.off) {
+			eng.Checks = append(eng.Checks, c)
+		}
+	}
+	for i, f := range eng.CrossAll(ctx, subjects, &s.objects, s.strict) {
+		out = appendAnchored(out, s.subjects[i].anchor, f.Errors, validate.SeverityError)
+		out = appendAnchored(out, s.subjects[i].anchor, f.Warnings, validate.SeverityWarning)
 	}
 	return out
 }

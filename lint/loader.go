@@ -10,6 +10,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/meshguard/meshguard/api"
 )
 
 const (
@@ -49,6 +51,11 @@ type Document struct {
 	// kustomize recorded, or the chart template), and Rendered into the output.
 	// Nil for objects read from files as they are.
 	Rendered *Rendering
+	// Universal marks a Kuma Universal-format document (type:, name:, mesh:, as
+	// kumactl apply takes it), read into Object as its Kubernetes form
+	// (api.FromUniversal): it has no namespace, is judged as a Universal control
+	// plane applies it, and its field paths are found under the keys it was written with.
+	Universal bool
 
 	lines lineIndex
 	// skip says why the document is not linted at all (not a Kubernetes object);
@@ -67,6 +74,8 @@ type lineIndex struct {
 // chunks of a file are put back together (see assemble).
 type loader struct {
 	docs []Document
+	// reg reads Universal documents' kinds; built at the first one.
+	reg *api.Registry
 }
 
 func (l *loader) add(d Document) {
@@ -265,7 +274,14 @@ func (l *loader) object(n *yaml.Node, offset int, what string, listDepth int, to
 		}
 		return
 	}
+	if top && api.IsUniversal(obj) {
+		l.universal(n, obj, line, offset)
+		return
+	}
 	if top && notKubernetes(obj) {
+		if l.universalList(n, obj, offset) {
+			return
+		}
 		l.skipDoc(line, "not a Kubernetes object (no apiVersion and no kind)")
 		return
 	}

@@ -92,7 +92,7 @@ func place(d *Document, o Options) *api.Kind {
 	if kind == nil {
 		return nil
 	}
-	if d.Object.GetNamespace() == "" && !kind.ClusterScoped {
+	if d.Object.GetNamespace() == "" && !kind.ClusterScoped && !d.Universal {
 		if meta, ok := d.Object.Object["metadata"].(map[string]any); ok {
 			meta["namespace"] = o.Namespace
 		}
@@ -103,7 +103,7 @@ func place(d *Document, o Options) *api.Kind {
 // request is how a document arrives, for the engine: created, by a user unless
 // Privileged says otherwise.
 func (o Options) request(d *Document) api.Request {
-	return api.Request{Operation: api.OpCreate, Privileged: o.privileged(d.Object)}
+	return api.Request{Operation: api.OpCreate, Privileged: o.privileged(d.Object), Universal: d.Universal}
 }
 
 // Lint defaults and validates every document and returns findings sorted by file and

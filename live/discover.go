@@ -25,7 +25,7 @@ type served struct {
 // version (registration order, newest first) the cluster serves. A kind the
 // registry has in several versions is one set of stored objects, so listing
 // every version would read each object several times.
-func (r *Reader) resolve(reg *api.Registry, inventory bool) ([]target, []Skipped, error) {
+func (r *Reader) resolve(reg *api.Registry, inventory bool, extra []schema.GroupVersionResource) ([]target, []Skipped, error) {
 	groups, err := r.disc.ServerGroups()
 	if err != nil {
 		return nil, nil, fmt.Errorf("discovering the API groups the cluster serves: %w", err)
@@ -64,6 +64,11 @@ func (r *Reader) resolve(reg *api.Registry, inventory bool) ([]target, []Skipped
 		}
 		targets = append(targets, inv...)
 	}
+	more, err := r.extraTargets(byGroup, extra)
+	if err != nil {
+		return nil, nil, err
+	}
+	targets = append(targets, more...)
 	return targets, skipped, nil
 }
 
@@ -188,6 +193,27 @@ func (r *Reader) inventoryTargets(byGroup map[string]*served) ([]target, error) 
 			continue
 		}
 		out = append(out, target{gvr: ik.gvr, kind: ik.kind, namespaced: ar.Namespaced, inventory: true, keep: ik.keep})
+	}
+	return out, nil
+}
+
+// extraTargets are the resources of Options.Extra the cluster serves, listed
+// into the inventory; one it does not serve is left out without a word (a
+// cluster without Kuma's control plane has no Dataplanes).
+func (r *Reader) extraTargets(byGroup map[string]*served, extra []schema.GroupVersionResource) ([]target, error) {
+	var out []target
+	for _, gvr := range extra {
+		s := byGroup[gvr.Group]
+		if s == nil || !s.versions[gvr.Version] {
+			continue
+		}
+		res, err := r.resourcesOf(s, gvr.Group, gvr.Version)
+		if err != nil {
+			return nil, err
+		}
+		if ar, ok := res[gvr.Resource]; ok {
+			out = append(out, target{gvr: gvr, kind: ar.Kind, namespaced: ar.Namespaced, inventory: true})
+		}
 	}
 	return out, nil
 }

@@ -86,6 +86,10 @@ type Options struct {
 	// pod template, and pods no controller owns), the objects the reference and
 	// selection checks look policies up against.
 	Inventory bool
+	// Extra are more resources to list into Result.Inventory when the cluster
+	// serves them (meshguard inspect reads Kuma's Dataplanes, which are not a
+	// registry kind); ones it does not serve are left out.
+	Extra []schema.GroupVersionResource
 	// PageSize is the Limit of each list request; 0 means DefaultPageSize.
 	PageSize int64
 	// Progress, when set, is called with the number of objects read so far, after
@@ -165,7 +169,7 @@ func (r *Reader) Read(ctx context.Context, o Options) (Result, error) {
 	if reg == nil {
 		reg = api.DefaultRegistry()
 	}
-	targets, skipped, err := r.resolve(reg, o.Inventory)
+	targets, skipped, err := r.resolve(reg, o.Inventory, o.Extra)
 	if err != nil {
 		return Result{}, err
 	}

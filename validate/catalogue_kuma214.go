@@ -9,3 +9,13 @@ const (
 	// string prefix: it admits identities that continue its last segment.
 	CodeSpiffePrefix = "MG193"
 )
+
+// Codes of what Kuma policies do across the proxies of their mesh (issue 29 part
+// 6), judged by the engine's kumaEffects check over the objects of a lint run, an
+// audit or the webhook's caches.
+const (
+	CodeKumaFromIgnored = "MG450"
+	CodeKumaOverridden  = "MG451"
+	CodeKumaSelectsNone = "MG452"
+	CodeKumaToUnreached = "MG453"
+)

@@ -19,6 +19,14 @@ func (v *validator) unknown(p *field.Path, hint string) {
 	if how == api.UnknownFieldsIgnore {
 		return
 	}
+	if v.req.Universal { // Kuma's REST decoding drops it: accepted, and lost
+		msg := `unknown field "` + p.String() + `": Kuma's Universal control plane accepts the document and drops the field`
+		if hint != "" {
+			msg += "; " + hint
+		}
+		v.warn(api.UnknownField(p, msg), api.CodeUnknownField)
+		return
+	}
 	e := api.UnknownField(p, unknownMessage(p.String(), hint, how))
 	if how == api.UnknownFieldsError {
 		v.err(e, api.CodeUnknownField)

@@ -15,6 +15,7 @@ import (
 	"github.com/meshguard/meshguard/engine"
 	"github.com/meshguard/meshguard/kumadiff"
 	"github.com/meshguard/meshguard/kumainspect"
+	"github.com/meshguard/meshguard/kumarules"
 	"github.com/meshguard/meshguard/refs"
 	meshschema "github.com/meshguard/meshguard/schema"
 )
@@ -118,7 +119,7 @@ func (c *configChange) answer(ctx context.Context, obj, old *unstructured.Unstru
 		return nil, ""
 	}
 	r := kumadiff.Compare(oldStore, newStore, kumadiff.Options{MaxProxies: MaxConfigDiffProxies,
-		Select: func(p kumainspect.Proxy) bool { return selected[p.Name] }})
+		Select: func(p kumarules.Dataplane) bool { return selected[p.Name] }})
 	return configLines(r, len(selected)), configAnnotation(r, len(selected))
 }
 
@@ -191,7 +192,7 @@ func selectedProxies(s *kumainspect.Store, mesh, plural, name string, present bo
 // proxiesOf counts the store's proxies of mesh.
 func proxiesOf(s *kumainspect.Store, mesh string) int {
 	n := 0
-	for _, p := range s.Proxies() {
+	for _, p := range s.Dataplanes() {
 		if p.Mesh == mesh {
 			n++
 		}

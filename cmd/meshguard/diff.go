@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/kumaauthz"
 	"github.com/meshguard/meshguard/linkerdauthz"
 	"github.com/meshguard/meshguard/lint"
@@ -98,6 +99,9 @@ type diffSet struct {
 	// kuma are the Kuma objects a cluster would store (MeshTrafficPermissions
 	// aside), for what every proxy gets.
 	kuma []*unstructured.Unstructured
+	// kube are the set's other objects (workloads, Services, Namespaces), from
+	// which Kuma derives proxies on Kubernetes.
+	kube []*unstructured.Unstructured
 	bad  bool
 }
 
@@ -153,7 +157,7 @@ func (o *diffOptions) run(s streams, args []string) error {
 	if linkerdauthz.HasLinkerd(oldSet.linkerd) || linkerdauthz.HasLinkerd(newSet.linkerd) {
 		lk = linkerdauthz.Diff(oldSet.linkerd, newSet.linkerd, o.linkerd, o.maxClasses)
 	}
-	conf, err := kumaConfigDiff(oldSet.kuma, newSet.kuma, eng.Settings)
+	conf, err := kumaConfigDiff(s.err, oldSet, newSet, eng.Settings)
 	if err != nil {
 		return err
 	}
@@ -249,7 +253,13 @@ func (o *diffOptions) readSet(notes io.Writer, eng lint.Options, paths []string,
 		}
 		fmt.Fprintf(notes, "%s:%d: %s\n", file, n.Line, n.Text)
 	}
-	return diffSet{label: label, policies: in.Policies, identities: in.Identities, linkerd: in.Linkerd, kuma: kuma, bad: in.Unreadable}
+	var kube []*unstructured.Unstructured
+	for _, d := range loaded.Docs {
+		if d.Err == nil && d.Object != nil && d.Object.GroupVersionKind().Group != api.KumaGroup {
+			kube = append(kube, d.Object)
+		}
+	}
+	return diffSet{label: label, policies: in.Policies, identities: in.Identities, linkerd: in.Linkerd, kuma: kuma, kube: kube, bad: in.Unreadable}
 }
 
 // gitSnapshot extracts path as it was at git revision ref into a temporary

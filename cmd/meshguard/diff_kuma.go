@@ -1,29 +1,41 @@
 package main
 
 import (
+	"fmt"
+	"io"
+	"slices"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/kumadiff"
 	"github.com/meshguard/meshguard/kumainspect"
+	"github.com/meshguard/meshguard/kumak8s"
 	"github.com/meshguard/meshguard/schema"
 )
 
 // kumaConfigDiff compares what the Kuma objects of both sets give every proxy
-// (their Dataplanes), every policy kind but MeshTrafficPermission, whose change
-// the authorization diff reports.
-func kumaConfigDiff(oldObjs, newObjs []*unstructured.Unstructured, settings api.Settings) (kumadiff.Report, error) {
+// (their Dataplanes, and those Kuma derives from their workloads), every policy
+// kind but MeshTrafficPermission, whose change the authorization diff reports.
+// Notes on workloads that could not become proxies go to errOut.
+func kumaConfigDiff(errOut io.Writer, oldSet, newSet diffSet, settings api.Settings) (kumadiff.Report, error) {
 	schemas, _ := settings.Schemas.(*schema.Set)
 	reg := api.DefaultRegistry()
-	old, err := kumainspect.NewStore(storeObjects(oldObjs), reg, schemas)
-	if err != nil {
-		return kumadiff.Report{}, usageErr("old set: %v", err)
+	var stores [2]*kumainspect.Store
+	for i, set := range []diffSet{oldSet, newSet} {
+		objs := set.kuma
+		derived := kumak8s.Derive(append(slices.Clone(set.kuma), set.kube...), kumak8s.Options{})
+		for _, note := range derived.Notes {
+			fmt.Fprintf(errOut, "meshguard diff: %s: %s\n", set.label, note)
+		}
+		objs = append(slices.Clone(objs), derived.Objects...)
+		s, err := kumainspect.NewStore(storeObjects(objs), reg, schemas)
+		if err != nil {
+			return kumadiff.Report{}, usageErr("%s: %v", set.label, err)
+		}
+		stores[i] = s
 	}
-	now, err := kumainspect.NewStore(storeObjects(newObjs), reg, schemas)
-	if err != nil {
-		return kumadiff.Report{}, usageErr("new set: %v", err)
-	}
-	return kumadiff.Compare(old, now, kumadiff.Options{SkipKinds: []string{api.KindMeshTrafficPermission}}), nil
+	return kumadiff.Compare(stores[0], stores[1], kumadiff.Options{SkipKinds: []string{api.KindMeshTrafficPermission}}), nil
 }
 
 // storeObjects are a set's objects for the store, plus a Mesh for every mesh its

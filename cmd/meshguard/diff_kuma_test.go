@@ -181,3 +181,31 @@ func TestDiffKumaConfigImpliesTheMesh(t *testing.T) {
 		t.Errorf("exit %d\n%s%s", code, out, errOut)
 	}
 }
+
+// TestDiffKumaConfigDerivesProxies: on Kubernetes the proxies are the workloads'
+// (kumak8s derives their Dataplanes, as for inspect): a mesh-wide timeout change
+// over examples/inspect/k8s-shop changes both Deployments' outbounds.
+func TestDiffKumaConfigDerivesProxies(t *testing.T) {
+	const shop = "../../examples/inspect/k8s-shop"
+	dir := t.TempDir()
+	entries, err := os.ReadDir(shop)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		copyFile(t, filepath.Join(shop, e.Name()), filepath.Join(dir, e.Name()))
+	}
+	p := filepath.Join(dir, "policies.yaml")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(strings.Replace(string(b), "connectionTimeout: 5s", "connectionTimeout: 1s", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := cli(t, "", "diff", shop, dir)
+	want := "MeshTimeout connectionTimeout: 5s → 1s on the outbound to MeshService shop/backend port http of 2 proxies in shop: shop/backend, shop/web"
+	if code != exitOK || !strings.Contains(out, want) {
+		t.Errorf("exit %d\n%s%s\nwant a line %q", code, out, errOut, want)
+	}
+}

@@ -23,12 +23,13 @@ type inspectOptions struct {
 	dataplane string
 	mesh      string
 	output    string
+	input     inspectInput
 }
 
 func newInspectCmd(s streams) *cobra.Command {
 	o := &inspectOptions{}
 	cmd := &cobra.Command{
-		Use:   "inspect (--kuma-api PATH | --dataplane NAME) [PATH|-]...",
+		Use:   "inspect (--kuma-api PATH | --dataplane NAME | --proxy KIND/NAME) [PATH|-]... | --kubeconfig FILE",
 		Short: "Show what Kuma's control plane makes of the policies: per proxy, inbound and outbound",
 		Long: `Inspect answers, offline, what Kuma 2.14's control plane computes from a set of
 objects: which policies select a proxy and the conf each inbound, outbound and the
@@ -37,8 +38,18 @@ proxy as a whole gets after they are merged, with the policies it came from.
 The objects are read from files, directories (their .yaml, .yml and .json files) and
 - for standard input, in Kuma's Universal format (type:, name:, mesh:, as 'kumactl
 apply' takes them) or as Kubernetes manifests; each new-style resource gets its
-CRD's defaults, as Kuma's store gives them. Kustomizations and Helm charts are not
-rendered by inspect.
+CRD's defaults, as Kuma's store gives them. Kustomizations and Helm charts are
+rendered as lint renders them (--no-kustomize, --no-helm, the Helm flags);
+--inventory adds more objects; --kubeconfig reads a cluster instead (read-only
+lists, as check --kubeconfig).
+
+Proxies come from Dataplanes and, as Kuma's Kubernetes control plane derives
+them, from workloads: one proxy per Deployment, StatefulSet, DaemonSet,
+ReplicaSet and Pod whose pods Kuma injects (kuma.io/sidecar-injection: enabled on
+the Namespace or the pod template), its Dataplane named after the workload, with
+one inbound per port of every Service that selects it; builtin gateway proxies
+from MeshGatewayInstances; MeshServices from Services (meshServices.mode not
+Disabled). A Dataplane or MeshService in the input wins over a derived one.
 
   --kuma-api PATH    print the JSON body Kuma's API server answers for GET PATH
                      (/meshes/{mesh}/dataplanes/{name}/_rules, …/_policies,
@@ -54,10 +65,16 @@ rendered by inspect.
                      every inbound and every outbound it can reach, each kind's
                      merged conf field by field with the policy item that sets it
                      and those it overrides. -o json writes Kuma's _policies shapes.
+  --proxy KIND/NAME  the same for a proxy named by its workload, of -n:
+                     Deployment/web, Pod/web-7d9, MeshGatewayInstance/edge,
+                     MeshGateway/edge, Dataplane/web-1; a name that is not
+                     there lists the proxies that are.
 
 See docs/inspect.md. Exit codes: 0 answered (--kuma-api: Kuma answers 200), 1 Kuma
 answers an error, 2 usage or input errors.`,
 		Example: `  meshguard inspect --dataplane web-1 examples/inspect/shop
+  meshguard inspect --proxy Deployment/web -n shop examples/inspect/k8s-shop
+  meshguard inspect --proxy Deployment/web -n shop examples/inspect/k8s-shop/mesh.yaml examples/inspect/k8s-shop-kustomized
   meshguard inspect --kuma-api /meshes/default/dataplanes/web-1/_rules examples/inspect/shop
   meshguard inspect --kuma-api /meshes/default/dataplanes/web-1/_outbounds/kri_msvc_default___backend_http/_policies examples/inspect/shop
   kumactl export -p all -f universal | meshguard inspect --dataplane web-1 --mesh default -o json -`,
@@ -68,30 +85,31 @@ answers an error, 2 usage or input errors.`,
 	f.StringVar(&o.dataplane, "dataplane", "", "the Dataplane to show, by name")
 	f.StringVar(&o.mesh, "mesh", api.DefaultMeshName, "the mesh of --dataplane")
 	bindOutput(cmd, &o.output, formatText, formatJSON)
+	o.input.bind(cmd)
 	return cmd
 }
 
 func (o *inspectOptions) run(s streams, args []string) error {
-	if (o.kumaAPI == "") == (o.dataplane == "") {
-		return usageErr("give either --kuma-api PATH or --dataplane NAME")
+	if given := btoi(o.kumaAPI != "") + btoi(o.dataplane != "") + btoi(o.input.proxy != ""); given != 1 {
+		return usageErr("give one of --kuma-api PATH, --dataplane NAME or --proxy KIND/NAME")
 	}
 	if err := checkOutput(o.output, []format{formatText, formatJSON}); err != nil {
 		return err
 	}
-	if len(args) == 0 {
-		return usageErr("inspect needs at least one PATH, or - for standard input")
-	}
-	if err := checkPaths(args); err != nil {
-		return err
-	}
-	store, err := readStore(s, args)
+	store, derived, err := o.input.read(s, args)
 	if err != nil {
 		return err
 	}
 	if o.kumaAPI != "" {
 		return answerKumaAPI(s, store, o.kumaAPI)
 	}
-	view, err := store.View(o.mesh, o.dataplane)
+	mesh, dataplane := o.mesh, o.dataplane
+	if o.input.proxy != "" {
+		if mesh, dataplane, err = o.input.chooseProxy(store, derived); err != nil {
+			return err
+		}
+	}
+	view, err := store.View(mesh, dataplane)
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -127,24 +145,16 @@ func writeJSON(s streams, v any) error {
 	return err
 }
 
-// readStore reads every document of args (files, directories, - for standard
-// input) into a store with Kuma 2.14's CRD defaults.
-func readStore(s streams, args []string) (*kumainspect.Store, error) {
-	reg := api.DefaultRegistry()
-	var objs []kumainspect.Object
-	for _, arg := range args {
-		files, err := inspectFiles(arg)
-		if err != nil {
-			return nil, usageErr("%v", err)
-		}
-		for _, file := range files {
-			docs, err := decodeFile(s, file, reg)
-			if err != nil {
-				return nil, usageErr("%v", err)
-			}
-			objs = append(objs, docs...)
-		}
+func btoi(b bool) int {
+	if b {
+		return 1
 	}
+	return 0
+}
+
+// newInspectStore reads objs into a store with Kuma 2.14's CRD defaults.
+func newInspectStore(objs []kumainspect.Object) (*kumainspect.Store, error) {
+	reg := api.DefaultRegistry()
 	schemas, err := schema.Load()
 	if err != nil {
 		return nil, err

@@ -81,7 +81,7 @@ func TestInspectDataplaneShowsWhereEachFieldComesFrom(t *testing.T) {
 		"outbound kri_msvc_default___backend_http port 80 http",
 		"http.requestTimeout: 2s  ← web-to-backend spec.to[0], over mesh-defaults spec.to[0]",
 		"http.numRetries: 3  ← retry-backend spec.to[0]",
-		"1. ← mesh-defaults spec.rules[0]",
+		"1. ← inbound-defaults spec.rules[0]",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("text lacks %q:\n%s", want, out)

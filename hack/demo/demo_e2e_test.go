@@ -54,6 +54,9 @@ func TestDemo(t *testing.T) {
 		"    ALLOW  kuma.io/service=frontend_frontend-ns_svc_8080",
 		"    DENY  kuma.io/service=ops-console_ops-ns_svc_8080",
 		"decided by: MeshTrafficPermission kuma-system/mesh-deny-default spec.from[0]",
+		"6. meshguard inspect",
+		"http.requestTimeout: 2s  ← web-to-backend.shop spec.to[0], over mesh-defaults.kuma-system spec.to[0]",
+		"http.numRetries: 3  ← retry-backend.shop spec.to[0]",
 		"export KUBECONFIG=" + filepath.Join(dir, "kubeconfig"),
 		"every check of the tour passed",
 	} {

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// inspectShows are the lines the tour's inspect must print for web's proxy: the
+// request timeout web's own MeshTimeout sets over the mesh default, and the
+// retries of the MeshRetry, each with the policy it comes from.
+var inspectShows = []string{
+	"outbound kri_msvc_default__shop_backend_http port 80 http",
+	"http.requestTimeout: 2s  ← web-to-backend.shop spec.to[0], over mesh-defaults.kuma-system spec.to[0]",
+	"http.numRetries: 3  ← retry-backend.shop spec.to[0]",
+}
+
+// inspect runs meshguard inspect on examples/inspect/k8s-shop: the proxy Kuma
+// gives the web Deployment, derived from the Deployment and the Services that
+// select it, and every field of its merged MeshTimeout and MeshRetry with the
+// policy that sets it.
+func (d *demo) inspect(ctx context.Context) error {
+	d.p.heading("6. meshguard inspect: what a Kuma proxy gets from the policies, field by field")
+	d.p.note("  offline: the proxy of the web Deployment (one inbound per port of the Services that select it),")
+	d.p.note("  each outbound's merged MeshTimeout and MeshRetry, and the policy item every field comes from")
+	bin := d.st.Meshguard.Bin
+	shown := bin
+	if rel, err := filepath.Rel(d.Root, bin); err == nil && !strings.HasPrefix(rel, "..") {
+		shown = rel
+	}
+	args := []string{"inspect", "--proxy", "Deployment/web", "-n", "shop", "examples/inspect/k8s-shop"}
+	d.p.line("%s", d.p.cmd(shown+" "+strings.Join(args, " ")))
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = d.Root
+	out, err := cmd.CombinedOutput()
+	d.p.output(string(out))
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		d.failf("meshguard inspect exited %d", ee.ExitCode())
+		return nil
+	} else if err != nil {
+		return err
+	}
+	for _, want := range inspectShows {
+		if !strings.Contains(string(out), want) {
+			d.failf("meshguard inspect did not show %q", want)
+		}
+	}
+	return nil
+}
