@@ -21,9 +21,13 @@ func exampleObjects(t *testing.T, side string) []*unstructured.Unstructured {
 	t.Helper()
 	o := lint.Options{Settings: api.DefaultSettings(), Namespace: "default", Registry: api.DefaultRegistry()}
 	loaded := lint.LoadAll([]string{"../examples/diff/kuma-timeout/" + side}, nil, lint.LoadOptions{})
-	objs, notes := lint.KumaObjects(loaded.Docs, o)
-	if len(notes) > 0 || len(objs) == 0 {
-		t.Fatalf("reading %s: %d objects, notes %v", side, len(objs), notes)
+	kuma, notes := lint.KumaObjects(loaded.Docs, o)
+	if len(notes) > 0 || len(kuma) == 0 {
+		t.Fatalf("reading %s: %d objects, notes %v", side, len(kuma), notes)
+	}
+	objs := make([]*unstructured.Unstructured, len(kuma))
+	for i, k := range kuma {
+		objs[i] = k.Unstructured
 	}
 	return objs
 }

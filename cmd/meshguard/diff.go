@@ -98,7 +98,7 @@ type diffSet struct {
 	linkerd    []unstructured.Unstructured
 	// kuma are the Kuma objects a cluster would store (MeshTrafficPermissions
 	// aside), for what every proxy gets.
-	kuma []*unstructured.Unstructured
+	kuma []lint.KumaObject
 	// kube are the set's other objects (workloads, Services, Namespaces), from
 	// which Kuma derives proxies on Kubernetes.
 	kube []*unstructured.Unstructured

@@ -23,12 +23,21 @@ func kumaConfigDiff(errOut io.Writer, oldSet, newSet diffSet, settings api.Setti
 	reg := api.DefaultRegistry()
 	var stores [2]*kumainspect.Store
 	for i, set := range []diffSet{oldSet, newSet} {
-		objs := set.kuma
-		derived := kumak8s.Derive(append(slices.Clone(set.kuma), set.kube...), kumak8s.Options{})
+		objs := make([]kumainspect.Object, 0, len(set.kuma))
+		kube := slices.Clone(set.kube)
+		for _, o := range set.kuma {
+			objs = append(objs, kumainspect.Object{Unstructured: o.Unstructured, Universal: o.Universal})
+			if !o.Universal {
+				kube = append(kube, o.Unstructured)
+			}
+		}
+		derived := kumak8s.Derive(kube, kumak8s.Options{})
 		for _, note := range derived.Notes {
 			fmt.Fprintf(errOut, "meshguard diff: %s: %s\n", set.label, note)
 		}
-		objs = append(slices.Clone(objs), derived.Objects...)
+		for _, u := range derived.Objects {
+			objs = append(objs, kumainspect.Object{Unstructured: u})
+		}
 		s, err := kumainspect.NewStore(storeObjects(objs), reg, schemas)
 		if err != nil {
 			return kumadiff.Report{}, usageErr("%s: %v", set.label, err)
@@ -41,11 +50,11 @@ func kumaConfigDiff(errOut io.Writer, oldSet, newSet diffSet, settings api.Setti
 // storeObjects are a set's objects for the store, plus a Mesh for every mesh its
 // Dataplanes name that the set does not define: Kuma creates the default mesh
 // itself, and a repository of policies rarely holds its Mesh.
-func storeObjects(objs []*unstructured.Unstructured) []kumainspect.Object {
-	out := make([]kumainspect.Object, 0, len(objs)+1)
+func storeObjects(objs []kumainspect.Object) []kumainspect.Object {
+	out := slices.Clone(objs)
 	defined, named := map[string]bool{}, []string{}
-	for _, u := range objs {
-		out = append(out, kumainspect.Object{Unstructured: u})
+	for _, o := range objs {
+		u := o.Unstructured
 		switch u.GetKind() {
 		case api.KindMesh:
 			defined[u.GetName()] = true

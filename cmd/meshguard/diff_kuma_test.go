@@ -209,3 +209,26 @@ func TestDiffKumaConfigDerivesProxies(t *testing.T) {
 		t.Errorf("exit %d\n%s%s\nwant a line %q", code, out, errOut, want)
 	}
 }
+
+// TestDiffKumaConfigUniversal: Universal-format sets (examples/inspect/shop) are
+// compared as Kuma's Universal store names them.
+func TestDiffKumaConfigUniversal(t *testing.T) {
+	const shop = "../../examples/inspect/shop"
+	dir := t.TempDir()
+	for _, f := range []string{"mesh.yaml", "policies.yaml"} {
+		copyFile(t, filepath.Join(shop, f), filepath.Join(dir, f))
+	}
+	p := filepath.Join(dir, "policies.yaml")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(strings.Replace(string(b), "requestTimeout: 2s", "requestTimeout: 3s", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := cli(t, "", "diff", shop, dir)
+	want := "MeshTimeout http.requestTimeout: 2s → 3s on the outbound to MeshService backend port http of 1 proxy: web-1\n      set by MeshTimeout web-to-backend spec.to[0]"
+	if code != exitOK || !strings.Contains(out, want) {
+		t.Errorf("exit %d\n%s%s\nwant %q", code, out, errOut, want)
+	}
+}
