@@ -34,6 +34,24 @@ type ConfigChangeFunc func(ctx context.Context, obj, old *unstructured.Unstructu
 // `meshguard diff` compares every proxy.
 const MaxConfigDiffProxies = 20
 
+// MaxConfigDiffMeshProxies bounds the Dataplanes of a mesh config-diff reads:
+// each request copies the mesh's objects into a store and asks which proxies the
+// policy selects, about 0.1 ms a Dataplane (docs/performance.md). A larger mesh
+// gets a line saying the check did not run.
+const MaxConfigDiffMeshProxies = 2000
+
+// meshProxies counts the cached Dataplanes of mesh (0 when the cache cannot say).
+func (c *configChange) meshProxies(ctx context.Context, mesh string) int {
+	dps, _ := c.src.List(ctx, schema.GroupKind{Group: api.KumaGroup, Kind: api.KindDataplane}, "")
+	n := 0
+	for _, u := range dps {
+		if inMesh(u, mesh) {
+			n++
+		}
+	}
+	return n
+}
+
 // maxAnnotatedProxies bounds the proxies the annotation names.
 const maxAnnotatedProxies = 100
 
@@ -91,6 +109,10 @@ func (c *configChange) answer(ctx context.Context, obj, old *unstructured.Unstru
 	mesh := obj.GetLabels()[api.LabelMesh]
 	if mesh == "" {
 		mesh = api.DefaultMeshName
+	}
+	if n := c.meshProxies(ctx, mesh); n > MaxConfigDiffMeshProxies {
+		return []string{fmt.Sprintf("config-diff: not computed: mesh %s has %d proxies, over the %d read at admission; see `meshguard diff`",
+			mesh, n, MaxConfigDiffMeshProxies)}, ""
 	}
 	stored, missing := c.stored(ctx, mesh, obj)
 	if missing != "" {

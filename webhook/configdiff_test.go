@@ -153,6 +153,26 @@ func TestConfigChangeIsBounded(t *testing.T) {
 	}
 }
 
+// TestConfigChangeSkipsLargeMeshes: past MaxConfigDiffMeshProxies Dataplanes in
+// the mesh, the request does not read them and says so.
+func TestConfigChangeSkipsLargeMeshes(t *testing.T) {
+	old := exampleObjects(t, "old")
+	proto := findObject(t, old, "Dataplane", "backend-1")
+	for i := range MaxConfigDiffMeshProxies {
+		dp := proto.DeepCopy()
+		dp.SetName(fmt.Sprintf("extra-%04d", i))
+		old = append(old, dp)
+	}
+	h := configEngine(old...)
+	obj := findObject(t, exampleObjects(t, "new"), "MeshTimeout", "mesh-timeouts")
+	resp := h.Validate(context.Background(), admissionRequest(t, "1", admissionv1.Update, obj, findObject(t, old, "MeshTimeout", "mesh-timeouts"), "alice"))
+	want := fmt.Sprintf("config-diff: not computed: mesh default has %d proxies, over the %d read at admission; see `meshguard diff`",
+		MaxConfigDiffMeshProxies+5, MaxConfigDiffMeshProxies)
+	if lines := configLinesOf(resp.Warnings); len(lines) != 1 || lines[0] != want {
+		t.Errorf("lines: %q", lines)
+	}
+}
+
 // TestConfigChangeWithoutCaches: when the caches cannot say which Dataplanes
 // exist, the line says the check did not run; MeshTrafficPermissions and
 // resources get no config-diff line.
@@ -199,7 +219,7 @@ spec:
 }
 
 // BenchmarkConfigChange times one admission's config-diff: the example's
-// MeshTimeout UPDATE over its 5 proxies, and over 200 more Dataplanes of which
+// MeshTimeout UPDATE over its 5 proxies, and over MaxConfigDiffMeshProxies Dataplanes in all of which
 // MaxConfigDiffProxies are evaluated (docs/performance.md has the command).
 func BenchmarkConfigChange(b *testing.B) {
 	t := &testing.T{}
@@ -208,7 +228,7 @@ func BenchmarkConfigChange(b *testing.B) {
 	prev := findObject(t, old, "MeshTimeout", "mesh-timeouts")
 	proto := findObject(t, old, "Dataplane", "backend-1")
 	many := append([]*unstructured.Unstructured{}, old...)
-	for i := range 200 {
+	for i := range MaxConfigDiffMeshProxies - 5 {
 		dp := proto.DeepCopy()
 		dp.SetName(fmt.Sprintf("extra-%03d", i))
 		many = append(many, dp)
@@ -216,7 +236,7 @@ func BenchmarkConfigChange(b *testing.B) {
 	for _, c := range []struct {
 		name string
 		objs []*unstructured.Unstructured
-	}{{"proxies=5", old}, {"proxies=205", many}} {
+	}{{"proxies=5", old}, {"proxies=2000", many}} {
 		b.Run(c.name, func(b *testing.B) {
 			h := configEngine(c.objs...)
 			for b.Loop() {
