@@ -101,9 +101,9 @@ type groupKey struct {
 
 // Compare compares the proxies of two stores. Only proxies in both are compared
 // field by field; the others are listed.
-func Compare(old, new *kumainspect.Store, o Options) Report {
+func Compare(old, now *kumainspect.Store, o Options) Report {
 	r := Report{Changes: []Change{}, AddedProxies: []string{}, RemovedProxies: []string{}, NotCompared: []string{}}
-	oldP, newP := proxies(old), proxies(new)
+	oldP, newP := proxies(old), proxies(now)
 	r.OldProxies, r.NewProxies = len(oldP), len(newP)
 	inOld := map[[2]string]kumarules.Dataplane{}
 	for _, p := range oldP {
@@ -126,7 +126,7 @@ func Compare(old, new *kumainspect.Store, o Options) Report {
 			r.Limit = fmt.Sprintf("only the first %d proxies present in both sets were compared", o.MaxProxies)
 			continue
 		}
-		before, after, err := bothFields(old, new, p, o.SkipKinds)
+		before, after, err := bothFields(old, now, p, o.SkipKinds)
 		if err != nil {
 			r.NotCompared = append(r.NotCompared, fmt.Sprintf("%s: %v", proxyName(p), err))
 			continue
@@ -181,14 +181,14 @@ func view(s *kumainspect.Store, p kumarules.Dataplane) (kumainspect.View, error)
 // bothFields computes what each store gives the proxy, the old one on another
 // goroutine (each Store is used by one goroutine at a time): a proxy's view costs
 // far more than starting one.
-func bothFields(old, new *kumainspect.Store, p kumarules.Dataplane, skip []string) (before, after map[location]field, err error) {
+func bothFields(old, now *kumainspect.Store, p kumarules.Dataplane, skip []string) (before, after map[location]field, err error) {
 	var oldErr error
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		before, oldErr = fields(old, p, skip)
 	}()
-	after, err = fields(new, p, skip)
+	after, err = fields(now, p, skip)
 	<-done
 	if oldErr != nil {
 		return nil, nil, fmt.Errorf("old set: %w", oldErr)
