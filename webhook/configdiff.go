@@ -40,16 +40,16 @@ const MaxConfigDiffProxies = 20
 // gets a line saying the check did not run.
 const MaxConfigDiffMeshProxies = 2000
 
-// meshProxies counts the cached Dataplanes of mesh (0 when the cache cannot say).
-func (c *configChange) meshProxies(ctx context.Context, mesh string) int {
-	dps, _ := c.src.List(ctx, schema.GroupKind{Group: api.KumaGroup, Kind: api.KindDataplane}, "")
-	n := 0
+// meshProxies counts the cached Dataplanes of mesh; known is false when the
+// cache cannot say.
+func (c *configChange) meshProxies(ctx context.Context, mesh string) (n int, known bool) {
+	dps, known := c.src.List(ctx, schema.GroupKind{Group: api.KumaGroup, Kind: api.KindDataplane}, "")
 	for _, u := range dps {
 		if inMesh(u, mesh) {
 			n++
 		}
 	}
-	return n
+	return n, known
 }
 
 // maxAnnotatedProxies bounds the proxies the annotation names.
@@ -110,7 +110,13 @@ func (c *configChange) answer(ctx context.Context, obj, old *unstructured.Unstru
 	if mesh == "" {
 		mesh = api.DefaultMeshName
 	}
-	if n := c.meshProxies(ctx, mesh); n > MaxConfigDiffMeshProxies {
+	n, known := c.meshProxies(ctx, mesh)
+	if known && n == 0 {
+		// A mesh without Dataplanes (a cluster without Kuma's control plane, or
+		// before any workload joins): nothing to say, and nothing read.
+		return nil, ""
+	}
+	if n > MaxConfigDiffMeshProxies {
 		return []string{fmt.Sprintf("config-diff: not computed: mesh %s has %d proxies, over the %d read at admission; see `meshguard diff`",
 			mesh, n, MaxConfigDiffMeshProxies)}, ""
 	}
