@@ -43,7 +43,23 @@ func TestWatched(t *testing.T) {
 	}
 	want := []string{
 		"kuma.io/v1alpha1, Kind=MeshTrafficPermission",
+		"kuma.io/v1alpha1, Kind=MeshTimeout",
+		"kuma.io/v1alpha1, Kind=MeshHTTPRoute",
+		"kuma.io/v1alpha1, Kind=MeshTCPRoute",
+		"kuma.io/v1alpha1, Kind=MeshRetry",
+		"kuma.io/v1alpha1, Kind=MeshCircuitBreaker",
+		"kuma.io/v1alpha1, Kind=MeshRateLimit",
+		"kuma.io/v1alpha1, Kind=MeshFaultInjection",
+		"kuma.io/v1alpha1, Kind=MeshAccessLog",
+		"kuma.io/v1alpha1, Kind=MeshHealthCheck",
+		"kuma.io/v1alpha1, Kind=MeshLoadBalancingStrategy",
+		"kuma.io/v1alpha1, Kind=MeshTrace",
+		"kuma.io/v1alpha1, Kind=MeshProxyPatch",
+		"kuma.io/v1alpha1, Kind=MeshMetric",
+		"kuma.io/v1alpha1, Kind=MeshPassthrough",
+		"kuma.io/v1alpha1, Kind=MeshTLS",
 		"kuma.io/v1alpha1, Kind=MeshIdentity",
+		"kuma.io/v1alpha1, Kind=Dataplane",
 		"policy.linkerd.io/v1beta3, Kind=Server",
 		"policy.linkerd.io/v1beta1, Kind=ServerAuthorization",
 		"policy.linkerd.io/v1alpha1, Kind=AuthorizationPolicy",
@@ -58,7 +74,7 @@ func TestWatched(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Error(diff)
 	}
-	if n := len(DefaultRegistry().WatchedIn(KumaGroup)); n != 2 {
-		t.Errorf("WatchedIn(kuma.io) has %d kinds, want 2", n)
+	if n := len(DefaultRegistry().WatchedIn(KumaGroup)); n != 18 {
+		t.Errorf("WatchedIn(kuma.io) has %d kinds, want 18 (the 16 policy kinds, MeshIdentity, Dataplane)", n)
 	}
 }

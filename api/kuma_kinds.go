@@ -34,6 +34,9 @@ func KumaKinds() []*Kind {
 	kumaProxyKinds(add)
 	for _, k := range out {
 		k.Shared = kumaShared(k.Kind)
+		// The webhook caches every policy kind: what a change does to each
+		// proxy's configuration (config-diff) merges the stored policies.
+		k.Watched = true
 	}
 	return out
 }

@@ -38,7 +38,8 @@ func systemNamespaceOnly(k *Kind) *Kind {
 
 // watched marks a kind whose stored objects the webhook caches: a MeshIdentity
 // decides whether a proxy's `from` MeshTrafficPermissions are programmed at all,
-// so the preview and the widening check read them.
+// so the preview and the widening check read them; Dataplanes are the proxies
+// whose configuration a policy change alters (config-diff).
 func watched(k *Kind) *Kind {
 	k.Watched = true
 	return k
@@ -68,6 +69,6 @@ func KumaResourceKinds() []*Kind {
 		systemNamespaceOnly(typedResource(kumaResource("MeshOpenTelemetryBackend", "meshopentelemetrybackends", true, true, "an OpenTelemetry collector policies can refer to"), func() any { return &MeshOpenTelemetryBackendSpec{} })),
 		readOnlyOn(ModeGlobal, typedResource(kumaResource("MeshZoneAddress", "meshzoneaddresses", true, true, "the address other zones reach this zone at"), func() any { return &MeshZoneAddressSpec{} })),
 		readOnlyOn(ModeGlobal, typedResource(kumaResource("Workload", "workloads", true, true, "a workload identity for proxies"), func() any { return &WorkloadSpec{} })),
-		readOnlyOn(ModeGlobal, typedResource(kumaResource("Dataplane", "dataplanes", true, true, "a data plane proxy (Kuma writes these on Kubernetes)"), func() any { return &DataplaneSpec{} })),
+		watched(readOnlyOn(ModeGlobal, typedResource(kumaResource("Dataplane", "dataplanes", true, true, "a data plane proxy (Kuma writes these on Kubernetes)"), func() any { return &DataplaneSpec{} }))),
 	}
 }

@@ -73,6 +73,10 @@ type Handlers struct {
 	// Widening says in one line whom an admitted authorization object newly lets
 	// in (NewWidening); nil says nothing.
 	Widening WideningFunc
+	// ConfigChange says how many proxies' effective configuration an admitted
+	// Kuma policy changes, and names them in the config-diff audit annotation
+	// (NewConfigChange); nil says nothing.
+	ConfigChange ConfigChangeFunc
 	// SchemaRedundant reports whether the API server checked objects of a kind
 	// against the schema the schema layer would (InstalledSchemas.Redundant), which
 	// the layer then skips; nil runs it always.
@@ -256,6 +260,16 @@ func (e *Handlers) Validate(ctx context.Context, req admission.Request) admissio
 	}
 	if d.kind.Family == api.FamilyLinkerd {
 		warnings = appendBounded(warnings, e.linkerdPreview(ctx, d.obj)...)
+	}
+	if e.ConfigChange != nil && d.kind.Family == api.FamilyKuma && !d.kind.Resource {
+		lines, ann := e.ConfigChange(ctx, d.obj, d.old)
+		warnings = appendBounded(warnings, lines...)
+		if ann != "" {
+			if resp.AuditAnnotations == nil {
+				resp.AuditAnnotations = map[string]string{}
+			}
+			resp.AuditAnnotations["config-diff"] = ann
+		}
 	}
 	resp.Warnings = warnings
 	return resp

@@ -383,6 +383,10 @@ func newHandlers(mgr manager.Manager, o Options, log logr.Logger) (*Handlers, er
 	preview, widening := NewPreviewAndWideningWithIdentities(policies.byKey, linkerd, kumaauthz.Options{Form: o.PreviewForm,
 		MaxExpandedRules: 64, SystemNamespace: o.Settings.SystemNamespace, MaxGroupItems: o.PreviewMaxItems},
 		StoredIdentities(identities.list))
+	configChange, err := startConfigDiff(mgr, o, log, objects)
+	if err != nil {
+		return nil, err
+	}
 	users, groups := PrivilegedSets(o)
 	schemaRedundant, err := addSchemaCheck(mgr, o, log)
 	if err != nil {
@@ -397,6 +401,7 @@ func newHandlers(mgr manager.Manager, o Options, log logr.Logger) (*Handlers, er
 		DenyServerConflicts: o.LinkerdServerConflicts == ServerConflictsDeny,
 		Linkerd:             linkerd,
 		Widening:            widening,
+		ConfigChange:        configChange,
 		SchemaRedundant:     schemaRedundant,
 	}, nil
 }

@@ -142,6 +142,12 @@ func TestActionScript(t *testing.T) {
 	// The diff step: the pull request's base is the commit, the change a new
 	// permission in the working tree; the job summary gets the markdown diff.
 	needTool(t, "git", "apt-get install git")
+	kumaExample := func(side string) {
+		for _, f := range []string{"mesh.yaml", "policies.yaml"} {
+			copyFile(t, filepath.Join(repoRoot, "examples/diff/kuma-timeout", side, f), filepath.Join(work, "mesh", f))
+		}
+	}
+	kumaExample("old")
 	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false", "commit", "-qm", "base"}} {
 		if log, code := sh(t, work, nil, "git", args...); code != 0 {
 			t.Fatalf("git %v: exit %d\n%s", args, code, log)
@@ -153,6 +159,14 @@ func TestActionScript(t *testing.T) {
 	summary := readFile(t, filepath.Join(tmp, "summary"))
 	if code != 0 || !strings.Contains(summary, "## meshguard policy diff") || !strings.Contains(summary, "| **widened** |") {
 		t.Errorf("diff: exit %d\n%s\nsummary:\n%s", code, log, summary)
+	}
+	// A timeout change: the summary says what it does to every proxy.
+	kumaExample("new")
+	tmp = t.TempDir()
+	log, code = sh(t, work, actionEnv(t, bin, tmp, "INPUT_PATHS=mesh", "INPUT_BASE=HEAD"), "bash", script, "diff")
+	summary = readFile(t, filepath.Join(tmp, "summary"))
+	if code != 0 || !strings.Contains(summary, "#### Kuma: proxy configuration") || !strings.Contains(summary, "| MeshTimeout | `connectionTimeout` | `5s` | `2s` |") {
+		t.Errorf("diff of the timeout change: exit %d\n%s\nsummary:\n%s", code, log, summary)
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/kumaauthz"
 	"github.com/meshguard/meshguard/linkerdauthz"
 	"github.com/meshguard/meshguard/lint"
@@ -34,7 +35,7 @@ func newDiffCmd(s streams) *cobra.Command {
 	o := &diffOptions{}
 	cmd := &cobra.Command{
 		Use:   "diff OLD NEW | diff --git-base REF PATH...",
-		Short: "Show which clients a change to the policies lets in or shuts out, and which rule decides",
+		Short: "Show which clients a change to the policies lets in or shuts out, and what it changes on every Kuma proxy",
 		Long: `Diff compares two sets of manifests (files or directories, read as lint and preview read
 them: defaulted as the mutating webhook would, without what the validating webhook would
 deny) and prints the authorization difference, not the text difference:
@@ -48,6 +49,14 @@ deny) and prints the authorization difference, not the text difference:
     lose access, with the grant that admits them (AuthorizationPolicy with its
     authentications, ServerAuthorization, accessPolicy, default policy).
 
+Besides authorization, for every Kuma proxy (each Dataplane of the sets) it
+compares what every other policy kind gives it (MeshTimeout, MeshRetry,
+MeshCircuitBreaker, MeshHTTPRoute, ...: the merged conf of the proxy, of each
+inbound and of each outbound, as 'meshguard inspect' shows it) and lists every
+field that changes, old -> new, with the policy item that sets it before and
+after; proxies that change alike are one line. Proxies in one set only are
+listed, not compared.
+
 Clients are not sampled. They are enumerated as the classes of identities the
 policies of both sets can tell apart (Kuma: a value of each tag key or none of the
 named ones, a service of a mesh; or a SPIFFE ID, SNI, method and path; Linkerd: how
@@ -59,14 +68,14 @@ With --git-base REF, OLD is each PATH as it was at the git revision REF (read wi
 'git archive', so git must be installed and PATH inside a work tree) and NEW is
 each PATH as it is now.
 
---fail-on takes the levels of lint: a widening is an error, a narrowing or
-shadow change a warning. --fail-on error (or its synonym widen) fails when some
-access widens, --fail-on warning when any access changes; none (the default)
-never.
+--fail-on takes the levels of lint: a widening is an error, a narrowing,
+shadow change or change of a proxy's configuration a warning. --fail-on error
+(or its synonym widen) fails when some access widens, --fail-on warning when any
+access or any proxy's configuration changes; none (the default) never.
 
 Exit codes: 0 nothing at or above --fail-on, 1 something is, 2 usage or input
 errors, or, with --fail-on error or warning, nothing found but some group not
-compared.`,
+compared (with --fail-on warning, also some proxy's configuration).`,
 		Example: `  meshguard diff policies-before/ policies-after/
   meshguard diff --git-base origin/main deploy/policies -o markdown > comment.md
   meshguard diff --git-base HEAD~1 mesh/ --fail-on error`,
@@ -87,7 +96,13 @@ type diffSet struct {
 	policies   []kumaauthz.Policy
 	identities []kumaauthz.Identity
 	linkerd    []unstructured.Unstructured
-	bad        bool
+	// kuma are the Kuma objects a cluster would store (MeshTrafficPermissions
+	// aside), for what every proxy gets.
+	kuma []lint.KumaObject
+	// kube are the set's other objects (workloads, Services, Namespaces), from
+	// which Kuma derives proxies on Kubernetes.
+	kube []*unstructured.Unstructured
+	bad  bool
 }
 
 func (o *diffOptions) run(s streams, args []string) error {
@@ -142,7 +157,11 @@ func (o *diffOptions) run(s streams, args []string) error {
 	if linkerdauthz.HasLinkerd(oldSet.linkerd) || linkerdauthz.HasLinkerd(newSet.linkerd) {
 		lk = linkerdauthz.Diff(oldSet.linkerd, newSet.linkerd, o.linkerd, o.maxClasses)
 	}
-	rep := diffReport{Old: oldSet.label, New: newSet.label, Kuma: kuma, Linkerd: lk}
+	conf, err := kumaConfigDiff(s.err, oldSet, newSet, eng.Settings)
+	if err != nil {
+		return err
+	}
+	rep := diffReport{Old: oldSet.label, New: newSet.label, Kuma: kuma, Linkerd: lk, KumaConfig: conf}
 	rep.finish()
 	if err := rep.write(s.out, o.output); err != nil {
 		return err
@@ -153,6 +172,10 @@ func (o *diffOptions) run(s streams, args []string) error {
 	if n := rep.incomplete(); o.failOn != string(failOnNone) && n > 0 {
 		// Nothing widens among what was compared, but not everything was.
 		fmt.Fprintf(s.err, "meshguard diff: %d proxy groups or Servers were not compared (more than --max-classes %d client classes); whether access widens there is not known\n", n, o.maxClasses)
+		return exitError{exitUsage}
+	}
+	if n := len(rep.KumaConfig.NotCompared); o.failOn == string(failOnWarning) && n > 0 {
+		fmt.Fprintf(s.err, "meshguard diff: the configuration of %d proxies was not compared; whether it changes is not known\n", n)
 		return exitError{exitUsage}
 	}
 	return nil
@@ -220,7 +243,8 @@ func (o *diffOptions) readSet(notes io.Writer, eng lint.Options, paths []string,
 	loaded := lint.LoadAll(paths, nil, o.loadOptions())
 	_ = lint.WriteNotes(notes, loaded.Skipped)
 	in := lint.Preview(loaded.Docs, eng)
-	for _, n := range append(in.Notes, in.LinkerdNotes...) {
+	kuma, kumaNotes := lint.KumaObjects(loaded.Docs, eng)
+	for _, n := range append(append(in.Notes, kumaNotes...), in.LinkerdNotes...) {
 		file := n.File
 		for snap, name := range relabel {
 			if rest, ok := strings.CutPrefix(file, snap); ok {
@@ -229,7 +253,13 @@ func (o *diffOptions) readSet(notes io.Writer, eng lint.Options, paths []string,
 		}
 		fmt.Fprintf(notes, "%s:%d: %s\n", file, n.Line, n.Text)
 	}
-	return diffSet{label: label, policies: in.Policies, identities: in.Identities, linkerd: in.Linkerd, bad: in.Unreadable}
+	var kube []*unstructured.Unstructured
+	for _, d := range loaded.Docs {
+		if d.Err == nil && d.Object != nil && d.Object.GroupVersionKind().Group != api.KumaGroup {
+			kube = append(kube, d.Object)
+		}
+	}
+	return diffSet{label: label, policies: in.Policies, identities: in.Identities, linkerd: in.Linkerd, kuma: kuma, kube: kube, bad: in.Unreadable}
 }
 
 // gitSnapshot extracts path as it was at git revision ref into a temporary
@@ -351,8 +381,12 @@ func diffFormats() []format {
 }
 
 // changed reports whether some client's access changes at all (widened,
-// narrowed or in shadow mode), which --fail-on warning fails on.
+// narrowed or in shadow mode) or some proxy's configuration does, which
+// --fail-on warning fails on.
 func (r *diffReport) changed() bool {
+	if len(r.KumaConfig.Changes) > 0 {
+		return true
+	}
 	for _, g := range r.Kuma {
 		if len(g.Changes) > 0 {
 			return true

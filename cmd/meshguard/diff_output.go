@@ -11,6 +11,7 @@ import (
 	"github.com/meshguard/meshguard/access"
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/kumaauthz"
+	"github.com/meshguard/meshguard/kumadiff"
 	"github.com/meshguard/meshguard/linkerdauthz"
 )
 
@@ -22,6 +23,9 @@ type diffReport struct {
 	Widens  bool                      `json:"widens"`
 	Kuma    []kumaauthz.GroupDiff     `json:"kuma"`
 	Linkerd []linkerdauthz.ServerDiff `json:"linkerd"`
+	// KumaConfig is what changes in the merged conf of every policy kind (but
+	// MeshTrafficPermission) on every Kuma proxy.
+	KumaConfig kumadiff.Report `json:"kumaConfig"`
 }
 
 // finish sets Widens and makes empty lists [] rather than null.
@@ -117,10 +121,11 @@ func (r *diffReport) summary() (kuma, linkerd string) {
 func (r *diffReport) text(w io.Writer) error {
 	var b strings.Builder
 	kuma, linkerd := r.summary()
-	fmt.Fprintf(&b, "meshguard diff %s -> %s\nKuma: %s\nLinkerd: %s\n", r.Old, r.New, kuma, linkerd)
+	fmt.Fprintf(&b, "meshguard diff %s -> %s\nKuma: %s\nLinkerd: %s\nKuma proxy configuration: %s\n", r.Old, r.New, kuma, linkerd, r.KumaConfig.Summary())
 	for _, sec := range r.sections() {
 		sec.WriteText(&b)
 	}
+	r.KumaConfig.WriteText(&b)
 	if r.Widens {
 		b.WriteString("\nthis change widens access\n")
 	}
@@ -150,10 +155,11 @@ func (r *diffReport) markdown(w io.Writer) error {
 	} else {
 		b.WriteString("No client gains access.\n\n")
 	}
-	fmt.Fprintf(&b, "- Kuma: %s\n- Linkerd: %s\n", kuma, linkerd)
+	fmt.Fprintf(&b, "- Kuma: %s\n- Linkerd: %s\n- Kuma proxy configuration: %s\n", kuma, linkerd, r.KumaConfig.Summary())
 	for _, sec := range r.sections() {
 		sec.WriteMarkdown(&b)
 	}
+	r.KumaConfig.WriteMarkdown(&b)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

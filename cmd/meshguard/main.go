@@ -86,7 +86,7 @@ The same engine runs behind every command:
   meshguard default   print objects as the mutating webhook would store them
   meshguard preview   show the Envoy RBAC of MeshTrafficPermissions, who may reach Linkerd Servers
   meshguard check     answer whether one client may call one workload, and which policy decides
-  meshguard diff      show which clients a policy change lets in or shuts out, and which rule decides
+  meshguard diff      show which clients a policy change lets in or shuts out, and what it changes on every proxy
   meshguard inspect   show what Kuma makes of the policies per proxy, or answer Kuma's inspect API
   meshguard serve     run the mutating and validating admission webhook
   meshguard rules     list every finding code

@@ -136,7 +136,7 @@ list on every registry kind and on the inventory it reads.
   resources: ["httproutes", "grpcroutes"]
   verbs: ["get", "list", "watch"]
 - apiGroups: ["kuma.io"]
-  resources: ["meshtrafficpermissions", "meshidentities", "meshes", "meshservices", "meshexternalservices", "meshmultizoneservices", "meshgateways", "meshhttproutes", "meshopentelemetrybackends"]
+  resources: ["meshtrafficpermissions", "meshtimeouts", "meshhttproutes", "meshtcproutes", "meshretries", "meshcircuitbreakers", "meshratelimits", "meshfaultinjections", "meshaccesslogs", "meshhealthchecks", "meshloadbalancingstrategies", "meshtraces", "meshproxypatches", "meshmetrics", "meshpassthroughs", "meshtlses", "meshidentities", "dataplanes", "meshes", "meshservices", "meshexternalservices", "meshmultizoneservices", "meshgateways", "meshopentelemetrybackends"]
   verbs: ["get", "list", "watch"]
 - apiGroups: ["policy.linkerd.io"]
   resources: ["servers", "serverauthorizations", "authorizationpolicies", "meshtlsauthentications", "networkauthentications", "egressnetworks", "httplocalratelimitpolicies", "httproutes"]

@@ -1,0 +1,372 @@
+package kumadiff
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/meshguard/meshguard/access"
+	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/kumainspect"
+	"github.com/meshguard/meshguard/kumarules"
+)
+
+// What happened to a field between the two sets: the `change` of the JSON.
+const (
+	Changed = "changed"
+	Added   = "added"
+	Removed = "removed"
+)
+
+// Where in a proxy a change is: the `scope` of the JSON.
+const (
+	ScopeProxy    = "proxy"
+	ScopeInbound  = "inbound"
+	ScopeOutbound = "outbound"
+)
+
+// Report is what changes in the merged confs of the proxies of both sets
+// (`meshguard diff -o json`, key `kumaConfig`; change it only compatibly).
+type Report struct {
+	// OldProxies and NewProxies count each set's proxies; Compared those of both
+	// that were compared, Changed those of them with at least one change.
+	OldProxies int `json:"oldProxies"`
+	NewProxies int `json:"newProxies"`
+	Compared   int `json:"compared"`
+	Changed    int `json:"changed"`
+	// Changes are the field changes, proxies that change alike grouped into one.
+	Changes []Change `json:"changes"`
+	// AddedProxies are in the new set only, RemovedProxies in the old only: their
+	// conf is not compared (nothing to compare it with).
+	AddedProxies   []string `json:"addedProxies"`
+	RemovedProxies []string `json:"removedProxies"`
+	// NotCompared are proxies whose conf could not be computed, with why.
+	NotCompared []string `json:"notCompared"`
+	// Limit says that proxies were left out past Options.MaxProxies; "" when none.
+	Limit string `json:"limit,omitempty"`
+}
+
+// Change is one field of one policy kind's merged conf that changes the same
+// way, decided by the same items, on every proxy of Proxies.
+type Change struct {
+	Mesh string `json:"mesh"`
+	Kind string `json:"kind"`
+	// Scope is proxy, inbound or outbound; Target the outbound's KRI or the
+	// inbound's name (its port when unnamed); Where says it in words.
+	Scope  string `json:"scope"`
+	Target string `json:"target,omitempty"`
+	Where  string `json:"where"`
+	// Rule is, on an inbound, the rule ("when" and its match) or the group of
+	// clients the field belongs to; "" for a rule that matches every request.
+	Rule  string `json:"rule,omitempty"`
+	Field string `json:"field"`
+	// Change is changed, added or removed; Old and New the values (absent for
+	// added and removed).
+	Change string `json:"change"`
+	Old    any    `json:"old,omitempty"`
+	New    any    `json:"new,omitempty"`
+	// Before and After are the policy items that set the field in each set (the
+	// last that sets it in merge order).
+	Before *access.Item `json:"before,omitempty"`
+	After  *access.Item `json:"after,omitempty"`
+	// Proxies are the proxies that change so ("namespace/name", or the name
+	// outside Kubernetes), Namespaces their namespaces.
+	Proxies    []string `json:"proxies"`
+	Namespaces []string `json:"namespaces"`
+}
+
+// Options bound and shape the comparison.
+type Options struct {
+	// MaxProxies is the most proxies compared; 0 compares every one.
+	MaxProxies int
+	// SkipKinds are policy kinds left out (MeshTrafficPermission: the
+	// authorization diff reports what it changes).
+	SkipKinds []string
+	// Select, when set, says which proxies to look at (the webhook: those the
+	// admitted policy selects); the others are neither compared nor listed.
+	Select func(kumarules.Dataplane) bool
+}
+
+// location is where a field is: one policy kind on one port (or the proxy) of a
+// mesh, and on an inbound the rule.
+type location struct {
+	mesh, kind, scope, target, where, rule, field string
+}
+
+type groupKey struct {
+	location
+	change, old, new, before, after string
+}
+
+// Compare compares the proxies of two stores. Only proxies in both are compared
+// field by field; the others are listed.
+func Compare(old, now *kumainspect.Store, o Options) Report {
+	r := Report{Changes: []Change{}, AddedProxies: []string{}, RemovedProxies: []string{}, NotCompared: []string{}}
+	oldP, newP := proxies(old), proxies(now)
+	r.OldProxies, r.NewProxies = len(oldP), len(newP)
+	inOld := map[[2]string]kumarules.Dataplane{}
+	for _, p := range oldP {
+		inOld[[2]string{p.Mesh, p.Name}] = p
+	}
+	groups := map[groupKey]*Change{}
+	var order []groupKey
+	for _, p := range newP {
+		key := [2]string{p.Mesh, p.Name}
+		if o.Select != nil && !o.Select(p) {
+			delete(inOld, key)
+			continue
+		}
+		if _, both := inOld[key]; !both {
+			r.AddedProxies = append(r.AddedProxies, proxyName(p))
+			continue
+		}
+		delete(inOld, key)
+		if o.MaxProxies > 0 && r.Compared >= o.MaxProxies {
+			r.Limit = fmt.Sprintf("only the first %d proxies present in both sets were compared", o.MaxProxies)
+			continue
+		}
+		before, after, err := bothFields(old, now, p, o.SkipKinds)
+		if err != nil {
+			r.NotCompared = append(r.NotCompared, fmt.Sprintf("%s: %v", proxyName(p), err))
+			continue
+		}
+		r.Compared++
+		if compareFields(before, after, proxyName(p), p.Namespace, groups, &order) {
+			r.Changed++
+		}
+	}
+	for _, p := range inOld {
+		if o.Select != nil && !o.Select(p) {
+			continue
+		}
+		r.RemovedProxies = append(r.RemovedProxies, proxyName(p))
+	}
+	sort.Strings(r.RemovedProxies)
+	for _, k := range order {
+		r.Changes = append(r.Changes, *groups[k])
+	}
+	sortChanges(r.Changes)
+	return r
+}
+
+// proxyName is how a report names a proxy: namespace/name on Kubernetes.
+func proxyName(p kumarules.Dataplane) string {
+	if p.Namespace != "" {
+		return p.Namespace + "/" + p.DisplayName()
+	}
+	return p.Name
+}
+
+// proxies are the store's proxies (its Dataplanes, with those it derives from
+// workloads), by mesh and name: the one place Compare learns which proxies
+// there are.
+func proxies(s *kumainspect.Store) []kumarules.Dataplane {
+	out := s.Dataplanes()
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Mesh != out[j].Mesh {
+			return out[i].Mesh < out[j].Mesh
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
+// view is the View of one proxy. It is the one place that computes a proxy's
+// View, so a Store method that computes every proxy's at once can replace it.
+func view(s *kumainspect.Store, p kumarules.Dataplane) (kumainspect.View, error) {
+	return s.View(p.Mesh, p.Name)
+}
+
+// bothFields computes what each store gives the proxy, the old one on another
+// goroutine (each Store is used by one goroutine at a time): a proxy's view costs
+// far more than starting one.
+func bothFields(old, now *kumainspect.Store, p kumarules.Dataplane, skip []string) (before, after map[location]field, err error) {
+	var oldErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		before, oldErr = fields(old, p, skip)
+	}()
+	after, err = fields(now, p, skip)
+	<-done
+	if oldErr != nil {
+		return nil, nil, fmt.Errorf("old set: %w", oldErr)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("new set: %w", err)
+	}
+	return before, after, nil
+}
+
+// fields flattens what the store gives one proxy into its fields by location.
+func fields(s *kumainspect.Store, p kumarules.Dataplane, skip []string) (map[location]field, error) {
+	v, err := view(s, p)
+	if err != nil {
+		return nil, err
+	}
+	out := map[location]field{}
+	add := func(at location, e kumainspect.Entry) {
+		if slices.Contains(skip, e.Kind) {
+			return
+		}
+		at.kind = e.Kind
+		entryFields(at, e, out)
+	}
+	for _, e := range v.Proxy {
+		add(location{mesh: p.Mesh, scope: ScopeProxy, where: "the proxy"}, e)
+	}
+	for _, port := range v.Inbounds {
+		target := port.Name
+		if target == "" {
+			target = fmt.Sprint(port.Port)
+		}
+		for _, e := range port.Entries {
+			add(location{mesh: p.Mesh, scope: ScopeInbound, target: target, where: inboundWords(port)}, e)
+		}
+	}
+	for _, port := range v.Outbounds {
+		for _, e := range port.Entries {
+			add(location{mesh: p.Mesh, scope: ScopeOutbound, target: port.KRI, where: outboundWords(port)}, e)
+		}
+	}
+	return out, nil
+}
+
+// entryFields adds one kind's result on a port: its merged conf, or an inbound's
+// rules (by match) or groups of clients.
+func entryFields(at location, e kumainspect.Entry, out map[location]field) {
+	put := func(rule string, conf any, origins []kumainspect.Origin) {
+		m := map[string]field{}
+		confFields(e.Kind, conf, origins, m, "")
+		for path, f := range m {
+			l := at
+			l.rule, l.field = rule, path
+			out[l] = f
+		}
+	}
+	switch {
+	case len(e.Rules) > 0:
+		seen := map[string]int{}
+		for _, r := range e.Rules {
+			rule := ""
+			if r.Match != nil {
+				rule = "when " + Inline(r.Match)
+			}
+			if seen[rule]++; seen[rule] > 1 {
+				rule = fmt.Sprintf("%s (rule %d of that match)", rule, seen[rule])
+			}
+			put(strings.TrimSpace(rule), r.Conf, []kumainspect.Origin{r.Origin})
+		}
+	case len(e.Clients) > 0:
+		for _, c := range e.Clients {
+			put("clients "+c.Subset, c.Conf, c.Origins)
+		}
+	default:
+		put("", e.Conf, e.Origins)
+	}
+}
+
+// compareFields adds the proxy's changes to their groups; it reports whether
+// any field changed.
+func compareFields(before, after map[location]field, proxy, namespace string, groups map[groupKey]*Change, order *[]groupKey) bool {
+	changed := false
+	visit := func(at location, b, a field, bok, aok bool) {
+		k := groupKey{location: at}
+		switch {
+		case bok && aok && same(b.value, a.value):
+			return
+		case bok && aok:
+			k.change, k.old, k.new = Changed, Inline(b.value), Inline(a.value)
+		case aok:
+			k.change, k.new = Added, Inline(a.value)
+		default:
+			k.change, k.old = Removed, Inline(b.value)
+		}
+		k.before, k.after = itemKey(b.by), itemKey(a.by)
+		changed = true
+		g, seen := groups[k]
+		if !seen {
+			g = &Change{Mesh: at.mesh, Kind: at.kind, Scope: at.scope, Target: at.target, Where: at.where, Rule: at.rule,
+				Field: at.field, Change: k.change, Before: b.by, After: a.by, Proxies: []string{}, Namespaces: []string{}}
+			if bok {
+				g.Old = b.value
+			}
+			if aok {
+				g.New = a.value
+			}
+			groups[k] = g
+			*order = append(*order, k)
+		}
+		g.Proxies = append(g.Proxies, proxy)
+		if namespace != "" && !slices.Contains(g.Namespaces, namespace) {
+			g.Namespaces = append(g.Namespaces, namespace)
+		}
+	}
+	for at, b := range before {
+		a, aok := after[at]
+		visit(at, b, a, true, aok)
+	}
+	for at, a := range after {
+		if _, bok := before[at]; !bok {
+			visit(at, field{}, a, false, true)
+		}
+	}
+	return changed
+}
+
+func itemKey(i *access.Item) string {
+	if i == nil {
+		return ""
+	}
+	return i.Kind + " " + i.Policy + " " + i.Path
+}
+
+var scopeOrder = map[string]int{ScopeProxy: 0, ScopeInbound: 1, ScopeOutbound: 2}
+
+// sortChanges orders changes by mesh, kind, scope, place, rule and field, and
+// sorts each one's proxies and namespaces.
+func sortChanges(cs []Change) {
+	for i := range cs {
+		sort.Strings(cs[i].Proxies)
+		sort.Strings(cs[i].Namespaces)
+	}
+	key := func(c Change) []string {
+		return []string{c.Mesh, c.Kind, fmt.Sprint(scopeOrder[c.Scope]), c.Where, c.Target, c.Rule, c.Field, c.Change,
+			Inline(c.Old), Inline(c.New), itemKey(c.Before), itemKey(c.After), strings.Join(c.Proxies, ",")}
+	}
+	sort.SliceStable(cs, func(i, j int) bool { return slices.Compare(key(cs[i]), key(cs[j])) < 0 })
+}
+
+// inboundWords names an inbound: "inbound http (port 8080)".
+func inboundWords(p kumainspect.Port) string {
+	if p.Name == "" {
+		return fmt.Sprintf("the inbound on port %d", p.Port)
+	}
+	return fmt.Sprintf("the inbound %s (port %d)", p.Name, p.Port)
+}
+
+// outboundWords names an outbound by its destination, read from its KRI
+// (kri_<type>_<mesh>_<zone>_<namespace>_<name>_<section>).
+func outboundWords(p kumainspect.Port) string {
+	parts := strings.Split(p.KRI, "_")
+	if len(parts) != 7 || parts[0] != "kri" {
+		return "the outbound " + p.KRI
+	}
+	kind := map[string]string{"msvc": api.KindMeshService, "extsvc": api.KindMeshExternalService, "mzsvc": api.KindMeshMultiZoneService}[parts[1]]
+	if kind == "" {
+		kind = parts[1]
+	}
+	name := parts[5]
+	if parts[4] != "" {
+		name = parts[4] + "/" + name
+	}
+	out := "the outbound to " + kind + " " + name
+	if parts[3] != "" {
+		out += " of zone " + parts[3]
+	}
+	if parts[6] != "" {
+		out += " port " + parts[6]
+	}
+	return out
+}
