@@ -62,3 +62,46 @@ spec: {trafficPolicy: Allow}
 		}
 	}
 }
+
+// TestKumaEffectsAtAdmission applies a Dataplane (as Kuma writes one per pod)
+// and then a MeshTimeout whose top-level targetRef selects no proxy of its
+// namespace: admitted with MG452, read from the webhook's caches of Dataplanes and
+// Kuma policies; the same policy selecting the proxy is admitted without it.
+func TestKumaEffectsAtAdmission(t *testing.T) {
+	const ns = "e2e-effects"
+	if err := ensureNS(ns); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		kubectl(t, "", "delete", "--ignore-not-found", "-n", ns, "meshtimeouts.kuma.io,dataplanes.kuma.io", "--all")
+	})
+	const dataplane = `apiVersion: kuma.io/v1alpha1
+kind: Dataplane
+mesh: default
+metadata: {name: backend-1, namespace: e2e-effects, labels: {app: backend}}
+spec:
+  networking:
+    address: 10.0.0.2
+    inbound: [{port: 8080, name: http, tags: {kuma.io/service: backend_e2e-effects_svc_8080, kuma.io/protocol: http}}]
+`
+	timeout := func(name, app string) string {
+		return `apiVersion: kuma.io/v1alpha1
+kind: MeshTimeout
+metadata: {name: ` + name + `, namespace: e2e-effects}
+spec:
+  targetRef: {kind: Dataplane, labels: {app: ` + app + `}}
+  rules: [{default: {http: {requestTimeout: 10s}}}]
+`
+	}
+	if _, stderr, err := kubectl(t, dataplane, "apply", "-f", "-"); err != nil {
+		t.Fatalf("setup: err %v, stderr:\n%s", err, stderr)
+	}
+	applyUntilWarning(t, timeout("miss", "backend-v2"), "Warning: MG452 spec.targetRef: the top-level targetRef selects none of the proxies of mesh default in namespace e2e-effects (1 proxy)")
+	_, stderr, err := kubectl(t, timeout("hit", "backend"), "apply", "-f", "-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(stderr, "MG452") {
+		t.Errorf("a policy that selects the proxy warned:\n%s", stderr)
+	}
+}

@@ -23,7 +23,21 @@ const (
 	effectsProxiesOne  = 500
 	effectsProxiesMany = 20000
 	effectsBudgetOne   = time.Second
+	// effectsMeshProxiesOne bounds the Dataplanes of a mesh one object is judged
+	// against: each request copies the mesh's objects into a store.
+	effectsMeshProxiesOne = 2000
 )
+
+// proxiesOf counts the Dataplanes of the meshes wanted.
+func proxiesOf(dps []*unstructured.Unstructured, wanted map[string]bool) int {
+	n := 0
+	for _, u := range dps {
+		if wanted[meshOf(u)] {
+			n++
+		}
+	}
+	return n
+}
 
 var dataplaneGK = schema.GroupKind{Group: api.KumaGroup, Kind: api.KindDataplane}
 
@@ -84,6 +98,13 @@ func runKumaEffects(ctx context.Context, subjects []Subject, src Source, reg *ap
 	if !known || len(dps) == 0 {
 		return out
 	}
+	wanted := map[string]bool{} // the subjects' meshes: only their objects are read
+	for _, s := range subjects {
+		wanted[meshOf(s.Object)] = true
+	}
+	if len(subjects) == 1 && proxiesOf(dps, wanted) > effectsMeshProxiesOne {
+		return out
+	}
 	var objs []kumainspect.Object
 	meshes := map[string]bool{}
 	for _, k := range reg.Kinds() {
@@ -92,10 +113,12 @@ func runKumaEffects(ctx context.Context, subjects []Subject, src Source, reg *ap
 		}
 		items, _ := src.List(ctx, schema.GroupKind{Group: k.Group, Kind: k.Kind}, "")
 		for _, u := range items {
-			objs = append(objs, kumainspect.Object{Unstructured: u})
 			if k.Kind == api.KindMesh {
 				meshes[u.GetName()] = true
+			} else if !wanted[meshOf(u)] {
+				continue
 			}
+			objs = append(objs, kumainspect.Object{Unstructured: u})
 		}
 	}
 	for _, s := range subjects {
@@ -135,6 +158,9 @@ func runKumaEffects(ctx context.Context, subjects []Subject, src Source, reg *ap
 
 func meshOf(u *unstructured.Unstructured) string {
 	if m := u.GetLabels()[api.LabelMesh]; m != "" {
+		return m
+	}
+	if m, ok := u.Object["mesh"].(string); ok && m != "" { // a Dataplane's or MeshGateway's field
 		return m
 	}
 	return api.DefaultMeshName

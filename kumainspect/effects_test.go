@@ -135,3 +135,32 @@ func TestEffectsFocus(t *testing.T) {
 		}
 	}
 }
+
+// TestManifestDataplaneMesh: a Dataplane manifest names its mesh in the top-level
+// mesh field, as Kuma reads it, not (only) in the kuma.io/mesh label.
+func TestManifestDataplaneMesh(t *testing.T) {
+	in := `apiVersion: kuma.io/v1alpha1
+kind: Mesh
+metadata: {name: other}
+---
+apiVersion: kuma.io/v1alpha1
+kind: Dataplane
+mesh: other
+metadata: {name: backend-1, namespace: shop}
+spec:
+  networking:
+    address: 10.0.0.2
+    inbound: [{port: 8080, name: http, tags: {kuma.io/service: backend}}]
+`
+	objs, err := Decode(strings.NewReader(in), "in.yaml", api.DefaultRegistry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewStore(objs, api.DefaultRegistry(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.View("other", "backend-1.shop"); err != nil {
+		t.Errorf("the Dataplane is not in mesh other: %v", err)
+	}
+}

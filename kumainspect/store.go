@@ -145,6 +145,9 @@ func (s *Store) read(in Object, schemas *schema.Set) (object, error) {
 func identity(in Object) (typ, mesh, name string) {
 	u := in.Unstructured
 	mesh = u.GetLabels()[api.LabelMesh]
+	if m, ok := u.Object["mesh"].(string); mesh == "" && ok { // a Dataplane's or MeshGateway's field
+		mesh = m
+	}
 	if mesh == "" {
 		mesh = "default"
 	}

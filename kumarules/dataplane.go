@@ -54,6 +54,9 @@ func DataplaneFromObject(u *unstructured.Unstructured) (Dataplane, error) {
 	}
 	labels := u.GetLabels()
 	mesh := labels[api.LabelMesh]
+	if m, ok := u.Object["mesh"].(string); mesh == "" && ok { // the Kubernetes form's field
+		mesh = m
+	}
 	if mesh == "" {
 		mesh = defaultMesh
 	}

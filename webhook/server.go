@@ -359,12 +359,7 @@ func newHandlers(mgr manager.Manager, o Options, log logr.Logger) (*Handlers, er
 	}
 	// The cross-object checks read the Linkerd kinds the preview caches as well;
 	// informers are shared, so a kind both cache is watched once.
-	for _, c := range authzCaches {
-		gvk, _, _ := c.kind()
-		if _, ok := objects[gvk.GroupKind()]; !ok && objects != nil {
-			objects[gvk.GroupKind()] = c.inNamespace
-		}
-	}
+	objects.file(authzCaches...)
 	linkerdStored := func(ctx context.Context) []unstructured.Unstructured {
 		var all []unstructured.Unstructured
 		for _, c := range authzCaches {
@@ -387,6 +382,9 @@ func newHandlers(mgr manager.Manager, o Options, log logr.Logger) (*Handlers, er
 	if err != nil {
 		return nil, err
 	}
+	// The Kuma cross-policy checks (MG450-MG453) read MeshTrafficPermissions and
+	// MeshIdentities with every other Kuma kind: from the preview's caches.
+	objects.file(policies, identities)
 	users, groups := PrivilegedSets(o)
 	schemaRedundant, err := addSchemaCheck(mgr, o, log)
 	if err != nil {

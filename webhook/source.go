@@ -45,6 +45,16 @@ func (cacheSource) Workloads(context.Context, string) ([]linkerd.Workload, bool)
 // Scope implements engine.Source: the cluster's objects.
 func (cacheSource) Scope() engine.Scope { return engine.ScopeCluster }
 
+// file adds the preview's caches to the source, for the kinds it has no lister
+// of yet; a nil source (offline) stays nil.
+func (c cacheSource) file(caches ...*policyCache) {
+	for _, p := range caches {
+		if gvk, _, _ := p.kind(); c != nil && c[gvk.GroupKind()] == nil {
+			c[gvk.GroupKind()] = p.inNamespace
+		}
+	}
+}
+
 // inNamespace lists a policyCache's objects in ns ("" for all).
 func (p *policyCache) inNamespace(ctx context.Context, ns string) ([]unstructured.Unstructured, bool) {
 	if ns == "" {
