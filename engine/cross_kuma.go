@@ -223,13 +223,14 @@ func proxiesInScope(s Subject, eff *kumainspect.Effects) int {
 }
 
 // namespaceScope is the namespace a policy's proxies must be in, "" for the
-// whole mesh.
+// whole mesh: consumer and workload-owner policies select only proxies of their
+// namespace (system and producer ones any).
 func namespaceScope(s Subject) string {
-	ns := s.Object.GetNamespace()
-	if ns == api.DefaultSystemNS || s.Object.GetLabels()[api.LabelPolicyRole] == string(api.RoleSystem) {
-		return ""
+	switch api.PolicyRole(s.Object.GetLabels()[api.LabelPolicyRole]) {
+	case api.RoleConsumer, api.RoleWorkloadOwner:
+		return s.Object.GetNamespace()
 	}
-	return ns
+	return ""
 }
 
 func scopeWords(s Subject) string {

@@ -142,7 +142,11 @@ func (c *configChange) answer(ctx context.Context, obj, old *unstructured.Unstru
 		// A mesh without Dataplanes (a cluster without Kuma's control plane, or
 		// before any workload joins) gets no line on every apply.
 		if n := proxiesOf(newStore, mesh); n > 0 {
-			return []string{fmt.Sprintf("config-diff: selects none of the %d proxies of mesh %s; changes no proxy's configuration", n, mesh)}, ""
+			what := fmt.Sprintf("none of the %d proxies", n)
+			if n == 1 {
+				what = "not the one proxy"
+			}
+			return []string{fmt.Sprintf("config-diff: selects %s of mesh %s; changes no proxy's configuration", what, mesh)}, ""
 		}
 		return nil, ""
 	}
