@@ -111,6 +111,9 @@ func Compare(old, now *kumainspect.Store, o Options) Report {
 	}
 	groups := map[groupKey]*Change{}
 	var order []groupKey
+	// Where only policies changed, the proxies no changed policy selects keep
+	// their configuration: they are counted as compared, not computed.
+	affected, narrowed := kumainspect.Affected(old, now)
 	for _, p := range newP {
 		key := [2]string{p.Mesh, p.Name}
 		if o.Select != nil && !o.Select(p) {
@@ -122,6 +125,10 @@ func Compare(old, now *kumainspect.Store, o Options) Report {
 			continue
 		}
 		delete(inOld, key)
+		if narrowed && !affected[key] {
+			r.Compared++
+			continue
+		}
 		if o.MaxProxies > 0 && r.Compared >= o.MaxProxies {
 			r.Limit = fmt.Sprintf("only the first %d proxies present in both sets were compared", o.MaxProxies)
 			continue

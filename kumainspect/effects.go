@@ -3,6 +3,7 @@ package kumainspect
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -28,6 +29,8 @@ type Effects struct {
 	policies   map[string]*PolicyEffect
 	// byKRI maps the KRI a view names a policy by to its store key.
 	byKRIs map[string]string
+	// decided are the origin lists decide has read (see decideOnce).
+	decided map[decidedKey]bool
 }
 
 // PolicyEffect is what one policy does on the proxies judged.
@@ -79,7 +82,7 @@ type EffectsOptions struct {
 // Effects judges the policies of mesh over its Dataplanes. A done ctx stops it
 // early, as the limit does (Truncated).
 func (s *Store) Effects(ctx context.Context, mesh string, o EffectsOptions) (*Effects, error) {
-	e := &Effects{store: s, Namespaces: map[string]int{}, policies: map[string]*PolicyEffect{}, byKRIs: map[string]string{}}
+	e := &Effects{store: s, Namespaces: map[string]int{}, policies: map[string]*PolicyEffect{}, byKRIs: map[string]string{}, decided: map[decidedKey]bool{}}
 	for _, o := range s.meshObjects(mesh) {
 		e.byKRIs[s.types.kriString(kriOf(o.Meta, o.Type))] = storeKey(o.Type, o.Mesh, o.Name)
 	}
@@ -125,16 +128,30 @@ func (s *Store) focused(mesh string, all []object, focus []Object) ([]object, er
 			ps = append(ps, p.Policy)
 		}
 	}
+	return s.focusedPolicies(mesh, all, ps)
+}
+
+// focusedPolicies are the Dataplanes of all that one of ps selects.
+func (s *Store) focusedPolicies(mesh string, all []object, ps []kumarules.Policy) ([]object, error) {
 	var targets []kumarules.Policy // what a top-level targetRef may name besides proxies
 	for _, kind := range []string{string(api.RefMeshHTTPRoute), string(api.RefMeshGateway)} {
 		for _, o := range s.ofKind(kind, mesh) {
 			targets = append(targets, o.Policy)
 		}
 	}
+	// One index over the policies asked about and the targets, for every proxy:
+	// it matches a proxy against the few policies that can select it.
+	x := s.eng.NewIndex(append(append([]kumarules.Policy(nil), ps...), targets...))
+	var kinds []string
+	for _, p := range ps {
+		if !slices.Contains(kinds, p.Type) {
+			kinds = append(kinds, p.Type)
+		}
+	}
 	var out []object
 	for _, dp := range all {
-		for _, p := range ps {
-			res, err := s.eng.MatchedPolicies(p.Type, *dp.dp, append([]kumarules.Policy{p}, targets...))
+		for _, kind := range kinds {
+			res, err := x.MatchedPolicies(kind, *dp.dp, kumarules.MatchOptions{SkipLegacyTo: true})
 			if err != nil {
 				return nil, err
 			}
@@ -165,11 +182,15 @@ func (e *Effects) policy(kri string) *PolicyEffect {
 
 // judge reads one proxy's view: who selects it, who decides each field.
 func (e *Effects) judge(v View) {
+	reached := make([]string, len(v.Outbounds))
+	for i, out := range v.Outbounds {
+		reached[i] = kriResource(out.KRI)
+	}
 	for _, m := range v.Selecting {
 		p := e.policy(storeKey(m.Type, m.Mesh, m.Name))
 		p.Selects = append(p.Selects, v.Dataplane)
-		for _, out := range v.Outbounds {
-			p.reached[kriResource(out.KRI)] = true
+		for _, r := range reached {
+			p.reached[r] = true
 		}
 	}
 	entries := append([]Entry(nil), v.Proxy...)
@@ -191,10 +212,10 @@ func (e *Effects) judge(v View) {
 			e.byKRI(r.Origin.KRI).Decides = true
 		}
 		if en.Rules == nil && en.Clients == nil {
-			e.decide(en.Conf, en.Origins)
+			e.decideOnce(en.Conf, en.Origins)
 		}
 		for _, c := range en.Clients {
-			e.decide(c.Conf, c.Origins)
+			e.decideOnce(c.Conf, c.Origins)
 		}
 	}
 }
@@ -204,6 +225,27 @@ func (e *Effects) judge(v View) {
 // appends its modifications.
 func mergesByRule(kind string) bool {
 	return kind == api.KindMeshHTTPRoute || kind == api.KindMeshTCPRoute || kind == api.KindMeshProxyPatch
+}
+
+// decideOnce is decide for a result the views share between proxies (the rules
+// of one set of selecting policies are built once, and so are their origin
+// lists): deciding is the same for each, so it is done once per list.
+func (e *Effects) decideOnce(conf any, origins []Origin) {
+	if len(origins) > 0 {
+		k := decidedKey{&origins[0], len(origins)}
+		if e.decided[k] {
+			return
+		}
+		e.decided[k] = true
+	}
+	e.decide(conf, origins)
+}
+
+// decidedKey names an origins list a view shares, by its first element's
+// address and its length.
+type decidedKey struct {
+	first *Origin
+	n     int
 }
 
 // decide marks, for each field of a merged conf, the origin that sets it last as
@@ -301,9 +343,12 @@ func (e *Effects) judgeFrom(dp object) error {
 				}
 			}
 		}
+		hid := map[string]bool{} // a policy with several rules on the inbound hides once
 		for _, r := range fr.InboundRules {
-			p := e.policy(storeKey(r.Origin.Type, r.Origin.Mesh, r.Origin.Name))
-			if !hasInbound(p.Hides, dp.Name, in.Port) {
+			k := storeKey(r.Origin.Type, r.Origin.Mesh, r.Origin.Name)
+			if !hid[k] {
+				hid[k] = true
+				p := e.policy(k)
 				p.Hides = append(p.Hides, Inbound{Dataplane: dp.Name, Port: in.Port, By: fromBy})
 			}
 		}
@@ -313,15 +358,6 @@ func (e *Effects) judgeFrom(dp object) error {
 		}
 	}
 	return nil
-}
-
-func hasInbound(ins []Inbound, dp string, port int) bool {
-	for _, in := range ins {
-		if in.Dataplane == dp && in.Port == port {
-			return true
-		}
-	}
-	return false
 }
 
 // finish sorts what was gathered and finds the `to` items no selecting proxy reaches.

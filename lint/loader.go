@@ -74,8 +74,6 @@ type lineIndex struct {
 // chunks of a file are put back together (see assemble).
 type loader struct {
 	docs []Document
-	// reg reads Universal documents' kinds; built at the first one.
-	reg *api.Registry
 }
 
 func (l *loader) add(d Document) {

@@ -3,6 +3,7 @@ package lint
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 
@@ -14,10 +15,7 @@ import (
 // rules; a document Kuma could not read (no name, labels that are not strings)
 // is an error naming the field.
 func (l *loader) universal(n *yaml.Node, obj map[string]any, line, offset int) {
-	if l.reg == nil {
-		l.reg = api.DefaultRegistry()
-	}
-	u, ferr := api.FromUniversal(obj, l.reg)
+	u, ferr := api.FromUniversal(obj, universalRegistry())
 	if ferr != nil {
 		d := Document{Line: line, lines: lineIndex{node: n, offset: offset}, Universal: true}
 		l.fail(line, d.LineOf(ferr.Field), fmt.Errorf("Universal document: %s", ferr.Error()))
@@ -25,6 +23,10 @@ func (l *loader) universal(n *yaml.Node, obj map[string]any, line, offset int) {
 	}
 	l.add(Document{Line: line, Object: u, Universal: true, lines: lineIndex{node: n, offset: offset}})
 }
+
+// universalRegistry reads Universal documents' kinds: built once, as a
+// registry is never changed (a loader is made per document).
+var universalRegistry = sync.OnceValue(api.DefaultRegistry)
 
 // universalList expands what `kumactl get <kind> -o yaml` writes, a mapping of
 // Universal documents under items (with total and next), into one document per
