@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -60,8 +61,34 @@ func TestKumaCRDsCompile(t *testing.T) {
 	if n := len(s.Kinds()); n != 31 {
 		t.Errorf("%d kinds, want the 31 of Kuma 2.14: %v", n, s.Kinds())
 	}
-	if _, err := Load("kuma-9.99"); err == nil || !strings.Contains(err.Error(), "kuma-2.14") {
+	if _, err := Load("kuma-9.99"); err == nil || !strings.Contains(err.Error(), "kuma-2.14") || !strings.Contains(err.Error(), "kuma-2.13") {
 		t.Errorf("unknown release: %v", err)
+	}
+}
+
+// TestKuma213CRDsCompile: Kuma 2.13 LTS's CRDs compile and serve the 2.14 kinds
+// but MeshOpenTelemetryBackend and MeshZoneAddress, which came with 2.14.
+func TestKuma213CRDsCompile(t *testing.T) {
+	s, err := Load(KumaRelease("2.13"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	newest, err := Load(KumaRelease("2.14"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var missing []string
+	for _, gvk := range newest.Kinds() {
+		if !s.Knows(gvk) {
+			missing = append(missing, gvk.Kind)
+		}
+	}
+	slices.Sort(missing)
+	if want := []string{"MeshOpenTelemetryBackend", "MeshZoneAddress"}; !slices.Equal(missing, want) || len(s.Kinds()) != 29 {
+		t.Errorf("Kuma 2.13 serves %d kinds, lacking %v; want 29, lacking %v", len(s.Kinds()), missing, want)
+	}
+	if !slices.Equal(KumaVersions(), []string{"2.13", "2.14"}) || DefaultKumaVersion != "2.14" {
+		t.Errorf("KumaVersions %v, default %s: want 2.13 and 2.14, default the newest", KumaVersions(), DefaultKumaVersion)
 	}
 }
 
