@@ -103,3 +103,45 @@ func reduceNoise(in []got) []got {
 	}
 	return out
 }
+
+// TestKumaReleaseDataplane: Kuma 2.13's Dataplane validator wants an inbound (or a
+// gateway) and kuma.io/service on every inbound; Kuma 2.14 accepts an outbound-only
+// proxy and inbounds without tags.
+func TestKumaReleaseDataplane(t *testing.T) {
+	for _, tc := range []struct {
+		name, doc  string
+		v213, v214 []string
+	}{
+		{"outbounds only", `apiVersion: kuma.io/v1alpha1
+kind: Dataplane
+metadata: {name: dp-1, namespace: kuma-system, labels: {kuma.io/mesh: default}}
+spec:
+  networking:
+    address: 192.168.0.1
+    outbound: [{port: 3333, tags: {kuma.io/service: redis}}]
+`, []string{"spec.networking"}, nil},
+		{"an inbound without tags", `apiVersion: kuma.io/v1alpha1
+kind: Dataplane
+metadata: {name: dp-1, namespace: kuma-system, labels: {kuma.io/mesh: default}}
+spec:
+  networking:
+    address: 192.168.0.1
+    inbound: [{port: 8080}]
+`, []string{`spec.networking.inbound[0].tags[kuma.io/service]`}, nil},
+	} {
+		for _, r := range []struct {
+			version string
+			want    []string
+		}{{"2.13", tc.v213}, {"2.14", tc.v214}} {
+			var fields []string
+			for _, g := range errorsOnly(lintOne(t, tc.doc, releaseSettings(t, r.version), api.Request{})) {
+				if g.Code == CodeDataplane {
+					fields = append(fields, g.Field)
+				}
+			}
+			if d := cmp.Diff(r.want, fields); d != "" {
+				t.Errorf("%s, Kuma %s (-want +got):\n%s", tc.name, r.version, d)
+			}
+		}
+	}
+}
