@@ -145,3 +145,30 @@ spec:
 		}
 	}
 }
+
+// TestKumaReleasePassthroughWildcard: Kuma 2.14 checks the host name after "*." in a
+// MeshPassthrough Domain match; Kuma 2.13 skips every wildcard value (its suite's "full
+// failing example" has no "*.hello@world" match, 2.14's refuses it).
+func TestKumaReleasePassthroughWildcard(t *testing.T) {
+	doc := `apiVersion: kuma.io/v1alpha1
+kind: MeshPassthrough
+metadata: {name: pt, namespace: kuma-system}
+spec:
+  targetRef: {kind: Mesh}
+  default:
+    appendMatch:
+    - {type: Domain, value: "*.hello@world", port: 443, protocol: tls}
+`
+	for _, r := range []struct {
+		version string
+		want    []string
+	}{{"2.13", nil}, {"2.14", []string{"spec.default.appendMatch[0].value"}}} {
+		var fields []string
+		for _, g := range errorsOnly(lintOne(t, doc, releaseSettings(t, r.version), api.Request{})) {
+			fields = append(fields, g.Field)
+		}
+		if d := cmp.Diff(r.want, fields); d != "" {
+			t.Errorf("Kuma %s (-want +got):\n%s", r.version, d)
+		}
+	}
+}
