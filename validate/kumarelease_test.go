@@ -172,3 +172,29 @@ spec:
 		}
 	}
 }
+
+// TestKumaReleaseMeshServiceSelectors: Kuma 2.14 refuses a MeshService with two kinds
+// of selector; Kuma 2.13's validator has no such rule.
+func TestKumaReleaseMeshServiceSelectors(t *testing.T) {
+	doc := `apiVersion: kuma.io/v1alpha1
+kind: MeshService
+metadata: {name: backend, namespace: kuma-system, labels: {kuma.io/mesh: default}}
+spec:
+  selector:
+    dataplaneTags: {app: backend}
+    dataplaneLabels: {app: backend}
+  ports: [{port: 80, appProtocol: http}]
+`
+	for _, r := range []struct {
+		version string
+		want    []string
+	}{{"2.13", nil}, {"2.14", []string{"spec.selector"}}} {
+		var fields []string
+		for _, g := range errorsOnly(lintOne(t, doc, releaseSettings(t, r.version), api.Request{})) {
+			fields = append(fields, g.Field)
+		}
+		if d := cmp.Diff(r.want, fields); d != "" {
+			t.Errorf("Kuma %s (-want +got):\n%s", r.version, d)
+		}
+	}
+}
