@@ -59,3 +59,24 @@ spec:
 		}
 	}
 }
+
+// TestSchemaKumaVersion213: `meshguard schema --kuma-version 2.13` writes Kuma 2.13's
+// JSON Schemas, without the kinds 2.13 does not have.
+func TestSchemaKumaVersion213(t *testing.T) {
+	for _, tc := range []struct {
+		version string
+		otel    bool
+	}{{"2.13", false}, {"2.14", true}} {
+		dir := t.TempDir()
+		if code, _, errs := runCapture("meshguard", "schema", "-d", dir, "--kuma-version", tc.version); code != exitOK {
+			t.Fatalf("schema --kuma-version %s: exit %d, %s", tc.version, code, errs)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "kuma.io", "meshtimeout_v1alpha1.json")); err != nil {
+			t.Errorf("%s: %v", tc.version, err)
+		}
+		_, err := os.Stat(filepath.Join(dir, "kuma.io", "meshopentelemetrybackend_v1alpha1.json"))
+		if got := err == nil; got != tc.otel {
+			t.Errorf("%s: a MeshOpenTelemetryBackend schema written: %v, want %v", tc.version, got, tc.otel)
+		}
+	}
+}
