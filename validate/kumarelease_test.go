@@ -198,3 +198,95 @@ spec:
 		}
 	}
 }
+
+// TestKumaReleaseOtelEndpoint: Kuma 2.13's OpenTelemetry backends are an endpoint
+// alone: MeshTrace takes any endpoint, MeshMetric a URL without a scheme (and no
+// port needed); Kuma 2.14 wants host:port, never a URL, and warns that the inline
+// endpoint is deprecated.
+func TestKumaReleaseOtelEndpoint(t *testing.T) {
+	trace := func(ep string) string {
+		return `apiVersion: kuma.io/v1alpha1
+kind: MeshTrace
+metadata: {name: tr, namespace: kuma-system}
+spec:
+  targetRef: {kind: Mesh}
+  default:
+    backends: [{type: OpenTelemetry, openTelemetry: {endpoint: "` + ep + `"}}]
+`
+	}
+	metric := func(ep string) string {
+		return `apiVersion: kuma.io/v1alpha1
+kind: MeshMetric
+metadata: {name: mm, namespace: kuma-system}
+spec:
+  targetRef: {kind: Mesh}
+  default:
+    backends: [{type: OpenTelemetry, openTelemetry: {endpoint: "` + ep + `"}}]
+`
+	}
+	for _, tc := range []struct {
+		name, doc  string
+		v213, v214 []got
+	}{
+		{"MeshTrace endpoint with a scheme and path", trace("http://otel:4317/v1"), nil,
+			[]got{{CodeOtelBackend, "spec.default.backends[0].openTelemetry.endpoint", SeverityError}}},
+		{"MeshMetric endpoint without a port", metric("otel-collector.observability"), nil,
+			[]got{{CodeOtelBackend, "spec.default.backends[0].openTelemetry.endpoint", SeverityError}}},
+		{"MeshMetric endpoint that is no URL", metric("asdasd123"),
+			[]got{{CodeOtelBackend, "spec.default.backends[0].openTelemetry.endpoint", SeverityError}},
+			[]got{{CodeOtelBackend, "spec.default.backends[0].openTelemetry.endpoint", SeverityError}}},
+		{"MeshMetric endpoint with a scheme", metric("http://endpoint:8023"),
+			[]got{{CodeOtelBackend, "spec.default.backends[0].openTelemetry.endpoint", SeverityError}},
+			[]got{{CodeOtelBackend, "spec.default.backends[0].openTelemetry.endpoint", SeverityError}}},
+		{"MeshTrace endpoint host:port", trace("otel:4317"), nil,
+			[]got{{CodeOtelEndpoint, "spec.default.backends[0].openTelemetry.endpoint", SeverityWarning}}},
+	} {
+		for _, r := range []struct {
+			version string
+			want    []got
+		}{{"2.13", tc.v213}, {"2.14", tc.v214}} {
+			var gotten []got
+			for _, g := range reduce(lintOne(t, tc.doc, releaseSettings(t, r.version), api.Request{})) {
+				if g.Code == CodeOtelBackend || g.Code == CodeOtelEndpoint {
+					gotten = append(gotten, g)
+				}
+			}
+			if d := cmp.Diff(r.want, gotten); d != "" {
+				t.Errorf("%s, Kuma %s (-want +got):\n%s", tc.name, r.version, d)
+			}
+		}
+	}
+}
+
+// TestKumaReleaseOtelAttributeKeys: Kuma 2.14 checks MeshAccessLog's OpenTelemetry
+// attribute keys; Kuma 2.13 takes any.
+func TestKumaReleaseOtelAttributeKeys(t *testing.T) {
+	doc := `apiVersion: kuma.io/v1alpha1
+kind: MeshAccessLog
+metadata: {name: mal, namespace: kuma-system}
+spec:
+  targetRef: {kind: Mesh}
+  from:
+  - targetRef: {kind: Mesh}
+    default:
+      backends:
+      - type: OpenTelemetry
+        openTelemetry:
+          endpoint: otel:4317
+          attributes: [{key: "my key", value: x}]
+`
+	for _, r := range []struct {
+		version string
+		want    []string
+	}{{"2.13", nil}, {"2.14", []string{"spec.from[0].default.backends[0].openTelemetry.attributes[0].key"}}} {
+		var fields []string
+		for _, g := range errorsOnly(lintOne(t, doc, releaseSettings(t, r.version), api.Request{})) {
+			if g.Code != api.CodeWrongType { // 2.14's CRD has a pattern for the key too
+				fields = append(fields, g.Field)
+			}
+		}
+		if d := cmp.Diff(r.want, fields); d != "" {
+			t.Errorf("Kuma %s (-want +got):\n%s", r.version, d)
+		}
+	}
+}
