@@ -290,3 +290,38 @@ spec:
 		}
 	}
 }
+
+// TestKumaReleaseFromDeprecation: Kuma 2.14 warns that `from` is deprecated
+// (MeshTrafficPermission MG190, the other kinds MG192); Kuma 2.13 does not.
+func TestKumaReleaseFromDeprecation(t *testing.T) {
+	mtp := `apiVersion: kuma.io/v1alpha1
+kind: MeshTrafficPermission
+metadata: {name: allow, namespace: kuma-system}
+spec:
+  targetRef: {kind: Mesh}
+  from: [{targetRef: {kind: Mesh}, default: {action: Allow}}]
+`
+	timeout := `apiVersion: kuma.io/v1alpha1
+kind: MeshTimeout
+metadata: {name: mt, namespace: kuma-system}
+spec:
+  targetRef: {kind: Mesh}
+  from: [{targetRef: {kind: Mesh}, default: {idleTimeout: 20s}}]
+`
+	for _, r := range []struct {
+		version string
+		want    []string
+	}{{"2.13", nil}, {"2.14", []string{CodeMTPFromDeprecated, CodeFromDeprecated}}} {
+		var codes []string
+		for _, doc := range []string{mtp, timeout} {
+			for _, g := range reduce(lintOne(t, doc, releaseSettings(t, r.version), api.Request{})) {
+				if g.Code == CodeMTPFromDeprecated || g.Code == CodeFromDeprecated {
+					codes = append(codes, g.Code)
+				}
+			}
+		}
+		if d := cmp.Diff(r.want, codes); d != "" {
+			t.Errorf("Kuma %s (-want +got):\n%s", r.version, d)
+		}
+	}
+}
