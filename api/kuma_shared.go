@@ -1,9 +1,15 @@
 package api
 
+import (
+	"strconv"
+	"strings"
+)
+
 // KumaRules are the options in which Kuma's per-policy validators differ while
 // applying the same shared rules: which sections exclude each other, which are
 // required, in which scope a section is refused, how rules' matches are checked.
-// The values follow Kuma 2.14.3's validator.go of each policy.
+// The values follow Kuma 2.14.3's validator.go of each policy; the fields that end
+// in Before say where an older release (Settings.KumaVersion) refuses more.
 type KumaRules struct {
 	// ListenerTags allows tags (listener tags) on a top-level MeshGateway targetRef
 	// (Kuma's GatewayListenerTagsAllowed).
@@ -23,6 +29,37 @@ type KumaRules struct {
 	// FromForbidden, ToForbidden and RulesForbidden are the top-level scopes in
 	// which Kuma refuses a non-empty from, to or rules section.
 	FromForbidden, ToForbidden, RulesForbidden Scope
+	// ToRequiredBefore, when set, is the Kuma release from which `to` may be empty:
+	// the releases before it refuse a policy without `to` items ("needs at least one
+	// item": MeshRetry and MeshLoadBalancingStrategy in Kuma 2.13, which 2.14
+	// accepts as an override that disables the kind's configuration).
+	ToRequiredBefore string
+	// ExternalToMeshOnlyBefore, when set, is the Kuma release from which a `to`
+	// item may name a MeshExternalService under any top-level targetRef: the
+	// releases before it accept one only under a Mesh top-level targetRef (Kuma 2.13's
+	// MeshHealthCheck and MeshCircuitBreaker, which configure it on the Zone Egress).
+	ExternalToMeshOnlyBefore string
+}
+
+// KumaBefore reports whether Kuma release version ("2.13") is older than release
+// ("2.14"): the test every release-aware rule makes. An empty version is the
+// default release, the newest; versions compare by their numeric parts.
+func KumaBefore(version, release string) bool {
+	if version == "" {
+		version = DefaultKumaVersion
+	}
+	a, b := strings.Split(version, "."), strings.Split(release, ".")
+	for i := 0; i < len(a) && i < len(b); i++ {
+		x, errX := strconv.Atoi(a[i])
+		y, errY := strconv.Atoi(b[i])
+		if errX != nil || errY != nil {
+			return a[i] < b[i]
+		}
+		if x != y {
+			return x < y
+		}
+	}
+	return len(a) < len(b)
 }
 
 // MatchCheck is how strictly a kind's validator checks rules[].matches.
@@ -90,7 +127,8 @@ func IncludesGateways(top *TargetRef) bool {
 }
 
 // kumaShared returns the KumaRules of a Kuma policy kind (zero for a kind without
-// options), read off each policy's validator.go in Kuma 2.14.3.
+// options), read off each policy's validator.go in Kuma 2.14.3; the fields that end
+// in Before carry what Kuma 2.13.10's validators refuse beyond that.
 func kumaShared(kind string) KumaRules {
 	const toFrom, all = SecTo | SecFrom, SecTo | SecFrom | SecRules
 	switch kind {
@@ -106,13 +144,17 @@ func kumaShared(kind string) KumaRules {
 	case "MeshFaultInjection":
 		return KumaRules{ListenerTags: true, RulesExclude: SecFrom, FromForbidden: ScopeGateways, ToForbidden: ScopeSidecarsOnly}
 	case "MeshCircuitBreaker":
-		return KumaRules{ListenerTags: true, RulesExclude: toFrom, Require: all, ItemDefault: true}
+		return KumaRules{ListenerTags: true, RulesExclude: toFrom, Require: all, ItemDefault: true, ExternalToMeshOnlyBefore: "2.14"}
 	case "MeshAccessLog":
 		// No ItemDefault: the CRD itself requires default in MeshAccessLog items.
 		return KumaRules{ListenerTags: true, RulesExclude: toFrom, Require: all}
-	case "MeshRetry", "MeshHealthCheck":
-		return KumaRules{ListenerTags: true, ItemDefault: true}
-	case "MeshHTTPRoute", "MeshTCPRoute", "MeshLoadBalancingStrategy", "MeshMetric":
+	case "MeshRetry":
+		return KumaRules{ListenerTags: true, ItemDefault: true, ToRequiredBefore: "2.14"}
+	case "MeshHealthCheck":
+		return KumaRules{ListenerTags: true, ItemDefault: true, ExternalToMeshOnlyBefore: "2.14"}
+	case "MeshLoadBalancingStrategy":
+		return KumaRules{ListenerTags: true, ToRequiredBefore: "2.14"}
+	case "MeshHTTPRoute", "MeshTCPRoute", "MeshMetric":
 		return KumaRules{ListenerTags: true}
 	case "MeshTrace", "MeshProxyPatch":
 		return KumaRules{Default: true}

@@ -49,3 +49,19 @@ func TestKumaRulesCoverPolicies(t *testing.T) {
 		t.Error("MeshTimeout refuses from on a MeshGateway or MeshHTTPRoute")
 	}
 }
+
+// TestKumaBefore: releases compare by their numeric parts ("2.9" is before
+// "2.13"), and an empty version is the default, the newest release.
+func TestKumaBefore(t *testing.T) {
+	for _, tc := range []struct {
+		version, release string
+		want             bool
+	}{
+		{"2.13", "2.14", true}, {"2.14", "2.14", false}, {"2.9", "2.13", true},
+		{"3.0", "2.14", false}, {"", "2.14", false}, {"", "2.15", true},
+	} {
+		if got := KumaBefore(tc.version, tc.release); got != tc.want {
+			t.Errorf("KumaBefore(%q, %q) = %v, want %v", tc.version, tc.release, got, tc.want)
+		}
+	}
+}

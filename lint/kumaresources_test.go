@@ -16,17 +16,30 @@ import (
 // as manifests (see its README): one cases-<kind>.json per kind.
 const kumaResourceSuite = "../validate/testdata/conformance/kuma-resource-validators-2.14"
 
-// TestKumaResourceValidatorSuite lints every manifest of the resource suite on its own
-// and holds each difference from Kuma's verdict and fields against the table between
-// the kuma-resource-suite markers of docs/conformance.md, as TestKumaValidatorSuite
-// does for the policies. -suite-kind prints only one kind's unlisted differences.
+// TestKumaResourceValidatorSuite lints every manifest of the resource suite of each
+// Kuma release on its own, under that release's --kuma-version, and holds each
+// difference from Kuma's verdict and fields against the table between the release's
+// markers of docs/conformance.md (kuma-resource-suite for 2.14,
+// kuma-resource-suite-2.13), as TestKumaValidatorSuite does for the policies.
+// -suite-kind prints only one kind's unlisted differences.
 func TestKumaResourceValidatorSuite(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(kumaResourceSuite, "cases-*.json"))
+	for _, r := range []struct{ version, dir, table string }{
+		{"2.14", kumaResourceSuite, "kuma-resource-suite"},
+		{"2.13", "../validate/testdata/conformance/kuma-resource-validators-2.13", "kuma-resource-suite-2.13"},
+	} {
+		t.Run(r.version, func(t *testing.T) { runResourceSuite(t, r.version, r.dir, r.table) })
+	}
+}
+
+// runResourceSuite runs the resource suite in dir under Kuma release version.
+func runResourceSuite(t *testing.T, version, dir, table string) {
+	files, _ := filepath.Glob(filepath.Join(dir, "cases-*.json"))
 	if len(files) == 0 {
-		t.Fatalf("no cases-*.json under %s", kumaResourceSuite)
+		t.Fatalf("no cases-*.json under %s", dir)
 	}
 	s := api.DefaultSettings()
 	s.SystemNamespace = "kuma-system"
+	s.KumaVersion = version
 	if err := schema.LoadInto(&s); err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +49,7 @@ func TestKumaResourceValidatorSuite(t *testing.T) {
 	for _, f := range files {
 		for _, c := range readResourceCases(t, f) {
 			total++
-			fs, _, _ := Run([]string{filepath.Join(kumaResourceSuite, c.File)}, nil, LoadOptions{}, o, nil)
+			fs, _, _ := Run([]string{filepath.Join(dir, c.File)}, nil, LoadOptions{}, o, nil)
 			kuma := c
 			kuma.Fields = make([]string, len(c.Fields))
 			for i, kf := range c.Fields {
@@ -53,8 +66,9 @@ func TestKumaResourceValidatorSuite(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d/%d Kuma resource validator verdicts agree; %d/%d Kuma violation fields found", agree, total, fieldsFound, fieldsAll)
-	holdListed(t, suiteRows(got), listedDiffs(t, conformanceDoc, "kuma-resource-suite", regexp.MustCompile(`^\s*[a-z]+-\d{3}\s*$`)), "differences from Kuma's resource validators", "docs/conformance.md")
+	t.Logf("Kuma %s: %d/%d Kuma resource validator verdicts agree; %d/%d Kuma violation fields found", version, agree, total, fieldsFound, fieldsAll)
+	holdListed(t, suiteRows(got), listedDiffs(t, conformanceDoc, table, regexp.MustCompile(`^\s*[a-z]+-\d{3}\s*$`)),
+		"differences from Kuma "+version+"'s resource validators", "docs/conformance.md ("+table+")")
 }
 
 func readResourceCases(t *testing.T, path string) []suiteCase {

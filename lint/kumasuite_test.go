@@ -33,12 +33,30 @@ type suiteCase struct {
 	Fields      []string `json:"fields"`
 }
 
-// TestKumaValidatorSuite lints every manifest of Kuma's validator suite on its own, as
-// the suite's README says, and holds the differences against the list in
-// docs/conformance.md: a difference that is not listed, or a listed one that no longer
-// happens, fails the test. It also prints the two figures the README defines.
+// kumaValidatorSuites are the validator suites of each embedded Kuma release: the
+// suite's directory and the docs/conformance.md table that lists its differences.
+func kumaValidatorSuites() []struct{ version, dir, table string } {
+	return []struct{ version, dir, table string }{
+		{"2.14", kumaSuite, "kuma-validator-suite"},
+		{"2.13", "../validate/testdata/conformance/kuma-validators-2.13", "kuma-validator-suite-2.13"},
+	}
+}
+
+// TestKumaValidatorSuite lints every manifest of Kuma's validator suite of each
+// release on its own, under --kuma-version of that release, as the suite's README
+// says, and holds the differences against the list in docs/conformance.md: a
+// difference that is not listed, or a listed one that no longer happens, fails the
+// test. It also prints the two figures the README defines (docs/conformance.md has
+// them per release).
 func TestKumaValidatorSuite(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join(kumaSuite, "cases.json"))
+	for _, r := range kumaValidatorSuites() {
+		t.Run(r.version, func(t *testing.T) { runValidatorSuite(t, r.version, r.dir, r.table) })
+	}
+}
+
+// runValidatorSuite runs the suite in dir under Kuma release version.
+func runValidatorSuite(t *testing.T, version, dir, table string) {
+	raw, err := os.ReadFile(filepath.Join(dir, "cases.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,6 +68,7 @@ func TestKumaValidatorSuite(t *testing.T) {
 	}
 	s := api.DefaultSettings()
 	s.SystemNamespace = "kuma-system"
+	s.KumaVersion = version
 	if err := schema.LoadInto(&s); err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +76,7 @@ func TestKumaValidatorSuite(t *testing.T) {
 	got := map[string]string{} // "NNN: difference" → case description
 	agree, fieldsFound, fieldsAll := 0, 0, 0
 	for _, c := range suite.Cases {
-		fs, _, _ := Run([]string{filepath.Join(kumaSuite, c.File)}, nil, LoadOptions{}, o, nil)
+		fs, _, _ := Run([]string{filepath.Join(dir, c.File)}, nil, LoadOptions{}, o, nil)
 		diffs, found, all := compareSuiteCase(c, fs)
 		fieldsFound += found
 		fieldsAll += all
@@ -68,8 +87,8 @@ func TestKumaValidatorSuite(t *testing.T) {
 			got[c.File[:3]+": "+d] = c.Kind + ": " + c.Description
 		}
 	}
-	t.Logf("%d/%d Kuma validator verdicts agree; %d/%d Kuma violation fields found", agree, len(suite.Cases), fieldsFound, fieldsAll)
-	holdListed(t, suiteRows(got), listedDiffs(t, conformanceDoc, "kuma-validator-suite", regexp.MustCompile(`^\s*\d{3}\s*$`)), "differences from Kuma's validators", "docs/conformance.md")
+	t.Logf("Kuma %s: %d/%d Kuma validator verdicts agree; %d/%d Kuma violation fields found", version, agree, len(suite.Cases), fieldsFound, fieldsAll)
+	holdListed(t, suiteRows(got), listedDiffs(t, conformanceDoc, table, regexp.MustCompile(`^\s*\d{3}\s*$`)), "differences from Kuma "+version+"'s validators", "docs/conformance.md ("+table+")")
 }
 
 // suiteRows turns differences ("NNN: difference" → "Kind: entry") into the rows the

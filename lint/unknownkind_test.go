@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/schema"
 	"github.com/meshguard/meshguard/validate"
 )
 
@@ -51,6 +52,55 @@ func TestUnknownKinds(t *testing.T) {
 		}
 		if d := cmp.Diff(want, got); d != "" {
 			t.Errorf("%s %s (-want +got):\n%s", tc.apiVersion, tc.kind, d)
+		}
+	}
+}
+
+// TestKindsAReleaseDoesNotServe: under --kuma-version 2.13 the kinds Kuma 2.14 added
+// (MeshOpenTelemetryBackend, MeshZoneAddress) are MG005 errors, as the API server of
+// a 2.13 cluster has no CRD for them; under 2.14 they are judged as usual.
+func TestKindsAReleaseDoesNotServe(t *testing.T) {
+	for _, tc := range []struct {
+		version string
+		want    []string
+	}{
+		{"2.13", []string{"error " + validate.CodeUnservedKind, "error " + validate.CodeUnservedKind}},
+		{"2.14", nil},
+	} {
+		s := api.DefaultSettings()
+		s.KumaVersion = tc.version
+		if err := schema.CheckSettings(s); err != nil {
+			t.Fatal(err)
+		}
+		if err := schema.LoadInto(&s); err != nil {
+			t.Fatal(err)
+		}
+		o := Options{Settings: s, Namespace: "kuma-system", Registry: api.DefaultRegistry()}
+		doc := `apiVersion: kuma.io/v1alpha1
+kind: MeshOpenTelemetryBackend
+metadata: {name: otel, namespace: kuma-system, labels: {kuma.io/mesh: default}}
+spec:
+  endpoint: {address: otel-collector.observability, port: 4317}
+---
+apiVersion: kuma.io/v1alpha1
+kind: MeshZoneAddress
+metadata: {name: zone-a, namespace: kuma-system, labels: {kuma.io/mesh: default}}
+spec:
+  address: 10.0.0.1
+  port: 10001
+`
+		fs, _ := Lint(LoadBytes("x.yaml", []byte(doc)), o)
+		var got []string
+		for _, f := range fs {
+			if f.Severity == validate.SeverityError {
+				got = append(got, f.Severity+" "+f.Code)
+				if !strings.Contains(f.Message, "Kuma 2.13 does not serve kuma.io/v1alpha1 Mesh") || f.Field != "kind" {
+					t.Errorf("%s: %s: %s", tc.version, f.Field, f.Message)
+				}
+			}
+		}
+		if d := cmp.Diff(tc.want, got); d != "" {
+			t.Errorf("Kuma %s (-want +got):\n%s", tc.version, d)
 		}
 	}
 }

@@ -64,3 +64,18 @@ func TestEveryReleaseChecks(t *testing.T) {
 		}
 	}
 }
+
+// TestSources: every embedded release names the repository and tag it was taken
+// from, which `meshguard version` prints.
+func TestSources(t *testing.T) {
+	want := map[string]string{"kuma-2.13": "kumahq/kuma v2.13.10", "kuma-2.14": "kumahq/kuma v2.14.3",
+		"linkerd-edge-26.8.3": "linkerd/linkerd2 edge-26.8.3"}
+	for _, r := range Releases() {
+		if got := Source(r); got != want[r] {
+			t.Errorf("Source(%q) = %q, want %q", r, got, want[r])
+		}
+	}
+	if got := Source("kuma-9.99"); got != "" {
+		t.Errorf("Source of an unknown release = %q", got)
+	}
+}

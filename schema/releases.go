@@ -1,6 +1,32 @@
 package schema
 
-// Releases lists the names of the embedded CRD sets ("kuma-2.14",
+import (
+	"io/fs"
+	"path"
+	"regexp"
+)
+
+// Releases lists the names of the embedded CRD sets ("kuma-2.13", "kuma-2.14",
 // "linkerd-edge-26.8.3"), sorted, so `meshguard version` can say what a binary
 // checks against.
 func Releases() []string { return releaseNames() }
+
+// Source names where release r's CRDs were taken from ("kumahq/kuma v2.13.10"), as
+// its SOURCE.md says, so `meshguard version` tells a user on a patch release which
+// tag the binary was checked against; "" for a release without one.
+func Source(r string) string {
+	dir, ok := releaseDirs()[r]
+	if !ok {
+		return ""
+	}
+	data, err := fs.ReadFile(embedded, path.Join(dir, "SOURCE.md"))
+	if err != nil {
+		return ""
+	}
+	// The repository and tag, as SOURCE.md words them: "(kumahq/kuma, tag v2.13.10,".
+	m := regexp.MustCompile(`\(([\w.-]+/[\w.-]+), tag ([\w.-]+)`).FindSubmatch(data)
+	if m == nil {
+		return ""
+	}
+	return string(m[1]) + " " + string(m[2])
+}

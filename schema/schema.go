@@ -43,6 +43,7 @@ var embedded embed.FS
 // to their directory under crds/.
 func releaseDirs() map[string]string {
 	return map[string]string{
+		"kuma-2.13":           "crds/kuma-2.13",
 		"kuma-2.14":           "crds/kuma-2.14",
 		"linkerd-edge-26.8.3": "crds/linkerd-edge-26.8.3",
 	}

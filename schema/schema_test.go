@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -22,9 +23,12 @@ type suiteCase struct {
 	Fields []string `json:"fields"`
 }
 
-func loadSuite(t *testing.T) []suiteCase {
+func loadSuite(t *testing.T) []suiteCase { return loadSuiteIn(t, validatorSuite) }
+
+// loadSuiteIn reads the cases.json of the validator suite in dir.
+func loadSuiteIn(t *testing.T, dir string) []suiteCase {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(validatorSuite, "cases.json"))
+	raw, err := os.ReadFile(filepath.Join(dir, "cases.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,49 +64,89 @@ func TestKumaCRDsCompile(t *testing.T) {
 	if n := len(s.Kinds()); n != 31 {
 		t.Errorf("%d kinds, want the 31 of Kuma 2.14: %v", n, s.Kinds())
 	}
-	if _, err := Load("kuma-9.99"); err == nil || !strings.Contains(err.Error(), "kuma-2.14") {
+	if _, err := Load("kuma-9.99"); err == nil || !strings.Contains(err.Error(), "kuma-2.14") || !strings.Contains(err.Error(), "kuma-2.13") {
 		t.Errorf("unknown release: %v", err)
 	}
 }
 
+// TestKuma213CRDsCompile: Kuma 2.13 LTS's CRDs compile and serve the 2.14 kinds
+// but MeshOpenTelemetryBackend and MeshZoneAddress, which came with 2.14.
+func TestKuma213CRDsCompile(t *testing.T) {
+	s, err := Load(KumaRelease("2.13"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	newest, err := Load(KumaRelease("2.14"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var missing []string
+	for _, gvk := range newest.Kinds() {
+		if !s.Knows(gvk) {
+			missing = append(missing, gvk.Kind)
+		}
+	}
+	slices.Sort(missing)
+	if want := []string{"MeshOpenTelemetryBackend", "MeshZoneAddress"}; !slices.Equal(missing, want) || len(s.Kinds()) != 29 {
+		t.Errorf("Kuma 2.13 serves %d kinds, lacking %v; want 29, lacking %v", len(s.Kinds()), missing, want)
+	}
+	if !slices.Equal(KumaVersions(), []string{"2.13", "2.14"}) || DefaultKumaVersion != "2.14" {
+		t.Errorf("KumaVersions %v, default %s: want 2.13 and 2.14, default the newest", KumaVersions(), DefaultKumaVersion)
+	}
+}
+
 // apiServerRefuses are the cases Kuma's validator accepts that the API server refuses
-// against Kuma's own CRDs: the five the suite's README notes.
+// against Kuma's own CRDs: the five the suite's README notes, by file name without its
+// number (the same five in the 2.13 and 2.14 suites).
 var apiServerRefuses = map[string]string{
-	"174-meshretry-full-example.yaml":                               "retryOn items are strings in the CRD, the YAML has integers; header match types outside the enum",
-	"180-meshretry-http-retryon-with-status-codes.yaml":             "retryOn items are strings in the CRD, the YAML has integers",
-	"181-meshretry-target-meshhttproute.yaml":                       "retryOn items are strings in the CRD, the YAML has integers",
-	"206-meshtcproute-accepts-valid-resource-without-to-rules.yaml": "the CRD requires spec.to[].rules",
-	"207-meshtcproute-accepts-meshgateway-with-listener-tags.yaml":  "targetRef.tags values are strings in the CRD, the YAML has port: 6000",
+	"meshretry-full-example.yaml":                               "retryOn items are strings in the CRD, the YAML has integers; header match types outside the enum",
+	"meshretry-http-retryon-with-status-codes.yaml":             "retryOn items are strings in the CRD, the YAML has integers",
+	"meshretry-target-meshhttproute.yaml":                       "retryOn items are strings in the CRD, the YAML has integers",
+	"meshtcproute-accepts-valid-resource-without-to-rules.yaml": "the CRD requires spec.to[].rules",
+	"meshtcproute-accepts-meshgateway-with-listener-tags.yaml":  "targetRef.tags values are strings in the CRD, the YAML has port: 6000",
 }
 
 // apiServerDrops are the cases Kuma's validator accepts with fields its CRD does not
-// have: the API server prunes them (kubectl warns; --validate=strict refuses).
+// have: the API server prunes them (kubectl warns; --validate=strict refuses). Keyed
+// as apiServerRefuses.
 var apiServerDrops = map[string]string{
-	"031-meshcircuitbreaker-full-example.yaml": "healthyPanicThreshold under outlierDetection.detectors, where the CRD has no such field",
-	"065-meshhealthcheck-full-example.yaml":    "set and add directly under http: requestHeadersToAdd is left null (its set/add are indented one level too little), which the API server drops too",
+	"meshcircuitbreaker-full-example.yaml": "healthyPanicThreshold under outlierDetection.detectors, where the CRD has no such field",
+	"meshhealthcheck-full-example.yaml":    "set and add directly under http: requestHeadersToAdd is left null (its set/add are indented one level too little), which the API server drops too",
 }
 
 // TestKumaValidatorSuiteSchema runs Kuma's own validator cases through the schema
 // layer alone: every case Kuma accepts passes the CRD schema with no field dropped,
-// except those listed above, which must fail (or drop fields) as listed.
+// except those listed above, which must fail (or drop fields) as listed; for each
+// release's suite against that release's CRDs.
 func TestKumaValidatorSuiteSchema(t *testing.T) {
-	s, err := Load("kuma-2.14")
+	for _, r := range []struct{ release, dir string }{
+		{"kuma-2.14", validatorSuite},
+		{"kuma-2.13", "../validate/testdata/conformance/kuma-validators-2.13"},
+	} {
+		t.Run(r.release, func(t *testing.T) { suiteThroughSchema(t, r.release, r.dir) })
+	}
+}
+
+// suiteThroughSchema is TestKumaValidatorSuiteSchema for the suite in dir.
+func suiteThroughSchema(t *testing.T, release, dir string) {
+	s, err := Load(release)
 	if err != nil {
 		t.Fatal(err)
 	}
 	refused := 0
-	for _, c := range loadSuite(t) {
-		obj := readObject(t, filepath.Join(validatorSuite, c.File))
+	for _, c := range loadSuiteIn(t, dir) {
+		obj := readObject(t, filepath.Join(dir, c.File))
+		key := c.File[4:]
 		res, ok := s.Check(context.Background(), obj)
 		if !ok {
 			t.Errorf("%s: no schema for %s", c.File, obj.GroupVersionKind())
 			continue
 		}
-		_, refuses := apiServerRefuses[c.File]
-		_, drops := apiServerDrops[c.File]
+		_, refuses := apiServerRefuses[key]
+		_, drops := apiServerDrops[key]
 		switch {
 		case refuses && len(res.Errors) == 0:
-			t.Errorf("%s: listed as refused by the API server (%s), the schema accepts it", c.File, apiServerRefuses[c.File])
+			t.Errorf("%s: listed as refused by the API server (%s), the schema accepts it", c.File, apiServerRefuses[key])
 		case !refuses && c.Expect == "valid" && len(res.Errors) > 0:
 			t.Errorf("%s: Kuma accepts it, the schema refuses it: %v", c.File, res.Errors)
 		case c.Expect == "invalid" && len(res.Errors) > 0:

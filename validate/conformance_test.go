@@ -22,15 +22,33 @@ var deliberate = map[string]string{
 	"cli-user_delete_zone-mtp.global": "meshguard checks DELETE on a zone only; on global Kuma's own webhook keeps the zones' objects (docs/conformance.md)",
 }
 
+// TestKumaConformance holds meshguard's verdicts to Kuma's webhook verdicts of each
+// release (2.14's goldens and 2.13's, the same cases at tag v2.13.10), under that
+// release's --kuma-version, in the three control-plane modes; the deliberate
+// differences are the same in both.
 func TestKumaConformance(t *testing.T) {
-	inputs, _ := filepath.Glob(filepath.Join(conformanceDir, "*.input.yaml"))
+	for _, r := range []struct{ version, dir string }{
+		{"2.14", conformanceDir},
+		{"2.13", "testdata/conformance/kuma-webhook-2.13"},
+	} {
+		t.Run(r.version, func(t *testing.T) { runWebhookConformance(t, r.version, r.dir) })
+	}
+}
+
+// runWebhookConformance runs the webhook goldens in dir under Kuma release version.
+func runWebhookConformance(t *testing.T, version, dir string) {
+	inputs, _ := filepath.Glob(filepath.Join(dir, "*.input.yaml"))
 	if len(inputs) == 0 {
-		t.Fatalf("no conformance inputs under %s (the data is part of the repository: is the checkout complete?)", conformanceDir)
+		t.Fatalf("no conformance inputs under %s (the data is part of the repository: is the checkout complete?)", dir)
 	}
 	modes := map[string]api.Settings{
 		"global":        settings(api.ModeGlobal, ""),
 		"federated":     settings(api.ModeZone, "zone-1"),
 		"non-federated": settings(api.ModeStandalone, ""),
+	}
+	for mode, s := range modes {
+		s.KumaVersion = version
+		modes[mode] = s
 	}
 	for _, in := range inputs {
 		base := strings.TrimSuffix(filepath.Base(in), ".input.yaml")
@@ -41,7 +59,7 @@ func TestKumaConformance(t *testing.T) {
 		header, doc, _ := strings.Cut(string(raw), "\n")
 		user, op, ns := parseHeader(header)
 		for mode, s := range modes {
-			golden, err := os.ReadFile(filepath.Join(conformanceDir, base+"."+mode+".golden.yaml"))
+			golden, err := os.ReadFile(filepath.Join(dir, base+"."+mode+".golden.yaml"))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -20,6 +20,11 @@ func dataplaneBackendKinds() []string {
 	return []string{string(api.RefMeshExternalService), string(api.RefMeshMultiZoneService), string(api.RefMeshService)}
 }
 
+// dataplaneWithoutInboundsSince is the Kuma release whose Dataplane validator first
+// accepts a proxy without inbounds (outbounds or zone listeners only) and inbounds
+// without tags; under --kuma-version 2.13 both are refused, as Kuma 2.13 does.
+const dataplaneWithoutInboundsSince = "2.14"
+
 // dataplane applies Kuma's Dataplane validator: what each role (ordinary proxy,
 // delegated gateway, builtin gateway) may define, the address, inbounds, outbounds,
 // transparent proxying, probes, metrics and zone listeners.
@@ -63,6 +68,10 @@ func (v *validator) dataplane(s *api.DataplaneSpec, p *field.Path) {
 			v.dataplaneProbes(s.Probes, p.Child("probes"))
 		}
 	default:
+		if len(n.Inbound) == 0 && api.KumaBefore(v.s.KumaVersion, dataplaneWithoutInboundsSince) {
+			v.err(field.Required(np, fmt.Sprintf("has to contain at least one inbound interface or gateway (Kuma %s; Kuma %s accepts a Dataplane with outbounds or listeners only)",
+				v.s.KumaVersion, dataplaneWithoutInboundsSince)), CodeDataplane)
+		}
 		v.dataplaneNetworking(n, np)
 		v.dataplaneProbes(s.Probes, p.Child("probes"))
 		if s.Metrics != nil {
@@ -141,7 +150,9 @@ func (v *validator) dataplaneNetworking(n *api.DataplaneNetworking, p *field.Pat
 	for i, in := range n.Inbound {
 		ip := p.Child("inbound").Index(i)
 		v.dataplaneInbound(in, n.Address, ip)
-		if _, ok := in.Tags["kuma.io/service"]; len(in.Tags) > 0 && !ok {
+		// Kuma 2.14 asks for kuma.io/service only of an inbound with tags (inbounds
+		// without tags are its new setup); older releases ask it of every inbound.
+		if _, ok := in.Tags["kuma.io/service"]; (len(in.Tags) > 0 || api.KumaBefore(v.s.KumaVersion, dataplaneWithoutInboundsSince)) && !ok {
 			v.err(field.Required(ip.Child("tags").Key("kuma.io/service"), "an inbound with tags names its service with kuma.io/service"), CodeDataplane)
 		}
 	}

@@ -76,7 +76,8 @@ func (o obsRules) accessLogBackend(b api.AccessLogBackend, p *field.Path) {
 		}
 		o.v.otelBackend(b.OpenTelemetry.Endpoint, b.OpenTelemetry.BackendRef, op, false)
 		for j, a := range b.OpenTelemetry.Attributes {
-			if a.Key != nil {
+			// Kuma 2.13 does not check attribute keys (--kuma-version 2.13).
+			if a.Key != nil && !api.KumaBefore(o.v.s.KumaVersion, otelAttributeKeysSince) {
 				o.otelAttributeKey(*a.Key, op.Child("attributes").Index(j).Child("key"))
 			}
 		}
@@ -133,6 +134,10 @@ func (o obsRules) jsonLogField(kv api.JSONLogField, p *field.Path) {
 		o.invalid(p, key+": "+value, `Kuma pastes key and value unescaped into {"key": "value"}, and this pair does not give a JSON object; remove double quotes, backslashes and control characters`)
 	}
 }
+
+// otelAttributeKeysSince is the Kuma release whose MeshAccessLog validator first
+// checks OpenTelemetry attribute keys.
+const otelAttributeKeysSince = "2.14"
 
 // otelAttributeKey is Kuma's rule for an OpenTelemetry attribute name: static (no
 // placeholders), not under the reserved otel. prefix, lowercase letters and digits

@@ -84,6 +84,11 @@ func (v *validator) passthroughValue(m api.PassthroughMatch, p *field.Path) {
 	}
 }
 
+// passthroughWildcardHostSince is the Kuma release whose MeshPassthrough validator
+// first checks the host name after a "*." wildcard ("*.hello@world" is refused);
+// Kuma 2.13 checks no wildcard value's host name, so neither does --kuma-version 2.13.
+const passthroughWildcardHostSince = "2.14"
+
 // passthroughDomain checks a Domain match: a protocol that carries the host name,
 // whole-label wildcards, a port for L7 wildcards, and a valid host name.
 func (v *validator) passthroughDomain(m api.PassthroughMatch, p *field.Path) {
@@ -100,7 +105,8 @@ func (v *validator) passthroughDomain(m api.PassthroughMatch, p *field.Path) {
 		v.err(field.Required(p.Child("port"), "a wildcard domain with protocol "+m.Protocol+" needs a port: it cannot match every port"), code)
 	}
 	host := strings.TrimPrefix(m.Value, "*.")
-	if strings.HasPrefix(host, "*") {
+	if strings.HasPrefix(host, "*") || (host != m.Value && api.KumaBefore(v.s.KumaVersion, passthroughWildcardHostSince)) {
+		// Before Kuma 2.14 the validator skipped the host check of any wildcard.
 		return
 	}
 	if host == "" || len(strings.ReplaceAll(host, ".", "")) > 255 || net.ParseIP(host) != nil || !passthroughDNSName.MatchString(host) {

@@ -15,8 +15,12 @@ import (
 // uses them as DNS labels.
 const maxServiceNameLength = 63
 
+// meshServiceOneSelectorSince is the Kuma release whose MeshService validator first
+// refuses two kinds of selector; Kuma 2.13 accepts them (--kuma-version 2.13).
+const meshServiceOneSelectorSince = "2.14"
+
 // meshService mirrors Kuma's MeshService validator: a name of at most 63 characters
-// and at most one kind of selector. Kuma's deprecation warnings (a name that is no
+// and, from Kuma 2.14, at most one kind of selector. Kuma's deprecation warnings (a name that is no
 // DNS-1035 label, port names unusable in an SNI) come as warnings.
 func (v *validator) meshService(s *api.MeshServiceSpec, p *field.Path) {
 	v.nameLength(maxServiceNameLength, CodeMeshService)
@@ -27,7 +31,7 @@ func (v *validator) meshService(s *api.MeshServiceSpec, p *field.Path) {
 			set++
 		}
 	}
-	if set > 1 {
+	if set > 1 && !api.KumaBefore(v.s.KumaVersion, meshServiceOneSelectorSince) {
 		v.err(field.Invalid(p.Child("selector"), "", "set only one of dataplaneTags, dataplaneRef or dataplaneLabels; Kuma refuses a MeshService that selects its proxies in two ways"), CodeMeshService)
 	}
 	v.dnsNameDeprecation(CodeMeshService)

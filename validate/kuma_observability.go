@@ -65,6 +65,10 @@ func (v *validator) rawPresent(steps ...any) bool {
 // required. An inline endpoint gets Kuma's deprecation warning.
 func (v *validator) otelBackend(endpoint string, ref *api.BackendResourceRef, p *field.Path, hostPort bool) {
 	ep := p.Child("endpoint")
+	if api.KumaBefore(v.s.KumaVersion, otelBackendRefSince) {
+		v.otelEndpointBefore214(endpoint, ep, hostPort)
+		return
+	}
 	switch {
 	case endpoint != "" && ref != nil:
 		v.err(field.Forbidden(ep, "an OpenTelemetry backend takes either endpoint or backendRef, not both; remove endpoint and keep backendRef"), CodeOtelBackend)
@@ -82,6 +86,33 @@ func (v *validator) otelBackend(endpoint string, ref *api.BackendResourceRef, p 
 		// A usable inline endpoint: Kuma accepts it with a deprecation warning (an
 		// unusable one has its error, which already says what to write).
 		v.warn(field.Invalid(ep, endpoint, "openTelemetry.endpoint is deprecated in Kuma 2.14; create a MeshOpenTelemetryBackend for the collector and refer to it with backendRef (kind: MeshOpenTelemetryBackend, labels)"), CodeOtelEndpoint)
+	}
+}
+
+// otelBackendRefSince is the Kuma release that brought backendRef (a
+// MeshOpenTelemetryBackend) to the OpenTelemetry backends and the endpoint rules
+// above.
+const otelBackendRefSince = "2.14"
+
+// otelEndpointBefore214 is Kuma 2.13's rule for an OpenTelemetry backend: the
+// endpoint is all there is (its CRD requires it and has no backendRef, which the
+// schema layer reports); MeshTrace and MeshAccessLog check nothing more, MeshMetric
+// (hostPort) wants a URL as govalidator reads one, without an http or https scheme.
+func (v *validator) otelEndpointBefore214(endpoint string, ep *field.Path, hostPort bool) {
+	if endpoint == "" {
+		if !v.schemaAnswered {
+			v.err(field.Required(ep, "an OpenTelemetry backend needs the collector's endpoint, host:port"), CodeOtelBackend)
+		}
+		return
+	}
+	if !hostPort {
+		return
+	}
+	if !isURL(endpoint) {
+		v.err(field.Invalid(ep, endpoint, fmt.Sprintf("must be a valid url (Kuma %s), e.g. otel-collector:4317", v.s.KumaVersion)), CodeOtelBackend)
+	}
+	if strings.HasPrefix(endpoint, "http://") || strings.HasPrefix(endpoint, "https://") {
+		v.err(field.Invalid(ep, endpoint, fmt.Sprintf("must not use a scheme (Kuma %s): write host:port, e.g. otel-collector:4317", v.s.KumaVersion)), CodeOtelBackend)
 	}
 }
 

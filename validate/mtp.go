@@ -41,7 +41,7 @@ func (v *validator) mtpSections(s *api.MeshTrafficPermissionSpec, p *field.Path)
 	if len(s.From) > 0 && len(s.Rules) > 0 {
 		v.err(field.Forbidden(p.Child("rules"), "use either 'from' (client groups by targetRef) or 'rules' (spiffeID/sni matchers), not both; split them into two policies"), CodeMTPForm)
 	}
-	if len(s.From) > 0 {
+	if len(s.From) > 0 && !api.KumaBefore(v.s.KumaVersion, fromDeprecatedSince) {
 		v.warn(field.Invalid(p.Child("from"), field.OmitValueType{},
 			"'from' is deprecated in Kuma 2.14 and will be removed in Kuma 3.0; write the permissions as 'rules' whose allow/deny matchers name the clients' SPIFFE IDs (spiffeID, from MeshIdentity)"), CodeMTPFromDeprecated)
 	}

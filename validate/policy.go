@@ -134,7 +134,9 @@ func (v *validator) policy(s api.Targeted, p *field.Path) {
 				v.err(field.Required(ip.Child("targetRef"), "each 'to' item needs a targetRef naming the destination"), CodeRefField)
 				break
 			}
-			v.ref(*it.Ref, ip.Child("targetRef"), placeTo, v.kind.ToKinds(tk), CodeToKind)
+			if v.ref(*it.Ref, ip.Child("targetRef"), placeTo, v.kind.ToKinds(tk), CodeToKind) {
+				v.externalToUnderMesh(*it.Ref, tk, ip.Child("targetRef", "kind"))
+			}
 		case "from":
 			if it.Ref != nil && v.ref(*it.Ref, ip.Child("targetRef"), placeFrom, v.kind.From, CodeFromKind) {
 				v.deprecatedRef(*it.Ref, ip.Child("targetRef"), placeFrom)
@@ -147,7 +149,39 @@ func (v *validator) policy(s api.Targeted, p *field.Path) {
 				"each '%s' item needs a 'default' with the %s configuration; Kuma refuses an item without one", it.Section, v.kind.Kind)), CodeSpecShape)
 		}
 	}
+	if v.toRequired(n, p) {
+		return
+	}
 	v.requireSections(s, n, p)
+}
+
+// externalToUnderMesh refuses, under a Kuma release before the kind's
+// ExternalToMeshOnlyBefore (Kuma 2.13's MeshHealthCheck and MeshCircuitBreaker), a
+// `to` MeshExternalService under a top-level targetRef other than Mesh: those
+// releases configure it on the Zone Egress, shared by every client of the mesh.
+func (v *validator) externalToUnderMesh(ref api.TargetRef, top api.RefKind, p *field.Path) {
+	before := v.kind.Shared.ExternalToMeshOnlyBefore
+	if before == "" || ref.Kind != api.RefMeshExternalService || top == api.RefMesh || !api.KumaBefore(v.s.KumaVersion, before) {
+		return
+	}
+	v.err(field.Invalid(p, string(ref.Kind), fmt.Sprintf(
+		"kind MeshExternalService is only allowed with targetRef.kind: Mesh as it is configured on the Zone Egress and shared by all clients in the mesh "+
+			"(Kuma %s; Kuma %s accepts it): target the Mesh at top level, or upgrade", v.s.KumaVersion, before)), CodeToKind)
+}
+
+// toRequired refuses, under a Kuma release before the kind's ToRequiredBefore
+// (Kuma 2.13's MeshRetry and MeshLoadBalancingStrategy), a policy without `to`
+// items, and then reports true: the "configures nothing" warning would say Kuma
+// accepts it.
+func (v *validator) toRequired(n map[string]int, p *field.Path) bool {
+	before := v.kind.Shared.ToRequiredBefore
+	if before == "" || n["to"] > 0 || v.refusedSections["to"] || !api.KumaBefore(v.s.KumaVersion, before) {
+		return false
+	}
+	v.err(field.Required(p.Child("to"), fmt.Sprintf(
+		"needs at least one item: Kuma %s refuses a %s without 'to' (Kuma %s accepts an empty one to disable the configuration); list the destinations it configures",
+		v.s.KumaVersion, v.kind.Kind, before)), CodeSpecShape)
+	return true
 }
 
 // sectionRules applies Kuma's rules on whole sections: `rules` replaces to/from

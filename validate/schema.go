@@ -2,6 +2,7 @@ package validate
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -58,6 +59,23 @@ func (v *validator) schemaLayer(obj *unstructured.Unstructured) bool {
 	for _, w := range res.Warnings {
 		v.deprecation(obj, w)
 	}
+	return true
+}
+
+// unservedKuma refuses, as MG005, a kind meshguard knows that the Kuma release of
+// the settings (--kuma-version) has no CRD for (MeshOpenTelemetryBackend or
+// MeshZoneAddress under Kuma 2.13): the API server of such a cluster answers "no
+// matches for kind", so no later layer's verdict would mean anything. The doors
+// always load the release's CRDs (schema.LoadInto); without them (settings built
+// by hand) nothing is said.
+func (v *validator) unservedKuma(obj *unstructured.Unstructured) bool {
+	set := v.s.Schemas
+	if set == nil || set.Knows(obj.GroupVersionKind()) {
+		return false
+	}
+	v.res.Errors = append(v.res.Errors, field.Invalid(field.NewPath("kind"), obj.GetKind(),
+		fmt.Sprintf("%s does not serve %s %s (its CRDs have no such kind), so the API server refuses the object; "+
+			"set --kuma-version to the release the cluster runs", v.crdName(), obj.GetAPIVersion(), obj.GetKind())).WithOrigin(CodeUnservedKind))
 	return true
 }
 

@@ -65,6 +65,9 @@ func Validate(obj *unstructured.Unstructured, kind *api.Kind, s api.Settings, re
 	v.labelMap = labels
 	switch kind.Family {
 	case api.FamilyKuma:
+		if v.unservedKuma(obj) {
+			return res
+		}
 		v.schemaAnswered = v.schemaLayer(obj)
 		v.kumaLabels(obj)
 		if kind.Resource {

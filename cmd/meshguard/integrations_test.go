@@ -90,7 +90,8 @@ func TestKubectlPluginHelp(t *testing.T) {
 func TestVersion(t *testing.T) {
 	bi := &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v1.2.3"}, Settings: []debug.BuildSetting{
 		{Key: "vcs.revision", Value: "0123abc"}, {Key: "vcs.time", Value: "2026-11-24T10:00:00Z"}, {Key: "vcs.modified", Value: "true"}}}
-	embedded := versionInfo{KumaVersions: schema.KumaVersions(), DefaultKumaVersion: schema.DefaultKumaVersion, CRDReleases: schema.Releases()}
+	embedded := versionInfo{KumaVersions: schema.KumaVersions(), DefaultKumaVersion: schema.DefaultKumaVersion, CRDReleases: schema.Releases(),
+		CRDSources: map[string]string{"kuma-2.13": "kumahq/kuma v2.13.10", "kuma-2.14": "kumahq/kuma v2.14.3", "linkerd-edge-26.8.3": "linkerd/linkerd2 edge-26.8.3"}}
 	for _, tc := range []struct {
 		name             string
 		bi               *debug.BuildInfo
@@ -106,14 +107,15 @@ func TestVersion(t *testing.T) {
 		{name: "release ldflags win", bi: bi, ok: true, ldVersion: "v2.0.0", ldCom: "fedcba",
 			want: versionInfo{Version: "v2.0.0", Commit: "fedcba", CommitTime: "2026-11-24T10:00:00Z", Modified: true, GoVersion: "go1.26.8"}},
 	} {
-		tc.want.KumaVersions, tc.want.DefaultKumaVersion, tc.want.CRDReleases = embedded.KumaVersions, embedded.DefaultKumaVersion, embedded.CRDReleases
+		tc.want.KumaVersions, tc.want.DefaultKumaVersion, tc.want.CRDReleases, tc.want.CRDSources = embedded.KumaVersions, embedded.DefaultKumaVersion, embedded.CRDReleases, embedded.CRDSources
 		if d := cmp.Diff(tc.want, buildVersion(tc.bi, tc.ok, tc.ldVersion, tc.ldCom)); d != "" {
 			t.Errorf("%s (-want +got):\n%s", tc.name, d)
 		}
 	}
 
 	code, out, _ := runCapture("meshguard", "version")
-	if code != exitOK || !strings.HasPrefix(out, "meshguard ") || !strings.Contains(out, "kuma-2.14") || !strings.Contains(out, "linkerd-") {
+	if code != exitOK || !strings.HasPrefix(out, "meshguard ") || !strings.Contains(out, "kuma-2.14 (kumahq/kuma v2.14.3)") ||
+		!strings.Contains(out, "kuma-2.13 (kumahq/kuma v2.13.10)") || !strings.Contains(out, "kuma versions: 2.13, 2.14 (default 2.14") || !strings.Contains(out, "linkerd-") {
 		t.Errorf("version: exit %d:\n%s", code, out)
 	}
 	code, out, _ = runCapture("meshguard", "version", "-o", "json")
@@ -121,7 +123,7 @@ func TestVersion(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &got); code != exitOK || err != nil {
 		t.Fatalf("version -o json: exit %d, %v:\n%s", code, err, out)
 	}
-	if got.Version == "" || !cmp.Equal(got.KumaVersions, embedded.KumaVersions) || !cmp.Equal(got.CRDReleases, embedded.CRDReleases) {
+	if got.Version == "" || !cmp.Equal(got.KumaVersions, embedded.KumaVersions) || !cmp.Equal(got.CRDReleases, embedded.CRDReleases) || !cmp.Equal(got.CRDSources, embedded.CRDSources) {
 		t.Errorf("version -o json = %+v", got)
 	}
 	if code, _, _ := runCapture("meshguard", "version", "-o", "csv"); code != exitUsage {

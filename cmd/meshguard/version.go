@@ -35,6 +35,9 @@ type versionInfo struct {
 	DefaultKumaVersion string   `json:"defaultKumaVersion"`
 	// CRDReleases names every embedded CRD set, Kuma's and Linkerd's.
 	CRDReleases []string `json:"crdReleases"`
+	// CRDSources says where each release's CRDs were taken from ("kuma-2.13":
+	// "kumahq/kuma v2.13.10"): the patch release the binary's verdicts are held to.
+	CRDSources map[string]string `json:"crdSources"`
 }
 
 // buildVersion reads the version and commit from what the go tool stamped into the
@@ -42,7 +45,10 @@ type versionInfo struct {
 // the linker-set ldVersion and ldCommit, when set, taking precedence.
 func buildVersion(bi *debug.BuildInfo, ok bool, ldVersion, ldCommit string) versionInfo {
 	v := versionInfo{Version: "devel", KumaVersions: schema.KumaVersions(),
-		DefaultKumaVersion: schema.DefaultKumaVersion, CRDReleases: schema.Releases()}
+		DefaultKumaVersion: schema.DefaultKumaVersion, CRDReleases: schema.Releases(), CRDSources: map[string]string{}}
+	for _, r := range v.CRDReleases {
+		v.CRDSources[r] = schema.Source(r)
+	}
 	if ok {
 		v.GoVersion = bi.GoVersion
 		if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
@@ -85,7 +91,14 @@ func (v versionInfo) writeText(w io.Writer) error {
 		fmt.Fprintf(&b, "go:            %s\n", v.GoVersion)
 	}
 	fmt.Fprintf(&b, "kuma versions: %s (default %s, --kuma-version)\n", strings.Join(v.KumaVersions, ", "), v.DefaultKumaVersion)
-	fmt.Fprintf(&b, "CRDs embedded: %s\n", strings.Join(v.CRDReleases, ", "))
+	named := make([]string, 0, len(v.CRDReleases))
+	for _, r := range v.CRDReleases {
+		if src := v.CRDSources[r]; src != "" {
+			r += " (" + src + ")"
+		}
+		named = append(named, r)
+	}
+	fmt.Fprintf(&b, "CRDs embedded: %s\n", strings.Join(named, ", "))
 	_, err := io.WriteString(w, b.String())
 	return err
 }
