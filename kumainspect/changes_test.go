@@ -50,7 +50,9 @@ func TestAffected(t *testing.T) {
 			return s[:i] + s[i+j+4:]
 		}, map[[2]string]bool{{"default", "web-1"}: true, {"default", "backend-1"}: true}},
 		{"a Dataplane", func(s string) string { return strings.Replace(s, "address: 10.0.0.2", "address: 10.0.0.3", 1) }, nil},
-		{"a MeshService", func(s string) string { return strings.Replace(s, "kuma.io/service: payments", "kuma.io/service: pay", 1) }, nil},
+		{"a MeshService", func(s string) string {
+			return strings.Replace(s, "kuma.io/service: payments", "kuma.io/service: pay", 1)
+		}, nil},
 	} {
 		got, ok := Affected(old, effectsStore(t, tc.edit))
 		if !ok {
