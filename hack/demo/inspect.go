@@ -48,5 +48,33 @@ func (d *demo) inspect(ctx context.Context) error {
 			d.failf("meshguard inspect did not show %q", want)
 		}
 	}
+	return d.configDiff(ctx, bin, shown)
+}
+
+// configDiffShows is the change the tour's config diff must report: the
+// MeshTimeout edit of examples/diff/kuma-timeout, grouped over the proxies it
+// alters, with the policy item that sets it now and before.
+const configDiffShows = "~ MeshTimeout connectionTimeout: 5s → 2s on the outbound to MeshService shop/backend port http of 5 proxies"
+
+// configDiff runs meshguard diff on a MeshTimeout and MeshRetry change: what it
+// does to every proxy's merged configuration, before it is applied.
+func (d *demo) configDiff(ctx context.Context, bin, shown string) error {
+	d.p.sub("what a MeshTimeout and MeshRetry change does to every proxy")
+	args := []string{"diff", "examples/diff/kuma-timeout/old", "examples/diff/kuma-timeout/new"}
+	d.p.line("%s", d.p.cmd(shown+" "+strings.Join(args, " ")))
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = d.Root
+	out, err := cmd.CombinedOutput()
+	d.p.output(string(out))
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		d.failf("meshguard diff exited %d", ee.ExitCode())
+		return nil
+	} else if err != nil {
+		return err
+	}
+	if !strings.Contains(string(out), configDiffShows) {
+		d.failf("meshguard diff did not show %q", configDiffShows)
+	}
 	return nil
 }
