@@ -51,7 +51,7 @@ var dataplaneGK = schema.GroupKind{Group: api.KumaGroup, Kind: api.KindDataplane
 //   - MG451: a policy that selects proxies but decides no field of any merged
 //     conf, naming the policies that override it;
 //   - MG452: a policy whose top-level targetRef selects no proxy where the source
-//     holds proxies of its mesh (and, for a policy outside the system namespace,
+//     holds proxies of its mesh (and, for a consumer or workload-owner policy,
 //     of its namespace);
 //   - MG453: a `to` item naming a MeshService, MeshExternalService or
 //     MeshMultiZoneService none of the proxies the policy selects can reach.
