@@ -258,7 +258,7 @@ func entryFields(at location, e kumainspect.Entry, out map[location]field) {
 		for _, r := range e.Rules {
 			rule := ""
 			if r.Match != nil {
-				rule = "when " + Inline(r.Match)
+				rule = "when " + kumainspect.Inline(r.Match)
 			}
 			if seen[rule]++; seen[rule] > 1 {
 				rule = fmt.Sprintf("%s (rule %d of that match)", rule, seen[rule])
@@ -284,11 +284,11 @@ func compareFields(before, after map[location]field, proxy, namespace string, gr
 		case bok && aok && same(b.value, a.value):
 			return
 		case bok && aok:
-			k.change, k.old, k.new = Changed, Inline(b.value), Inline(a.value)
+			k.change, k.old, k.new = Changed, kumainspect.Inline(b.value), kumainspect.Inline(a.value)
 		case aok:
-			k.change, k.new = Added, Inline(a.value)
+			k.change, k.new = Added, kumainspect.Inline(a.value)
 		default:
-			k.change, k.old = Removed, Inline(b.value)
+			k.change, k.old = Removed, kumainspect.Inline(b.value)
 		}
 		k.before, k.after = itemKey(b.by), itemKey(a.by)
 		changed = true
@@ -340,7 +340,7 @@ func sortChanges(cs []Change) {
 	}
 	key := func(c Change) []string {
 		return []string{c.Mesh, c.Kind, fmt.Sprint(scopeOrder[c.Scope]), c.Where, c.Target, c.Rule, c.Field, c.Change,
-			Inline(c.Old), Inline(c.New), itemKey(c.Before), itemKey(c.After), strings.Join(c.Proxies, ",")}
+			kumainspect.Inline(c.Old), kumainspect.Inline(c.New), itemKey(c.Before), itemKey(c.After), strings.Join(c.Proxies, ",")}
 	}
 	sort.SliceStable(cs, func(i, j int) bool { return slices.Compare(key(cs[i]), key(cs[j])) < 0 })
 }

@@ -1,9 +1,6 @@
 package kumadiff
 
 import (
-	"encoding/json"
-	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/meshguard/meshguard/access"
@@ -23,8 +20,8 @@ func confFields(kind string, conf any, origins []kumainspect.Origin, into map[st
 	if l, isList := conf.([]any); isList && len(l) == 1 {
 		conf = l[0]
 	}
-	for _, lf := range leaves(conf, "") {
-		into[prefix+lf.path] = field{value: lf.value, by: decider(kind, lf.path, origins)}
+	for _, lf := range kumainspect.Leaves(conf, "") {
+		into[prefix+lf.Path] = field{value: lf.Value, by: decider(kind, lf.Path, origins)}
 	}
 }
 
@@ -61,70 +58,14 @@ func policyName(o kumainspect.Origin) string {
 	return parts[4] + "/" + parts[5]
 }
 
-type leaf struct {
-	path  string
-	value any
-}
-
-// leaves lists a conf's fields as dotted paths, objects descended, lists and
-// scalars as values, in key order (as `meshguard inspect` lists them).
-func leaves(v any, prefix string) []leaf {
-	m, isMap := v.(map[string]any)
-	if !isMap || len(m) == 0 {
-		if prefix == "" {
-			if v == nil {
-				return nil
-			}
-			return []leaf{{path: "(conf)", value: v}}
-		}
-		return []leaf{{path: prefix, value: v}}
-	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var out []leaf
-	for _, k := range keys {
-		p := k
-		if prefix != "" {
-			p = prefix + "." + k
-		}
-		out = append(out, leaves(m[k], p)...)
-	}
-	return out
-}
-
-// has reports whether conf sets the dotted path.
+// has reports whether conf sets the dotted path, inspect's Has where a conf
+// that is not an object (the one leaf "(conf)") is set when present.
 func has(conf any, path string) bool {
 	if path == "(conf)" {
 		return conf != nil
 	}
-	for _, k := range strings.Split(path, ".") {
-		m, isMap := conf.(map[string]any)
-		if !isMap {
-			return false
-		}
-		v, ok := m[k]
-		if !ok {
-			return false
-		}
-		conf = v
-	}
-	return true
-}
-
-// Inline writes a value on one line: strings as they are, others as JSON.
-func Inline(v any) string {
-	if x, isString := v.(string); isString {
-		return x
-	}
-	out, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(out)
+	return kumainspect.Has(conf, path)
 }
 
 // same reports whether two field values are equal, as JSON.
-func same(a, b any) bool { return Inline(a) == Inline(b) }
+func same(a, b any) bool { return kumainspect.Inline(a) == kumainspect.Inline(b) }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/meshguard/meshguard/access"
+	"github.com/meshguard/meshguard/kumainspect"
 )
 
 // shownProxies is how many proxies a line names before "and N more".
@@ -51,11 +52,11 @@ func (c Change) what() string {
 	var what string
 	switch c.Change {
 	case Added:
-		what = "added " + cut(Inline(c.New))
+		what = "added " + cut(kumainspect.Inline(c.New))
 	case Removed:
-		what = "removed (was " + cut(Inline(c.Old)) + ")"
+		what = "removed (was " + cut(kumainspect.Inline(c.Old)) + ")"
 	default:
-		what = cut(Inline(c.Old)) + " → " + cut(Inline(c.New))
+		what = cut(kumainspect.Inline(c.Old)) + " → " + cut(kumainspect.Inline(c.New))
 	}
 	field := c.Field
 	if c.Rule != "" {
@@ -126,10 +127,10 @@ func (r Report) WriteMarkdown(b *strings.Builder) {
 	for _, c := range r.Changes {
 		old, now := "", ""
 		if c.Old != nil {
-			old = "`" + cut(Inline(c.Old)) + "`"
+			old = "`" + cut(kumainspect.Inline(c.Old)) + "`"
 		}
 		if c.New != nil {
-			now = "`" + cut(Inline(c.New)) + "`"
+			now = "`" + cut(kumainspect.Inline(c.New)) + "`"
 		}
 		field := "`" + c.Field + "`"
 		if c.Rule != "" {

@@ -261,17 +261,17 @@ func (e *Effects) decide(conf any, origins []Origin) {
 		}
 		return
 	}
-	for _, l := range leaves(conf, "") {
+	for _, l := range Leaves(conf, "") {
 		var setters []Origin
 		for _, o := range origins {
-			if has(o.Conf, l.path) {
+			if Has(o.Conf, l.Path) {
 				setters = append(setters, o)
 			}
 		}
 		if len(setters) == 0 {
 			continue
 		}
-		if appended(l.path) {
+		if appended(l.Path) {
 			for _, o := range setters {
 				e.byKRI(o.KRI).Decides = true
 			}

@@ -44,8 +44,8 @@ func section(b *bufio.Writer, title string, entries []Entry, rules bool) {
 			fmt.Fprintf(b, "  %s: by client, the first group a client is in applies\n", e.Kind)
 			for _, c := range e.Clients {
 				fmt.Fprintf(b, "    clients %s\n", c.Subset)
-				for _, l := range leaves(c.Conf, "") {
-					fmt.Fprintf(b, "      %s: %s%s\n", l.path, inline(l.value), provenance(l.path, c.Origins))
+				for _, l := range Leaves(c.Conf, "") {
+					fmt.Fprintf(b, "      %s: %s%s\n", l.Path, Inline(l.Value), provenance(l.Path, c.Origins))
 				}
 			}
 			continue
@@ -55,11 +55,11 @@ func section(b *bufio.Writer, title string, entries []Entry, rules bool) {
 			for i, r := range e.Rules {
 				match := ""
 				if r.Match != nil {
-					match = " when " + inline(r.Match)
+					match = " when " + Inline(r.Match)
 				}
 				fmt.Fprintf(b, "    %d.%s ← %s %s\n", i+1, match, r.Origin.Policy, r.Origin.Item)
-				for _, l := range leaves(r.Conf, "") {
-					fmt.Fprintf(b, "       %s: %s\n", l.path, inline(l.value))
+				for _, l := range Leaves(r.Conf, "") {
+					fmt.Fprintf(b, "       %s: %s\n", l.Path, Inline(l.Value))
 				}
 			}
 			continue
@@ -69,8 +69,8 @@ func section(b *bufio.Writer, title string, entries []Entry, rules bool) {
 		if l, isList := conf.([]any); isList && len(l) == 1 {
 			conf = l[0]
 		}
-		for _, l := range leaves(conf, "") {
-			fmt.Fprintf(b, "    %s: %s%s\n", l.path, inline(l.value), provenance(l.path, e.Origins))
+		for _, l := range Leaves(conf, "") {
+			fmt.Fprintf(b, "    %s: %s%s\n", l.Path, Inline(l.Value), provenance(l.Path, e.Origins))
 		}
 	}
 }
@@ -81,7 +81,7 @@ func section(b *bufio.Writer, title string, entries []Entry, rules bool) {
 // proxy asks it for every field).
 func provenance(path string, origins []Origin) string {
 	last := len(origins) - 1
-	for last >= 0 && !has(origins[last].Conf, path) {
+	for last >= 0 && !Has(origins[last].Conf, path) {
 		last--
 	}
 	if last < 0 {
@@ -94,7 +94,7 @@ func provenance(path string, origins []Origin) string {
 	b.WriteString(origins[last].Item)
 	sep := ", over "
 	for i := last - 1; i >= 0; i-- {
-		if has(origins[i].Conf, path) {
+		if Has(origins[i].Conf, path) {
 			b.WriteString(sep)
 			b.WriteString(origins[i].Policy)
 			b.WriteByte(' ')
@@ -105,43 +105,47 @@ func provenance(path string, origins []Origin) string {
 	return b.String()
 }
 
-type leaf struct {
-	path  string
-	value any
+// Leaf is one field of a merged conf: its dotted path (objects descended) and
+// its value (a list or a scalar). Inspect prints confs as leaves, and diff and
+// the cross-policy findings compare them the same way.
+type Leaf struct {
+	Path  string
+	Value any
 }
 
-// leaves lists a conf's fields as dotted paths, objects descended, lists and
-// scalars as values, in key order.
-func leaves(v any, prefix string) []leaf {
+// Leaves lists a conf's fields as dotted paths, objects descended, lists and
+// scalars as values, in key order; a conf that is not an object is one leaf,
+// "(conf)".
+func Leaves(v any, prefix string) []Leaf {
 	m, isMap := v.(map[string]any)
 	if !isMap || len(m) == 0 {
 		if prefix == "" {
 			if v == nil {
 				return nil
 			}
-			return []leaf{{path: "(conf)", value: v}}
+			return []Leaf{{Path: "(conf)", Value: v}}
 		}
-		return []leaf{{path: prefix, value: v}}
+		return []Leaf{{Path: prefix, Value: v}}
 	}
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	var out []leaf
+	var out []Leaf
 	for _, k := range keys {
 		p := k
 		if prefix != "" {
 			p = prefix + "." + k
 		}
-		out = append(out, leaves(m[k], p)...)
+		out = append(out, Leaves(m[k], p)...)
 	}
 	return out
 }
 
-// has reports whether conf sets the dotted path (walked without splitting it:
+// Has reports whether conf sets the dotted path (walked without splitting it:
 // writing every proxy asks this for every field of every origin).
-func has(conf any, path string) bool {
+func Has(conf any, path string) bool {
 	for more := true; more; {
 		var k string
 		k, path, more = strings.Cut(path, ".")
@@ -158,8 +162,8 @@ func has(conf any, path string) bool {
 	return true
 }
 
-// inline writes a value on one line: strings as they are, others as JSON.
-func inline(v any) string {
+// Inline writes a value on one line: strings as they are, others as JSON.
+func Inline(v any) string {
 	if x, isString := v.(string); isString {
 		return x
 	}
