@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	sigsjson "sigs.k8s.io/json"
 )
 
@@ -144,4 +145,16 @@ func TopLevelMesh(k *Kind) bool {
 		return k.Group == KumaGroup
 	}
 	return false
+}
+
+// MeshOf is the mesh a Kuma object names: its kuma.io/mesh label, else the
+// top-level mesh field of the kinds that have one (a Dataplane or MeshGateway
+// manifest, TopLevelMesh); "" when it names none, which the caller reads as its
+// default mesh.
+func MeshOf(u *unstructured.Unstructured) string {
+	if m := u.GetLabels()[LabelMesh]; m != "" {
+		return m
+	}
+	m, _ := u.Object["mesh"].(string)
+	return m
 }

@@ -157,10 +157,7 @@ func runKumaEffects(ctx context.Context, subjects []Subject, src Source, reg *ap
 }
 
 func meshOf(u *unstructured.Unstructured) string {
-	if m := u.GetLabels()[api.LabelMesh]; m != "" {
-		return m
-	}
-	if m, ok := u.Object["mesh"].(string); ok && m != "" { // a Dataplane's or MeshGateway's field
+	if m := api.MeshOf(u); m != "" {
 		return m
 	}
 	return api.DefaultMeshName

@@ -111,10 +111,7 @@ func ProxyFromObjects(objs []*unstructured.Unstructured, q ProxyQuery) (Proxy, e
 }
 
 func meshOf(o *unstructured.Unstructured, q ProxyQuery) string {
-	if m := o.GetLabels()[api.LabelMesh]; m != "" {
-		return m
-	}
-	if m, _, _ := unstructured.NestedString(o.Object, "mesh"); m != "" {
+	if m := api.MeshOf(o); m != "" {
 		return m
 	}
 	if q.Mesh != "" {

@@ -144,10 +144,7 @@ func (s *Store) read(in Object, schemas *schema.Set) (object, error) {
 // for a namespaced Kubernetes manifest the name `name.namespace`.
 func identity(in Object) (typ, mesh, name string) {
 	u := in.Unstructured
-	mesh = u.GetLabels()[api.LabelMesh]
-	if m, ok := u.Object["mesh"].(string); mesh == "" && ok { // a Dataplane's or MeshGateway's field
-		mesh = m
-	}
+	mesh = api.MeshOf(u)
 	if mesh == "" {
 		mesh = "default"
 	}

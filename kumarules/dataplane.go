@@ -53,10 +53,7 @@ func DataplaneFromObject(u *unstructured.Unstructured) (Dataplane, error) {
 		return Dataplane{}, fmt.Errorf("%s %s: not a Dataplane", u.GetKind(), u.GetName())
 	}
 	labels := u.GetLabels()
-	mesh := labels[api.LabelMesh]
-	if m, ok := u.Object["mesh"].(string); mesh == "" && ok { // the Kubernetes form's field
-		mesh = m
-	}
+	mesh := api.MeshOf(u)
 	if mesh == "" {
 		mesh = defaultMesh
 	}
