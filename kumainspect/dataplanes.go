@@ -36,16 +36,16 @@ func (s *Store) policyDataplanes(kind, mesh, name string) Response {
 	if !found {
 		return notFound("Could not retrieve policy")
 	}
-	objs := unshadowed([]kumarules.Policy{p.Policy})
-	for _, kind := range []string{string(api.RefMeshHTTPRoute), string(api.RefMeshGateway)} {
-		for _, o := range s.ofKind(kind, mesh) {
-			objs = append(objs, o.Policy)
-		}
+	dps, err := s.focusedPolicies(mesh, s.ofKind(api.KindDataplane, mesh), unshadowed([]kumarules.Policy{p.Policy}))
+	if err != nil {
+		return internalError("failed inspect")
 	}
-	return s.dataplanesWhere(mesh, func(dp object) (bool, error) {
-		res, err := s.eng.MatchedPolicies(kind, *dp.dp, objs)
-		return len(res.Policies) > 0, err
-	})
+	out := dataplanesList{Items: []meta{}}
+	for _, dp := range dps {
+		out.Items = append(out.Items, metaOf(dp.Meta, api.KindDataplane))
+	}
+	out.Total = len(out.Items)
+	return ok(out)
 }
 
 // meshServiceDataplanes answers /meshes/{mesh}/meshservices/{name}/_dataplanes: the
