@@ -75,7 +75,7 @@ func kumaEffects() CrossCheck {
 		Fields:   effectsFields,
 		Gate:     dataplaneGK,
 		RunAll: func(ctx context.Context, subjects []Subject, src Source) []field.ErrorList {
-			return runKumaEffects(ctx, subjects, src, reg)
+			return runKumaEffects(ctx, subjects, src, reg, inputs)
 		},
 	}
 }
@@ -89,10 +89,10 @@ func effectsFields(s Subject) []string {
 	return out
 }
 
-// runKumaEffects reads the Kuma objects of src once, with the subjects over
-// their stored copies (admission judges the object before it is stored), and
-// judges each subject's mesh once.
-func runKumaEffects(ctx context.Context, subjects []Subject, src Source, reg *api.Registry) []field.ErrorList {
+// runKumaEffects reads the Kuma objects of src (the kinds of inputs) once, with
+// the subjects over their stored copies (admission judges the object before it
+// is stored), and judges each subject's mesh once.
+func runKumaEffects(ctx context.Context, subjects []Subject, src Source, reg *api.Registry, inputs []schema.GroupKind) []field.ErrorList {
 	out := make([]field.ErrorList, len(subjects))
 	dps, known := src.List(ctx, dataplaneGK, "")
 	if !known || len(dps) == 0 {
@@ -107,13 +107,10 @@ func runKumaEffects(ctx context.Context, subjects []Subject, src Source, reg *ap
 	}
 	var objs []kumainspect.Object
 	meshes := map[string]bool{}
-	for _, k := range reg.Kinds() {
-		if k.Group != api.KumaGroup || !reg.StorageVersion(k) {
-			continue
-		}
-		items, _ := src.List(ctx, schema.GroupKind{Group: k.Group, Kind: k.Kind}, "")
+	for _, gk := range inputs {
+		items, _ := src.List(ctx, gk, "")
 		for _, u := range items {
-			if k.Kind == api.KindMesh {
+			if gk.Kind == api.KindMesh {
 				meshes[u.GetName()] = true
 			} else if !wanted[meshOf(u)] {
 				continue
