@@ -70,10 +70,10 @@ type MapCell struct {
 
 // Kinds of MapCellChange.
 const (
-	CellOpened  = "opened"
-	CellClosed  = "closed"
-	CellRule    = "rule-changed"
-	CellShadow  = "shadow-changed"
+	CellOpened = "opened"
+	CellClosed = "closed"
+	CellRule   = "rule-changed"
+	CellShadow = "shadow-changed"
 )
 
 // MapChange is what a change of input does to the map (`meshguard map OLD NEW`):
