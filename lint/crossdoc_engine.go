@@ -65,8 +65,8 @@ type crossSubject struct {
 // and the subject when a check judges it; or, of a workload, what it says of its
 // pods (engine.PodsGK).
 type crossSummary struct {
-	obj      *unstructured.Unstructured
-	subject  *crossSubject
+	obj     *unstructured.Unstructured
+	subject *crossSubject
 	// workload is set for a workload's pods (engine.PodsGK), beside obj when a
 	// check also reads the workload whole.
 	workload *linkerd.Workload
