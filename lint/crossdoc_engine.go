@@ -293,6 +293,8 @@ func (s *crossStage) summarizeOther(c Checked, gk schema.GroupKind) any {
 				held.workload = sum.workload
 				return held
 			}
+		} else if key, ok := s.gateKey(gk); ok && s.count(c.Doc, key) > engine.GatedLimit {
+			sum.overflow = key
 		} else {
 			sum.obj = obj
 		}

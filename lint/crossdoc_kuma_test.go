@@ -132,6 +132,7 @@ func TestKumaEffectsFromWorkloads(t *testing.T) {
 		{"workloads in --inventory", miss, withInv, 1},
 		{"policy selects the workload", kumaShop + "---\n" + hit, o, 0},
 		{"namespace not meshed: no proxy", unmeshed + "---\n" + miss, o, 0},
+		{"past the limit of workloads", kumaShop + "---\n" + manyPods(engine.GatedLimit) + miss, o, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fs, _ := Lint(LoadBytes("x.yaml", []byte(tc.doc)), tc.o)
@@ -146,4 +147,14 @@ func TestKumaEffectsFromWorkloads(t *testing.T) {
 			}
 		})
 	}
+}
+
+// manyPods is n Pods of shop: workloads a lint run keeps whole for the Kuma
+// effects check alone, so at most engine.GatedLimit of them.
+func manyPods(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "apiVersion: v1\nkind: Pod\nmetadata: {name: p-%d, namespace: shop}\nspec: {containers: [{name: c, image: i}]}\n---\n", i)
+	}
+	return b.String()
 }
