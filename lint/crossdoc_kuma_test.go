@@ -132,7 +132,8 @@ func TestKumaEffectsFromWorkloads(t *testing.T) {
 		{"workloads in --inventory", miss, withInv, 1},
 		{"policy selects the workload", kumaShop + "---\n" + hit, o, 0},
 		{"namespace not meshed: no proxy", unmeshed + "---\n" + miss, o, 0},
-		{"past the limit of workloads", kumaShop + "---\n" + manyPods(engine.GatedLimit) + miss, o, 0},
+		{"at the limit of workloads", kumaShop + "---\n" + manyPods(engine.GatedLimit-10) + miss + "---\n" + hit, o, 1},
+		{"past the limit of workloads", kumaShop + "---\n" + manyPods(engine.GatedLimit) + miss + "---\n" + hit, o, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fs, _ := Lint(LoadBytes("x.yaml", []byte(tc.doc)), tc.o)
