@@ -46,18 +46,25 @@ var (
 	meshGK      = schema.GroupKind{Group: api.KumaGroup, Kind: api.KindMesh}
 )
 
-// kubeWorkloads are the Kubernetes kinds Kuma's injector gives a proxy
-// (package kumak8s derives their Dataplanes), and kubeInputs them with what the
-// derivation reads besides: Namespaces (injection, mesh) and Services
-// (inbounds, MeshServices). A source that holds them but no Dataplanes (a
-// repository's manifests) is judged against the Dataplanes Kuma would write.
-var (
-	kubeWorkloads = []schema.GroupKind{
-		{Kind: api.KindPod}, {Group: "apps", Kind: api.KindDeployment}, {Group: "apps", Kind: "StatefulSet"},
-		{Group: "apps", Kind: "DaemonSet"}, {Group: "apps", Kind: api.KindReplicaSet},
+// kubeWorkloads are the Kubernetes kinds Kuma's injector gives a proxy that
+// package kumak8s derives Dataplanes for (a Pod and the apps/v1 controllers of
+// api.WorkloadKinds), and kubeInputs them with what the derivation reads
+// besides: Namespaces (injection, mesh) and Services (inbounds, MeshServices).
+// A source that holds them but no Dataplanes (a repository's manifests) is
+// judged against the Dataplanes Kuma would write.
+func kubeWorkloads() []schema.GroupKind {
+	var out []schema.GroupKind
+	for _, gvk := range api.WorkloadKinds() {
+		if gvk.Group == "apps" || (gvk.Group == "" && gvk.Kind == api.KindPod) {
+			out = append(out, gvk.GroupKind())
+		}
 	}
-	kubeInputs = append([]schema.GroupKind{{Kind: api.KindNamespace}, {Kind: api.KindService}}, kubeWorkloads...)
-)
+	return out
+}
+
+func kubeInputs() []schema.GroupKind {
+	return append([]schema.GroupKind{{Kind: api.KindNamespace}, {Kind: api.KindService}}, kubeWorkloads()...)
+}
 
 // kumaEffects is MG450-MG453: what a Kuma policy does on the proxies of its mesh,
 // by Kuma 2.14's matching and merging (package kumainspect, as `meshguard
@@ -87,8 +94,8 @@ func kumaEffects() CrossCheck {
 		}
 	}
 	kinds := slices.Clone(inputs)
-	inputs = append(inputs, kubeInputs...)
-	gates := append([]schema.GroupKind{dataplaneGK}, kubeWorkloads...)
+	inputs = append(inputs, kubeInputs()...)
+	gates := append([]schema.GroupKind{dataplaneGK}, kubeWorkloads()...)
 	return CrossCheck{
 		Codes:    []string{validate.CodeKumaFromIgnored, validate.CodeKumaOverridden, validate.CodeKumaSelectsNone, validate.CodeKumaToUnreached},
 		Subjects: subjects,
@@ -191,7 +198,7 @@ func runKumaEffects(ctx context.Context, subjects []Subject, src Source, reg *ap
 // Dataplanes are there).
 func derivedProxies(ctx context.Context, src Source) []*unstructured.Unstructured {
 	var kube []*unstructured.Unstructured
-	for _, gk := range append(kubeWorkloads, schema.GroupKind{Group: api.KumaGroup, Kind: api.KindMeshGatewayInstance}) {
+	for _, gk := range append(kubeWorkloads(), schema.GroupKind{Group: api.KumaGroup, Kind: api.KindMeshGatewayInstance}) {
 		items, _ := src.List(ctx, gk, "")
 		kube = append(kube, items...)
 	}
