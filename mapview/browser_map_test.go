@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/meshguard/meshguard/access"
+	"github.com/meshguard/meshguard/internal/mapsynth"
 )
 
 // answerOf is the map's answer for a destination and client, by ID.
@@ -151,7 +152,7 @@ func TestBrowserMap(t *testing.T) {
 // rule are marked as the change says, "changed only" keeps just them, and a
 // closed cell explains before and after.
 func TestBrowserChange(t *testing.T) {
-	c := synthChange(60, 3)
+	c := mapsynth.Change(60, 3)
 	var b bytes.Buffer
 	if err := WriteChange(&b, c); err != nil {
 		t.Fatal(err)
@@ -246,7 +247,7 @@ func TestBrowserHostileNames(t *testing.T) {
 // namespaces, a namespace opens 200 rows at a time, search finds a column of
 // callers that are not workloads, and rows group by class.
 func TestBrowserLargeMap(t *testing.T) {
-	m := synth(1000, 2)
+	m := mapsynth.Map(1000, 2)
 	tb := open(t, render(t, m), "large")
 	var ready string
 	tb.eval(`document.body.dataset.readyMs`, &ready)

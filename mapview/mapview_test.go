@@ -11,6 +11,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/meshguard/meshguard/access"
+	"github.com/meshguard/meshguard/internal/mapsynth"
 )
 
 func render(t testing.TB, m *access.Map) string {
@@ -98,7 +99,7 @@ func TestPageCarriesTheMap(t *testing.T) {
 // TestPageLoadsNothing: no element of the page names anything to fetch (the
 // browser test also watches the requests the page makes).
 func TestPageLoadsNothing(t *testing.T) {
-	page := render(t, synth(40, 4))
+	page := render(t, mapsynth.Map(40, 4))
 	outside := strings.Replace(page, dataOf(t, page), "", 1)
 	for _, bad := range []string{"src=", "href=", "<link", "url(", "@import", "http://", "https://", "fetch(", "XMLHttpRequest", "WebSocket"} {
 		if strings.Contains(outside, bad) {
@@ -139,7 +140,7 @@ func TestHostileNames(t *testing.T) {
 
 // TestWriteChange: a change's page carries the change and says so.
 func TestWriteChange(t *testing.T) {
-	c := synthChange(12, 2)
+	c := mapsynth.Change(12, 2)
 	if len(c.Changes) == 0 {
 		t.Fatal("the synthetic change changes nothing")
 	}
@@ -172,8 +173,8 @@ func TestWriteRefuses(t *testing.T) {
 		{"nil map", WriteMap(&b, nil), "no map"},
 		{"other version", WriteMap(&b, &access.Map{Version: access.MapVersion + 1}), "map version 2, this renderer reads version 1"},
 		{"nil change", WriteChange(&b, nil), "needs both maps"},
-		{"one side", WriteChange(&b, &access.MapChange{Version: access.MapVersion, New: synth(2, 1)}), "needs both maps"},
-		{"old side's version", WriteChange(&b, &access.MapChange{Version: access.MapVersion, Old: &access.Map{}, New: synth(2, 1)}), "old map version 0"},
+		{"one side", WriteChange(&b, &access.MapChange{Version: access.MapVersion, New: mapsynth.Map(2, 1)}), "needs both maps"},
+		{"old side's version", WriteChange(&b, &access.MapChange{Version: access.MapVersion, Old: &access.Map{}, New: mapsynth.Map(2, 1)}), "old map version 0"},
 	} {
 		if tc.err == nil || !strings.Contains(tc.err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want %q", tc.name, tc.err, tc.want)
