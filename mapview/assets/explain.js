@@ -83,19 +83,19 @@ function openPanel(title, opener) {
   $('explain-title').focus();
 }
 
-function markSelected(c) {
+function markSelected(r, c) {
   Array.from(document.querySelectorAll('td.selected')).forEach(function (td) { td.classList.remove('selected'); });
-  state.selected = c;
+  state.selected = c ? { row: r, col: c.col } : null;
   if (!c) { return; }
-  var td = document.querySelector('td[data-r="' + c.row.index + '"][data-c="' + c.col.index + '"]');
+  var td = document.querySelector('td[data-r="' + r.index + '"][data-c="' + c.col.index + '"]');
   if (td) { td.classList.add('selected'); }
 }
 
-function explainCell(c, opener) {
+function explainCell(r, c, opener) {
   var b = $('explain-body');
   b.textContent = '';
-  b.appendChild(el('p', { 'data-field': 'pair' }, c.row.id + ' called by ' + c.col.rep.id));
-  var rows = model.rowsByKey.get(c.row.key) || [c.row];
+  b.appendChild(el('p', { 'data-field': 'pair' }, r.id + ' called by ' + c.col.rep.id));
+  var rows = model.rowsByKey.get(r.key) || [r];
   b.appendChild(el('p', null, 'The same answer holds for ' + rows.length + ' destination' + (rows.length === 1 ? '' : 's') +
     ' \u00d7 ' + c.col.members.length + ' client' + (c.col.members.length === 1 ? '' : 's') + ' (one class each).'));
   if (model.change) {
@@ -107,7 +107,7 @@ function explainCell(c, opener) {
   }
   members(b, 'Destinations of this class', rows.map(function (r) { return r.id; }));
   members(b, 'Clients of this column', c.col.members.map(function (m) { return m.id; }));
-  markSelected(c);
+  markSelected(r, c);
   openPanel('Explanation', opener);
 }
 
@@ -122,17 +122,19 @@ function explainColumn(col) {
     ul.appendChild(el('li', null, m.id + (who ? '  ' + who : '')));
   });
   b.appendChild(ul);
-  markSelected(null);
+  markSelected(null, null);
   openPanel('Client class: ' + col.rep.id, document.activeElement);
 }
 
 function closeExplain() {
   $('explain').hidden = true;
-  markSelected(null);
+  markSelected(null, null);
   if (lastFocus && document.body.contains(lastFocus)) { lastFocus.focus(); }
 }
 
 setup();
 render();
+// Force style and layout, so that the time below includes drawing the matrix.
+void $('matrix').offsetHeight;
 document.body.setAttribute('data-ready-ms', String(Math.round(performance.now())));
 document.body.setAttribute('data-ready', 'true');

@@ -100,27 +100,32 @@ function buildModel(kind, raw) {
   rows.forEach(function (r) {
     if (!rowsByKey.has(r.key)) { rowsByKey.set(r.key, []); }
     rowsByKey.get(r.key).push(r);
-    r.changed = 0;
-    r.cells = cols.map(function (col) {
-      var c = { row: r, col: col, answer: newIdx.get(r.newCls + ',' + col.newCls) };
+  });
+  // The rows of one key share their cells: one object per key and column, so
+  // the model grows with the classes, not with destinations times columns.
+  rowsByKey.forEach(function (same) {
+    var first = same[0], changed = 0;
+    var cells = cols.map(function (col) {
+      var c = { col: col, answer: newIdx.get(first.newCls + ',' + col.newCls) };
       if (change) {
-        c.old = oldIdx.get(r.oldCls + ',' + col.oldCls);
-        c.change = changes.get(r.id + '\n' + col.rep.id);
+        c.old = oldIdx.get(first.oldCls + ',' + col.oldCls);
+        c.change = changes.get(first.id + '\n' + col.rep.id);
       }
       c.verdict = verdictOf(c.answer);
       c.shadow = shadowDiffers(c.answer);
       c.policies = policyText(c.answer) + (c.old ? ' ' + policyText(c.old) : '');
-      var n = col.members.length;
+      var n = col.members.length * same.length;
       counts.pairs += n;
       counts[c.verdict] += n;
       if (c.shadow) { counts.shadow += n; }
       if (c.change) {
-        r.changed++;
-        col.changed++;
+        changed++;
+        col.changed += same.length;
         counts[c.change.kind] = (counts[c.change.kind] || 0) + n;
       }
       return c;
     });
+    same.forEach(function (r) { r.cells = cells; r.changed = changed; });
   });
   return {
     kind: kind, change: change, mesh: (newMap && newMap.mesh) || '', rows: rows, cols: cols,

@@ -154,6 +154,15 @@ function head(cols) {
   });
   thead.appendChild(kinds);
   thead.appendChild(names);
+  // Fixed column widths: the browser lays the table out from them instead of
+  // measuring every cell, which keeps a large map fast to draw and to open.
+  var table = $('matrix'), cg = table.querySelector('colgroup');
+  if (cg) { table.removeChild(cg); }
+  cg = el('colgroup');
+  cg.appendChild(el('col', { className: 'c-dest' }));
+  cols.forEach(function () { cg.appendChild(el('col', { className: 'c-cell' })); });
+  table.insertBefore(cg, thead);
+  table.style.width = (16 + 6.5 * cols.length) + 'rem';
 }
 
 function decorate(td, c, dim) {
@@ -166,12 +175,12 @@ function decorate(td, c, dim) {
   if (c.change) { td.setAttribute('data-change', c.change.kind); }
 }
 
-function cellTD(c, dim) {
-  var td = el('td', { 'data-r': c.row.index, 'data-c': c.col.index, 'data-dest': c.row.id, 'data-client': c.col.rep.id });
+function cellTD(r, c, dim) {
+  var td = el('td', { 'data-r': r.index, 'data-c': c.col.index, 'data-dest': r.id, 'data-client': c.col.rep.id });
   decorate(td, c, dim);
-  if (state.selected && state.selected.row === c.row && state.selected.col === c.col) { td.className += ' selected'; }
+  if (state.selected && state.selected.row === r && state.selected.col === c.col) { td.className += ' selected'; }
   var text = SYMBOL[c.verdict] + (c.change ? ' ' + CHANGE_MARK[c.change.kind] : '');
-  var label = c.row.id + ' from ' + c.col.rep.id + (c.col.members.length > 1 ? ' and ' + (c.col.members.length - 1) + ' more' : '') +
+  var label = r.id + ' from ' + c.col.rep.id + (c.col.members.length > 1 ? ' and ' + (c.col.members.length - 1) + ' more' : '') +
     ': ' + c.verdict + (c.shadow ? ', shadow ' + c.answer.shadowDecision : '') + (c.change ? ', ' + c.change.kind : '');
   td.appendChild(el('button', { type: 'button', 'aria-label': label }, text));
   return td;
@@ -199,45 +208,63 @@ function aggregate(g, col, dim) {
 
 function isOpen(g) { return state.open.has(g.key) ? !state.allOpen : state.allOpen; }
 
+// groupBody is one group's tbody: its header row with the aggregate cells and,
+// when open, its first rows.
+function groupBody(g, v) {
+  var tb = el('tbody', { 'data-group': g.key });
+  var hr = el('tr', { className: 'group' });
+  var th = el('th', { scope: 'rowgroup' });
+  var open = isOpen(g);
+  th.appendChild(el('button', { type: 'button', className: 'toggle', 'aria-expanded': String(open), 'data-toggle': g.key }, open ? '\u25be' : '\u25b8'));
+  th.appendChild(document.createTextNode(g.label + ' (' + g.rows.length + ')'));
+  hr.appendChild(th);
+  v.cols.forEach(function (col) { hr.appendChild(aggregate(g, col, v.dim)); });
+  tb.appendChild(hr);
+  if (!open) { return tb; }
+  var limit = state.limit.get(g.key) || PAGE;
+  g.rows.slice(0, limit).forEach(function (r) {
+    var tr = el('tr');
+    tr.appendChild(el('th', { scope: 'row' }, r.id));
+    v.cols.forEach(function (col) { var c = r.cells[col.index]; tr.appendChild(cellTD(r, c, v.dim(c))); });
+    tb.appendChild(tr);
+  });
+  if (g.rows.length > limit) {
+    var more = el('tr', { className: 'more' });
+    var td = el('td', { colspan: String(v.cols.length + 1) });
+    td.appendChild(el('button', { type: 'button', 'data-more': g.key }, 'show ' + Math.min(PAGE, g.rows.length - limit) + ' more of ' + (g.rows.length - limit)));
+    more.appendChild(td);
+    tb.appendChild(more);
+  }
+  return tb;
+}
+
 function body(v) {
   var table = $('matrix');
   Array.from(table.tBodies).forEach(function (b) { table.removeChild(b); });
-  var groups = groupRows(model, v.rows, state.group);
-  groups.forEach(function (g) {
-    var tb = el('tbody', { 'data-group': g.key });
-    var hr = el('tr', { className: 'group' });
-    var th = el('th', { scope: 'rowgroup' });
-    var open = isOpen(g);
-    var t = el('button', { type: 'button', className: 'toggle', 'aria-expanded': String(open), 'data-toggle': g.key }, open ? '\u25be' : '\u25b8');
-    th.appendChild(t);
-    th.appendChild(document.createTextNode(g.label + ' (' + g.rows.length + ')'));
-    hr.appendChild(th);
-    v.cols.forEach(function (col) { hr.appendChild(aggregate(g, col, v.dim)); });
-    tb.appendChild(hr);
-    if (open) {
-      var limit = state.limit.get(g.key) || PAGE;
-      g.rows.slice(0, limit).forEach(function (r) {
-        var tr = el('tr');
-        tr.appendChild(el('th', { scope: 'row' }, r.id));
-        v.cols.forEach(function (col) { var c = r.cells[col.index]; tr.appendChild(cellTD(c, v.dim(c))); });
-        tb.appendChild(tr);
-      });
-      if (g.rows.length > limit) {
-        var more = el('tr', { className: 'more' });
-        var td = el('td', { colspan: String(v.cols.length + 1) });
-        td.appendChild(el('button', { type: 'button', 'data-more': g.key }, 'show ' + Math.min(PAGE, g.rows.length - limit) + ' more of ' + (g.rows.length - limit)));
-        more.appendChild(td);
-        tb.appendChild(more);
-      }
-    }
-    table.appendChild(tb);
-  });
+  state.groups = groupRows(model, v.rows, state.group);
+  state.groups.forEach(function (g) { table.appendChild(groupBody(g, v)); });
   $('matrix-caption').textContent = v.rows.length + ' of ' + model.rows.length + ' destinations, ' + v.cols.length + ' of ' +
-    model.cols.length + ' client classes shown' + (groups.length ? '' : ': no cell matches the filters');
+    model.cols.length + ' client classes shown' + (state.groups.length ? '' : ': no cell matches the filters');
+}
+
+// redraw draws one group again (opened, closed, or more rows), leaving the rest
+// of the table alone, and puts the focus back on its toggle.
+function redraw(key, focusToggle) {
+  var g = state.groups.filter(function (x) { return x.key === key; })[0];
+  var old = Array.from($('matrix').tBodies).filter(function (b) { return b.getAttribute('data-group') === key; })[0];
+  if (!g || !old) { render(); return; }
+  var tb = groupBody(g, state.view);
+  old.parentNode.replaceChild(tb, old);
+  if (focusToggle) { tb.querySelector('button[data-toggle]').focus(); }
+}
+
+function toggle(key) {
+  if (state.open.has(key)) { state.open['delete'](key); } else { state.open.add(key); }
 }
 
 function render() {
   var v = visible();
+  state.view = v;
   head(v.cols);
   body(v);
 }
@@ -245,33 +272,29 @@ function render() {
 function onMatrixClick(e) {
   var b = e.target.closest('button');
   if (!b) { return; }
-  var toggle = b.getAttribute('data-toggle'), more = b.getAttribute('data-more'), col = b.getAttribute('data-col');
+  var key = b.getAttribute('data-toggle'), more = b.getAttribute('data-more'), col = b.getAttribute('data-col');
   var td = b.closest('td');
-  if (toggle !== null) {
-    if (state.open.has(toggle)) { state.open['delete'](toggle); } else { state.open.add(toggle); }
-    render();
-    var again = document.querySelector('button[data-toggle="' + CSS.escape(toggle) + '"]');
-    if (again) { again.focus(); }
+  if (key !== null) {
+    toggle(key);
+    redraw(key, true);
   } else if (more !== null) {
     state.limit.set(more, (state.limit.get(more) || PAGE) + PAGE);
-    render();
+    redraw(more, false);
   } else if (col !== null) {
     explainColumn(model.cols[Number(col)]);
   } else if (td && td.hasAttribute('data-r')) {
     var r = model.rows[Number(td.getAttribute('data-r'))];
-    explainCell(r.cells[Number(td.getAttribute('data-c'))], b);
+    explainCell(r, r.cells[Number(td.getAttribute('data-c'))], b);
   } else if (td && td.hasAttribute('data-group')) {
-    var key = td.getAttribute('data-group');
-    var g = groupRows(model, visible().rows, state.group).filter(function (x) { return x.key === key; })[0];
+    // A group's cell explains when every row of the group has the same answers
+    // (one class); otherwise it opens the group.
+    var g = state.groups.filter(function (x) { return x.key === td.getAttribute('data-group'); })[0];
     if (!g) { return; }
-    var c = g.rows[0].cells[Number(td.getAttribute('data-c'))];
-    var uniform = g.rows.every(function (r) { return r.key === g.rows[0].key; });
-    if (uniform) {
-      explainCell(c, b);
-    } else {
-      if (isOpen(g)) { return; }
-      if (state.open.has(key)) { state.open['delete'](key); } else { state.open.add(key); }
-      render();
+    if (g.rows.every(function (x) { return x.key === g.rows[0].key; })) {
+      explainCell(g.rows[0], g.rows[0].cells[Number(td.getAttribute('data-c'))], b);
+    } else if (!isOpen(g)) {
+      toggle(g.key);
+      redraw(g.key, false);
     }
   }
 }
