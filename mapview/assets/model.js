@@ -4,8 +4,11 @@
 // column gets the same answer from every destination, and one lookup per row and
 // column gives the cell. Nothing here touches the DOM.
 
-var CLIENT_KINDS = ['workload', 'unauthenticated', 'other-mesh', 'network'];
-var KIND_LABELS = { 'workload': 'workloads', 'unauthenticated': 'unauthenticated', 'other-mesh': 'another mesh', 'network': 'network' };
+var CLIENT_KINDS = ['workload', 'other-service', 'unauthenticated', 'other-mesh', 'network'];
+var KIND_LABELS = {
+  'workload': 'workloads', 'other-service': 'other services', 'unauthenticated': 'unauthenticated',
+  'other-mesh': 'another mesh', 'network': 'networks'
+};
 
 // cellIndex maps "destinationClass,clientClass" to the cell's answer.
 function cellIndex(m) {

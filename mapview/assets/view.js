@@ -130,6 +130,14 @@ function summary() {
   $('legend').textContent = legend + ' Select a cell (Tab, Enter) for the explanation.';
 }
 
+// shortName is what a column header has room for: the workload's name
+// (its namespace goes below), else the client's ID.
+function shortName(m) {
+  var w = m.peer.name || m.peer.workload || '';
+  if (m.kind === 'workload' && w) { return w.slice(w.lastIndexOf('/') + 1); }
+  return m.id;
+}
+
 function head(cols) {
   var thead = $('matrix-head');
   thead.textContent = '';
@@ -145,9 +153,9 @@ function head(cols) {
     }
     span.n += 1;
     span.colSpan = span.n;
-    var label = c.rep.id.length > 22 ? c.rep.id.slice(0, 21) + '\u2026' : c.rep.id;
     var th = el('th', { scope: 'col', title: c.members.slice(0, 30).map(function (m) { return m.id; }).join('\n') });
-    var b = el('button', { type: 'button', className: 'head', 'data-col': c.index }, label);
+    var b = el('button', { type: 'button', className: 'head', 'data-col': c.index, 'aria-label': c.rep.id + (c.members.length > 1 ? ' and ' + (c.members.length - 1) + ' more' : '') }, shortName(c.rep));
+    if (c.rep.peer.namespace) { b.appendChild(el('small', null, c.rep.peer.namespace)); }
     if (c.members.length > 1) { b.appendChild(el('small', null, '+' + (c.members.length - 1) + ' alike')); }
     th.appendChild(b);
     names.appendChild(th);
@@ -162,7 +170,7 @@ function head(cols) {
   cg.appendChild(el('col', { className: 'c-dest' }));
   cols.forEach(function () { cg.appendChild(el('col', { className: 'c-cell' })); });
   table.insertBefore(cg, thead);
-  table.style.width = (16 + 6.5 * cols.length) + 'rem';
+  table.style.width = (16 + 7.5 * cols.length) + 'rem';
 }
 
 function decorate(td, c, dim) {
