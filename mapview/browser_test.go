@@ -71,7 +71,7 @@ func (b *browser) context(t testing.TB) context.Context {
 		path, skip := findChromium()
 		b.skip = skip
 		if skip == "" {
-			opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.WindowSize(1100, 680))
+			opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.WindowSize(1200, 680))
 			if os.Geteuid() == 0 {
 				opts = append(opts, chromedp.NoSandbox)
 			}
@@ -126,7 +126,7 @@ func open(t testing.TB, page, name string) *tab {
 	t.Cleanup(tcancel)
 	tb.ctx = tctx
 	t.Cleanup(tb.check)
-	tb.do(chromedp.EmulateViewport(1100, 680), chromedp.Navigate(tb.url))
+	tb.do(chromedp.EmulateViewport(1200, 680), chromedp.Navigate(tb.url))
 	tb.waitFor(`document.body.dataset.ready === 'true'`)
 	return tb
 }

@@ -127,7 +127,9 @@ func kumaFixture(t testing.TB) *access.Map {
 		cid := a.Client.Tags["k8s.kuma.io/namespace"] + "/" + a.Client.Tags["app"]
 		if _, ok := cIdx[cid]; !ok {
 			cIdx[cid] = len(g.clients)
-			g.clients = append(g.clients, access.MapClient{ID: cid, Kind: access.ClientWorkload, Peer: a.Client})
+			peer := a.Client
+			peer.Namespace, peer.Workload = a.Client.Tags["k8s.kuma.io/namespace"], "Deployment/"+a.Client.Tags["app"]
+			g.clients = append(g.clients, access.MapClient{ID: cid, Kind: access.ClientWorkload, Peer: peer})
 		}
 		pairs = append(pairs, pair{dIdx[did], cIdx[cid], a})
 	}
