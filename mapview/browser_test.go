@@ -71,10 +71,10 @@ func (b *browser) context(t testing.TB) context.Context {
 		path, skip := findChromium()
 		b.skip = skip
 		if skip == "" {
-			opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.WindowSize(1200, 680))
-			if os.Geteuid() == 0 {
-				opts = append(opts, chromedp.NoSandbox)
-			}
+			// No sandbox: the pages are the test's own files, and Chromium's sandbox
+			// cannot start as root, in many containers, or on runners that forbid
+			// unprivileged user namespaces.
+			opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.WindowSize(1200, 680), chromedp.NoSandbox)
 			actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
 			bctx, bcancel := chromedp.NewContext(actx)
 			b.stop = []context.CancelFunc{bcancel, acancel}

@@ -88,7 +88,7 @@ func TestPageCarriesTheMap(t *testing.T) {
 		t.Fatalf("scripts %q, want the map's JSON and one script", types)
 	}
 	csp := regexp.MustCompile(`http-equiv="Content-Security-Policy" content="([^"]*)"`).FindStringSubmatch(page)
-	if csp == nil || !strings.Contains(csp[1], "default-src &#39;none&#39;") || !strings.Contains(csp[1], hash(texts[1])) {
+	if csp == nil || !strings.Contains(html.UnescapeString(csp[1]), "default-src 'none'") || !strings.Contains(html.UnescapeString(csp[1]), hash(texts[1])) {
 		t.Errorf("the Content-Security-Policy does not pin the script: %v", csp)
 	}
 	if again := render(t, m); again != page {

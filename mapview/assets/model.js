@@ -54,24 +54,9 @@ function verdictOf(a) { return a ? a.decision : 'none'; }
 
 function shadowDiffers(a) { return !!(a && a.shadowDecision && a.shadowDecision !== a.decision); }
 
-function buildModel(kind, raw) {
-  var change = kind === 'change';
-  var newMap = change ? raw['new'] : raw;
-  var oldMap = change ? raw.old : null;
-  var sides = [{ map: newMap, field: 'newCls' }];
-  if (change) { sides.push({ map: oldMap, field: 'oldCls' }); }
-  var newIdx = cellIndex(newMap), oldIdx = cellIndex(oldMap);
-  var keyOf = function (e) { return change ? e.newCls + '/' + e.oldCls : String(e.newCls); };
-
-  var rows = collect('destinations', sides);
-  rows.forEach(function (r, i) {
-    r.index = i;
-    r.ns = namespaceOf(r.id, r.peer);
-    r.key = keyOf(r);
-    r.text = (r.id + ' ' + (r.peer.workload || '') + ' ' + (r.peer.name || '')).toLowerCase();
-  });
-
-  var clients = collect('clients', sides);
+// columns groups the clients into columns by class key, workloads first, then
+// the kinds of callers that are not workloads of the input.
+function columns(clients, keyOf) {
   var cols = [], colByKey = new Map();
   clients.forEach(function (c) {
     var key = keyOf(c);
@@ -93,6 +78,27 @@ function buildModel(kind, raw) {
     col.text = col.members.map(function (m) { return m.id; }).join('\n').toLowerCase();
     col.changed = 0;
   });
+  return cols;
+}
+
+function buildModel(kind, raw) {
+  var change = kind === 'change';
+  var newMap = change ? raw['new'] : raw;
+  var oldMap = change ? raw.old : null;
+  var sides = [{ map: newMap, field: 'newCls' }];
+  if (change) { sides.push({ map: oldMap, field: 'oldCls' }); }
+  var newIdx = cellIndex(newMap), oldIdx = cellIndex(oldMap);
+  var keyOf = function (e) { return change ? e.newCls + '/' + e.oldCls : String(e.newCls); };
+
+  var rows = collect('destinations', sides);
+  rows.forEach(function (r, i) {
+    r.index = i;
+    r.ns = namespaceOf(r.id, r.peer);
+    r.key = keyOf(r);
+    r.text = (r.id + ' ' + (r.peer.workload || '') + ' ' + (r.peer.name || '')).toLowerCase();
+  });
+
+  var cols = columns(collect('clients', sides), keyOf);
 
   var changes = new Map();
   if (change) {
