@@ -77,34 +77,32 @@ func TestActionMap(t *testing.T) {
 	}
 }
 
-// TestActionMapReal runs the map step with meshguard itself on a pull request
-// that adds a permission, once meshguard has the map command.
-func TestActionMapReal(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds meshguard")
-	}
-	needTool(t, "bash", "apt-get install bash")
-	needTool(t, "git", "apt-get install git")
-	bin := buildBinary(t)
-	if out, code := sh(t, t.TempDir(), nil, filepath.Join(bin, "meshguard"), "map", "--help"); code != 0 {
-		t.Skipf("this meshguard has no map command yet (TestActionMap covers the step):\n%s", out)
-	}
-	script, err := filepath.Abs(filepath.Join(repoRoot, "action", "run.sh"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	work := t.TempDir()
-	for _, f := range []string{"policies.yaml", "workloads.yaml"} {
-		copyFile(t, filepath.Join(repoRoot, "examples/check/kuma", f), filepath.Join(work, "mesh", f))
-	}
-	gitRepo(t, work)
-	copyFile(t, filepath.Join(repoRoot, "examples/valid/04-workload-owner.yaml"), filepath.Join(work, "mesh/owner.yaml"))
-	tmp := t.TempDir()
-	log, code := sh(t, work, actionEnv(t, bin, tmp, "INPUT_PATHS=mesh", "INPUT_BASE=HEAD"), "bash", script, "map")
-	page := readFile(t, filepath.Join(tmp, "meshguard-map", "meshguard-map.html"))
-	summary := readFile(t, filepath.Join(tmp, "summary"))
-	if code != 0 || strings.Contains(log, "::warning::") || !strings.HasPrefix(page, "<!DOCTYPE html>") ||
-		!strings.Contains(page, `data-kind="change"`) || !strings.Contains(summary, "## meshguard access map change") {
-		t.Errorf("map step with meshguard: exit %d\n%s\nsummary:\n%s", code, log, summary)
-	}
+// actionMapReal runs the map step with meshguard itself (bin, which
+// TestActionScript builds) on a pull request that adds a permission, once
+// meshguard has the map command.
+func actionMapReal(t *testing.T, bin string) {
+	t.Run("map step with meshguard", func(t *testing.T) {
+		needTool(t, "git", "apt-get install git")
+		if out, code := sh(t, t.TempDir(), nil, filepath.Join(bin, "meshguard"), "map", "--help"); code != 0 {
+			t.Skipf("this meshguard has no map command yet (TestActionMap covers the step):\n%s", out)
+		}
+		script, err := filepath.Abs(filepath.Join(repoRoot, "action", "run.sh"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		work := t.TempDir()
+		for _, f := range []string{"policies.yaml", "workloads.yaml"} {
+			copyFile(t, filepath.Join(repoRoot, "examples/check/kuma", f), filepath.Join(work, "mesh", f))
+		}
+		gitRepo(t, work)
+		copyFile(t, filepath.Join(repoRoot, "examples/valid/04-workload-owner.yaml"), filepath.Join(work, "mesh/owner.yaml"))
+		tmp := t.TempDir()
+		log, code := sh(t, work, actionEnv(t, bin, tmp, "INPUT_PATHS=mesh", "INPUT_BASE=HEAD"), "bash", script, "map")
+		page := readFile(t, filepath.Join(tmp, "meshguard-map", "meshguard-map.html"))
+		summary := readFile(t, filepath.Join(tmp, "summary"))
+		if code != 0 || strings.Contains(log, "::warning::") || !strings.HasPrefix(page, "<!DOCTYPE html>") ||
+			!strings.Contains(page, `data-kind="change"`) || !strings.Contains(summary, "## meshguard access map change") {
+			t.Errorf("map step with meshguard: exit %d\n%s\nsummary:\n%s", code, log, summary)
+		}
+	})
 }
