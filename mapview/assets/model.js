@@ -4,10 +4,10 @@
 // column gets the same answer from every destination, and one lookup per row and
 // column gives the cell. Nothing here touches the DOM.
 
-var CLIENT_KINDS = ['workload', 'other-service', 'unauthenticated', 'other-mesh', 'network'];
+var CLIENT_KINDS = ['workload', 'named', 'other-service', 'unauthenticated', 'other-mesh', 'network'];
 var KIND_LABELS = {
-  'workload': 'workloads', 'other-service': 'other services', 'unauthenticated': 'unauthenticated',
-  'other-mesh': 'another mesh', 'network': 'networks'
+  'workload': 'workloads', 'named': 'named by policies, no workload', 'other-service': 'other services',
+  'unauthenticated': 'unauthenticated', 'other-mesh': 'another mesh', 'network': 'networks'
 };
 
 // cellIndex maps "destinationClass,clientClass" to the cell's answer.
