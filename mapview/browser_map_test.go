@@ -274,3 +274,14 @@ func TestBrowserLargeMap(t *testing.T) {
 		t.Errorf("rows by class: %d groups, want the 6 destination classes", groups)
 	}
 }
+
+// TestBrowserEmptyMap: a map with nothing in it (no workload in the input)
+// opens, says so, and throws nothing.
+func TestBrowserEmptyMap(t *testing.T) {
+	tb := open(t, render(t, &access.Map{Version: access.MapVersion, Mesh: "linkerd", Notes: []string{"no workload in the input"}}), "empty")
+	var caption string
+	tb.eval(`document.getElementById('matrix-caption').textContent + ' | ' + document.getElementById('notes-list').textContent`, &caption)
+	if !strings.Contains(caption, "0 of 0 destinations") || !strings.Contains(caption, "no workload in the input") {
+		t.Errorf("an empty map says %q", caption)
+	}
+}
