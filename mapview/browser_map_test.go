@@ -285,3 +285,35 @@ func TestBrowserEmptyMap(t *testing.T) {
 		t.Errorf("an empty map says %q", caption)
 	}
 }
+
+// TestBrowserLinkerd: the panel says what check says of a Linkerd call: the
+// Server, the route, the authorization and its authentication, and the
+// authorizations considered in order.
+func TestBrowserLinkerd(t *testing.T) {
+	m := linkerdFixture(t)
+	tb := open(t, render(t, m), "linkerd")
+	if rows := tb.shown(); !slices.Equal(rows, []string{"shop/web:8080", "shop/web:9990", "shop/web:9100"}) {
+		t.Fatalf("rows %q, want the web pods' three ports", rows)
+	}
+	for _, c := range tb.cells() {
+		if want := answerOf(t, m, c.Dest, c.Client).Decision; c.Verdict != want {
+			t.Errorf("%s from %s: the page shows %s, the map says %s", c.Dest, c.Client, c.Verdict, want)
+		}
+	}
+	tb.do(chromedp.Click(cellButton("shop/web:8080", "shop/gateway")))
+	tb.waitFor(`!document.getElementById('explain').hidden`)
+	a := answerOf(t, m, "shop/web:8080", "shop/gateway")
+	checkExplanation(t, tb, "new", a)
+	if got := tb.field("new", "server"); got != a.Server {
+		t.Errorf("server %q, want %q", got, a.Server)
+	}
+	if got := tb.field("new", "route"); got != a.Route {
+		t.Errorf("route %q, want %q", got, a.Route)
+	}
+	if got := tb.field("new", "authentication"); a.DecidedBy.Authentication == nil || !strings.Contains(got, a.DecidedBy.Authentication.Policy) {
+		t.Errorf("authentication %q, want %+v", got, a.DecidedBy.Authentication)
+	}
+	if got := tb.list("new", "considered"); !slices.Equal(got, a.Considered) {
+		t.Errorf("authorizations considered %q, want %q", got, a.Considered)
+	}
+}

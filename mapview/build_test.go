@@ -98,12 +98,46 @@ func (g grid) build() *access.Map {
 // pair of six workloads (testdata/gen-kuma-answers.sh).
 func kumaFixture(t testing.TB) *access.Map {
 	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", "kuma-answers.json"))
+	m := answersFixture(t, "kuma-answers.json", "kuma", func(a access.Answer) (string, access.MapClient) {
+		_, name := access.SplitRef(a.Destination.Workload)
+		ns, app := a.Client.Tags["k8s.kuma.io/namespace"], a.Client.Tags["app"]
+		peer := a.Client
+		peer.Namespace, peer.Workload = ns, "Deployment/"+app
+		return a.Destination.Namespace + "/" + name + ":8080", access.MapClient{ID: ns + "/" + app, Kind: access.ClientWorkload, Peer: peer}
+	})
+	m.Notes = []string{"fixture: the answers of meshguard check on examples/check/kuma and mapview/testdata/kuma-workloads.yaml"}
+	return m
+}
+
+// linkerdFixture is the map of check's real answers for the three ports of
+// examples/check/linkerd's web pods and four clients
+// (testdata/gen-linkerd-answers.sh).
+func linkerdFixture(t testing.TB) *access.Map {
+	t.Helper()
+	return answersFixture(t, "linkerd-answers.json", "linkerd", func(a access.Answer) (string, access.MapClient) {
+		_, name := access.SplitRef(a.Destination.Workload)
+		dest := a.Destination.Namespace + "/" + name + ":" + a.Destination.Port
+		if a.Client.Unauthenticated {
+			return dest, access.MapClient{ID: "unauthenticated " + a.Client.IP, Kind: access.ClientUnauthenticated, Peer: a.Client}
+		}
+		sa, rest, _ := strings.Cut(a.Client.Identity, ".")
+		ns, _, _ := strings.Cut(rest, ".")
+		peer := a.Client
+		peer.Namespace, peer.Name = ns, sa
+		return dest, access.MapClient{ID: ns + "/" + sa, Kind: access.ClientWorkload, Peer: peer}
+	})
+}
+
+// answersFixture reads a stream of check's answers and builds their map; ids
+// names each answer's destination and client.
+func answersFixture(t testing.TB, file, mesh string, ids func(access.Answer) (string, access.MapClient)) *access.Map {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", file))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	g := grid{mesh: "kuma"}
+	g := grid{mesh: mesh}
 	dIdx, cIdx := map[string]int{}, map[string]int{}
 	type pair struct {
 		d, c int
@@ -118,20 +152,16 @@ func kumaFixture(t testing.TB) *access.Map {
 		} else if err != nil {
 			t.Fatal(err)
 		}
-		_, name := access.SplitRef(a.Destination.Workload)
-		did := a.Destination.Namespace + "/" + name + ":8080"
+		did, client := ids(a)
 		if _, ok := dIdx[did]; !ok {
 			dIdx[did] = len(g.dests)
 			g.dests = append(g.dests, access.MapDestination{ID: did, Peer: a.Destination})
 		}
-		cid := a.Client.Tags["k8s.kuma.io/namespace"] + "/" + a.Client.Tags["app"]
-		if _, ok := cIdx[cid]; !ok {
-			cIdx[cid] = len(g.clients)
-			peer := a.Client
-			peer.Namespace, peer.Workload = a.Client.Tags["k8s.kuma.io/namespace"], "Deployment/"+a.Client.Tags["app"]
-			g.clients = append(g.clients, access.MapClient{ID: cid, Kind: access.ClientWorkload, Peer: peer})
+		if _, ok := cIdx[client.ID]; !ok {
+			cIdx[client.ID] = len(g.clients)
+			g.clients = append(g.clients, client)
 		}
-		pairs = append(pairs, pair{dIdx[did], cIdx[cid], a})
+		pairs = append(pairs, pair{dIdx[did], cIdx[client.ID], a})
 	}
 	g.answers = make([][]*access.Answer, len(g.dests))
 	for d := range g.answers {
@@ -140,9 +170,7 @@ func kumaFixture(t testing.TB) *access.Map {
 	for _, p := range pairs {
 		g.answers[p.d][p.c] = &p.a
 	}
-	m := g.build()
-	m.Notes = []string{"fixture: the answers of meshguard check on examples/check/kuma and mapview/testdata/kuma-workloads.yaml"}
-	return m
+	return g.build()
 }
 
 // TestBuilderClasses holds the test builder to the contract it stands in for:
