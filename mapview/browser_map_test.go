@@ -244,8 +244,9 @@ func TestBrowserHostileNames(t *testing.T) {
 }
 
 // TestBrowserLargeMap: a map of 1,000 destinations opens collapsed to its
-// namespaces, a namespace opens 200 rows at a time, search finds a column of
-// callers that are not workloads, and rows group by class.
+// namespaces, a filter that leaves one row shows it, a namespace opens 200 rows
+// at a time, search finds a column of callers that are not workloads, and rows
+// group by class.
 func TestBrowserLargeMap(t *testing.T) {
 	m := mapsynth.Map(1000, 2)
 	tb := open(t, render(t, m), "large")
@@ -255,6 +256,12 @@ func TestBrowserLargeMap(t *testing.T) {
 	if rows := tb.shown(); len(rows) != 0 {
 		t.Errorf("a large map opens with %d rows drawn, want its namespaces collapsed", len(rows))
 	}
+	// Filters that leave few rows open their groups.
+	tb.choose("f-workload", "team-01/app-0001:8080")
+	if rows := tb.shown(); !slices.Equal(rows, []string{"team-01/app-0001:8080"}) {
+		t.Errorf("workload team-01/app-0001:8080 shows %q", rows)
+	}
+	tb.choose("f-workload", "")
 	tb.do(chromedp.Click(chromedp.CSS(`button[data-toggle="ns team-00"]`)))
 	tb.waitFor(`document.querySelectorAll('#matrix tbody th[scope=row]').length === 200`)
 	tb.do(chromedp.Click(chromedp.CSS(`button[data-more="ns team-00"]`)))

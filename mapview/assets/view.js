@@ -32,7 +32,7 @@ var dataEl = $('meshguard-data');
 var model = buildModel(dataEl.getAttribute('data-kind'), JSON.parse(dataEl.textContent));
 var state = {
   ns: '', workload: '', client: '', verdict: '', search: '', changedOnly: false, group: 'namespace',
-  open: new Set(), limit: new Map(), allOpen: model.rows.length <= OPEN_LIMIT, selected: null
+  open: new Map(), limit: new Map(), allOpen: null, selected: null
 };
 
 function cellMatches(c) {
@@ -214,7 +214,14 @@ function aggregate(g, col, dim) {
   return td;
 }
 
-function isOpen(g) { return state.open.has(g.key) ? !state.allOpen : state.allOpen; }
+// isOpen: a group the user opened or closed stays so; otherwise "expand all" and
+// "collapse all" decide, and before either, groups are open when the rows the
+// filters leave are few enough to draw at once.
+function isOpen(g) {
+  if (state.open.has(g.key)) { return state.open.get(g.key); }
+  if (state.allOpen !== null) { return state.allOpen; }
+  return state.view.rows.length <= OPEN_LIMIT;
+}
 
 // groupBody is one group's tbody: its header row with the aggregate cells and,
 // when open, its first rows.
@@ -267,7 +274,8 @@ function redraw(key, focusToggle) {
 }
 
 function toggle(key) {
-  if (state.open.has(key)) { state.open['delete'](key); } else { state.open.add(key); }
+  var g = state.groups.filter(function (x) { return x.key === key; })[0];
+  if (g) { state.open.set(key, !isOpen(g)); }
 }
 
 function render() {
