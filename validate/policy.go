@@ -229,7 +229,8 @@ func scopeMessage(kind, section string, when api.Scope) string {
 // refuses it, a warning where Kuma accepts a policy that has no effect.
 func (v *validator) requireSections(s api.Targeted, n map[string]int, p *field.Path) {
 	sh := v.kind.Shared
-	if v.kind.Sections&(api.SecTo|api.SecFrom|api.SecRules) == 0 {
+	sections := v.kind.SectionsIn(v.s.KumaVersion)
+	if sections&(api.SecTo|api.SecFrom|api.SecRules) == 0 {
 		if s.HasDefault() {
 			return
 		}
@@ -245,7 +246,7 @@ func (v *validator) requireSections(s api.Targeted, n map[string]int, p *field.P
 		return
 	}
 	var want []string
-	for _, name := range v.kind.Sections.Names() {
+	for _, name := range sections.Names() {
 		if name != "targetRef" && name != "default" {
 			want = append(want, "'"+name+"'")
 		}
@@ -265,7 +266,7 @@ func (v *validator) requireSomething(has bool, p *field.Path) {
 	if has {
 		return
 	}
-	names := v.kind.Sections.Names()
+	names := v.kind.SectionsIn(v.s.KumaVersion).Names()
 	var want []string
 	for _, n := range names {
 		if n != "targetRef" {

@@ -100,6 +100,12 @@ func (v *validator) ref(r api.TargetRef, p *field.Path, pl place, allowedKinds [
 		v.err(e, code)
 		return false
 	}
+	if !api.KumaBefore(v.s.KumaVersion, api.Kuma30) && v.schemaSaid(p.Child("kind")) {
+		// Kuma 3.0's CRD refused a kind it removed (MeshServiceSubset,
+		// MeshSubset, a top-level MeshService), saying what to write instead:
+		// the fields that kind wanted in 2.14 are no longer the question.
+		return false
+	}
 	rule, _ := ruleFor(r.Kind)
 	v.refFields(r, rule, p, pl)
 	return true
@@ -264,7 +270,9 @@ func (v *validator) deprecatedRef(r api.TargetRef, p *field.Path, pl place) {
 	case pl == placeFrom && (r.Kind == api.RefMeshService || r.Kind == api.RefMeshServiceSubset):
 		msg = fmt.Sprintf("%s in 'from' is deprecated; use MeshSubset with tag kuma.io/service", r.Kind)
 	}
-	if msg != "" {
+	// A release whose CRD refuses the kind (Kuma 3.0's top-level Mesh or Dataplane)
+	// has said so as MG002, with what to write instead: no second finding.
+	if msg != "" && !v.schemaSaid(p.Child("kind")) {
 		v.warn(field.Invalid(p.Child("kind"), string(r.Kind), msg), CodeDeprecated)
 	}
 }
