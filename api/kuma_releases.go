@@ -129,3 +129,42 @@ func KumaFieldAdvice(version, kind, path string) string {
 	}
 	return ""
 }
+
+// SharedIn are the kind's KumaRules in Kuma release version: Shared, with what Kuma
+// 3.0's validators changed beyond removing `from` (MeshCircuitBreaker takes `rules`
+// beside `to`; MeshRateLimit needs one of `to` or `rules`).
+func (k *Kind) SharedIn(version string) KumaRules {
+	sh := k.Shared
+	if KumaBefore(version, Kuma30) || k.Group != KumaGroup {
+		return sh
+	}
+	switch k.Kind {
+	case KindMeshCircuitBreaker:
+		sh.RulesExclude = 0
+	case KindMeshRateLimit:
+		sh.Require = SecTo | SecRules
+	}
+	return sh
+}
+
+// ToKindsIn are the kinds a `to` item may name under top-level kind top in Kuma
+// release version: ToKinds, and from Kuma 3.0 a MeshLoadBalancingStrategy `to` may
+// name a MeshExternalService (configured on the zone proxy that egresses to it).
+func (k *Kind) ToKindsIn(top RefKind, version string) []RefKind {
+	kinds := k.ToKinds(top)
+	if k.Kind == KindMeshLoadBalancingStrategy && !KumaBefore(version, Kuma30) && !containsRef(kinds, RefMeshExternalService) {
+		kinds = append(append([]RefKind{}, kinds...), RefMeshExternalService)
+	}
+	return kinds
+}
+
+// MirrorRefsIn are the kinds a route's requestMirror.backendRef may name in Kuma
+// release version: MirrorRefs, and from Kuma 3.0 the real resources a backendRef
+// names (MeshService, MeshExternalService, MeshMultiZoneService) instead of
+// MeshServiceSubset.
+func (k *Kind) MirrorRefsIn(version string) []RefKind {
+	if KumaBefore(version, Kuma30) || len(k.MirrorRefs) == 0 {
+		return k.MirrorRefs
+	}
+	return []RefKind{RefMeshService, RefMeshExternalService, RefMeshMultiZoneService}
+}

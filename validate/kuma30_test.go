@@ -61,7 +61,7 @@ spec:
   targetRef: {kind: Mesh, proxyTypes: [Sidecar]}
   from: [{targetRef: {kind: Mesh}, default: {local: {tcp: {connectionRate: {num: 5, interval: 10s}}}}}]
 `, []got{{CodeFromDeprecated, "spec.from", SeverityWarning}},
-			[]got{{api.CodeUnknownField, "spec.from", SeverityWarning}, {api.CodeUnknownField, "spec.targetRef.proxyTypes", SeverityWarning}, {CodeNoEffect, "spec", SeverityWarning}},
+			[]got{{api.CodeUnknownField, "spec.from", SeverityWarning}, {api.CodeUnknownField, "spec.targetRef.proxyTypes", SeverityWarning}, {CodeSpecShape, "spec", SeverityError}},
 			"write 'rules'"},
 		{"MeshTLS with from only (#17598)", `apiVersion: kuma.io/v1alpha1
 kind: MeshTLS
@@ -102,7 +102,22 @@ spec:
   targetRef: {kind: Mesh}
   to: [{targetRef: {kind: MeshService, name: backend, namespace: shop}, default: {idleTimeout: 1h}}]
 `, nil, []got{{api.CodeUnknownField, "spec.to[0].targetRef.name", SeverityWarning},
-			{api.CodeUnknownField, "spec.to[0].targetRef.namespace", SeverityWarning}}, "labels only"},
+			{api.CodeUnknownField, "spec.to[0].targetRef.namespace", SeverityWarning},
+			{CodeRefField, "spec.to[0].targetRef.labels", SeverityError}}, "labels only"},
+		{"MeshCircuitBreaker with rules and to: refused by 2.14, accepted by 3.0", `apiVersion: kuma.io/v1alpha1
+kind: MeshCircuitBreaker
+metadata: {name: cb, namespace: kuma-system}
+spec:
+  rules: [{default: {connectionLimits: {maxConnections: 2}}}]
+  to: [{targetRef: {kind: Mesh}, default: {connectionLimits: {maxConnections: 2}}}]
+`, []got{{CodeSections, "spec.to", SeverityError}}, nil, ""},
+		{"MeshLoadBalancingStrategy to a MeshExternalService under a Dataplane: refused by 2.14, accepted by 3.0", `apiVersion: kuma.io/v1alpha1
+kind: MeshLoadBalancingStrategy
+metadata: {name: lb, namespace: kuma-system}
+spec:
+  targetRef: {kind: Dataplane, labels: {kuma.io/listener-zoneegress: enabled}}
+  to: [{targetRef: {kind: MeshExternalService, labels: {kuma.io/display-name: httpbin}}, default: {loadBalancer: {type: RoundRobin}}}]
+`, []got{{CodeToKind, "spec.to[0].targetRef.kind", SeverityError}}, nil, ""},
 		{"a route to a MeshServiceSubset", `apiVersion: kuma.io/v1alpha1
 kind: MeshHTTPRoute
 metadata: {name: r, namespace: kuma-system}

@@ -132,6 +132,10 @@ func quoteJoin(l []string) string {
 }
 
 func (v *validator) refFields(r api.TargetRef, rule refRule, p *field.Path, pl place) {
+	if api.KumaLabelsOnly(v.s.KumaVersion) {
+		v.labelsOnlyRef(r, rule, p, pl)
+		return
+	}
 	check := func(name string, set bool, n need) {
 		switch {
 		case set && n == forbidden:
@@ -169,6 +173,20 @@ func (v *validator) refFields(r api.TargetRef, rule refRule, p *field.Path, pl p
 		return
 	}
 	v.tags(r.Tags, p.Child("tags"), rule.selector)
+}
+
+// labelsOnlyRef checks a targetRef or backendRef in a Kuma release that selects by
+// labels only (api.KumaLabelsOnly): its CRD has no name, namespace, tags, mesh or
+// proxyTypes (the schema layer reported and pruned them, MG001, saying what to
+// write), so what remains is that a real resource is selected by labels, and
+// sectionName.
+func (v *validator) labelsOnlyRef(r api.TargetRef, rule refRule, p *field.Path, pl place) {
+	if rule.nameOrLabels && len(r.Labels) == 0 {
+		v.err(field.Required(p.Child("labels"), fmt.Sprintf(
+			"must be set when kind is %s: Kuma %s selects it by labels (e.g. kuma.io/display-name: NAME, k8s.kuma.io/namespace: NAMESPACE)",
+			r.Kind, v.s.KumaVersion)), CodeRefField)
+	}
+	v.sectionName(r, rule, p, pl)
 }
 
 // unresolvedBackend is the name Kuma's Gateway API converter gives a backend it
