@@ -168,3 +168,20 @@ func (k *Kind) MirrorRefsIn(version string) []RefKind {
 	}
 	return []RefKind{RefMeshService, RefMeshExternalService, RefMeshMultiZoneService}
 }
+
+// TopLevelIn are the kinds a top-level targetRef may name in Kuma release version:
+// TopLevel, narrowed by Kuma 3.0 (#17422) to Mesh and Dataplane, which its
+// validators refuse as "value 'MeshService' is not supported" even where no CRD
+// answers (a Universal document).
+func (k *Kind) TopLevelIn(version string) []RefKind {
+	if KumaBefore(version, Kuma30) || k.Group != KumaGroup {
+		return k.TopLevel
+	}
+	var out []RefKind
+	for _, r := range k.TopLevel {
+		if r == RefMesh || r == RefDataplane {
+			out = append(out, r)
+		}
+	}
+	return out
+}

@@ -148,6 +148,16 @@ spec:
   selectors: [{match: {kuma.io/service: gw}}]
   conf: {listeners: [{port: 80, protocol: HTTP}]}
 `, nil, []got{{CodeUnservedKind, "kind", SeverityError}}, "delegated gateway"},
+		{"a Mesh ownerReference naming another mesh", `apiVersion: kuma.io/v1alpha1
+kind: MeshTimeout
+metadata:
+  name: mt
+  namespace: kuma-system
+  labels: {kuma.io/mesh: default}
+  ownerReferences: [{apiVersion: kuma.io/v1alpha1, kind: Mesh, name: other, uid: 8a2c3d1e-0000-4000-8000-000000000002}]
+spec:
+  to: [{targetRef: {kind: Mesh}, default: {idleTimeout: 1h}}]
+`, nil, []got{{CodeMeshChanged, "metadata.ownerReferences[0].name", SeverityError}}, "delete it and apply it again"},
 		{"MeshHealthCheck healthyPanicThreshold", `apiVersion: kuma.io/v1alpha1
 kind: MeshHealthCheck
 metadata: {name: hc, namespace: kuma-system}

@@ -62,7 +62,7 @@ func (v *validator) top(r *api.TargetRef, p *field.Path) {
 	if r == nil {
 		return // implied Mesh (Kuma's policy-on-namespace MADR sugar)
 	}
-	if !v.ref(*r, tp, placeTop, v.kind.TopLevel, CodeTopKind) {
+	if !v.ref(*r, tp, placeTop, v.kind.TopLevelIn(v.s.KumaVersion), CodeTopKind) {
 		return
 	}
 	v.deprecatedRef(*r, tp, placeTop)

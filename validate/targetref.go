@@ -94,16 +94,17 @@ func (v *validator) ref(r api.TargetRef, p *field.Path, pl place, allowedKinds [
 		v.err(field.Required(p.Child("kind"), "set kind to one of: "+strings.Join(refKindStrings(allowedKinds), ", ")), CodeRefField)
 		return false
 	}
+	if !api.KumaBefore(v.s.KumaVersion, api.Kuma30) && v.schemaSaid(p.Child("kind")) {
+		// Kuma 3.0's CRD refused a kind it removed (MeshServiceSubset,
+		// MeshSubset, a top-level MeshService), saying what to write instead:
+		// neither the kind lists nor the fields that kind wanted in 2.14 are the
+		// question any more.
+		return false
+	}
 	if !api.ContainsRef(allowedKinds, r.Kind) {
 		e := field.NotSupported(p.Child("kind"), string(r.Kind), refKindStrings(allowedKinds))
 		e.Detail = fmt.Sprintf("%s does not support %s here (%s); supported values: %s", v.kind.Kind, r.Kind, placeName(pl), quoteJoin(refKindStrings(allowedKinds)))
 		v.err(e, code)
-		return false
-	}
-	if !api.KumaBefore(v.s.KumaVersion, api.Kuma30) && v.schemaSaid(p.Child("kind")) {
-		// Kuma 3.0's CRD refused a kind it removed (MeshServiceSubset,
-		// MeshSubset, a top-level MeshService), saying what to write instead:
-		// the fields that kind wanted in 2.14 are no longer the question.
 		return false
 	}
 	rule, _ := ruleFor(r.Kind)
