@@ -88,7 +88,7 @@ func kumaAdvices() []kumaAdvice {
 		{Kuma30, nil, regexp.MustCompile(`^spec\.from$`),
 			"Kuma 3.0 removed 'from': write 'rules' (a from item targeting Mesh becomes one rule with its default)"},
 		{Kuma30, nil, regexp.MustCompile(`^spec\.targetRef\.kind$`),
-			"Kuma 3.0 takes kind Mesh (the whole mesh) or Dataplane with labels (what MeshSubset, MeshService or MeshServiceSubset selected)"},
+			"Kuma 3.0 takes kind Mesh (the whole mesh) or Dataplane with labels (what MeshSubset, MeshService or MeshServiceSubset selected; MeshGateway went with the built-in gateway)"},
 		{Kuma30, nil, regexp.MustCompile(`^spec\.to\[\]\.targetRef\.kind$`),
 			"Kuma 3.0 refuses MeshSubset, MeshServiceSubset and MeshGateway in 'to': name the MeshService, MeshExternalService or MeshMultiZoneService by labels"},
 		{Kuma30, nil, regexp.MustCompile(`(backendRefs\[\]|backendRef)\.kind$`),
