@@ -49,9 +49,11 @@ type CrossCheck struct {
 	Run func(ctx context.Context, s Subject, src Source) field.ErrorList
 	// RunAll, set instead of Run, judges many subjects against src at once, for a
 	// check whose cost is reading src rather than judging one subject (what every
-	// policy of a mesh does on every proxy): the i-th list is subjects[i]'s. A door
-	// that judges one object (admission) passes one subject.
-	RunAll func(ctx context.Context, subjects []Subject, src Source) []field.ErrorList
+	// policy of a mesh does on every proxy): the i-th list is subjects[i]'s.
+	// admission says one object is judged on its way in (Engine.Judge): the
+	// API server waits, so the check bounds its work to what that object
+	// touches; a lint run of one file is not admission.
+	RunAll func(ctx context.Context, subjects []Subject, src Source, admission bool) []field.ErrorList
 	// StrictError makes the findings errors where the source is complete (lint's
 	// --strict-references): what is absent from it is absent from the cluster.
 	StrictError bool

@@ -102,8 +102,8 @@ func kumaEffects() CrossCheck {
 		Inputs:   inputs,
 		Fields:   effectsFields,
 		Gates:    gates,
-		RunAll: func(ctx context.Context, subjects []Subject, src Source) []field.ErrorList {
-			return runKumaEffects(ctx, subjects, src, reg, kinds)
+		RunAll: func(ctx context.Context, subjects []Subject, src Source, admission bool) []field.ErrorList {
+			return runKumaEffects(ctx, subjects, src, reg, kinds, admission)
 		},
 	}
 }
@@ -120,7 +120,7 @@ func effectsFields(s Subject) []string {
 // runKumaEffects reads the Kuma objects of src (the kinds of inputs) once, with
 // the subjects over their stored copies (admission judges the object before it
 // is stored), and judges each subject's mesh once.
-func runKumaEffects(ctx context.Context, subjects []Subject, src Source, reg *api.Registry, inputs []schema.GroupKind) []field.ErrorList {
+func runKumaEffects(ctx context.Context, subjects []Subject, src Source, reg *api.Registry, inputs []schema.GroupKind, admission bool) []field.ErrorList {
 	out := make([]field.ErrorList, len(subjects))
 	dps, _ := src.List(ctx, dataplaneGK, "")
 	derived := derivedProxies(ctx, src)
@@ -136,7 +136,7 @@ func runKumaEffects(ctx context.Context, subjects []Subject, src Source, reg *ap
 	for _, s := range subjects {
 		wanted[meshOf(s.Object)] = true
 	}
-	if len(subjects) == 1 && proxiesOf(dps, wanted) > effectsMeshProxiesOne {
+	if admission && proxiesOf(dps, wanted) > effectsMeshProxiesOne {
 		return out
 	}
 	var objs []kumainspect.Object
@@ -170,7 +170,7 @@ func runKumaEffects(ctx context.Context, subjects []Subject, src Source, reg *ap
 		return out
 	}
 	opts := kumainspect.EffectsOptions{Limit: effectsProxiesMany}
-	if len(subjects) == 1 { // admission: only the proxies the object selects matter
+	if admission { // only the proxies the object selects matter
 		opts = kumainspect.EffectsOptions{Limit: effectsProxiesOne, Focus: []kumainspect.Object{{Unstructured: subjects[0].Object}}}
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, effectsBudgetOne)

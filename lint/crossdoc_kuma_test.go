@@ -132,6 +132,7 @@ func TestKumaEffectsFromWorkloads(t *testing.T) {
 		{"workloads in --inventory", miss, withInv, 1},
 		{"policy selects the workload", kumaShop + "---\n" + hit, o, 0},
 		{"namespace not meshed: no proxy", unmeshed + "---\n" + miss, o, 0},
+		{"one policy, more proxies than admission judges", kumaShop + "---\n" + manyPods(2100) + miss, o, 1},
 		{"at the limit of workloads", kumaShop + "---\n" + manyPods(engine.GatedLimit-10) + miss + "---\n" + hit, o, 1},
 		{"past the limit of workloads", kumaShop + "---\n" + manyPods(engine.GatedLimit) + miss + "---\n" + hit, o, 0},
 	} {
