@@ -18,6 +18,9 @@ const (
 	ClientUnauthenticated = "unauthenticated"
 	ClientOtherMesh       = "other-mesh"
 	ClientNetwork         = "network"
+	// ClientOtherService is a caller of the mesh whose service no workload of
+	// the input has (Kuma).
+	ClientOtherService = "other-service"
 )
 
 // Map is the access matrix of one mesh's input.
