@@ -110,3 +110,14 @@ func (m *Map) Cell(d MapDestination, c MapClient) (MapCell, bool) {
 	}
 	return MapCell{}, false
 }
+
+// CellsByClass indexes the cells by destination class and client class, so a
+// renderer looks a pair up in constant time ([2]int{d.Class, c.Class}).
+func (m *Map) CellsByClass() map[[2]int]*MapCell {
+	out := make(map[[2]int]*MapCell, len(m.Cells))
+	for i := range m.Cells {
+		c := &m.Cells[i]
+		out[[2]int{c.DestinationClass, c.ClientClass}] = c
+	}
+	return out
+}
