@@ -261,4 +261,3 @@ func namedNetworks(ix *index) []string {
 	slices.Sort(out)
 	return slices.Compact(out)
 }
-
