@@ -211,6 +211,12 @@ func (o *checkOptions) run(s streams, args []string) error {
 // objectsOf are the parsed objects of docs, namespaced ones without a namespace
 // given o.namespace as on apply.
 func (o *checkOptions) objectsOf(docs []lint.Document) []*unstructured.Unstructured {
+	return objectsOf(docs, o.namespace)
+}
+
+// objectsOf are the parsed objects of docs, namespaced ones without a namespace
+// given ns as on apply (check and map read them alike).
+func objectsOf(docs []lint.Document, ns string) []*unstructured.Unstructured {
 	out := make([]*unstructured.Unstructured, 0, len(docs))
 	for i := range docs {
 		obj := docs[i].Object
@@ -219,7 +225,7 @@ func (o *checkOptions) objectsOf(docs []lint.Document) []*unstructured.Unstructu
 		}
 		if obj.GetNamespace() == "" && obj.GetKind() != api.KindNamespace && obj.GetKind() != api.KindMesh {
 			obj = obj.DeepCopy()
-			obj.SetNamespace(o.namespace)
+			obj.SetNamespace(ns)
 		}
 		out = append(out, obj)
 	}

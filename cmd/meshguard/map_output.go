@@ -1,0 +1,76 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/meshguard/meshguard/access"
+)
+
+// writeMap writes the map (or, with --by namespace, its aggregation) in the
+// format asked; the renderers are access's, html the map page's.
+func writeMap(s streams, output, by string, m *access.Map) error {
+	if by == "namespace" {
+		ns := m.ByNamespace()
+		switch format(output) {
+		case formatJSON, formatYAML:
+			return writeData(s.out, output, ns)
+		case formatCSV:
+			return ns.WriteCSV(s.out)
+		case formatMarkdown:
+			return ns.WriteMarkdown(s.out)
+		case formatDot:
+			return ns.WriteDot(s.out)
+		}
+		return ns.WriteText(s.out)
+	}
+	switch format(output) {
+	case formatJSON, formatYAML:
+		return writeData(s.out, output, m)
+	case formatCSV:
+		return m.WriteCSV(s.out)
+	case formatMarkdown:
+		return m.WriteMarkdown(s.out)
+	case formatDot:
+		return m.WriteDot(s.out)
+	case formatHTML:
+		return writeMapHTML(s.out, m)
+	}
+	return m.WriteText(s.out)
+}
+
+// writeMapChange writes what a change does to the map.
+func writeMapChange(s streams, output string, c *access.MapChange) error {
+	switch format(output) {
+	case formatJSON, formatYAML:
+		return writeData(s.out, output, c)
+	case formatCSV:
+		return c.WriteCSV(s.out)
+	case formatMarkdown:
+		return c.WriteMarkdown(s.out)
+	case formatDot:
+		return c.WriteDot(s.out)
+	case formatHTML:
+		return writeMapChangeHTML(s.out, c)
+	}
+	return c.WriteText(s.out)
+}
+
+// writeData writes v as indented JSON or as YAML.
+func writeData(w io.Writer, output string, v any) error {
+	var b []byte
+	var err error
+	if output == string(formatYAML) {
+		b, err = yaml.Marshal(v)
+	} else {
+		b, err = json.MarshalIndent(v, "", "  ")
+		b = append(b, '\n')
+	}
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
+}
