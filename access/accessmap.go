@@ -21,6 +21,10 @@ const (
 	// ClientOtherService is a caller of the mesh whose service no workload of
 	// the input has (Kuma).
 	ClientOtherService = "other-service"
+	// ClientNamed is an identity the policies name (Kuma: a `from` item's
+	// tags or an Exact SPIFFE ID; Linkerd: a ServiceAccount or identity) that
+	// no workload of the input presents.
+	ClientNamed = "named"
 )
 
 // Map is the access matrix of one mesh's input.

@@ -41,9 +41,9 @@ type NamespaceCell struct {
 }
 
 // ClientGroup is the group of a client in a NamespaceMap: its namespace, or
-// its ID for a caller that is no workload.
+// its ID for a caller that has none (another service, mesh, network).
 func (c MapClient) ClientGroup() string {
-	if c.Kind == ClientWorkload && c.Peer.Namespace != "" {
+	if (c.Kind == ClientWorkload || c.Kind == ClientNamed) && c.Peer.Namespace != "" {
 		return c.Peer.Namespace
 	}
 	return c.ID
@@ -148,15 +148,22 @@ func (n *NamespaceMap) WriteText(w io.Writer) error {
 	for _, ns := range n.Destinations {
 		width = max(width, len(ns))
 	}
+	colw := make([]int, len(n.Clients))
+	for j := range n.Clients {
+		colw[j] = len("G" + strconv.Itoa(j+1))
+		for i := range n.Destinations {
+			colw[j] = max(colw[j], len(n.cell(i, j).Words()))
+		}
+	}
 	fmt.Fprintf(&b, "\n%-*s", width, "namespace")
 	for j := range n.Clients {
-		fmt.Fprintf(&b, "  %-8s", "G"+strconv.Itoa(j+1))
+		fmt.Fprintf(&b, "  %-*s", colw[j], "G"+strconv.Itoa(j+1))
 	}
 	b.WriteString("\n")
 	for i, ns := range n.Destinations {
 		fmt.Fprintf(&b, "%-*s", width, ns)
 		for j := range n.Clients {
-			fmt.Fprintf(&b, "  %-8s", n.cell(i, j).Words())
+			fmt.Fprintf(&b, "  %-*s", colw[j], n.cell(i, j).Words())
 		}
 		b.WriteString("\n")
 	}

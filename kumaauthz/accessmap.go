@@ -57,7 +57,7 @@ func BuildMap(objs []*unstructured.Unstructured, ck Checker, o MapOptions, loc a
 	}
 	dests, notes := MapDestinations(objs, ProxyQuery{DefaultMesh: o.DefaultMesh, Zone: o.Zone})
 	m.Notes = append(m.Notes, notes...)
-	clients := mapClients(dests, ck.Identities)
+	clients := mapClients(dests, ck.Identities, ck.Policies)
 	rows := groupRows(dests, ck)
 	col := make([]int, len(clients)) // column class key so far, refined per row class
 	for _, r := range rows {
@@ -112,8 +112,9 @@ type mapClient struct {
 }
 
 // mapClients are the destinations as callers (one per distinct certificate,
-// named by the first workload presenting it), then the other callers.
-func mapClients(dests []MapDest, ids []Identity) []mapClient {
+// named by the first workload presenting it), the identities the policies
+// name that none of them presents, then the other callers.
+func mapClients(dests []MapDest, ids []Identity, ps []Policy) []mapClient {
 	var out []mapClient
 	seen := map[string]bool{}
 	usedID := map[string]bool{}
@@ -135,6 +136,12 @@ func mapClients(dests []MapDest, ids []Identity) []mapClient {
 		out = append(out, mapClient{id: id, kind: access.ClientWorkload, client: cl,
 			peer: access.Peer{SpiffeID: cl.SpiffeID, Mesh: cl.Mesh, Namespace: px.Namespace, Workload: d.Workload, Name: px.Name, Tags: cl.Tags, URISANs: cl.SANs}})
 	}
+	for _, n := range namedClients(ps) {
+		if key := strings.Join(n.client.SANs, "\n"); !seen[key] {
+			seen[key] = true
+			out = append(out, n)
+		}
+	}
 	slices.Sort(meshes)
 	meshes = slices.Compact(meshes)
 	for _, me := range meshes {
@@ -151,6 +158,42 @@ func mapClients(dests []MapDest, ids []Identity) []mapClient {
 	out = append(out, mapClient{id: "other-mesh", kind: access.ClientOtherMesh, client: Client{SANs: []string{spiffe}, SpiffeID: spiffe},
 		peer: access.Peer{SpiffeID: spiffe, Mesh: other, URISANs: []string{spiffe}}})
 	out = append(out, mapClient{id: "unauthenticated", kind: access.ClientUnauthenticated, peer: access.Peer{Unauthenticated: true}})
+	return out
+}
+
+// namedClients are the callers the policies name: each `from` item's tags
+// (a MeshService's kuma.io/service among them) in its mesh, and each Exact
+// SPIFFE ID of a matcher, in policy order.
+func namedClients(ps []Policy) []mapClient {
+	var out []mapClient
+	for _, p := range ps {
+		for _, f := range p.Spec.From {
+			r := f.TargetRef
+			if r == nil || r.Kind == api.RefMesh {
+				continue
+			}
+			tags := copyTags(r.Tags)
+			if tags == nil {
+				tags = map[string]string{}
+			}
+			if r.Kind == api.RefMeshService || r.Kind == api.RefMeshServiceSubset {
+				tags[api.ServiceTag] = r.Name
+			}
+			mesh := r.Mesh
+			if mesh == "" {
+				mesh = p.Mesh
+			}
+			cl := Client{SANs: ClientSANs(mesh, tags), Mesh: mesh, Tags: tags}
+			out = append(out, mapClient{id: access.TagWords(tags) + "@" + mesh, kind: access.ClientNamed, client: cl,
+				peer: access.Peer{Mesh: mesh, Tags: tags, URISANs: cl.SANs}})
+		}
+		for _, e := range SpiffeEntries(p) {
+			if sm, _ := e.Match.Spiffe(); sm != nil && orExact(sm.Type) == "Exact" {
+				out = append(out, mapClient{id: sm.Value, kind: access.ClientNamed, client: Client{SANs: []string{sm.Value}, SpiffeID: sm.Value},
+					peer: access.Peer{SpiffeID: sm.Value, URISANs: []string{sm.Value}}})
+			}
+		}
+	}
 	return out
 }
 

@@ -183,23 +183,23 @@ func mapClients(ix *index, o Options) []mapClient {
 	}
 	var out []mapClient
 	seen := map[string]bool{}
-	sas := func(ns, sa string) {
+	sas := func(ns, sa, kind string) {
 		if seen[ns+"/"+sa] {
 			return
 		}
 		seen[ns+"/"+sa] = true
 		id := saIdentity(ns, sa, td)
-		kind := access.ClientWorkload
-		if ns == OtherNamespace {
-			kind = access.ClientOtherMesh
-		}
 		out = append(out, mapClient{col: access.MapClient{ID: ns + "/" + sa, Kind: kind, Peer: access.Peer{Identity: id, Namespace: ns, Name: sa}},
 			caller: Caller{Identity: id, TrustDomain: td}})
 	}
 	for _, w := range ix.loads {
-		sas(w.ns, w.sa)
+		sas(w.ns, w.sa, access.ClientWorkload)
 	}
-	sas(OtherNamespace, "default")
+	for _, sa := range namedServiceAccounts(ix, td) {
+		ns, name, _ := strings.Cut(sa, "/")
+		sas(ns, name, access.ClientNamed)
+	}
+	sas(OtherNamespace, "default", access.ClientOtherMesh)
 	unauth := func(kind, id, ip string) {
 		a, err := netip.ParseAddr(ip)
 		if err != nil || seen[ip] {
@@ -257,6 +257,50 @@ func namedNetworks(ix *index) []string {
 		if spec.Client != nil {
 			add(spec.Client.Networks)
 		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// namedServiceAccounts are the ServiceAccounts the input's authorizations name
+// (MeshTLSAuthentication identities and identityRefs, ServerAuthorization
+// serviceAccounts and identities, AuthorizationPolicy ServiceAccount refs; not
+// wildcards), as "ns/name", sorted, without repeats.
+func namedServiceAccounts(ix *index, td string) []string {
+	var out []string
+	exact := func(ids []string) {
+		for _, id := range ids {
+			if ns, name, ok := identityParts(id, td); ok && !strings.Contains(id, "*") {
+				out = append(out, ns+"/"+name)
+			}
+		}
+	}
+	refs := func(ns string, rs []api.LinkerdTargetRef) {
+		for _, r := range rs {
+			if strings.EqualFold(r.Kind, "ServiceAccount") && r.Name != "" {
+				out = append(out, nsName(r.Namespace, ns, r.Name))
+			}
+		}
+	}
+	for key, spec := range ix.authn.meshTLS {
+		ns, _, _ := strings.Cut(key, "/")
+		exact(spec.Identities)
+		refs(ns, spec.IdentityRefs)
+	}
+	for _, o := range ix.sazs {
+		var spec api.ServerAuthorizationSpec
+		decodeSpec(o, &spec)
+		if c := spec.Client; c != nil && c.MeshTLS != nil {
+			exact(c.MeshTLS.Identities)
+			for _, sa := range c.MeshTLS.ServiceAccounts {
+				out = append(out, nsName(sa.Namespace, o.GetNamespace(), sa.Name))
+			}
+		}
+	}
+	for _, o := range ix.policies {
+		spec := &api.AuthorizationPolicySpec{}
+		decodeSpec(o, spec)
+		refs(o.GetNamespace(), spec.RequiredAuthenticationRefs)
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
