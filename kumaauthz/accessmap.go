@@ -26,7 +26,7 @@ import (
 
 // DefaultMaxMapCells bounds the cells (row class × column class) of a map when
 // MapOptions.MaxCells is 0.
-const DefaultMaxMapCells = 500000
+const DefaultMaxMapCells = 200000
 
 // MapOptions tune BuildMap.
 type MapOptions struct {
@@ -57,23 +57,24 @@ func BuildMap(objs []*unstructured.Unstructured, ck Checker, o MapOptions, loc a
 	}
 	dests, notes := MapDestinations(objs, ProxyQuery{DefaultMesh: o.DefaultMesh, Zone: o.Zone})
 	m.Notes = append(m.Notes, notes...)
+	ck = ck.Indexed()
 	clients := mapClients(dests, ck.Identities, ck.Policies)
 	rows := groupRows(dests, ck)
 	col := make([]int, len(clients)) // column class key so far, refined per row class
+	local := make([]int, len(clients))
 	for _, r := range rows {
-		r.local = make([]int, len(clients))
-		sigs := map[string]int{}
+		r.sigs = map[string]int{}
 		for c := range clients {
 			s := r.signature(clients[c].client)
-			k, ok := sigs[s]
+			k, ok := r.sigs[s]
 			if !ok {
-				k = len(sigs)
-				sigs[s] = k
+				k = len(r.sigs)
+				r.sigs[s] = k
 				r.reps = append(r.reps, c)
 			}
-			r.local[c] = k
+			local[c] = k
 		}
-		col = refine(col, r.local)
+		col = refine(col, local)
 	}
 	colReps := classReps(col)
 	rowOf := make([]int, len(dests))
@@ -206,9 +207,11 @@ type mapRow struct {
 	mode  string
 	exact map[string]int // exact URI -> atom index
 	mesh  []string       // URI prefixes of mesh atoms, indexed after exact
-	// local is each client's local class, reps the first client of each.
-	local []int
-	reps  []int
+	// sigs numbers the signatures seen (the local classes), reps are the
+	// first client of each; a client's local class is found again from its
+	// signature, so no row keeps a vector of every client.
+	sigs map[string]int
+	reps []int
 }
 
 // groupRows selects the policies of every destination and groups the
@@ -299,7 +302,7 @@ func (r *mapRow) signature(cl Client) string {
 func (r *mapRow) judge(m *access.Map, ck Checker, d MapDest, clients []mapClient, colReps []int, ri int, loc access.Locate) error {
 	answers := make([]*access.Answer, len(r.reps))
 	for cc, rep := range colReps {
-		k := r.local[rep]
+		k := r.sigs[r.signature(clients[rep].client)]
 		if answers[k] == nil {
 			a, err := ck.Answer(d.Proxy, r.sel, d.Workload, clients[r.reps[k]].client, access.Request{}, loc)
 			if err != nil {

@@ -24,6 +24,62 @@ type Checker struct {
 	// targets a MeshService (then a destination without kuma.io/service gets a
 	// note); nil: none does.
 	ServiceTargets func(mesh string) bool
+	// idx, when set (Indexed), finds the policies worth asking about a proxy
+	// without deriving every policy's target again.
+	idx *policyIndex
+}
+
+// policyIndex is every policy's target, derived once, and the policies by the
+// scope they can select in: (mesh, "") for a mesh-wide target, (mesh, ns) for
+// one confined to a namespace, plus the route-level ones of each mesh, about
+// which SelectPolicies always says something.
+type policyIndex struct {
+	pts     []Target
+	byScope map[[2]string][]int
+	routes  map[string][]int
+}
+
+// Indexed is c with its policies' targets derived once: Select then looks at
+// the policies of the proxy's mesh and namespace only, and answers exactly as
+// without the index (the access map selects for thousands of proxies).
+func (c Checker) Indexed() Checker {
+	sys := orStr(c.SystemNamespace, api.DefaultSystemNS)
+	ix := &policyIndex{byScope: map[[2]string][]int{}, routes: map[string][]int{}}
+	for i, p := range c.Policies {
+		pt := TargetOf(p, sys)
+		ix.pts = append(ix.pts, pt)
+		if pt.Route() {
+			ix.routes[p.Mesh] = append(ix.routes[p.Mesh], i)
+			continue
+		}
+		k := [2]string{p.Mesh, pt.Namespace}
+		ix.byScope[k] = append(ix.byScope[k], i)
+	}
+	c.idx = ix
+	return c
+}
+
+// selectIndexed is SelectPolicies over the index: the same policies, notes
+// and order, from the candidates of the proxy's scope (in input order).
+func (c Checker) selectIndexed(px Proxy) Selection {
+	sys := orStr(c.SystemNamespace, api.DefaultSystemNS)
+	ix := c.idx
+	cand := mergeSorted(ix.byScope[[2]string{px.Mesh, ""}], ix.routes[px.Mesh])
+	if px.Namespace != "" {
+		cand = mergeSorted(cand, ix.byScope[[2]string{px.Mesh, px.Namespace}])
+	}
+	g := px.Target()
+	var sel Selection
+	for _, i := range cand {
+		selected, why := relevanceOf(c.Policies[i], ix.pts[i], px, g)
+		if selected {
+			sel.Policies = append(sel.Policies, c.Policies[i])
+		} else if why != "" {
+			sel.Notes = append(sel.Notes, why)
+		}
+	}
+	SortPolicies(sel.Policies, sys)
+	return sel
 }
 
 // Selected is what configures one destination proxy: the policies selected for
@@ -35,7 +91,12 @@ type Selected struct {
 
 // Select finds what configures px, as check does.
 func (c Checker) Select(px Proxy) Selected {
-	sel := Selected{Selection: SelectPolicies(c.Policies, px, c.SystemNamespace)}
+	var sel Selected
+	if c.idx != nil {
+		sel.Selection = c.selectIndexed(px)
+	} else {
+		sel.Selection = SelectPolicies(c.Policies, px, c.SystemNamespace)
+	}
 	sel.Identity = IdentityOf(c.Identities, px.Mesh, px.IdentityLabels())
 	if id := sel.Identity; id != nil && !id.Ready() {
 		sel.Notes = append(sel.Notes, fmt.Sprintf("%s %s selects the proxy but gives no identity yet: %s; until it is Ready, `from` policies apply",

@@ -39,11 +39,11 @@ type MapDest struct {
 // their square.
 func MapDestinations(objs []*unstructured.Unstructured, q ProxyQuery) ([]MapDest, []string) {
 	byName := map[string][]*unstructured.Unstructured{}
-	services := map[string][]*unstructured.Unstructured{}
+	services := map[string][]mapService{}
 	for _, o := range objs {
 		byName[o.GetNamespace()+"/"+o.GetName()] = append(byName[o.GetNamespace()+"/"+o.GetName()], o)
 		if o.GetKind() == "Service" && o.GroupVersionKind().Group == "" {
-			services[o.GetNamespace()] = append(services[o.GetNamespace()], o)
+			services[o.GetNamespace()] = append(services[o.GetNamespace()], newMapService(o))
 		}
 	}
 	var out []MapDest
@@ -82,8 +82,18 @@ func MapDestinations(objs []*unstructured.Unstructured, q ProxyQuery) ([]MapDest
 			}
 		}
 		podLabels, _, _ := unstructured.NestedStringMap(tmpl, "metadata", "labels")
-		sub := append(slices.Clip(byName[key]), services[o.GetNamespace()]...)
-		ports := servicePorts(services[o.GetNamespace()], podLabels)
+		// ProxyFromObjects reads the workload by name and, for its service
+		// tag, the Services selecting it: given only those, it answers as
+		// over all objects.
+		sub := slices.Clip(byName[key])
+		var nums []int64
+		for _, svc := range services[o.GetNamespace()] {
+			if svc.sel != nil && svc.sel.Matches(labels.Set(podLabels)) {
+				sub = append(sub, svc.obj)
+				nums = append(nums, svc.ports...)
+			}
+		}
+		ports := portStrings(nums)
 		if len(ports) == 0 {
 			ports = []string{""}
 		}
@@ -116,24 +126,30 @@ func dataplaneSections(o *unstructured.Unstructured) []string {
 	return out
 }
 
-// servicePorts are the port numbers of the Services that select podLabels,
-// sorted and without repeats.
-func servicePorts(svcs []*unstructured.Unstructured, podLabels map[string]string) []string {
-	var nums []int64
-	for _, o := range svcs {
-		sel, _, _ := unstructured.NestedStringMap(o.Object, "spec", "selector")
-		if len(sel) == 0 || !labels.SelectorFromSet(sel).Matches(labels.Set(podLabels)) {
-			continue
-		}
-		ports, _, _ := unstructured.NestedSlice(o.Object, "spec", "ports")
-		for _, p := range ports {
-			pm, _ := p.(map[string]any)
-			n, _ := strconv.ParseInt(fmt.Sprint(pm["port"]), 10, 64)
-			if n > 0 {
-				nums = append(nums, n)
-			}
+// mapService is a Service with its selector and port numbers read once.
+type mapService struct {
+	obj   *unstructured.Unstructured
+	sel   labels.Selector // nil: no selector, selects no pod
+	ports []int64
+}
+
+func newMapService(o *unstructured.Unstructured) mapService {
+	s := mapService{obj: o}
+	if sel, _, _ := unstructured.NestedStringMap(o.Object, "spec", "selector"); len(sel) > 0 {
+		s.sel = labels.SelectorFromSet(sel)
+	}
+	ports, _, _ := unstructured.NestedSlice(o.Object, "spec", "ports")
+	for _, p := range ports {
+		pm, _ := p.(map[string]any)
+		if n, _ := strconv.ParseInt(fmt.Sprint(pm["port"]), 10, 64); n > 0 {
+			s.ports = append(s.ports, n)
 		}
 	}
+	return s
+}
+
+// portStrings are port numbers sorted, without repeats, as strings.
+func portStrings(nums []int64) []string {
 	slices.Sort(nums)
 	nums = slices.Compact(nums)
 	out := make([]string, len(nums))

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"io"
 
@@ -27,7 +29,9 @@ func writeMap(s streams, output, by string, m *access.Map) error {
 		return ns.WriteText(s.out)
 	}
 	switch format(output) {
-	case formatJSON, formatYAML:
+	case formatJSON:
+		return writeMapJSON(s.out, m)
+	case formatYAML:
 		return writeData(s.out, output, m)
 	case formatCSV:
 		return m.WriteCSV(s.out)
@@ -73,4 +77,38 @@ func writeData(w io.Writer, output string, v any) error {
 	}
 	_, err = w.Write(b)
 	return err
+}
+
+// writeMapJSON writes the map as json.MarshalIndent would, cell by cell, so a
+// map of hundreds of thousands of cells is never one buffer in memory.
+func writeMapJSON(w io.Writer, m *access.Map) error {
+	head := *m
+	head.Cells = []access.MapCell{}
+	b, err := json.MarshalIndent(&head, "", "  ")
+	if err != nil {
+		return err
+	}
+	const empty = "\n  \"cells\": []"
+	before, after, found := bytes.Cut(b, []byte(empty))
+	if !found || len(m.Cells) == 0 {
+		return writeData(w, string(formatJSON), m)
+	}
+	bw := bufio.NewWriter(w)
+	bw.Write(before)
+	bw.WriteString("\n  \"cells\": [")
+	for i := range m.Cells {
+		c, err := json.MarshalIndent(&m.Cells[i], "    ", "  ")
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			bw.WriteString(",")
+		}
+		bw.WriteString("\n    ")
+		bw.Write(c)
+	}
+	bw.WriteString("\n  ]")
+	bw.Write(after)
+	bw.WriteString("\n")
+	return bw.Flush()
 }

@@ -214,3 +214,21 @@ func TestMapByNamespaceCounts(t *testing.T) {
 		t.Errorf("by namespace: %d pairs, %d allowed; the map: %d pairs, %d allowed", pairs, nsAllowed, len(m.Destinations)*len(m.Clients), allowed)
 	}
 }
+
+// TestMapJSONStreamed: the cell-by-cell JSON is exactly json.MarshalIndent's.
+func TestMapJSONStreamed(t *testing.T) {
+	for _, dir := range []string{kumaMapDir, linkerdCheckDir} {
+		m := mapJSON(t, dir)
+		want, err := json.MarshalIndent(m, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got strings.Builder
+		if err := writeMapJSON(&got, m); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != string(want)+"\n" {
+			t.Errorf("%s: streamed JSON differs:\n%s", dir, cmp.Diff(string(want)+"\n", got.String()))
+		}
+	}
+}
