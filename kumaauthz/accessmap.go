@@ -60,23 +60,29 @@ func BuildMap(objs []*unstructured.Unstructured, ck Checker, o MapOptions, loc a
 	ck = ck.Indexed()
 	clients := mapClients(dests, ck.Identities, ck.Policies)
 	rows := groupRows(dests, ck)
-	col := make([]int, len(clients)) // column class key so far, refined per row class
-	local := make([]int, len(clients))
+	// Clients no row can tell apart (the same certificate as far as any row's
+	// atoms see) are judged as one: rows are walked over these first classes.
+	pre, preReps := preClasses(rows, clients)
+	col := make([]int, len(preReps)) // column class so far, refined per row class
+	local := make([]int, len(preReps))
 	for _, r := range rows {
 		r.sigs = map[string]int{}
-		for c := range clients {
+		for k, c := range preReps {
 			s := r.signature(clients[c].client)
-			k, ok := r.sigs[s]
+			l, ok := r.sigs[s]
 			if !ok {
-				k = len(r.sigs)
-				r.sigs[s] = k
+				l = len(r.sigs)
+				r.sigs[s] = l
 				r.reps = append(r.reps, c)
 			}
-			local[c] = k
+			local[k] = l
 		}
 		col = refine(col, local)
 	}
-	colReps := classReps(col)
+	var colReps []int
+	for _, k := range classReps(col) {
+		colReps = append(colReps, preReps[k])
+	}
 	rowOf := make([]int, len(dests))
 	for ri, r := range rows {
 		for _, i := range r.dests {
@@ -87,7 +93,7 @@ func BuildMap(objs []*unstructured.Unstructured, ck Checker, o MapOptions, loc a
 		m.Destinations = append(m.Destinations, access.MapDestination{ID: dests[i].ID, Peer: dests[i].mapPeer(), Class: rowOf[i]})
 	}
 	for c, cl := range clients {
-		m.Clients = append(m.Clients, access.MapClient{ID: cl.id, Kind: cl.kind, Peer: cl.peer, Class: col[c]})
+		m.Clients = append(m.Clients, access.MapClient{ID: cl.id, Kind: cl.kind, Peer: cl.peer, Class: col[pre[c]]})
 	}
 	limit := o.MaxCells
 	if limit <= 0 {
@@ -294,6 +300,47 @@ func (r *mapRow) signature(cl Client) string {
 		return string(bits)
 	}
 	return ""
+}
+
+// preClasses groups the clients that every row sees alike: by what the atoms
+// of all `from` rows together test of their certificates, or by certificate
+// when some row uses SPIFFE matchers. pre is each client's class, reps the
+// first client of each.
+func preClasses(rows []*mapRow, clients []mapClient) (pre, reps []int) {
+	all := &mapRow{exact: map[string]int{}}
+	for _, r := range rows {
+		switch r.mode {
+		case "sans":
+			all.mode = "sans"
+		case "atoms":
+			if all.mode == "" {
+				all.mode = "atoms"
+			}
+			for u := range r.exact {
+				if _, ok := all.exact[u]; !ok {
+					all.exact[u] = len(all.exact)
+				}
+			}
+			for _, u := range r.mesh {
+				if !slices.Contains(all.mesh, u) {
+					all.mesh = append(all.mesh, u)
+				}
+			}
+		}
+	}
+	pre = make([]int, len(clients))
+	ids := map[string]int{}
+	for c := range clients {
+		s := all.signature(clients[c].client)
+		k, ok := ids[s]
+		if !ok {
+			k = len(reps)
+			ids[s] = k
+			reps = append(reps, c)
+		}
+		pre[c] = k
+	}
+	return pre, reps
 }
 
 // judge adds the row's cells: each local class judged once, with Checker.Answer

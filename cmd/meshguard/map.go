@@ -37,8 +37,18 @@ func mapFormats() []format {
 	return []format{formatText, formatCSV, formatJSON, formatYAML, formatMarkdown, formatDot, formatHTML}
 }
 
-func newMapCmd(s streams) *cobra.Command {
+func newMapCmd(s streams) *cobra.Command { return newMapCmdWith(s, &mapOptions{}) }
+
+// defaultMapOptions are map's options as its flags default them, for a door
+// that maps without map's flags (audit --map), with its settings.
+func defaultMapOptions(settings api.Settings) *mapOptions {
 	o := &mapOptions{}
+	newMapCmdWith(streams{}, o)
+	o.settings = settings
+	return o
+}
+
+func newMapCmdWith(s streams, o *mapOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "map [PATH|-]... | map --change OLD NEW | map --git-base REF PATH...",
 		Short: "Show who may call whom across the whole mesh: the access matrix, and what a change does to it",

@@ -4,11 +4,16 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"sigs.k8s.io/yaml"
 
 	"github.com/meshguard/meshguard/access"
+	"github.com/meshguard/meshguard/lint"
 )
 
 // writeMap writes the map (or, with --by namespace, its aggregation) in the
@@ -111,4 +116,34 @@ func writeMapJSON(w io.Writer, m *access.Map) error {
 	bw.Write(after)
 	bw.WriteString("\n")
 	return bw.Flush()
+}
+
+// mapFileFormats are the formats a map file's extension names.
+var mapFileFormats = map[string]format{".json": formatJSON, ".yaml": formatYAML, ".yml": formatYAML, ".csv": formatCSV,
+	".md": formatMarkdown, ".markdown": formatMarkdown, ".dot": formatDot, ".gv": formatDot, ".html": formatHTML, ".htm": formatHTML}
+
+// writeMapFile maps what was loaded (for audit --map) and writes the map to
+// path, in the format its extension names (text otherwise).
+func writeMapFile(s streams, o *mapOptions, loaded lint.Loaded, path string) error {
+	mesh, err := o.mesh(loaded.Docs)
+	if err != nil {
+		return fmt.Errorf("--map: %w", err)
+	}
+	m, err := o.build(s, loaded, mesh)
+	if err != nil {
+		return fmt.Errorf("--map: %w", err)
+	}
+	f := mapFileFormats[strings.ToLower(filepath.Ext(path))]
+	if f == "" {
+		f = formatText
+	}
+	var b bytes.Buffer
+	if err := writeMap(streams{out: &b, err: s.err}, string(f), "destination", m); err != nil {
+		return fmt.Errorf("--map: %w", err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("--map: %w", err)
+	}
+	fmt.Fprintf(s.err, "meshguard audit: wrote the %s access map (%d destinations, %d clients) to %s\n", mesh, len(m.Destinations), len(m.Clients), path)
+	return nil
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/meshguard/meshguard/access"
+	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/lint"
 )
 
 var kumaMapDir = filepath.Join(repoRoot, "examples", "map", "kuma")
@@ -230,5 +232,27 @@ func TestMapJSONStreamed(t *testing.T) {
 		if got.String() != string(want)+"\n" {
 			t.Errorf("%s: streamed JSON differs:\n%s", dir, cmp.Diff(string(want)+"\n", got.String()))
 		}
+	}
+}
+
+// TestMapFile: the file audit --map writes is the map of what was read, in
+// the format its extension names.
+func TestMapFile(t *testing.T) {
+	dir := t.TempDir()
+	o := defaultMapOptions(api.DefaultSettings())
+	loaded := lint.LoadAll([]string{kumaMapDir}, nil, o.loadOptions())
+	for ext, want := range map[string]string{".md": "### Kuma access map", ".csv": "destination,destination_class", ".txt": "kuma access map:", ".dot": "// kuma access map"} {
+		path := filepath.Join(dir, "map"+ext)
+		var errb strings.Builder
+		if err := writeMapFile(streams{err: &errb}, o, loaded, path); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := os.ReadFile(path)
+		if !strings.HasPrefix(string(b), want) || !strings.Contains(errb.String(), "wrote the kuma access map (5 destinations") {
+			t.Errorf("%s: %.80q, stderr %q", ext, b, errb.String())
+		}
+	}
+	if _, errOut, code := cli(t, "", "audit", "--map", "x.md", "--interval", "1m"); code != exitUsage || !strings.Contains(errOut, "does not go with --interval") {
+		t.Errorf("audit --map --interval: exit %d\n%s", code, errOut)
 	}
 }
