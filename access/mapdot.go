@@ -19,7 +19,7 @@ func (m *Map) WriteDot(w io.Writer) error {
 		g.node(destNode(d), d.Peer.Namespace, d.Peer.Workload, false)
 	}
 	for _, c := range m.Clients {
-		g.node(clientNode(c), clientNamespace(c), clientLabel(c), c.Kind != ClientWorkload)
+		g.node(clientNode(c), clientNamespace(c), clientLabel(c), clientNamespace(c) == "")
 	}
 	cells := m.CellsByClass()
 	for _, d := range m.Destinations {
@@ -50,14 +50,20 @@ func clientNode(c MapClient) string {
 	if c.Kind == ClientWorkload && c.Peer.Workload != "" {
 		return c.Peer.Namespace + "/" + c.Peer.Workload
 	}
-	if c.Kind == ClientWorkload && c.Peer.Identity != "" {
+	if serviceAccount(c) {
 		return c.Peer.Namespace + "/ServiceAccount/" + c.Peer.Name
 	}
 	return c.ID
 }
 
+// serviceAccount reports whether c is a Linkerd ServiceAccount of the input
+// (a workload's, or one the policies name).
+func serviceAccount(c MapClient) bool {
+	return (c.Kind == ClientWorkload || c.Kind == ClientNamed) && c.Peer.Identity != ""
+}
+
 func clientNamespace(c MapClient) string {
-	if c.Kind != ClientWorkload {
+	if c.Kind != ClientWorkload && !serviceAccount(c) {
 		return ""
 	}
 	return c.Peer.Namespace
@@ -67,7 +73,7 @@ func clientLabel(c MapClient) string {
 	switch {
 	case c.Kind == ClientWorkload && c.Peer.Workload != "":
 		return c.Peer.Workload
-	case c.Kind == ClientWorkload && c.Peer.Identity != "":
+	case serviceAccount(c):
 		return "ServiceAccount/" + c.Peer.Name
 	}
 	return c.ID
