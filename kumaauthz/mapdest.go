@@ -188,8 +188,9 @@ func (id Identity) SpiffeIDOf(px Proxy) (string, bool) {
 			path = "/ns/{{ .Namespace }}/sa/{{ .ServiceAccount }}"
 		}
 	}
-	vars := map[string]string{"Mesh": id.Mesh, "Zone": px.Zone, "Namespace": px.Namespace,
-		"ServiceAccount": lbl["k8s.kuma.io/service-account"], "Workload": lbl["kuma.io/workload"]}
+	// Kuma's template variables are named like the kinds they hold values of.
+	vars := map[string]string{api.KindMesh: id.Mesh, api.KindZone: px.Zone, api.KindNamespace: px.Namespace,
+		api.KindServiceAccount: lbl["k8s.kuma.io/service-account"], api.KindWorkload: lbl["kuma.io/workload"]}
 	t, ok1 := renderTemplate(td, lbl, vars)
 	vars["TrustDomain"] = t
 	p, ok2 := renderTemplate("spiffe://{{ .TrustDomain }}"+path, lbl, vars)

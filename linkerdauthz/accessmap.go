@@ -277,7 +277,7 @@ func namedServiceAccounts(ix *index, td string) []string {
 	}
 	refs := func(ns string, rs []api.LinkerdTargetRef) {
 		for _, r := range rs {
-			if strings.EqualFold(r.Kind, "ServiceAccount") && r.Name != "" {
+			if strings.EqualFold(r.Kind, api.KindServiceAccount) && r.Name != "" {
 				out = append(out, nsName(r.Namespace, ns, r.Name))
 			}
 		}
