@@ -180,7 +180,16 @@ func (ch *MapChange) counts() string {
 	return fmt.Sprintf("%d destination × client pairs change: %s", len(ch.Changes), strings.Join(parts, ", "))
 }
 
-var cellChangeMarks = map[string]string{CellOpened: "+", CellClosed: "-", CellRule: "~", CellShadow: "~"}
+// cellChangeMark is a change's mark in text: + opened, - closed, ~ otherwise.
+func cellChangeMark(kind string) string {
+	switch kind {
+	case CellOpened:
+		return "+"
+	case CellClosed:
+		return "-"
+	}
+	return "~"
+}
 
 func (ch *MapChange) mesh() string {
 	if ch.New != nil && ch.New.Mesh != "" {
@@ -195,7 +204,7 @@ func (ch *MapChange) WriteText(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s access map change: %s\n", ch.mesh(), ch.counts())
 	for _, g := range ch.groups() {
-		fmt.Fprintf(&b, "\n%s %-14s %s\n    clients: %s\n    was: %s\n    now: %s\n", cellChangeMarks[g.kind], g.kind, g.dest, clientList(g.clients, 8), g.old, g.new)
+		fmt.Fprintf(&b, "\n%s %-14s %s\n    clients: %s\n    was: %s\n    now: %s\n", cellChangeMark(g.kind), g.kind, g.dest, clientList(g.clients, 8), g.old, g.new)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

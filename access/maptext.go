@@ -175,15 +175,19 @@ func classRanges(ks []int) string {
 	return strings.Join(parts, ",")
 }
 
-// CSVHeader is the header row of WriteCSV.
-var CSVHeader = []string{"destination", "destination_class", "client", "client_kind", "client_class", "decision", "shadow_decision",
-	"kind", "policy", "path", "action", "file", "line", "shadow_policy", "shadow_path"}
+// CSVHeader is the header row of WriteCSV, so a consumer can check the
+// columns it reads.
+func CSVHeader() []string {
+	return []string{"destination", "destination_class", "client", "client_kind", "client_class", "decision", "shadow_decision",
+		"kind", "policy", "path", "action", "file", "line", "shadow_policy", "shadow_path"}
+}
 
 // WriteCSV writes one row per destination × client (an unjudged pair with an
 // empty decision).
 func (m *Map) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(CSVHeader); err != nil {
+	header := CSVHeader()
+	if err := cw.Write(header); err != nil {
 		return err
 	}
 	cells := m.CellsByClass()
@@ -204,7 +208,7 @@ func (m *Map) WriteCSV(w io.Writer) error {
 					row = append(row, "", "")
 				}
 			} else {
-				row = append(row, make([]string, len(CSVHeader)-len(row))...)
+				row = append(row, make([]string, len(header)-len(row))...)
 			}
 			if err := cw.Write(row); err != nil {
 				return err
@@ -222,7 +226,20 @@ const (
 	MarkdownMaxColumns = 12
 )
 
-var markdownMarks = map[string]string{"A": "✅", ".": "⛔", "a": "⛔ (shadow ✅)", "d": "✅ (shadow ⛔)", "?": "?"}
+// markdownMark is a cell's Mark as markdown shows it.
+func markdownMark(mark string) string {
+	switch mark {
+	case "A":
+		return "✅"
+	case ".":
+		return "⛔"
+	case "a":
+		return "⛔ (shadow ✅)"
+	case "d":
+		return "✅ (shadow ⛔)"
+	}
+	return mark
+}
 
 // WriteMarkdown writes the map for a pull request or job summary: the matrix
 // when it is small (destinations × client classes), else the namespace
@@ -248,7 +265,7 @@ func (m *Map) WriteMarkdown(w io.Writer) error {
 	for _, d := range m.Destinations {
 		fmt.Fprintf(&b, "| `%s` |", Cell(d.ID))
 		for k := range cols {
-			fmt.Fprintf(&b, " %s |", markdownMarks[cells[[2]int{d.Class, k}].Mark()])
+			fmt.Fprintf(&b, " %s |", markdownMark(cells[[2]int{d.Class, k}].Mark()))
 		}
 		b.WriteString("\n")
 	}

@@ -12,10 +12,12 @@ import (
 // This file is the one place that changes when it is.
 
 // errMapHTMLNotBuilt is what -o html answers before the page is wired in.
-var errMapHTMLNotBuilt = errors.New("-o html is not built into this meshguard yet: use -o markdown, -o dot or -o json (the page renders the same model)")
+func errMapHTMLNotBuilt() error {
+	return errors.New("-o html is not built into this meshguard yet: use -o markdown, -o dot or -o json (the page renders the same model)")
+}
 
 // writeMapHTML writes the map as one self-contained HTML page.
-func writeMapHTML(w io.Writer, m *access.Map) error { return errMapHTMLNotBuilt }
+func writeMapHTML(w io.Writer, m *access.Map) error { return errMapHTMLNotBuilt() }
 
 // writeMapChangeHTML writes what a change does to the map as one page.
-func writeMapChangeHTML(w io.Writer, c *access.MapChange) error { return errMapHTMLNotBuilt }
+func writeMapChangeHTML(w io.Writer, c *access.MapChange) error { return errMapHTMLNotBuilt() }

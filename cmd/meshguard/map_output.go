@@ -118,9 +118,24 @@ func writeMapJSON(w io.Writer, m *access.Map) error {
 	return bw.Flush()
 }
 
-// mapFileFormats are the formats a map file's extension names.
-var mapFileFormats = map[string]format{".json": formatJSON, ".yaml": formatYAML, ".yml": formatYAML, ".csv": formatCSV,
-	".md": formatMarkdown, ".markdown": formatMarkdown, ".dot": formatDot, ".gv": formatDot, ".html": formatHTML, ".htm": formatHTML}
+// mapFileFormat is the format a map file's extension names ("" for none).
+func mapFileFormat(ext string) format {
+	switch strings.ToLower(ext) {
+	case ".json":
+		return formatJSON
+	case ".yaml", ".yml":
+		return formatYAML
+	case ".csv":
+		return formatCSV
+	case ".md", ".markdown":
+		return formatMarkdown
+	case ".dot", ".gv":
+		return formatDot
+	case ".html", ".htm":
+		return formatHTML
+	}
+	return ""
+}
 
 // writeMapFile maps what was loaded (for audit --map) and writes the map to
 // path, in the format its extension names (text otherwise).
@@ -133,7 +148,7 @@ func writeMapFile(s streams, o *mapOptions, loaded lint.Loaded, path string) err
 	if err != nil {
 		return fmt.Errorf("--map: %w", err)
 	}
-	f := mapFileFormats[strings.ToLower(filepath.Ext(path))]
+	f := mapFileFormat(filepath.Ext(path))
 	if f == "" {
 		f = formatText
 	}
