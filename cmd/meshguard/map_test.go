@@ -184,7 +184,6 @@ func TestMapUsage(t *testing.T) {
 		{[]string{"map", kumaMapDir, "-o", "html", "--by", "namespace"}, "--by namespace is for the other formats"},
 		{[]string{"map", kumaMapDir, "--kubeconfig", "x"}, "not both"},
 		{[]string{"map", kumaMapDir, linkerdCheckDir}, "give --mesh-type"},
-		{[]string{"map", kumaMapDir, "-o", "html"}, "-o html is not built"},
 	} {
 		_, errOut, code := cli(t, "", tt.args...)
 		if code != exitUsage || !strings.Contains(errOut, tt.want) {
@@ -254,5 +253,15 @@ func TestMapFile(t *testing.T) {
 	}
 	if _, errOut, code := cli(t, "", "audit", "--map", "x.md", "--interval", "1m"); code != exitUsage || !strings.Contains(errOut, "does not go with --interval") {
 		t.Errorf("audit --map --interval: exit %d\n%s", code, errOut)
+	}
+}
+
+// TestMapHTML: -o html writes the page of the map, and of a change.
+func TestMapHTML(t *testing.T) {
+	for _, args := range [][]string{{"map", kumaMapDir, "-o", "html"}, {"map", linkerdCheckDir, "-o", "html"}, {"map", "--change", kumaMapDir, kumaMapDir, "-o", "html"}} {
+		out, errOut, code := cli(t, "", args...)
+		if code != exitOK || !strings.Contains(strings.ToLower(out[:min(len(out), 200)]), "<!doctype html") || !strings.Contains(out, "meshguard-data") {
+			t.Errorf("%v: exit %d, %.200q\n%s", args, code, out, errOut)
+		}
 	}
 }

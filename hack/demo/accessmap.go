@@ -18,10 +18,10 @@ const mapExample = "examples/map/kuma"
 const mapShows = "shop/Deployment/payments:80       D2    A   .   d   .   ."
 
 // mapFile is the file, in the demo's directory, that the tour writes the map
-// to; mapFormat its format (the page's, once it is built in: html).
+// to: the one self-contained page, to open in a browser.
 const (
-	mapFile   = "access-map.md"
-	mapFormat = "markdown"
+	mapFile   = "access-map.html"
+	mapFormat = "html"
 )
 
 // accessMap runs meshguard map on mapExample: the matrix on the terminal, and
@@ -63,6 +63,6 @@ func (d *demo) accessMap(ctx context.Context) error {
 	if err := os.WriteFile(path, page, 0o644); err != nil {
 		return err
 	}
-	d.p.line("  the access map is written to %s", d.p.bold(path))
+	d.p.line("  the access map is written to %s (one self-contained page: open it in a browser)", d.p.bold(path))
 	return nil
 }
