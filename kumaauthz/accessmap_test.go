@@ -167,3 +167,29 @@ func randomMapObjectsString(all []*unstructured.Unstructured) string {
 	}
 	return b.String()
 }
+
+// TestMapBound: past MaxCells the remaining destination classes get no cells,
+// and the notes say from which class on.
+func TestMapBound(t *testing.T) {
+	for seed := int64(1); seed < 100; seed++ {
+		all := objs(t, randomMapObjects(rand.New(rand.NewSource(seed))))
+		ck := Checker{Policies: randomTopPolicies(rand.New(rand.NewSource(seed)), 6)}
+		full, err := BuildMap(all, ck, MapOptions{}, mapLocate)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cols := len(classReps(clientClasses(full)))
+		if len(full.Cells) <= cols {
+			continue // one destination class: nothing to bound
+		}
+		m, err := BuildMap(all, ck, MapOptions{MaxCells: cols}, mapLocate)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(m.Cells) != cols || len(m.Notes) == 0 || !strings.Contains(m.Notes[len(m.Notes)-1], "the bound of") {
+			t.Errorf("seed %d: full map %d cells, bounded %d (bound %d), notes %q", seed, len(full.Cells), len(m.Cells), cols, m.Notes)
+		}
+		return
+	}
+	t.Fatal("no random map with two destination classes")
+}

@@ -90,3 +90,21 @@ func TestMapCellsAreCheckAnswers(t *testing.T) {
 func verdictOf(a access.Answer) map[string]any {
 	return map[string]any{"decision": a.Decision, "by": a.DecidedBy, "server": a.Server, "route": a.Route, "default": a.Default, "considered": a.Considered}
 }
+
+// TestMapBound: past MaxPairs the remaining destinations get no class and no
+// cells, and the notes say from which destination on.
+func TestMapBound(t *testing.T) {
+	objs := objects(t, randomLinkerdSet(rand.New(rand.NewSource(3)))+"\n---\n"+
+		"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: w, namespace: ns}\nspec:\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: c, ports: [{containerPort: 8080}, {containerPort: 9090}]}]}")
+	full, err := BuildMap(objs, MapOptions{}, mapLocate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := BuildMap(objs, MapOptions{MaxPairs: len(full.Clients)}, mapLocate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(full.Destinations) != 2 || m.Destinations[1].Class != -1 || len(m.Notes) == 0 || !strings.Contains(m.Notes[len(m.Notes)-1], "the bound of") {
+		t.Errorf("bounded map: %+v, notes %q", m.Destinations, m.Notes)
+	}
+}
