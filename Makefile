@@ -80,7 +80,7 @@ docs: build ## Regenerate docs/rules.md and examples/*invalid/ from the rules ca
 	$(GO) test -count=1 -run TestInvalidExamplesInSync ./rules/ -update
 
 .PHONY: demo
-demo: ## Local control plane + meshguard; apply examples/ with kubectl, preview and diff a change (first run builds kube-apiserver/etcd, 4-12 min)
+demo: ## Local control plane + meshguard; apply examples/ with kubectl, preview and diff a change, write the access map (first run builds kube-apiserver/etcd, 4-12 min)
 	@# Built, then run (not `go run`): go run exits 1 after Ctrl-C even when the demo
 	@# stopped everything cleanly. DEMO_FLAGS e.g. -no-wait, -dir /tmp/demo.
 	@$(STEP) "building the demo" "first run compiles every dependency: 3 to 5 minutes on 2 cores; then seconds" $(GO) build -o bin/demo ./hack/demo

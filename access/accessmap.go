@@ -18,6 +18,13 @@ const (
 	ClientUnauthenticated = "unauthenticated"
 	ClientOtherMesh       = "other-mesh"
 	ClientNetwork         = "network"
+	// ClientOtherService is a caller of the mesh whose service no workload of
+	// the input has (Kuma).
+	ClientOtherService = "other-service"
+	// ClientNamed is an identity the policies name (Kuma: a `from` item's
+	// tags or an Exact SPIFFE ID; Linkerd: a ServiceAccount or identity) that
+	// no workload of the input presents.
+	ClientNamed = "named"
 )
 
 // Map is the access matrix of one mesh's input.
@@ -106,4 +113,15 @@ func (m *Map) Cell(d MapDestination, c MapClient) (MapCell, bool) {
 		}
 	}
 	return MapCell{}, false
+}
+
+// CellsByClass indexes the cells by destination class and client class, so a
+// renderer looks a pair up in constant time ([2]int{d.Class, c.Class}).
+func (m *Map) CellsByClass() map[[2]int]*MapCell {
+	out := make(map[[2]int]*MapCell, len(m.Cells))
+	for i := range m.Cells {
+		c := &m.Cells[i]
+		out[[2]int{c.DestinationClass, c.ClientClass}] = c
+	}
+	return out
 }

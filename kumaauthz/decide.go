@@ -107,7 +107,15 @@ func relevance(p Policy, px Proxy, g Target, systemNamespace string) (bool, stri
 	if p.Mesh != px.Mesh {
 		return false, ""
 	}
-	pt := TargetOf(p, systemNamespace)
+	return relevanceOf(p, TargetOf(p, systemNamespace), px, g)
+}
+
+// relevanceOf is relevance for a policy of the proxy's mesh whose target pt
+// is derived already.
+func relevanceOf(p Policy, pt Target, px Proxy, g Target) (bool, string) {
+	if p.Mesh != px.Mesh {
+		return false, ""
+	}
 	if pt.Route() {
 		return false, fmt.Sprintf("%s targets %s %s: its route-level RBAC filter is not evaluated here", p.Ref(), pt.Kind, pt.Name)
 	}

@@ -34,6 +34,9 @@ type Identity struct {
 	// before they are applied) are taken to become Ready, as a Bundled or Spire
 	// provider does once the control plane has initialised it.
 	NotReady string
+	// TrustDomain and Path are spec.spiffeID's templates ("": Kuma's
+	// defaults), from which SpiffeIDOf renders the SPIFFE ID of a proxy.
+	TrustDomain, Path string
 }
 
 // Ref names the identity as policies are named: "namespace/name", or the name.
@@ -76,6 +79,14 @@ func IdentityFromObject(u *unstructured.Unstructured) (Identity, error) {
 	if s, ok := u.Object["spec"]; ok && s != nil {
 		if err := api.Decode(s, &spec); err != nil {
 			return Identity{}, fmt.Errorf("%s %s: spec: %v", api.KindMeshIdentity, id.Ref(), err)
+		}
+	}
+	if sp := spec.SpiffeID; sp != nil {
+		if sp.TrustDomain != nil {
+			id.TrustDomain = *sp.TrustDomain
+		}
+		if sp.Path != nil {
+			id.Path = *sp.Path
 		}
 	}
 	if spec.Selector != nil && spec.Selector.Dataplane != nil {

@@ -135,7 +135,12 @@ type Decision struct {
 
 // Decide answers one call against objs, the set Build previews.
 func Decide(objs []unstructured.Unstructured, c Caller, dst Destination, req Request, o Options) (Decision, error) {
-	ix := newIndex(objs)
+	return newIndex(objs).decide(objs, c, dst, req, o)
+}
+
+// decide is Decide over the index of objs, built once for many calls (the
+// access map); objs are read only for the routes of the Server taking the port.
+func (ix *index) decide(objs []unstructured.Unstructured, c Caller, dst Destination, req Request, o Options) (Decision, error) {
 	cluster := o.ClusterNetworks
 	if len(cluster) == 0 {
 		cluster = strings.Split(DefaultClusterNetworks, ",")

@@ -22,6 +22,8 @@ type workload struct {
 	mode string
 	// requireIDPorts is the pod's proxy-require-identity-inbound-ports.
 	requireIDPorts string
+	// sa is the pod's ServiceAccount, whose identity its proxy presents.
+	sa string
 }
 
 type port struct {
@@ -50,6 +52,10 @@ func workloadOf(o *unstructured.Unstructured) (workload, bool) {
 	// Namespace's onto the pod when the pod has none); the workload's own
 	// metadata annotations never reach the pod.
 	w.mode = ann[AnnotationDefaultPolicy]
+	w.sa, _, _ = unstructured.NestedString(tmpl, "spec", "serviceAccountName")
+	if w.sa == "" {
+		w.sa = "default"
+	}
 	containers, _, _ := unstructured.NestedSlice(tmpl, "spec", "containers")
 	for _, c := range containers {
 		cm, _ := c.(map[string]any)

@@ -49,6 +49,7 @@ type auditOptions struct {
 	logFormat      string
 	progress       string
 	progressDelay  time.Duration
+	mapFile        string
 }
 
 func newAuditCmd(s streams) *cobra.Command {
@@ -83,7 +84,8 @@ is, 2 on a usage error or when the cluster cannot be read or reports not written
   meshguard audit --ignore-file meshguard-ignore.yaml -o sarif > audit.sarif
   meshguard audit --write-reports                  # OpenReports Report per namespace
   meshguard audit --write-reports --report-format wgpolicy
-  meshguard audit --write-reports --interval 10m --metrics-bind-address :8080`,
+  meshguard audit --write-reports --interval 10m --metrics-bind-address :8080
+  meshguard audit -o json=audit.json --map access-map.md   # the access map beside the report`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd.Context(), s) },
 	}
@@ -107,6 +109,7 @@ is, 2 on a usage error or when the cluster cannot be read or reports not written
 	f.StringVar(&o.healthAddr, "health-probe-bind-address", ":8081", "address of /healthz with --interval, for a liveness probe; 0 disables")
 	f.StringVar(&o.logLevel, "log-level", "info", "log level with --interval: debug, info, error")
 	f.StringVar(&o.logFormat, "log-format", "json", "log format with --interval: json or console")
+	f.StringVar(&o.mapFile, "map", "", "also write the cluster's access map (meshguard map) to this file; its format by extension: .json, .yaml, .csv, .md, .dot, .html, else text")
 	f.StringVar(&o.progress, "progress", "auto", "progress line on standard error for audits over a second: auto (only on a terminal), always, never")
 	f.DurationVar(&o.progressDelay, "progress-delay", time.Second, "how long an audit goes before the progress line appears")
 	_ = f.MarkHidden("progress-delay")
@@ -129,6 +132,8 @@ func (o *auditOptions) check() error {
 		return usageErr("--page-size must be at least 1")
 	case o.interval < 0:
 		return usageErr("--interval must not be negative")
+	case o.mapFile != "" && o.interval > 0:
+		return usageErr("--map writes one map after a single audit; it does not go with --interval")
 	}
 	for _, ns := range o.namespaces {
 		if ns == "" {
@@ -221,7 +226,22 @@ func (o *auditOptions) run(ctx context.Context, s streams) error {
 	if err := lo.write(s, outs, report{findings: r.Findings, summary: r.Summary, skipped: skipped, objects: objects.List()}); err != nil {
 		return err
 	}
+	if o.mapFile != "" {
+		if err := o.writeMap(s); err != nil {
+			return err
+		}
+	}
 	return exitFor(r.Findings, o.failOn)
+}
+
+// writeMap reads the cluster as `meshguard map --kubeconfig` does and writes
+// its access map to --map.
+func (o *auditOptions) writeMap(s streams) error {
+	loaded, err := readLive(o.kubeconfig, o.context)
+	if err != nil {
+		return err
+	}
+	return writeMapFile(s, defaultMapOptions(o.settings), loaded, o.mapFile)
 }
 
 // syncProgress is a progress line the reader's goroutines may update at once.

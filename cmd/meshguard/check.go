@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -212,6 +211,12 @@ func (o *checkOptions) run(s streams, args []string) error {
 // objectsOf are the parsed objects of docs, namespaced ones without a namespace
 // given o.namespace as on apply.
 func (o *checkOptions) objectsOf(docs []lint.Document) []*unstructured.Unstructured {
+	return objectsOf(docs, o.namespace)
+}
+
+// objectsOf are the parsed objects of docs, namespaced ones without a namespace
+// given ns as on apply (check and map read them alike).
+func objectsOf(docs []lint.Document, ns string) []*unstructured.Unstructured {
 	out := make([]*unstructured.Unstructured, 0, len(docs))
 	for i := range docs {
 		obj := docs[i].Object
@@ -220,7 +225,7 @@ func (o *checkOptions) objectsOf(docs []lint.Document) []*unstructured.Unstructu
 		}
 		if obj.GetNamespace() == "" && obj.GetKind() != api.KindNamespace && obj.GetKind() != api.KindMesh {
 			obj = obj.DeepCopy()
-			obj.SetNamespace(o.namespace)
+			obj.SetNamespace(ns)
 		}
 		out = append(out, obj)
 	}
@@ -355,27 +360,14 @@ func (o *checkOptions) checkKuma(s streams, docs []lint.Document, eng lint.Optio
 	if err := readable(s, in); err != nil {
 		return access.Answer{}, err
 	}
-	sel := kumaauthz.SelectPolicies(in.Policies, px, o.settings.SystemNamespace)
-	rbacReq := kumaauthz.Request{SANs: cl.SANs, SNI: o.sni, Method: o.method, Path: o.path}
-	id := kumaauthz.IdentityOf(in.Identities, px.Mesh, px.IdentityLabels())
-	if id != nil && !id.Ready() {
-		sel.Notes = append(sel.Notes, fmt.Sprintf("%s %s selects the proxy but gives no identity yet: %s; until it is Ready, `from` policies apply",
-			api.KindMeshIdentity, id.Ref(), id.NotReady))
-	}
-	d, err := kumaauthz.DecideFor(sel.Policies, px.Mesh, id, rbacReq, kumaauthz.Options{Form: kumaauthz.Form(o.form), SystemNamespace: o.settings.SystemNamespace})
-	if err != nil {
-		return access.Answer{}, err
-	}
-	d.Notes = append(sel.Notes, d.Notes...)
-	if _, ok := px.Tags[api.ServiceTag]; !ok && serviceTargets.Load() {
-		d.Notes = append(d.Notes, "the destination has no "+api.ServiceTag+" tag, so policies that target a MeshService cannot select it; give it in --to, or name the workload (its Service gives the tag)")
-	}
+	ck := kumaauthz.Checker{Policies: in.Policies, Identities: in.Identities, SystemNamespace: o.settings.SystemNamespace,
+		Form: kumaauthz.Form(o.form), ServiceTargets: func(string) bool { return serviceTargets.Load() }}
 	workload := ""
 	if !strings.Contains(o.to, "=") {
 		workload = o.to
 	}
 	req := access.Request{SNI: o.sni, Method: o.method, Path: o.path}
-	return d.Answer(cl, px, workload, sel.Policies, req, newLocator(docs, o.namespace).at), nil
+	return ck.Answer(px, ck.Select(px), workload, cl, req, newLocator(docs, o.namespace).at)
 }
 
 func orDefault(s, d string) string {

@@ -45,8 +45,9 @@ func TestOutputFormatsFromOneList(t *testing.T) {
 		"diff":    {"text", "json", "yaml", "markdown"},
 		"version": {"text", "json", "yaml"},
 		"inspect": {"text", "json"},
+		"map":     {"text", "csv", "json", "yaml", "markdown", "dot", "html"},
 	}
-	known := formatNames(append(findingFormats(), formatTable))
+	known := formatNames(allFormats())
 	root := newRoot(streams{})
 	for _, c := range root.Commands() {
 		if c.Flags().Lookup("output") == nil {

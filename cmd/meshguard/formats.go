@@ -24,7 +24,17 @@ const (
 	formatJUnit    format = "junit"
 	// formatTable is preview's columns; text is a synonym there.
 	formatTable format = "table"
+	// formatCSV, formatDot and formatHTML are map's: a row per pair, a
+	// Graphviz graph, one self-contained page.
+	formatCSV  format = "csv"
+	formatDot  format = "dot"
+	formatHTML format = "html"
 )
+
+// allFormats is the one list every -o draws from.
+func allFormats() []format {
+	return append(findingFormats(), formatTable, formatCSV, formatDot, formatHTML)
+}
 
 // findingFormats are the formats of the doors that report findings (lint, audit).
 func findingFormats() []format {

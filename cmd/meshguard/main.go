@@ -89,6 +89,7 @@ The same engine runs behind every command:
   meshguard preview   show the Envoy RBAC of MeshTrafficPermissions, who may reach Linkerd Servers
   meshguard check     answer whether one client may call one workload, and which policy decides
   meshguard diff      show which clients a policy change lets in or shuts out, and what it changes on every proxy
+  meshguard map       show who may call whom across the mesh (matrix, csv, markdown, dot, html), and what a change does to it
   meshguard inspect   show what Kuma makes of the policies per proxy, or answer Kuma's inspect API
   meshguard serve     run the mutating and validating admission webhook
   meshguard rules     list every finding code
@@ -102,7 +103,7 @@ would be denied; check: the call is denied; diff --fail-on error: access is wide
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newLintCmd(s), newAuditCmd(s), newDefaultCmd(s), newRulesCmd(s), newPreviewCmd(s), newCheckCmd(s), newDiffCmd(s), newInspectCmd(s), newServeCmd(s), newVersionCmd(s), newSchemaCmd(s))
+	root.AddCommand(newLintCmd(s), newAuditCmd(s), newDefaultCmd(s), newRulesCmd(s), newPreviewCmd(s), newCheckCmd(s), newDiffCmd(s), newMapCmd(s), newInspectCmd(s), newServeCmd(s), newVersionCmd(s), newSchemaCmd(s))
 	// Added now rather than at Execute, so help tests and the docs see it; the
 	// scripts go to the output set at this point.
 	root.SetOut(s.out)

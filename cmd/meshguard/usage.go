@@ -100,6 +100,7 @@ func enumFlags() map[string][]string {
 		"log-level":                {"debug", "info", "warn", "error"},
 		"linkerd-default-policy":   validate.InboundPolicies,
 		"linkerd-server-conflicts": {"warn", "deny"},
+		"by":                       mapByValues(),
 	}
 }
 

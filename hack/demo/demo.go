@@ -69,7 +69,7 @@ func run(ctx context.Context, o options) error {
 	if err := d.namespaces(ctx); err != nil {
 		return err
 	}
-	steps := []func(context.Context) error{d.valid, d.invalid, d.preview, d.diff, d.ownNamespace, d.check, d.inspect}
+	steps := []func(context.Context) error{d.valid, d.invalid, d.preview, d.diff, d.ownNamespace, d.check, d.inspect, d.accessMap}
 	for _, step := range steps {
 		if ctx.Err() != nil {
 			return ctx.Err()

@@ -58,6 +58,9 @@ func TestDemo(t *testing.T) {
 		"http.requestTimeout: 2s  ← web-to-backend.shop spec.to[0], over mesh-defaults.kuma-system spec.to[0]",
 		"http.numRetries: 3  ← retry-backend.shop spec.to[0]",
 		"~ MeshTimeout connectionTimeout: 5s → 2s on the outbound to MeshService shop/backend port http of 5 proxies",
+		"7. meshguard map",
+		mapShows,
+		"the access map is written to " + filepath.Join(dir, mapFile),
 		"export KUBECONFIG=" + filepath.Join(dir, "kubeconfig"),
 		"every check of the tour passed",
 	} {

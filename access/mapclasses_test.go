@@ -1,0 +1,44 @@
+package access
+
+import "testing"
+
+// TestSetClasses: equal rows share a destination class, equal columns a
+// client class, each cell is the answer of the first members, and a
+// destination past the judged ones has no class.
+func TestSetClasses(t *testing.T) {
+	m := &Map{Destinations: make([]MapDestination, 4), Clients: make([]MapClient, 3)}
+	rows := [][]int32{{0, 1, 0}, {0, 1, 0}, {2, 1, 2}}
+	SetClasses(m, []int{0, 1, 2}, rows, func(j, c int) Answer { return Answer{Decision: string(rune('a'+j)) + string(rune('0'+c))} })
+	var dc, cc []int
+	for _, d := range m.Destinations {
+		dc = append(dc, d.Class)
+	}
+	for _, c := range m.Clients {
+		cc = append(cc, c.Class)
+	}
+	if want := []int{0, 0, 1, -1}; !equal(dc, want) {
+		t.Errorf("destination classes %v, want %v", dc, want)
+	}
+	if want := []int{0, 1, 0}; !equal(cc, want) {
+		t.Errorf("client classes %v, want %v", cc, want)
+	}
+	cells := m.CellsByClass()
+	if len(m.Cells) != 4 || cells[[2]int{1, 1}].Answer.Decision != "c1" || cells[[2]int{0, 0}].Answer.Decision != "a0" {
+		t.Errorf("cells %+v", m.Cells)
+	}
+	if _, ok := m.Cell(m.Destinations[3], m.Clients[0]); ok {
+		t.Error("an unjudged destination has a cell")
+	}
+}
+
+func equal(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,307 @@
+package linkerdauthz
+
+import (
+	"fmt"
+	"net/netip"
+	"slices"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/meshguard/meshguard/access"
+	"github.com/meshguard/meshguard/api"
+)
+
+// The access map of a Linkerd input (`meshguard map`): every workload and
+// container port (a Server's port or one the default policy decides) against
+// every ServiceAccount of the input and the callers that are not workloads of
+// it, each cell Decide's answer for that pair, as `meshguard check --to
+// Kind/name --port P` answers it.
+//
+// Destinations whose decision cannot differ (same namespace, pod labels, port,
+// default-policy annotations) are judged once; every other pair is judged, so
+// the work is destinations × clients, bounded by MaxPairs.
+
+// DefaultMaxMapPairs bounds the pairs BuildMap judges when MaxPairs is 0.
+const DefaultMaxMapPairs = 2000000
+
+// OtherNamespace is the namespace of the "identity of no ServiceAccount of
+// the input" column (another namespace, or another cluster sharing the trust
+// root).
+const OtherNamespace = "meshguard-other"
+
+// OutsideIP is the source address of the "outside the cluster networks"
+// column: TEST-NET-3, documentation space no cluster uses.
+const OutsideIP = "203.0.113.10"
+
+// MapOptions tune BuildMap.
+type MapOptions struct {
+	Options
+	// MaxPairs bounds the destination × client pairs judged (0:
+	// DefaultMaxMapPairs); rows past it are listed without cells.
+	MaxPairs int
+}
+
+// BuildMap is the access map of objs, the set Build previews.
+func BuildMap(objs []unstructured.Unstructured, o MapOptions, loc access.Locate) (*access.Map, error) {
+	ix := newIndex(objs)
+	var routes []unstructured.Unstructured
+	for i := range objs {
+		if gvk := objs[i].GroupVersionKind(); authzRoute(gvk.Group, gvk.Kind) {
+			routes = append(routes, objs[i])
+		}
+	}
+	m := &access.Map{Version: access.MapVersion, Mesh: "linkerd", Destinations: []access.MapDestination{}, Clients: []access.MapClient{}, Cells: []access.MapCell{}}
+	dests := mapDestinations(ix, m)
+	clients := mapClients(ix, o.Options)
+	for _, c := range clients {
+		m.Clients = append(m.Clients, c.col)
+	}
+	limit := o.MaxPairs
+	if limit <= 0 {
+		limit = DefaultMaxMapPairs
+	}
+	// Each distinct destination is judged against every client; a cell is
+	// named by its decision and deciding item.
+	cellIDs := map[string]int32{}
+	byKey := map[string]int{}
+	var judged [][]int32
+	var answers [][]access.Answer
+	destJudged := make([]int, len(dests))
+	for i, d := range dests {
+		if j, ok := byKey[d.key]; ok {
+			destJudged[i] = j
+			continue
+		}
+		if (len(judged)+1)*len(clients) > limit {
+			m.Notes = append(m.Notes, fmt.Sprintf("the bound of %d pairs is reached: %s and the destinations after it are listed without cells", limit, d.dest.ID))
+			destJudged = destJudged[:i]
+			break
+		}
+		row := make([]int32, len(clients))
+		ans := make([]access.Answer, len(clients))
+		for c, cl := range clients {
+			dst := d.dst
+			dec, err := ix.decide(routes, cl.caller, dst, Request{}, o.Options)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %v", d.dest.ID, err)
+			}
+			ans[c] = dec.Answer(cl.caller, d.dst, d.port, access.Request{}, loc)
+			k := cellKey(dec)
+			id, ok := cellIDs[k]
+			if !ok {
+				id = int32(len(cellIDs))
+				cellIDs[k] = id
+			}
+			row[c] = id
+		}
+		byKey[d.key] = len(judged)
+		destJudged[i] = len(judged)
+		judged = append(judged, row)
+		answers = append(answers, ans)
+	}
+	access.SetClasses(m, destJudged, judged, func(j, c int) access.Answer { return answers[j][c] })
+	return m, nil
+}
+
+// cellKey is what makes two cells the same: the decision and what decides it.
+func cellKey(d Decision) string {
+	auth := ""
+	if a := d.Decider.Authentication; a != nil {
+		auth = fmt.Sprintf("%+v", *a)
+	}
+	return fmt.Sprintf("%v|%v|%v|%s|%s|%s|%s|%s|%s|%s", d.Allow, d.Audit, d.Default, d.Server, d.Route,
+		d.Decider.Kind, d.Decider.Namespace+"/"+d.Decider.Name, d.Decider.Path, d.Decider.Words, auth)
+}
+
+// mapDest is a destination with the Destination check would give Decide.
+type mapDest struct {
+	dest access.MapDestination
+	dst  Destination
+	port string
+	// key is what Decide reads of the destination: equal keys, equal answers.
+	key string
+}
+
+// mapDestinations lists every workload × container port (by number, without
+// repeats) and adds them to m; a workload without ports is said in Notes.
+func mapDestinations(ix *index, m *access.Map) []mapDest {
+	var out []mapDest
+	for _, w := range ix.loads {
+		var nums []int64
+		for _, p := range w.ports {
+			if p.number > 0 && !slices.Contains(nums, p.number) {
+				nums = append(nums, p.number)
+			}
+		}
+		if len(nums) == 0 {
+			m.Notes = append(m.Notes, fmt.Sprintf("%s in namespace %s declares no container port: it is not a row of the map", w.ref, w.ns))
+		}
+		for _, n := range nums {
+			port := strconv.FormatInt(n, 10)
+			dst := Destination{Namespace: w.ns, Workload: w.ref, Port: n}
+			key := fmt.Sprintf("%s|%v|%d", w.ns, sortedLabels(w.labels), n)
+			if w.mode != "" || w.requireIDPorts != "" {
+				key += "|" + w.ref // the default policy's answer names the workload
+			}
+			for _, p := range w.ports {
+				if p.number == n {
+					key += "|" + p.name
+				}
+			}
+			d := access.MapDestination{ID: w.ns + "/" + w.ref + ":" + port, Peer: access.Peer{Namespace: w.ns, Workload: w.ref, Port: port, Tags: w.labels}}
+			out = append(out, mapDest{dest: d, dst: dst, port: port, key: key})
+			m.Destinations = append(m.Destinations, d)
+		}
+	}
+	return out
+}
+
+func sortedLabels(l map[string]string) string {
+	keys := make([]string, 0, len(l))
+	for k, v := range l {
+		keys = append(keys, k+"="+v)
+	}
+	slices.Sort(keys)
+	return strings.Join(keys, ",")
+}
+
+// mapClient is a column with the Caller check would give Decide.
+type mapClient struct {
+	col    access.MapClient
+	caller Caller
+}
+
+// mapClients are the ServiceAccounts of the input's workloads, an identity of
+// none of them, an unauthenticated client from the cluster networks, one from
+// outside them, and one from each network the input's authorizations name.
+func mapClients(ix *index, o Options) []mapClient {
+	td := o.TrustDomain
+	if td == "" {
+		td = DefaultTrustDomain
+	}
+	var out []mapClient
+	seen := map[string]bool{}
+	sas := func(ns, sa, kind string) {
+		if seen[ns+"/"+sa] {
+			return
+		}
+		seen[ns+"/"+sa] = true
+		id := saIdentity(ns, sa, td)
+		out = append(out, mapClient{col: access.MapClient{ID: ns + "/" + sa, Kind: kind, Peer: access.Peer{Identity: id, Namespace: ns, Name: sa}},
+			caller: Caller{Identity: id, TrustDomain: td}})
+	}
+	for _, w := range ix.loads {
+		sas(w.ns, w.sa, access.ClientWorkload)
+	}
+	for _, sa := range namedServiceAccounts(ix, td) {
+		ns, name, _ := strings.Cut(sa, "/")
+		sas(ns, name, access.ClientNamed)
+	}
+	sas(OtherNamespace, "default", access.ClientOtherMesh)
+	unauth := func(kind, id, ip string) {
+		a, err := netip.ParseAddr(ip)
+		if err != nil || seen[ip] {
+			return
+		}
+		seen[ip] = true
+		out = append(out, mapClient{col: access.MapClient{ID: id, Kind: kind, Peer: access.Peer{Unauthenticated: true, IP: ip}},
+			caller: Caller{Unauthenticated: true, IP: a, TrustDomain: td}})
+	}
+	cluster := o.ClusterNetworks
+	if len(cluster) == 0 {
+		cluster = strings.Split(DefaultClusterNetworks, ",")
+	}
+	if ip := hostIn(cluster[0]); ip != "" {
+		unauth(access.ClientUnauthenticated, "unauthenticated@"+ip, ip)
+	}
+	unauth(access.ClientNetwork, "unauthenticated@"+OutsideIP, OutsideIP)
+	for _, cidr := range namedNetworks(ix) {
+		if ip := hostIn(cidr); ip != "" {
+			unauth(access.ClientNetwork, "unauthenticated@"+ip, ip)
+		}
+	}
+	return out
+}
+
+// hostIn is an address inside cidr (its first host), "" when cidr is not one.
+func hostIn(cidr string) string {
+	p, err := netip.ParsePrefix(strings.TrimSpace(cidr))
+	if err != nil {
+		return ""
+	}
+	a := p.Masked().Addr()
+	if n := a.Next(); p.Bits() < a.BitLen() && p.Contains(n) {
+		a = n
+	}
+	return a.String()
+}
+
+// namedNetworks are the CIDRs the input's NetworkAuthentications and
+// ServerAuthorizations name (excepts too), sorted, without repeats.
+func namedNetworks(ix *index) []string {
+	var out []string
+	add := func(ns []api.Network) {
+		for _, n := range ns {
+			out = append(out, n.Cidr)
+			out = append(out, n.Except...)
+		}
+	}
+	for _, spec := range ix.authn.network {
+		add(spec.Networks)
+	}
+	for _, o := range ix.sazs {
+		var spec api.ServerAuthorizationSpec
+		decodeSpec(o, &spec)
+		if spec.Client != nil {
+			add(spec.Client.Networks)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// namedServiceAccounts are the ServiceAccounts the input's authorizations name
+// (MeshTLSAuthentication identities and identityRefs, ServerAuthorization
+// serviceAccounts and identities, AuthorizationPolicy ServiceAccount refs; not
+// wildcards), as "ns/name", sorted, without repeats.
+func namedServiceAccounts(ix *index, td string) []string {
+	var out []string
+	exact := func(ids []string) {
+		for _, id := range ids {
+			if ns, name, ok := identityParts(id, td); ok && !strings.Contains(id, "*") {
+				out = append(out, ns+"/"+name)
+			}
+		}
+	}
+	refs := func(ns string, rs []api.LinkerdTargetRef) {
+		for _, r := range rs {
+			if strings.EqualFold(r.Kind, api.KindServiceAccount) && r.Name != "" {
+				out = append(out, nsName(r.Namespace, ns, r.Name))
+			}
+		}
+	}
+	for key, spec := range ix.authn.meshTLS {
+		ns, _, _ := strings.Cut(key, "/")
+		exact(spec.Identities)
+		refs(ns, spec.IdentityRefs)
+	}
+	for _, o := range ix.sazs {
+		var spec api.ServerAuthorizationSpec
+		decodeSpec(o, &spec)
+		if c := spec.Client; c != nil && c.MeshTLS != nil {
+			exact(c.MeshTLS.Identities)
+			for _, sa := range c.MeshTLS.ServiceAccounts {
+				out = append(out, nsName(sa.Namespace, o.GetNamespace(), sa.Name))
+			}
+		}
+	}
+	for _, o := range ix.policies {
+		spec := &api.AuthorizationPolicySpec{}
+		decodeSpec(o, spec)
+		refs(o.GetNamespace(), spec.RequiredAuthenticationRefs)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
