@@ -46,7 +46,25 @@ func releaseDirs() map[string]string {
 		"kuma-2.13":           "crds/kuma-2.13",
 		"kuma-2.14":           "crds/kuma-2.14",
 		"linkerd-edge-26.8.3": "crds/linkerd-edge-26.8.3",
+		// Linkerd's policy CRDs are the same at every release but one file, so
+		// releases share directories (their SOURCE.md says so): version-2.20
+		// edge's, version-2.19 version-2.18's, which holds only the file that
+		// differs (releaseBase).
+		"linkerd-version-2.18": "crds/linkerd-version-2.18",
+		"linkerd-version-2.19": "crds/linkerd-version-2.18",
+		"linkerd-version-2.20": "crds/linkerd-edge-26.8.3",
+		"gateway-api-v1.1.1":   "crds/gateway-api-v1.1.1",
+		"gateway-api-v1.2.1":   "crds/gateway-api-v1.2.1",
+		"gateway-api-v1.3.0":   "crds/gateway-api-v1.3.0",
+		"gateway-api-v1.4.1":   "crds/gateway-api-v1.4.1",
+		"gateway-api-v1.5.1":   "crds/gateway-api-v1.5.1",
 	}
+}
+
+// releaseBase maps a directory that holds only the files in which its releases
+// differ to the directory the other files are read from.
+func releaseBase() map[string]string {
+	return map[string]string{"crds/linkerd-version-2.18": "crds/linkerd-edge-26.8.3"}
 }
 
 // DefaultKumaVersion is the Kuma release whose CRDs meshguard checks against unless
@@ -72,9 +90,21 @@ const DefaultLinkerdVersion = api.DefaultLinkerdVersion
 // "linkerd-edge-26.8.3").
 func LinkerdRelease(version string) string { return "linkerd-" + version }
 
-// LinkerdVersions lists the Linkerd versions whose CRDs are embedded, sorted, for
-// flag help and errors.
-func LinkerdVersions() []string { return versionsOf("linkerd-") }
+// LinkerdVersions lists the Linkerd versions whose CRDs are embedded, oldest first
+// (edge-26.8.3 follows version-2.20), for flag help, errors and the chart's enum.
+func LinkerdVersions() []string {
+	out := versionsOf("linkerd-")
+	slices.SortStableFunc(out, func(a, b string) int {
+		switch {
+		case api.LinkerdBefore(a, b):
+			return -1
+		case api.LinkerdBefore(b, a):
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	return out
+}
 
 // KnowsLinkerd reports whether the CRDs of Linkerd version are embedded.
 func KnowsLinkerd(version string) bool { return isEmbedded(LinkerdRelease(version)) }
@@ -267,6 +297,18 @@ func releaseFiles(r string) ([]string, error) {
 	paths, err := fs.Glob(embedded, path.Join(dir, "*.yaml"))
 	if err != nil {
 		return nil, err
+	}
+	if base, ok := releaseBase()[dir]; ok {
+		shared, err := fs.Glob(embedded, path.Join(base, "*.yaml"))
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range shared {
+			if !slices.ContainsFunc(paths, func(q string) bool { return path.Base(q) == path.Base(p) }) {
+				paths = append(paths, p)
+			}
+		}
+		slices.SortFunc(paths, func(a, b string) int { return strings.Compare(path.Base(a), path.Base(b)) })
 	}
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("%s: no CRD files in %s", r, dir)

@@ -291,7 +291,9 @@ const linkerdSuite = "../validate/testdata/conformance/linkerd-admission"
 // TestLinkerdCRDsAgreeWithTheAPIServer: for every case, this package refuses exactly
 // what the API server refused, drops the fields it dropped, and names the same field.
 func TestLinkerdCRDsAgreeWithTheAPIServer(t *testing.T) {
-	s, err := Load("linkerd-edge-26.8.3")
+	// The tag's charts/linkerd-crds, Gateway API routes (v1.1.1) included, as the
+	// cases were measured.
+	s, err := Load("linkerd-edge-26.8.3", "gateway-api-v1.1.1")
 	if err != nil {
 		t.Fatal(err)
 	}
