@@ -370,6 +370,25 @@ func BenchmarkLoadLinkerd(b *testing.B) {
 	}
 }
 
+// BenchmarkLoadGatewayAPI is the cost of compiling each Gateway API bundle's route
+// CRDs (CEL rules included) and building their validators: what the first route
+// parented to Linkerd costs a lint run under each --gateway-api-version.
+func BenchmarkLoadGatewayAPI(b *testing.B) {
+	for _, v := range GatewayAPIVersions() {
+		b.Run(v, func(b *testing.B) {
+			for b.Loop() {
+				s, err := Load(GatewayAPIRelease(v))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := s.BuildCheckers(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // TestCheckUpdateRatchets: an update is judged as the API server judges it with
 // CRDValidationRatcheting. A value the stored object already had, invalid under
 // today's CRD (stored before the CRD tightened), does not fail an update that
