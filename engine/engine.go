@@ -107,7 +107,7 @@ func (e *Engine) Cross(ctx context.Context, s Subject, src Source, strict bool) 
 	if s.Object == nil {
 		return nil, nil
 	}
-	all := e.CrossAll(ctx, []Subject{s}, src, strict)
+	all := e.crossAll(ctx, []Subject{s}, src, strict, true)
 	return all[0].Errors, all[0].Warnings
 }
 
@@ -118,6 +118,12 @@ type Findings struct{ Errors, Warnings field.ErrorList }
 // audit's cluster): each check that judges many at once (RunAll) reads src once.
 // The i-th Findings are subjects[i]'s.
 func (e *Engine) CrossAll(ctx context.Context, subjects []Subject, src Source, strict bool) []Findings {
+	return e.crossAll(ctx, subjects, src, strict, false)
+}
+
+// crossAll is CrossAll; admission says one object is judged on its way in
+// (Cross, from Judge), which RunAll checks bound their work by.
+func (e *Engine) crossAll(ctx context.Context, subjects []Subject, src Source, strict, admission bool) []Findings {
 	out := make([]Findings, len(subjects))
 	for _, c := range e.Checks {
 		var idx []int
@@ -132,7 +138,7 @@ func (e *Engine) CrossAll(ctx context.Context, subjects []Subject, src Source, s
 		}
 		var found []field.ErrorList
 		if c.RunAll != nil {
-			found = c.RunAll(ctx, mine, src)
+			found = c.RunAll(ctx, mine, src, admission)
 		} else {
 			for _, s := range mine {
 				found = append(found, c.Run(ctx, s, src))

@@ -66,9 +66,11 @@ func TestEveryReleaseChecks(t *testing.T) {
 }
 
 // TestSources: every embedded release names the repository and tag it was taken
-// from, which `meshguard version` prints.
+// from (the 3.0 preview, the commit of Kuma's main branch it is pinned to), which
+// `meshguard version` prints.
 func TestSources(t *testing.T) {
 	want := map[string]string{"kuma-2.13": "kumahq/kuma v2.13.10", "kuma-2.14": "kumahq/kuma v2.14.3",
+		"kuma-3.0-preview":    "kumahq/kuma 348b6528bc234b3c4bd7f22ad7c5bf950d6149fc",
 		"linkerd-edge-26.8.3": "linkerd/linkerd2 edge-26.8.3", "linkerd-version-2.18": "linkerd/linkerd2 version-2.18",
 		"linkerd-version-2.19": "linkerd/linkerd2 version-2.19", "linkerd-version-2.20": "linkerd/linkerd2 version-2.20",
 		// Linkerd's bundle of Gateway API v1.1.1, then the Gateway API's own tags.

@@ -8,13 +8,15 @@ import (
 )
 
 // Releases lists the names of the embedded CRD sets ("kuma-2.13", "kuma-2.14",
-// "linkerd-edge-26.8.3"), sorted, so `meshguard version` can say what a binary
+// "kuma-3.0-preview", "linkerd-edge-26.8.3"), sorted, so `meshguard version` can say what a binary
 // checks against.
 func Releases() []string { return releaseNames() }
 
-// Source names where release r's CRDs were taken from ("kumahq/kuma v2.13.10"), as
-// its SOURCE.md says, so `meshguard version` tells a user on a patch release which
-// tag the binary was checked against; "" for a release without one.
+// Source names where release r's CRDs were taken from ("kumahq/kuma v2.13.10", or
+// "kumahq/kuma 348b6528bc23…" for a preview pinned to a commit), as its SOURCE.md
+// says, so `meshguard version` tells a user on a patch release which tag the binary
+// was checked against, and one trying a preview which commit; "" for a release
+// without one.
 func Source(r string) string {
 	dir, ok := releaseDirs()[r]
 	if !ok {
@@ -24,10 +26,11 @@ func Source(r string) string {
 	if err != nil {
 		return ""
 	}
-	// The repository and tag, as SOURCE.md words them: "(kumahq/kuma, tag v2.13.10,".
-	// A directory several releases share names each release's tag; the one that
-	// ends the release's name is its own, else the first.
-	all := regexp.MustCompile(`\(([\w.-]+/[\w.-]+), tag ([\w.-]+)`).FindAllSubmatch(data, -1)
+	// The repository and tag or commit, as SOURCE.md words them: "(kumahq/kuma, tag
+	// v2.13.10," or "(kumahq/kuma, commit 348b…,". A directory several releases share
+	// names each release's tag; the one that ends the release's name is its own, else
+	// the first.
+	all := regexp.MustCompile(`\(([\w.-]+/[\w.-]+), (?:tag|commit) ([\w.-]+)`).FindAllSubmatch(data, -1)
 	if all == nil {
 		return ""
 	}

@@ -45,6 +45,7 @@ func releaseDirs() map[string]string {
 	return map[string]string{
 		"kuma-2.13":           "crds/kuma-2.13",
 		"kuma-2.14":           "crds/kuma-2.14",
+		"kuma-3.0-preview":    "crds/kuma-3.0-preview",
 		"linkerd-edge-26.8.3": "crds/linkerd-edge-26.8.3",
 		// Linkerd's policy CRDs are the same at every release but one file, so
 		// releases share directories (their SOURCE.md says so): version-2.20

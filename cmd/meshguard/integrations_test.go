@@ -91,7 +91,8 @@ func TestVersion(t *testing.T) {
 	bi := &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v1.2.3"}, Settings: []debug.BuildSetting{
 		{Key: "vcs.revision", Value: "0123abc"}, {Key: "vcs.time", Value: "2026-11-24T10:00:00Z"}, {Key: "vcs.modified", Value: "true"}}}
 	embedded := versionInfo{KumaVersions: schema.KumaVersions(), DefaultKumaVersion: schema.DefaultKumaVersion, CRDReleases: schema.Releases(),
-		CRDSources: map[string]string{"kuma-2.13": "kumahq/kuma v2.13.10", "kuma-2.14": "kumahq/kuma v2.14.3", "linkerd-edge-26.8.3": "linkerd/linkerd2 edge-26.8.3",
+		CRDSources: map[string]string{"kuma-2.13": "kumahq/kuma v2.13.10", "kuma-2.14": "kumahq/kuma v2.14.3",
+			"kuma-3.0-preview": "kumahq/kuma 348b6528bc234b3c4bd7f22ad7c5bf950d6149fc", "linkerd-edge-26.8.3": "linkerd/linkerd2 edge-26.8.3",
 			"linkerd-version-2.18": "linkerd/linkerd2 version-2.18", "linkerd-version-2.19": "linkerd/linkerd2 version-2.19",
 			"linkerd-version-2.20": "linkerd/linkerd2 version-2.20", "gateway-api-v1.1.1": "linkerd/linkerd2 edge-26.8.3",
 			"gateway-api-v1.2.1": "kubernetes-sigs/gateway-api v1.2.1", "gateway-api-v1.3.0": "kubernetes-sigs/gateway-api v1.3.0",
@@ -119,7 +120,8 @@ func TestVersion(t *testing.T) {
 
 	code, out, _ := runCapture("meshguard", "version")
 	if code != exitOK || !strings.HasPrefix(out, "meshguard ") || !strings.Contains(out, "kuma-2.14 (kumahq/kuma v2.14.3)") ||
-		!strings.Contains(out, "kuma-2.13 (kumahq/kuma v2.13.10)") || !strings.Contains(out, "kuma versions: 2.13, 2.14 (default 2.14") || !strings.Contains(out, "linkerd-") {
+		!strings.Contains(out, "kuma-2.13 (kumahq/kuma v2.13.10)") || !strings.Contains(out, "kuma versions: 2.13, 2.14, 3.0-preview (default 2.14") ||
+		!strings.Contains(out, "kuma-3.0-preview (kumahq/kuma 348b6528bc234b3c4bd7f22ad7c5bf950d6149fc)") || !strings.Contains(out, "linkerd-") {
 		t.Errorf("version: exit %d:\n%s", code, out)
 	}
 	code, out, _ = runCapture("meshguard", "version", "-o", "json")
