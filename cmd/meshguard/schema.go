@@ -31,11 +31,10 @@ cross-document checks are meshguard lint's. See docs/integrations.md.`,
 			if !schema.KnowsKuma(kumaVersion) {
 				return usageErr("--kuma-version must be one of %v (got %q)", schema.KumaVersions(), kumaVersion)
 			}
-			var releases []string
 			// The selected Kuma release, the default Linkerd release and the Gateway
 			// API bundle it documents: one schema per kind and version.
-			releases = append(releases, schema.KumaRelease(kumaVersion), schema.LinkerdRelease(schema.DefaultLinkerdVersion),
-				schema.GatewayAPIRelease(schema.GatewayAPIFor(schema.DefaultLinkerdVersion)))
+			releases := []string{schema.KumaRelease(kumaVersion), schema.LinkerdRelease(schema.DefaultLinkerdVersion),
+				schema.GatewayAPIRelease(schema.GatewayAPIFor(schema.DefaultLinkerdVersion))}
 			files, err := schema.JSONSchemas(releases...)
 			if err != nil {
 				return err
