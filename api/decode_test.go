@@ -131,9 +131,11 @@ func TestRegistryIsConsistent(t *testing.T) {
 	// AuthorizationPolicy, MeshTLSAuthentication, NetworkAuthentication (issue 6);
 	// EgressNetwork, HTTPLocalRateLimitPolicy, HTTPRoute v1beta3/v1beta2/v1beta1/v1alpha1
 	// and the Gateway API HTTPRoute v1/v1beta1, GRPCRoute v1/v1alpha2, TCPRoute and
-	// TLSRoute v1alpha2 (issue 16): every served version of Linkerd's CRDs.
-	if perFamily[FamilyLinkerd] != 21 {
-		t.Errorf("%d Linkerd kind versions, want the 21 served by Linkerd edge-26.8.3's CRDs", perFamily[FamilyLinkerd])
+	// TLSRoute v1alpha2 (issue 16), TLSRoute v1alpha3 and v1 (Gateway API v1.4 and
+	// v1.5, issue 30): every served version of Linkerd's and the Gateway API
+	// bundles' CRDs.
+	if perFamily[FamilyLinkerd] != 23 {
+		t.Errorf("%d Linkerd kind versions, want the 23 served by Linkerd's and the Gateway API bundles' CRDs", perFamily[FamilyLinkerd])
 	}
 	for gk, n := range storage {
 		if n != 1 {

@@ -1,6 +1,7 @@
 package api
 
-// GatewayTLSRouteSpec is gateway.networking.k8s.io/v1alpha2 TLSRoute.
+// GatewayTLSRouteSpec is gateway.networking.k8s.io TLSRoute (v1alpha2, v1alpha3 and v1:
+// the fields Linkerd reads are the same in each).
 type GatewayTLSRouteSpec struct {
 	ParentRefs []ParentRef `json:"parentRefs,omitempty"`
 	Hostnames  []string    `json:"hostnames,omitempty"`

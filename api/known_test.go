@@ -55,15 +55,25 @@ func TestKnownKindsMatchTheCRDs(t *testing.T) {
 }
 
 // TestLinkerdRegistryIsTheCRDs: the Linkerd family of the registry is exactly the
-// served versions of Linkerd's embedded CRDs (its policy kinds and the Gateway API
-// routes it bundles), and a version is deprecated in one exactly when in the other.
+// served versions of Linkerd's embedded CRDs (its policy kinds, every release) and
+// of the embedded Gateway API bundles' routes, and a version is deprecated in the
+// registry exactly when some release's CRD deprecates it (the warning is given only
+// under a release that does: validate's linkerdSpec).
 func TestLinkerdRegistryIsTheCRDs(t *testing.T) {
-	crds, err := schema.CRDs("linkerd-" + schema.DefaultLinkerdVersion)
+	var releases []string
+	for _, v := range schema.LinkerdVersions() {
+		releases = append(releases, schema.LinkerdRelease(v))
+	}
+	for _, v := range schema.GatewayAPIVersions() {
+		releases = append(releases, schema.GatewayAPIRelease(v))
+	}
+	crds, err := schema.CRDs(releases...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	reg := api.DefaultRegistry()
 	served := map[k8sschema.GroupVersionKind]bool{}
+	deprecated := map[k8sschema.GroupVersionKind]bool{}
 	for _, crd := range crds {
 		for _, v := range crd.Spec.Versions {
 			if !v.Served {
@@ -71,18 +81,21 @@ func TestLinkerdRegistryIsTheCRDs(t *testing.T) {
 			}
 			gvk := crdGVK(crd.Spec.Group, v.Name, crd.Spec.Names.Kind)
 			served[gvk] = true
-			k := reg.Lookup(gvk)
-			switch {
-			case k == nil || k.Family != api.FamilyLinkerd:
+			deprecated[gvk] = deprecated[gvk] || v.Deprecated
+			if k := reg.Lookup(gvk); k == nil || k.Family != api.FamilyLinkerd {
 				t.Errorf("%s is served by Linkerd's CRDs but not a Linkerd registry kind", gvk)
-			case v.Deprecated != (k.Deprecated != ""):
-				t.Errorf("%s: CRD deprecated=%v, registry %q", gvk, v.Deprecated, k.Deprecated)
 			}
 		}
 	}
 	for _, k := range reg.Kinds() {
-		if k.Family == api.FamilyLinkerd && !served[k.GVK()] {
+		if k.Family != api.FamilyLinkerd {
+			continue
+		}
+		if !served[k.GVK()] {
 			t.Errorf("registry kind %s is not served by Linkerd's CRDs", k.GVK())
+		}
+		if deprecated[k.GVK()] != (k.Deprecated != "") {
+			t.Errorf("%s: deprecated by a release's CRD=%v, registry %q", k.GVK(), deprecated[k.GVK()], k.Deprecated)
 		}
 	}
 }
@@ -90,7 +103,7 @@ func TestLinkerdRegistryIsTheCRDs(t *testing.T) {
 // TestRegistryScopeMatchesTheCRDs: a kind is cluster-scoped in the registry exactly
 // when its CRD says so, so the linter namespaces documents as the API server does.
 func TestRegistryScopeMatchesTheCRDs(t *testing.T) {
-	crds, err := schema.CRDs("kuma-2.14", "linkerd-edge-26.8.3")
+	crds, err := schema.CRDs("kuma-2.14", "linkerd-edge-26.8.3", schema.GatewayAPIRelease("v1.5.1"))
 	if err != nil {
 		t.Fatal(err)
 	}

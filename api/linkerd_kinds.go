@@ -48,7 +48,8 @@ func LinkerdKinds() []*Kind {
 
 // linkerdRouteKinds are the kinds Linkerd's admission validates beyond authorization:
 // EgressNetwork, HTTPLocalRateLimitPolicy, its own HTTPRoute (every served version,
-// v1beta3 stored) and the Gateway API routes of the CRDs Linkerd bundles. Only the
+// v1beta3 stored) and the Gateway API routes, every version some embedded Gateway API
+// bundle serves (TLSRoute v1alpha3 and v1 came with v1.4 and v1.5). Only the
 // HTTPRoute is Watched; the webhook keeps no cache of the others (the lint run reads
 // them from its input).
 func linkerdRouteKinds() []*Kind {
@@ -61,6 +62,7 @@ func linkerdRouteKinds() []*Kind {
 	}
 	gwHTTP := func() any { return &GatewayHTTPRouteSpec{} }
 	gwGRPC := func() any { return &GatewayGRPCRouteSpec{} }
+	gwTLS := func() any { return &GatewayTLSRouteSpec{} }
 	out := []*Kind{
 		linkerd("v1alpha1", KindEgressNetwork, "egressnetworks",
 			"destinations outside the cluster that routes may take as parent", func() any { return &EgressNetworkSpec{} }),
@@ -76,10 +78,19 @@ func linkerdRouteKinds() []*Kind {
 		watchedRoute(gatewayRoute("v1", KindGRPCRoute, "grpcroutes", gwGRPC)),
 		gatewayRoute("v1alpha2", KindGRPCRoute, "grpcroutes", gwGRPC),
 		gatewayRoute("v1alpha2", KindTCPRoute, "tcproutes", func() any { return &GatewayTCPRouteSpec{} }),
-		gatewayRoute("v1alpha2", KindTLSRoute, "tlsroutes", func() any { return &GatewayTLSRouteSpec{} }),
+		// TLSRoute's storage version is v1 in the newest bundle, v1alpha3 in
+		// v1.4 and v1alpha2 before: the registry lists the newest first.
+		gatewayRoute("v1", KindTLSRoute, "tlsroutes", gwTLS),
+		gatewayRoute("v1alpha3", KindTLSRoute, "tlsroutes", gwTLS),
+		gatewayRoute("v1alpha2", KindTLSRoute, "tlsroutes", gwTLS),
 	}
-	// Gateway API deprecates GRPCRoute v1alpha2 in the CRD Linkerd bundles.
+	// Gateway API deprecates GRPCRoute v1alpha2 in the CRDs Linkerd bundles (v1.1.1;
+	// later bundles do not serve it), and TLSRoute v1alpha2 and v1alpha3 from v1.5,
+	// which serves TLSRoute v1. The warning is given only where the selected
+	// bundle's CRD deprecates the version (--gateway-api-version).
 	out[9].Deprecated = GatewayGroup + "/v1 " + KindGRPCRoute
+	out[12].Deprecated = GatewayGroup + "/v1 " + KindTLSRoute
+	out[13].Deprecated = GatewayGroup + "/v1 " + KindTLSRoute
 	return out
 }
 

@@ -41,6 +41,10 @@ type Settings struct {
 	// ("edge-26.8.3"): Linkerd's policy.linkerd.io kinds and the Gateway API route
 	// CRDs it bundles, checked as the API server checks them.
 	LinkerdVersion string
+	// GatewayAPIVersion is the Gateway API release whose route CRDs the cluster
+	// serves ("v1.5.1"), which Linkerd users install themselves since Linkerd 2.19;
+	// "" means the one LinkerdVersion bundles or documents (schema.GatewayAPIFor).
+	GatewayAPIVersion string
 	// Schemas are the compiled CRDs of KumaVersion and LinkerdVersion (package schema's
 	// Set, loaded by schema.LoadInto). Every door loads them; nil skips the schema
 	// layer, which only engine unit tests of the later layers do.
@@ -59,7 +63,7 @@ const DefaultKumaVersion = "2.14"
 // DefaultLinkerdVersion is the Linkerd release whose CRDs (its policy.linkerd.io kinds
 // and the Gateway API routes it bundles) meshguard checks against unless
 // --linkerd-version says otherwise. Package schema embeds its CRDs.
-const DefaultLinkerdVersion = "edge-26.8.3"
+const DefaultLinkerdVersion = LinkerdEdge
 
 // DefaultSettings are the flag defaults: a standalone zone with Kuma's namespace.
 // Schemas stay nil until schema.LoadInto: compiling CRDs costs tens of milliseconds.

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
+
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/lint"
 	"helm.sh/helm/v3/pkg/lint/support"
@@ -59,6 +61,9 @@ func TestLinkerdVersionEnumIsTheEmbeddedCRDs(t *testing.T) {
 			LinkerdVersion struct {
 				Enum []string `json:"enum"`
 			} `json:"linkerdVersion"`
+			GatewayAPIVersion struct {
+				Enum []string `json:"enum"`
+			} `json:"gatewayAPIVersion"`
 		} `json:"properties"`
 	}
 	if err := json.Unmarshal(raw, &s); err != nil {
@@ -66,6 +71,9 @@ func TestLinkerdVersionEnumIsTheEmbeddedCRDs(t *testing.T) {
 	}
 	if got := s.Properties.LinkerdVersion.Enum; !slices.Equal(got, schema.LinkerdVersions()) {
 		t.Errorf("values.schema.json linkerdVersion enum %v; the binary embeds %v", got, schema.LinkerdVersions())
+	}
+	if got, want := s.Properties.GatewayAPIVersion.Enum, append([]string{""}, schema.GatewayAPIVersions()...); !slices.Equal(got, want) {
+		t.Errorf("values.schema.json gatewayAPIVersion enum %v; the binary embeds %v (and \"\", the Linkerd release's)", got, want)
 	}
 }
 
@@ -84,6 +92,8 @@ func TestSchemaRejects(t *testing.T) {
 		{"sugar", map[string]any{"sugar": "sprinkle"}, "", "sugar"},
 		{"kumaVersion meshguard has no CRDs of", map[string]any{"kumaVersion": "1.0"}, "", "kumaVersion"},
 		{"linkerdVersion meshguard has no CRDs of", map[string]any{"linkerdVersion": "stable-2.14.10"}, "", "linkerdVersion"},
+		{"linkerdVersion in its short form", map[string]any{"linkerdVersion": "2.19"}, "", "linkerdVersion"},
+		{"gatewayAPIVersion meshguard has no CRDs of", map[string]any{"gatewayAPIVersion": "v1.0.0"}, "", "gatewayAPIVersion"},
 		{"failurePolicy", map[string]any{"failurePolicy": map[string]any{"mutating": "Maybe"}}, "", "mutating"},
 		{"logLevel", map[string]any{"logLevel": "trace"}, "", "logLevel"},
 		{"previewForm", map[string]any{"previewForm": "pretty"}, "", "previewForm"},
@@ -172,5 +182,25 @@ func TestHelmLint(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestLinkerdReleaseValues: every embedded Linkerd release is a linkerdVersion the
+// chart accepts and passes to the webhook, and gatewayAPIVersion reaches it as
+// --gateway-api-version only when set (empty: the Linkerd release's own default).
+func TestLinkerdReleaseValues(t *testing.T) {
+	for _, lv := range schema.LinkerdVersions() {
+		d := get[*appsv1.Deployment](t, mustRender(t, map[string]any{"linkerdVersion": lv}), "Deployment/meshguard")
+		args := d.Spec.Template.Spec.Containers[0].Args
+		if !slices.Contains(args, "--linkerd-version="+lv) {
+			t.Errorf("linkerdVersion %s: args %q", lv, args)
+		}
+		if slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--gateway-api-version") }) {
+			t.Errorf("linkerdVersion %s without gatewayAPIVersion: args %q", lv, args)
+		}
+	}
+	d := get[*appsv1.Deployment](t, mustRender(t, map[string]any{"linkerdVersion": "version-2.19", "gatewayAPIVersion": "v1.3.0"}), "Deployment/meshguard")
+	if args := d.Spec.Template.Spec.Containers[0].Args; !slices.Contains(args, "--gateway-api-version=v1.3.0") {
+		t.Errorf("gatewayAPIVersion v1.3.0: args %q", args)
 	}
 }

@@ -139,11 +139,12 @@ func wantRules(mode api.Mode) (mut, val map[string]string) {
 // delete can be refused: the validating webhook in mode zone, never the mutating one,
 // so when meshguard is down nobody is kept from deleting a policy.
 func TestRulesMatchRegistry(t *testing.T) {
-	// 16 Kuma policies (issue 2), 15 Kuma resources (issue 15) and 21 Linkerd kind
+	// 16 Kuma policies (issue 2), 15 Kuma resources (issue 15) and 23 Linkerd kind
 	// versions (issue 6: 9; issue 16: EgressNetwork, HTTPLocalRateLimitPolicy, 4
-	// HTTPRoute versions and 6 versions of the Gateway API routes Linkerd bundles).
-	if n := len(api.DefaultRegistry().Kinds()); n != 16+15+21 {
-		t.Errorf("registry has %d kinds; want the 31 Kuma and 21 Linkerd ones", n)
+	// HTTPRoute versions and 6 versions of the Gateway API routes Linkerd bundles;
+	// issue 30: TLSRoute v1alpha3 and v1 of the Gateway API v1.4 and v1.5 bundles).
+	if n := len(api.DefaultRegistry().Kinds()); n != 16+15+23 {
+		t.Errorf("registry has %d kinds; want the 31 Kuma and 23 Linkerd ones", n)
 	}
 	for _, mode := range []api.Mode{api.ModeStandalone, api.ModeZone, api.ModeGlobal} {
 		t.Run(string(mode), func(t *testing.T) {

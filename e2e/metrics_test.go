@@ -153,7 +153,8 @@ func TestInstalledCRDsHaveTheEmbeddedSchemaHash(t *testing.T) {
 	local(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	set, err := schema.Load(schema.KumaRelease(schema.DefaultKumaVersion), schema.LinkerdRelease(schema.DefaultLinkerdVersion))
+	set, err := schema.Load(schema.KumaRelease(schema.DefaultKumaVersion), schema.LinkerdRelease(schema.DefaultLinkerdVersion),
+		schema.GatewayAPIRelease(schema.GatewayAPIFor(schema.DefaultLinkerdVersion)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,10 @@ func TestDeferredRelease(t *testing.T) {
 	if err := s.Defer("linkerd-nope", "policy.linkerd.io"); err == nil {
 		t.Error("an unknown release was deferred")
 	}
-	if err := s.Defer("linkerd-edge-26.8.3", "policy.linkerd.io", "gateway.networking.k8s.io"); err != nil {
+	if err := s.Defer("linkerd-edge-26.8.3", "policy.linkerd.io"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Defer("gateway-api-v1.1.1", "gateway.networking.k8s.io"); err != nil {
 		t.Fatal(err)
 	}
 	if s.Knows(k8sschema.GroupVersionKind{Group: "kuma.io", Version: "v1alpha1", Kind: "Server"}) || s.deferred[0].kinds != nil {
@@ -29,7 +32,7 @@ func TestDeferredRelease(t *testing.T) {
 	if err := s.DeferredErr(); err != nil {
 		t.Fatal(err)
 	}
-	eager, _ := Load("kuma-2.14", "linkerd-edge-26.8.3")
+	eager, _ := Load("kuma-2.14", "linkerd-edge-26.8.3", "gateway-api-v1.1.1")
 	if a, b := len(s.Kinds()), len(eager.Kinds()); a != b {
 		t.Errorf("deferred set lists %d kinds, eager %d", a, b)
 	}
@@ -40,7 +43,7 @@ func TestDeferredRelease(t *testing.T) {
 // every kind of both releases, looked up in a fresh deferred set, has the schema
 // the eager Load gives.
 func TestDeferredKindCompilesItsFileOnly(t *testing.T) {
-	eager, err := Load("kuma-2.14", "linkerd-edge-26.8.3")
+	eager, err := Load("kuma-2.14", "linkerd-edge-26.8.3", "gateway-api-v1.1.1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +55,10 @@ func TestDeferredKindCompilesItsFileOnly(t *testing.T) {
 		if err := s.Defer("kuma-2.14", "kuma.io"); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Defer("linkerd-edge-26.8.3", "policy.linkerd.io", "gateway.networking.k8s.io"); err != nil {
+		if err := s.Defer("linkerd-edge-26.8.3", "policy.linkerd.io"); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Defer("gateway-api-v1.1.1", "gateway.networking.k8s.io"); err != nil {
 			t.Fatal(err)
 		}
 		c := s.lookup(gvk)

@@ -71,7 +71,12 @@ func TestEveryReleaseChecks(t *testing.T) {
 func TestSources(t *testing.T) {
 	want := map[string]string{"kuma-2.13": "kumahq/kuma v2.13.10", "kuma-2.14": "kumahq/kuma v2.14.3",
 		"kuma-3.0-preview":    "kumahq/kuma 348b6528bc234b3c4bd7f22ad7c5bf950d6149fc",
-		"linkerd-edge-26.8.3": "linkerd/linkerd2 edge-26.8.3"}
+		"linkerd-edge-26.8.3": "linkerd/linkerd2 edge-26.8.3", "linkerd-version-2.18": "linkerd/linkerd2 version-2.18",
+		"linkerd-version-2.19": "linkerd/linkerd2 version-2.19", "linkerd-version-2.20": "linkerd/linkerd2 version-2.20",
+		// Linkerd's bundle of Gateway API v1.1.1, then the Gateway API's own tags.
+		"gateway-api-v1.1.1": "linkerd/linkerd2 edge-26.8.3", "gateway-api-v1.2.1": "kubernetes-sigs/gateway-api v1.2.1",
+		"gateway-api-v1.3.0": "kubernetes-sigs/gateway-api v1.3.0", "gateway-api-v1.4.1": "kubernetes-sigs/gateway-api v1.4.1",
+		"gateway-api-v1.5.1": "kubernetes-sigs/gateway-api v1.5.1"}
 	for _, r := range Releases() {
 		if got := Source(r); got != want[r] {
 			t.Errorf("Source(%q) = %q, want %q", r, got, want[r])

@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
+	"strings"
 )
 
 // Releases lists the names of the embedded CRD sets ("kuma-2.13", "kuma-2.14",
@@ -26,10 +27,19 @@ func Source(r string) string {
 		return ""
 	}
 	// The repository and tag or commit, as SOURCE.md words them: "(kumahq/kuma, tag
-	// v2.13.10," or "(kumahq/kuma, commit 348b…,".
-	m := regexp.MustCompile(`\(([\w.-]+/[\w.-]+), (?:tag|commit) ([\w.-]+)`).FindSubmatch(data)
-	if m == nil {
+	// v2.13.10," or "(kumahq/kuma, commit 348b…,". A directory several releases share
+	// names each release's tag; the one that ends the release's name is its own, else
+	// the first.
+	all := regexp.MustCompile(`\(([\w.-]+/[\w.-]+), (?:tag|commit) ([\w.-]+)`).FindAllSubmatch(data, -1)
+	if all == nil {
 		return ""
+	}
+	m := all[0]
+	for _, c := range all {
+		if strings.HasSuffix(r, "-"+string(c[2])) {
+			m = c
+			break
+		}
 	}
 	return string(m[1]) + " " + string(m[2])
 }

@@ -47,7 +47,25 @@ func releaseDirs() map[string]string {
 		"kuma-2.14":           "crds/kuma-2.14",
 		"kuma-3.0-preview":    "crds/kuma-3.0-preview",
 		"linkerd-edge-26.8.3": "crds/linkerd-edge-26.8.3",
+		// Linkerd's policy CRDs are the same at every release but one file, so
+		// releases share directories (their SOURCE.md says so): version-2.20
+		// edge's, version-2.19 version-2.18's, which holds only the file that
+		// differs (releaseBase).
+		"linkerd-version-2.18": "crds/linkerd-version-2.18",
+		"linkerd-version-2.19": "crds/linkerd-version-2.18",
+		"linkerd-version-2.20": "crds/linkerd-edge-26.8.3",
+		"gateway-api-v1.1.1":   "crds/gateway-api-v1.1.1",
+		"gateway-api-v1.2.1":   "crds/gateway-api-v1.2.1",
+		"gateway-api-v1.3.0":   "crds/gateway-api-v1.3.0",
+		"gateway-api-v1.4.1":   "crds/gateway-api-v1.4.1",
+		"gateway-api-v1.5.1":   "crds/gateway-api-v1.5.1",
 	}
+}
+
+// releaseBase maps a directory that holds only the files in which its releases
+// differ to the directory the other files are read from.
+func releaseBase() map[string]string {
+	return map[string]string{"crds/linkerd-version-2.18": "crds/linkerd-edge-26.8.3"}
 }
 
 // DefaultKumaVersion is the Kuma release whose CRDs meshguard checks against unless
@@ -73,9 +91,21 @@ const DefaultLinkerdVersion = api.DefaultLinkerdVersion
 // "linkerd-edge-26.8.3").
 func LinkerdRelease(version string) string { return "linkerd-" + version }
 
-// LinkerdVersions lists the Linkerd versions whose CRDs are embedded, sorted, for
-// flag help and errors.
-func LinkerdVersions() []string { return versionsOf("linkerd-") }
+// LinkerdVersions lists the Linkerd versions whose CRDs are embedded, oldest first
+// (edge-26.8.3 follows version-2.20), for flag help, errors and the chart's enum.
+func LinkerdVersions() []string {
+	out := versionsOf("linkerd-")
+	slices.SortStableFunc(out, func(a, b string) int {
+		switch {
+		case api.LinkerdBefore(a, b):
+			return -1
+		case api.LinkerdBefore(b, a):
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	return out
+}
 
 // KnowsLinkerd reports whether the CRDs of Linkerd version are embedded.
 func KnowsLinkerd(version string) bool { return isEmbedded(LinkerdRelease(version)) }
@@ -269,6 +299,18 @@ func releaseFiles(r string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	if base, ok := releaseBase()[dir]; ok {
+		shared, err := fs.Glob(embedded, path.Join(base, "*.yaml"))
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range shared {
+			if !slices.ContainsFunc(paths, func(q string) bool { return path.Base(q) == path.Base(p) }) {
+				paths = append(paths, p)
+			}
+		}
+		slices.SortFunc(paths, func(a, b string) int { return strings.Compare(path.Base(a), path.Base(b)) })
+	}
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("%s: no CRD files in %s", r, dir)
 	}
@@ -377,75 +419,6 @@ func (s *Set) Kinds() []schema.GroupVersionKind {
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
-	return out
-}
-
-// FieldsAt lists the fields the schema of gvk allows in the object at path (a field
-// path as pruning reports it, "spec.to[0].default"), sorted; nil when the path leaves
-// the schema. It lets a door suggest the field a user meant when the API server would
-// drop a key.
-func (s *Set) FieldsAt(gvk schema.GroupVersionKind, path string) []string {
-	c := s.lookup(gvk)
-	if c == nil {
-		return nil
-	}
-	st := c.structural
-	for _, step := range pathSteps(path) {
-		switch {
-		case st == nil:
-			return nil
-		case step == "[]" && st.Items != nil:
-			st = st.Items
-		case step == "[]" || st.Properties == nil:
-			if st.AdditionalProperties == nil {
-				return nil
-			}
-			st = st.AdditionalProperties.Structural
-		default:
-			p, ok := st.Properties[step]
-			if !ok {
-				return nil
-			}
-			st = &p
-		}
-	}
-	if st == nil || len(st.Properties) == 0 {
-		return nil
-	}
-	out := make([]string, 0, len(st.Properties))
-	for k := range st.Properties {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// pathSteps splits "spec.to[0].default" into "spec", "to", "[]", "default"; a map
-// key ("tags[kuma.io/service]") is a "[]" step too.
-func pathSteps(p string) []string {
-	var out []string
-	for p != "" {
-		i := strings.IndexAny(p, ".[")
-		switch {
-		case i < 0:
-			return append(out, p)
-		case p[i] == '.':
-			if i > 0 {
-				out = append(out, p[:i])
-			}
-			p = p[i+1:]
-		default:
-			if i > 0 {
-				out = append(out, p[:i])
-			}
-			end := strings.IndexByte(p[i:], ']')
-			if end < 0 {
-				return append(out, "[]")
-			}
-			out = append(out, "[]")
-			p = strings.TrimPrefix(p[i+end+1:], ".")
-		}
-	}
 	return out
 }
 

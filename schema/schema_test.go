@@ -316,11 +316,26 @@ const linkerdSuite = "../validate/testdata/conformance/linkerd-admission"
 // TestLinkerdCRDsAgreeWithTheAPIServer: for every case, this package refuses exactly
 // what the API server refused, drops the fields it dropped, and names the same field.
 func TestLinkerdCRDsAgreeWithTheAPIServer(t *testing.T) {
-	s, err := Load("linkerd-edge-26.8.3")
+	// Each tag's charts/linkerd-crds, Gateway API routes (v1.1.1) included, as the
+	// cases were measured (the earlier tags' sets carry edge-26.8.3's measurement:
+	// their CRDs are the same, see their READMEs).
+	for _, lv := range LinkerdVersions() {
+		dir := linkerdSuite
+		if lv != DefaultLinkerdVersion {
+			dir += "-" + lv
+		}
+		t.Run(lv, func(t *testing.T) { linkerdCRDsAgree(t, LinkerdRelease(lv), dir) })
+	}
+}
+
+// linkerdCRDsAgree checks the cases of the suite in dir against the CRDs of Linkerd
+// release r and the Gateway API v1.1.1 routes its chart bundles.
+func linkerdCRDsAgree(t *testing.T, r, dir string) {
+	s, err := Load(r, "gateway-api-v1.1.1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, err := os.ReadFile(filepath.Join(linkerdSuite, "cases.json"))
+	raw, err := os.ReadFile(filepath.Join(dir, "cases.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,7 +352,7 @@ func TestLinkerdCRDsAgreeWithTheAPIServer(t *testing.T) {
 		t.Fatalf("%d cases", len(suite.Cases))
 	}
 	for _, c := range suite.Cases {
-		obj := readObject(t, filepath.Join(linkerdSuite, c.File))
+		obj := readObject(t, filepath.Join(dir, c.File))
 		res, ok := s.Check(context.Background(), obj)
 		if !ok {
 			t.Errorf("%s: no schema for %s", c.File, obj.GroupVersionKind())
@@ -370,13 +385,32 @@ func firstField(msg string) string {
 	return f
 }
 
-// BenchmarkLoadLinkerd is the cost of compiling Linkerd's CRDs, Gateway API routes
-// and their CEL rules included, once per process.
+// BenchmarkLoadLinkerd is the cost of compiling Linkerd's CRDs and the Gateway API
+// routes its chart bundles (v1.1.1), CEL rules included, once per process.
 func BenchmarkLoadLinkerd(b *testing.B) {
 	for b.Loop() {
-		if _, err := Load("linkerd-edge-26.8.3"); err != nil {
+		if _, err := Load("linkerd-edge-26.8.3", "gateway-api-v1.1.1"); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkLoadGatewayAPI is the cost of compiling each Gateway API bundle's route
+// CRDs (CEL rules included) and building their validators: what the first route
+// parented to Linkerd costs a lint run under each --gateway-api-version.
+func BenchmarkLoadGatewayAPI(b *testing.B) {
+	for _, v := range GatewayAPIVersions() {
+		b.Run(v, func(b *testing.B) {
+			for b.Loop() {
+				s, err := Load(GatewayAPIRelease(v))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := s.BuildCheckers(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

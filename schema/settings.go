@@ -7,8 +7,9 @@ import (
 	"github.com/meshguard/meshguard/api"
 )
 
-// ForSettings returns the CRDs of s.KumaVersion and of s.LinkerdVersion
-// (policy.linkerd.io and the Gateway API routes Linkerd bundles), each CRD compiled
+// ForSettings returns the CRDs of s.KumaVersion, of s.LinkerdVersion (policy.linkerd.io)
+// and of s.GatewayAPIVersion (the Gateway API routes; by default the one the Linkerd
+// release bundles or documents, GatewayAPIFor), each CRD compiled
 // on the first object of its kind: a run over a few kinds does not pay for parsing
 // and compiling the others (for a 10,000-policy lint of four Kuma kinds, 5% of its
 // CPU), nor a run over Kuma manifests for Linkerd's. The doors call it after
@@ -27,7 +28,10 @@ func ForSettings(s api.Settings) (*Set, error) {
 	if err := set.Defer(KumaRelease(s.KumaVersion), api.KumaGroup); err != nil {
 		return nil, err
 	}
-	if err := set.Defer(LinkerdRelease(lv), api.LinkerdGroup, api.GatewayGroup); err != nil {
+	if err := set.Defer(LinkerdRelease(lv), api.LinkerdGroup); err != nil {
+		return nil, err
+	}
+	if err := set.Defer(GatewayAPIRelease(gatewayAPIOf(s)), api.GatewayGroup); err != nil {
 		return nil, err
 	}
 	return set, nil
@@ -45,7 +49,8 @@ func LoadInto(s *api.Settings) error {
 }
 
 // CheckSettings is api.Settings.Check and then what only the embedded CRDs can say:
-// that --kuma-version and --linkerd-version name releases meshguard embeds. The
+// that --kuma-version, --linkerd-version and --gateway-api-version name releases
+// meshguard embeds. The
 // doors that take those flags call it at start-up, so a mistyped release fails
 // there rather than on the first object.
 func CheckSettings(s api.Settings) error {
@@ -57,6 +62,9 @@ func CheckSettings(s api.Settings) error {
 	}
 	if s.LinkerdVersion != "" && !KnowsLinkerd(s.LinkerdVersion) {
 		return fmt.Errorf("--linkerd-version must be one of %s (got %q)", strings.Join(LinkerdVersions(), ", "), s.LinkerdVersion)
+	}
+	if s.GatewayAPIVersion != "" && !KnowsGatewayAPI(s.GatewayAPIVersion) {
+		return fmt.Errorf("--gateway-api-version must be one of %s (got %q)", strings.Join(GatewayAPIVersions(), ", "), s.GatewayAPIVersion)
 	}
 	return nil
 }

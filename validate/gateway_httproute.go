@@ -9,8 +9,12 @@ import (
 
 // gwHTTPRoute applies Linkerd's admission rules to a Gateway API HTTPRoute parented to
 // Linkerd: as its own HTTPRoute (parents, annotations, matches, filters), plus Service
-// backends that name a port.
+// backends that name a port; nothing of it when Linkerd cannot read the route
+// (gwReadable).
 func (v *validator) gwHTTPRoute(s *api.GatewayHTTPRouteSpec, obj *unstructured.Unstructured, p *field.Path) {
+	if !v.gwReadable(s, p) {
+		return
+	}
 	v.lkParents(s.ParentRefs, p.Child("parentRefs"))
 	if v.lkMeshParent(s.ParentRefs) {
 		v.lkRouteAnnotations(obj, false)

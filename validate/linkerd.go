@@ -28,7 +28,7 @@ var (
 // spec.
 func (v *validator) linkerdSpec(obj *unstructured.Unstructured) {
 	raw := obj.Object["spec"]
-	if v.kind.Deprecated != "" {
+	if v.kind.Deprecated != "" && v.deprecatedHere(obj) {
 		v.warn(field.Invalid(field.NewPath("apiVersion"), v.kind.Group+"/"+v.kind.Version,
 			fmt.Sprintf("%s/%s %s is deprecated; use %s (the API server converts it, but new fields are only in the newer version)",
 				v.kind.Group, v.kind.Version, v.kind.Kind, v.kind.Deprecated)), CodeLinkerdDeprecated)
@@ -50,6 +50,17 @@ func (v *validator) linkerdSpec(obj *unstructured.Unstructured) {
 	v.res.Spec = typed
 	v.spec = spec
 	v.runKindRules(typed, p)
+}
+
+// deprecatedHere reports whether the release the settings select deprecates obj's
+// version: Linkerd's own kinds in every release, a Gateway API route version only
+// in the bundles whose CRD says so (TLSRoute v1alpha2 is deprecated in v1.5, not in
+// v1.4).
+func (v *validator) deprecatedHere(obj *unstructured.Unstructured) bool {
+	if v.kind.Group != api.GatewayGroup || v.s.Schemas == nil {
+		return true
+	}
+	return v.s.Schemas.Deprecation(obj.GroupVersionKind()) != ""
 }
 
 // lkNetworkAuthentication checks a NetworkAuthentication's networks.

@@ -13,8 +13,14 @@ import (
 	"github.com/meshguard/meshguard/api"
 )
 
+// gatewayHTTPRouteTargetSince is the Linkerd release from which an
+// AuthorizationPolicy may target a Gateway API HTTPRoute (linkerd/linkerd2#13962):
+// version-2.18's admission took a Server, a policy.linkerd.io HTTPRoute, a Gateway API
+// GRPCRoute or the Namespace only.
+const gatewayHTTPRouteTargetSince = api.LinkerdV219
+
 // lkAuthorizationPolicy applies Linkerd's admission rules: the target is a Server, an
-// HTTPRoute, a GRPCRoute or the policy's own Namespace; at most one authentication
+// HTTPRoute (a Gateway API one from version-2.19), a GRPCRoute or the policy's own Namespace; at most one authentication
 // of each kind, and not a MeshTLSAuthentication with a ServiceAccount.
 func (v *validator) lkAuthorizationPolicy(s *api.AuthorizationPolicySpec, raw map[string]any, p *field.Path) {
 	tp := p.Child("targetRef")
@@ -22,6 +28,10 @@ func (v *validator) lkAuthorizationPolicy(s *api.AuthorizationPolicySpec, raw ma
 		v.err(field.Required(tp, "set targetRef: a Server, an HTTPRoute, a Gateway API GRPCRoute or this policy's Namespace"), CodeLinkerdPolicyTarget)
 	} else {
 		switch {
+		case refIs(t.Group, t.Kind, api.GatewayGroup, api.KindHTTPRoute) && api.LinkerdBefore(v.s.LinkerdVersion, gatewayHTTPRouteTargetSince):
+			v.err(field.Invalid(tp.Child("group"), t.Group, fmt.Sprintf("Linkerd %s does not take a Gateway API HTTPRoute as an AuthorizationPolicy target "+
+				"(version-2.19 does, linkerd/linkerd2#13962): target its parent Server, a policy.linkerd.io HTTPRoute or a Gateway API GRPCRoute",
+				v.s.LinkerdVersion)), CodeLinkerdPolicyTarget)
 		case refIs(t.Group, t.Kind, api.LinkerdGroup, api.KindServer),
 			refIs(t.Group, t.Kind, api.LinkerdGroup, api.KindHTTPRoute), refIs(t.Group, t.Kind, api.GatewayGroup, api.KindHTTPRoute),
 			refIs(t.Group, t.Kind, api.GatewayGroup, api.KindGRPCRoute):

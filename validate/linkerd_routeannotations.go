@@ -8,6 +8,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/meshguard/meshguard/api"
 )
 
 // Linkerd's retry and timeout annotations on an outbound route (one parented to a
@@ -60,6 +62,9 @@ func (v *validator) lkRouteAnnotations(obj *unstructured.Unstructured, grpc bool
 			}
 		}
 	}
+	if api.LinkerdBefore(v.s.LinkerdVersion, accrualUnvalidatedSince) {
+		v.lkAccrualAnnotations(ann, bad)
+	}
 	if s, ok := ann[annRetryGRPC]; ok && grpc {
 		for _, c := range strings.Split(s, ",") {
 			if !containsFold(grpcRetryConditions(), c) {
@@ -105,31 +110,38 @@ func httpRetryCondition(c string) bool {
 // whole number and one unit of ms, s, m, h or d ("0" alone is zero); no sign, no
 // fraction. It returns what is wrong, or "".
 func linkerdDurationError(s string) string {
+	_, msg := linkerdDuration(s)
+	return msg
+}
+
+// linkerdDuration parses s as linkerdDurationError checks it, returning its length
+// in milliseconds, or what is wrong.
+func linkerdDuration(s string) (uint64, string) {
 	s = strings.TrimSpace(s)
 	if strings.HasPrefix(s, "-") {
-		return "a duration cannot be negative"
+		return 0, "a duration cannot be negative"
 	}
 	i := strings.LastIndexAny(s, "0123456789")
 	if i < 0 {
-		return "not a duration; write a whole number and a unit, e.g. 500ms, 10s or 2m"
+		return 0, "not a duration; write a whole number and a unit, e.g. 500ms, 10s or 2m"
 	}
 	num, unit := s[:i+1], s[i+1:]
 	if strings.Contains(num, ".") {
-		return "Linkerd takes no fractional durations; use a smaller unit (1500ms, not 1.5s)"
+		return 0, "Linkerd takes no fractional durations; use a smaller unit (1500ms, not 1.5s)"
 	}
 	n, err := strconv.ParseUint(num, 10, 64)
 	if err != nil {
-		return "not a duration; write a whole number and a unit, e.g. 500ms, 10s or 2m"
+		return 0, "not a duration; write a whole number and a unit, e.g. 500ms, 10s or 2m"
 	}
 	msPerUnit := map[string]uint64{"ms": 1, "s": 1000, "m": 60 * 1000, "h": 60 * 60 * 1000, "d": 24 * 60 * 60 * 1000}
 	mul, known := msPerUnit[unit]
 	switch {
 	case unit == "" && n != 0:
-		return fmt.Sprintf("the duration has no unit; did you mean %ds or %dms?", n, n)
+		return 0, fmt.Sprintf("the duration has no unit; did you mean %ds or %dms?", n, n)
 	case unit != "" && !known:
-		return fmt.Sprintf("unknown duration unit %q; use ms, s, m, h or d", unit)
+		return 0, fmt.Sprintf("unknown duration unit %q; use ms, s, m, h or d", unit)
 	case known && n > math.MaxUint64/mul:
-		return "the duration is too long: it overflows a count of milliseconds"
+		return 0, "the duration is too long: it overflows a count of milliseconds"
 	}
-	return ""
+	return n * mul, ""
 }

@@ -69,20 +69,28 @@ func (v *validator) schemaLayer(obj *unstructured.Unstructured) bool {
 	return true
 }
 
-// unservedKuma refuses, as MG005, a kind meshguard knows that the Kuma release of
-// the settings (--kuma-version) has no CRD for (MeshOpenTelemetryBackend or
-// MeshZoneAddress under Kuma 2.13): the API server of such a cluster answers "no
-// matches for kind", so no later layer's verdict would mean anything. The doors
-// always load the release's CRDs (schema.LoadInto); without them (settings built
-// by hand) nothing is said.
-func (v *validator) unservedKuma(obj *unstructured.Unstructured) bool {
+// unserved refuses, as MG005, a kind meshguard knows that the release of the
+// settings has no CRD for (MeshOpenTelemetryBackend or MeshZoneAddress under Kuma
+// 2.13, --kuma-version; GRPCRoute v1alpha2 or TLSRoute v1 under a Gateway API
+// bundle that does not serve them, --gateway-api-version): the API server of such a
+// cluster answers "no matches for kind", so no later layer's verdict would mean
+// anything. The doors always load the release's CRDs (schema.LoadInto); without
+// them (settings built by hand) nothing is said.
+func (v *validator) unserved(obj *unstructured.Unstructured) bool {
 	set := v.s.Schemas
 	if set == nil || set.Knows(obj.GroupVersionKind()) {
 		return false
 	}
 	what := "set --kuma-version to the release the cluster runs"
-	if instead, removed := api.KumaRemovedKind(v.s.KumaVersion, obj.GetKind()); removed {
-		what = instead
+	switch {
+	case v.kind.Group == api.GatewayGroup:
+		what = "set --gateway-api-version to the release the cluster runs"
+	case v.kind.Family == api.FamilyLinkerd:
+		what = "set --linkerd-version to the release the cluster runs"
+	default:
+		if instead, removed := api.KumaRemovedKind(v.s.KumaVersion, obj.GetKind()); removed {
+			what = instead
+		}
 	}
 	v.res.Errors = append(v.res.Errors, field.Invalid(field.NewPath("kind"), obj.GetKind(),
 		fmt.Sprintf("%s does not serve %s %s (its CRDs have no such kind), so the API server refuses the object; %s",
@@ -138,6 +146,9 @@ func placeUnplaced(e *field.Error) {
 
 // crdName names the release whose CRD checked the object, for messages.
 func (v *validator) crdName() string {
+	if v.kind.Group == api.GatewayGroup {
+		return "Gateway API " + v.s.GatewayAPI()
+	}
 	if v.kind.Family == api.FamilyLinkerd {
 		lv := v.s.LinkerdVersion
 		if lv == "" {

@@ -66,7 +66,7 @@ func Validate(obj *unstructured.Unstructured, kind *api.Kind, s api.Settings, re
 	v.labelMap = labels
 	switch kind.Family {
 	case api.FamilyKuma:
-		if v.unservedKuma(obj) {
+		if v.unserved(obj) {
 			return res
 		}
 		v.schemaAnswered = v.schemaLayer(obj)
@@ -77,6 +77,9 @@ func Validate(obj *unstructured.Unstructured, kind *api.Kind, s api.Settings, re
 			v.kumaSpec(obj.Object["spec"])
 		}
 	case api.FamilyLinkerd:
+		if v.unserved(obj) {
+			return res
+		}
 		v.schemaAnswered = v.schemaLayer(obj)
 		v.linkerdSpec(obj)
 	}

@@ -92,7 +92,11 @@ func TestVersion(t *testing.T) {
 		{Key: "vcs.revision", Value: "0123abc"}, {Key: "vcs.time", Value: "2026-11-24T10:00:00Z"}, {Key: "vcs.modified", Value: "true"}}}
 	embedded := versionInfo{KumaVersions: schema.KumaVersions(), DefaultKumaVersion: schema.DefaultKumaVersion, CRDReleases: schema.Releases(),
 		CRDSources: map[string]string{"kuma-2.13": "kumahq/kuma v2.13.10", "kuma-2.14": "kumahq/kuma v2.14.3",
-			"kuma-3.0-preview": "kumahq/kuma 348b6528bc234b3c4bd7f22ad7c5bf950d6149fc", "linkerd-edge-26.8.3": "linkerd/linkerd2 edge-26.8.3"}}
+			"kuma-3.0-preview": "kumahq/kuma 348b6528bc234b3c4bd7f22ad7c5bf950d6149fc", "linkerd-edge-26.8.3": "linkerd/linkerd2 edge-26.8.3",
+			"linkerd-version-2.18": "linkerd/linkerd2 version-2.18", "linkerd-version-2.19": "linkerd/linkerd2 version-2.19",
+			"linkerd-version-2.20": "linkerd/linkerd2 version-2.20", "gateway-api-v1.1.1": "linkerd/linkerd2 edge-26.8.3",
+			"gateway-api-v1.2.1": "kubernetes-sigs/gateway-api v1.2.1", "gateway-api-v1.3.0": "kubernetes-sigs/gateway-api v1.3.0",
+			"gateway-api-v1.4.1": "kubernetes-sigs/gateway-api v1.4.1", "gateway-api-v1.5.1": "kubernetes-sigs/gateway-api v1.5.1"}}
 	for _, tc := range []struct {
 		name             string
 		bi               *debug.BuildInfo

@@ -126,7 +126,7 @@ func settingsFlags(fs *pflag.FlagSet, st *api.Settings) {
 	fs.StringVar(&st.DefaultMesh, "default-mesh", st.DefaultMesh, "mesh for objects without a kuma.io/mesh label")
 	fs.StringVar((*string)(&st.Sugar), "sugar", string(st.Sugar), "expand: write implied spec defaults (targetRef Mesh, namespaces); keep: add labels only")
 	fs.StringVar(&st.KumaVersion, "kuma-version", st.KumaVersion, "the Kuma release the cluster runs ("+strings.Join(schema.KumaVersions(), ", ")+"); objects are checked against its CRDs as the API server checks them")
-	fs.StringVar(&st.LinkerdVersion, "linkerd-version", st.LinkerdVersion, "the Linkerd release the cluster runs ("+strings.Join(schema.LinkerdVersions(), ", ")+"); Linkerd's policy.linkerd.io objects and the Gateway API routes parented to a Linkerd Server, EgressNetwork or Service are checked against its CRDs (routes parented only to other gateways are left alone)")
+	releaseFlags(fs, st)
 }
 
 func usageErr(format string, a ...any) error {

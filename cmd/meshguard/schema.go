@@ -31,12 +31,10 @@ cross-document checks are meshguard lint's. See docs/integrations.md.`,
 			if !schema.KnowsKuma(kumaVersion) {
 				return usageErr("--kuma-version must be one of %v (got %q)", schema.KumaVersions(), kumaVersion)
 			}
-			var releases []string
-			for _, r := range schema.Releases() {
-				if r == schema.KumaRelease(kumaVersion) || !isKumaRelease(r) {
-					releases = append(releases, r)
-				}
-			}
+			// The selected Kuma release, the default Linkerd release and the Gateway
+			// API bundle it documents: one schema per kind and version.
+			releases := []string{schema.KumaRelease(kumaVersion), schema.LinkerdRelease(schema.DefaultLinkerdVersion),
+				schema.GatewayAPIRelease(schema.GatewayAPIFor(schema.DefaultLinkerdVersion))}
 			files, err := schema.JSONSchemas(releases...)
 			if err != nil {
 				return err
@@ -58,6 +56,3 @@ cross-document checks are meshguard lint's. See docs/integrations.md.`,
 	cmd.Flags().StringVar(&kumaVersion, "kuma-version", schema.DefaultKumaVersion, "the Kuma release whose CRDs to convert")
 	return cmd
 }
-
-// isKumaRelease tells Kuma's CRD sets from other meshes'.
-func isKumaRelease(r string) bool { return len(r) > 5 && r[:5] == "kuma-" }

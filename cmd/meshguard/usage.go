@@ -90,6 +90,7 @@ func enumFlags() map[string][]string {
 		"sugar":                    {string(api.SugarExpand), string(api.SugarKeep)},
 		"kuma-version":             schema.KumaVersions(),
 		"linkerd-version":          schema.LinkerdVersions(),
+		"gateway-api-version":      schema.GatewayAPIVersions(),
 		"color":                    auto,
 		"progress":                 auto,
 		"form":                     formValues(),

@@ -308,7 +308,9 @@ func walkSchema(s apiextensionsv1.JSONSchemaProps, path string, fn func(string, 
 }
 
 // TestInstalledCoversTheRegistry: every registry kind is served by the CRDs the e2e
-// control plane installs, Kuma's from Kuma's own files.
+// control plane installs, Kuma's from Kuma's own files, but for the Gateway API route
+// versions the installed bundle (the default, v1.5.1) does not serve, which a cluster
+// with that bundle refuses too (GRPCRoute v1alpha2: only Linkerd's v1.1.1 bundle).
 func TestInstalledCoversTheRegistry(t *testing.T) {
 	reg := api.DefaultRegistry()
 	crds, err := Installed(reg)
@@ -332,9 +334,10 @@ func TestInstalledCoversTheRegistry(t *testing.T) {
 			}
 		}
 	}
+	unserved := map[string]bool{api.GatewayGroup + "/v1alpha2/" + api.KindGRPCRoute: true}
 	for _, k := range reg.Kinds() {
-		if !served[k.Group+"/"+k.Version+"/"+k.Kind] {
-			t.Errorf("%s/%s %s is not served by the installed CRDs", k.Group, k.Version, k.Kind)
+		if id := k.Group + "/" + k.Version + "/" + k.Kind; served[id] == unserved[id] {
+			t.Errorf("%s/%s %s: served by the installed CRDs %v, want %v", k.Group, k.Version, k.Kind, served[id], !unserved[id])
 		}
 	}
 }

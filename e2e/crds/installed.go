@@ -7,8 +7,10 @@ import (
 	"github.com/meshguard/meshguard/schema"
 )
 
-// Releases are the mesh releases whose real CRDs the e2e control plane installs.
-var Releases = []string{"kuma-2.14", "linkerd-edge-26.8.3"}
+// Releases are the mesh releases whose real CRDs the e2e control plane installs: the
+// default Kuma and Linkerd releases and the Gateway API bundle the default Linkerd
+// release documents, which `meshguard serve` checks against by default.
+var Releases = []string{"kuma-2.14", "linkerd-edge-26.8.3", schema.GatewayAPIRelease(api.GatewayAPIFor(api.DefaultLinkerdVersion))}
 
 // Installed returns the CRDs the e2e control plane and the demo install: the meshes'
 // real CRDs of Releases (with their own schemas, scopes and CEL rules, so the API

@@ -24,7 +24,7 @@ import (
 )
 
 func main() {
-	release := flag.String("release", "", "the embedded CRD release to check against (kuma-2.14, linkerd-edge-26.8.3)")
+	release := flag.String("release", "", "the embedded CRD releases to check against, comma-separated (kuma-2.14; linkerd-edge-26.8.3,gateway-api-v1.1.1 for Linkerd's chart with the Gateway API routes it bundles)")
 	flag.Parse()
 	if *release == "" || flag.NArg() != 1 {
 		fmt.Fprintln(os.Stderr, "usage: crdcheck -release RELEASE DIR")
@@ -42,7 +42,7 @@ func main() {
 // check returns, for each *.yaml file of dir (one object each) that the CRDs refuse,
 // the API server's errors; a kind with no CRD is refused too.
 func check(release, dir string) (map[string]string, error) {
-	set, err := schema.Load(release)
+	set, err := schema.Load(strings.Split(release, ",")...)
 	if err != nil {
 		return nil, err
 	}

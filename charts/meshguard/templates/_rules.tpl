@@ -24,6 +24,7 @@ list on every registry kind and on the inventory it reads.
   resources:
     - grpcroutes
     - httproutes
+    - tlsroutes
 {{- end }}
 {{- if eq .webhook "validating" }}
 - apiGroups: ["gateway.networking.k8s.io"]
@@ -33,6 +34,14 @@ list on every registry kind and on the inventory it reads.
   resources:
     - grpcroutes
     - tcproutes
+    - tlsroutes
+{{- end }}
+{{- if eq .webhook "validating" }}
+- apiGroups: ["gateway.networking.k8s.io"]
+  apiVersions: ["v1alpha3"]
+  operations: ["CREATE","UPDATE"]
+  scope: "*"
+  resources:
     - tlsroutes
 {{- end }}
 {{- if eq .webhook "validating" }}
