@@ -11,9 +11,15 @@ import (
 // checks against.
 func Releases() []string { return releaseNames() }
 
-// Source names where release r's CRDs were taken from ("kumahq/kuma v2.13.10"), as
-// its SOURCE.md says, so `meshguard version` tells a user on a patch release which
-// tag the binary was checked against; "" for a release without one.
+// sourceRef is how a SOURCE.md names where its files come from: "(kumahq/kuma, tag
+// v2.13.10," for a tagged release, "(kumahq/kuma, commit 0123abc," for one pinned to
+// a commit of a branch (a preview).
+var sourceRef = regexp.MustCompile(`\(([\w.-]+/[\w.-]+), (?:tag|commit) ([\w.-]+)`)
+
+// Source names where release r's CRDs were taken from ("kumahq/kuma v2.13.10", or
+// the commit of a preview), as its SOURCE.md says, so `meshguard version` tells a
+// user on a patch release which tag the binary was checked against; "" for a
+// release without one.
 func Source(r string) string {
 	dir, ok := releaseDirs()[r]
 	if !ok {
@@ -23,8 +29,7 @@ func Source(r string) string {
 	if err != nil {
 		return ""
 	}
-	// The repository and tag, as SOURCE.md words them: "(kumahq/kuma, tag v2.13.10,".
-	m := regexp.MustCompile(`\(([\w.-]+/[\w.-]+), tag ([\w.-]+)`).FindSubmatch(data)
+	m := sourceRef.FindSubmatch(data)
 	if m == nil {
 		return ""
 	}

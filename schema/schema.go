@@ -7,8 +7,7 @@
 // rules.
 //
 // The CRDs are data, embedded per mesh release under crds/<mesh>-<version>/ and
-// compiled once per Set. Adding a release is adding its files and naming it in
-// releaseDirs.
+// compiled once per Set. Adding a release is adding its directory of files.
 package schema
 
 import (
@@ -40,13 +39,22 @@ import (
 var embedded embed.FS
 
 // releaseDirs maps the CRD sets meshguard embeds, by the name they are loaded with,
-// to their directory under crds/.
+// to their directory under crds/: every directory there is one release, named as
+// the directory ("kuma-2.14", "linkerd-edge-26.8.3"), so adding a release is adding
+// its files and nothing else lists it (`meshguard version`, the flags' help and
+// detection all read this).
 func releaseDirs() map[string]string {
-	return map[string]string{
-		"kuma-2.13":           "crds/kuma-2.13",
-		"kuma-2.14":           "crds/kuma-2.14",
-		"linkerd-edge-26.8.3": "crds/linkerd-edge-26.8.3",
+	out := map[string]string{}
+	entries, err := fs.ReadDir(embedded, "crds")
+	if err != nil {
+		return out // cannot happen: crds is embedded; TestReleasesAreData holds it
 	}
+	for _, e := range entries {
+		if e.IsDir() {
+			out[e.Name()] = path.Join("crds", e.Name())
+		}
+	}
+	return out
 }
 
 // DefaultKumaVersion is the Kuma release whose CRDs meshguard checks against unless
