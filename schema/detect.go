@@ -165,3 +165,27 @@ func VersionOfTag(m Mesh, tag string) string {
 	}
 	return best
 }
+
+// CRDNames lists the names of the CRDs of m's group that any embedded release of
+// m has, sorted: the CRDs detection reads from a cluster.
+func CRDNames(m Mesh) ([]string, error) {
+	seen := map[string]bool{}
+	for _, r := range releaseNames() {
+		if !strings.HasPrefix(r, m.prefix()) {
+			continue
+		}
+		h, err := EmbeddedHashes(r, m.Group)
+		if err != nil {
+			return nil, err
+		}
+		for name := range h {
+			seen[name] = true
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for name := range seen {
+		out = append(out, name)
+	}
+	sort.Strings(out)
+	return out, nil
+}

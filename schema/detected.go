@@ -92,6 +92,20 @@ func (d Detected) evidence() string {
 // Summary is the line a door prints about the mesh: what it found and the version
 // it checks against (used), and whether that was detected, given, or the default.
 func (d Detected) Summary(used string, explicit bool) string {
+	how := "the default"
+	switch {
+	case explicit:
+		how = "as given"
+	case d.Version() == used:
+		how = "detected"
+	}
+	return fmt.Sprintf("%s; checking against %s %s (%s)", d.Found(), d.Mesh.Name, used, how)
+}
+
+// Found says what the cluster showed: the control plane's version and where it
+// was read (or why not), and the CRDs of the mesh's group it serves, compared with
+// the embedded releases'.
+func (d Detected) Found() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: ", d.Mesh.Name)
 	switch {
@@ -99,6 +113,8 @@ func (d Detected) Summary(used string, explicit bool) string {
 		fmt.Fprintf(&b, "control plane %s (%s)", d.ControlPlane, d.Where)
 	case d.Unreadable != "":
 		fmt.Fprintf(&b, "control plane not read (%s)", d.Unreadable)
+	default:
+		b.WriteString("control plane not read")
 	}
 	b.WriteString("; CRDs: ")
 	switch {
@@ -111,13 +127,5 @@ func (d Detected) Summary(used string, explicit bool) string {
 	default:
 		fmt.Fprintf(&b, "%d installed (%d served versions), %s", d.Installed, d.Versions, d.Matches[0])
 	}
-	how := "the default"
-	switch {
-	case explicit:
-		how = "as given"
-	case d.Version() == used:
-		how = "detected"
-	}
-	fmt.Fprintf(&b, "; checking against %s %s (%s)", d.Mesh.Name, used, how)
 	return b.String()
 }
