@@ -36,7 +36,7 @@ spec:
 // installed (no MeshOpenTelemetryBackend, no MeshZoneAddress) and meshguard serving
 // with --kuma-version 2.13. Through the real API server, the verdict on a
 // MeshLoadBalancingStrategy without `to` is 2.13's (denied, MG020) where the
-// suite's 2.14 stack admits it; the two entries of Kuma 2.13's validator suite that
+// suite's 2.14 stack admits it; the five entries of Kuma 2.13's validator suite that
 // Kuma's validator accepts and meshguard refuses are refused by the API server too,
 // before any webhook; and serve and audit say which release the cluster runs: the
 // CRDs of kuma-2.13 and the kuma-control-plane image 2.13.10, with a warning when
@@ -82,13 +82,16 @@ func TestKuma213ThroughTheAPIServer(t *testing.T) {
 		}
 	})
 
-	// Kuma's test accepts these entries; Kuma 2.13's CRDs do not (integer retryOn
-	// items, MeshTCPRoute to[].rules required): the API server refuses them before
+	// Kuma's test accepts these five entries; Kuma 2.13's CRDs do not (integer
+	// retryOn items and listener tags, MeshTCPRoute to[].rules required): the API server refuses them before
 	// the validating webhook, as meshguard does (docs/conformance.md).
 	t.Run("SuiteDifferencesAreTheAPIServers", func(t *testing.T) {
 		suite := repo("validate/testdata/conformance/kuma-validators-2.13")
 		for file, want := range map[string]string{
+			"150-meshretry-full-example.yaml":                               "must be of type string",
 			"156-meshretry-http-retryon-with-status-codes.yaml":             "retryOn[0]: Invalid value: \"integer\"",
+			"157-meshretry-target-meshhttproute.yaml":                       "retryOn[0]: Invalid value: \"integer\"",
+			"183-meshtcproute-accepts-meshgateway-with-listener-tags.yaml":  "spec.targetRef.tags.port: Invalid value: \"integer\"",
 			"182-meshtcproute-accepts-valid-resource-without-to-rules.yaml": "spec.to[0].rules: Required value",
 		} {
 			_, stderr, err := kubectlAt(t, kc, "", "apply", "--dry-run=server", "-f", filepath.Join(suite, file))
