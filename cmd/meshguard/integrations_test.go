@@ -91,7 +91,26 @@ func TestVersion(t *testing.T) {
 	bi := &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v1.2.3"}, Settings: []debug.BuildSetting{
 		{Key: "vcs.revision", Value: "0123abc"}, {Key: "vcs.time", Value: "2026-11-24T10:00:00Z"}, {Key: "vcs.modified", Value: "true"}}}
 	embedded := versionInfo{KumaVersions: schema.KumaVersions(), DefaultKumaVersion: schema.DefaultKumaVersion, CRDReleases: schema.Releases(),
-		CRDSources: map[string]string{"kuma-2.13": "kumahq/kuma v2.13.10", "kuma-2.14": "kumahq/kuma v2.14.3", "linkerd-edge-26.8.3": "linkerd/linkerd2 edge-26.8.3"}}
+		CRDSources: map[string]string{}, LinkerdVersions: schema.LinkerdVersions(), DefaultLinkerdVersion: schema.DefaultLinkerdVersion}
+	// Every embedded release is listed with its source, read from its SOURCE.md: the
+	// ones known here by value, one added later by being there.
+	known := map[string]releaseInfo{
+		"kuma-2.13":           {Name: "kuma-2.13", Mesh: "kuma", Version: "2.13", Source: "kumahq/kuma v2.13.10"},
+		"kuma-2.14":           {Name: "kuma-2.14", Mesh: "kuma", Version: "2.14", Source: "kumahq/kuma v2.14.3"},
+		"linkerd-edge-26.8.3": {Name: "linkerd-edge-26.8.3", Mesh: "linkerd", Version: "edge-26.8.3", Source: "linkerd/linkerd2 edge-26.8.3"},
+	}
+	for _, r := range schema.Releases() {
+		ri, ok := known[r]
+		if !ok {
+			mesh, v, _ := strings.Cut(r, "-")
+			ri = releaseInfo{Name: r, Mesh: mesh, Version: v, Source: schema.Source(r)}
+		}
+		embedded.CRDSources[r] = ri.Source
+		embedded.Releases = append(embedded.Releases, ri)
+	}
+	if len(embedded.Releases) < len(known) {
+		t.Fatalf("releases embedded: %v", embedded.Releases)
+	}
 	for _, tc := range []struct {
 		name             string
 		bi               *debug.BuildInfo
@@ -108,6 +127,7 @@ func TestVersion(t *testing.T) {
 			want: versionInfo{Version: "v2.0.0", Commit: "fedcba", CommitTime: "2026-11-24T10:00:00Z", Modified: true, GoVersion: "go1.26.8"}},
 	} {
 		tc.want.KumaVersions, tc.want.DefaultKumaVersion, tc.want.CRDReleases, tc.want.CRDSources = embedded.KumaVersions, embedded.DefaultKumaVersion, embedded.CRDReleases, embedded.CRDSources
+		tc.want.LinkerdVersions, tc.want.DefaultLinkerdVersion, tc.want.Releases = embedded.LinkerdVersions, embedded.DefaultLinkerdVersion, embedded.Releases
 		if d := cmp.Diff(tc.want, buildVersion(tc.bi, tc.ok, tc.ldVersion, tc.ldCom)); d != "" {
 			t.Errorf("%s (-want +got):\n%s", tc.name, d)
 		}
