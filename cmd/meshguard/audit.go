@@ -162,14 +162,6 @@ func (o *auditOptions) run(ctx context.Context, s streams) error {
 	if err := o.check(); err != nil {
 		return err
 	}
-	cfg, err := live.Config(o.kubeconfig, o.context)
-	if err != nil {
-		return err
-	}
-	sayReleases(s, "audit", settleReleases(ctx, cfg, &o.settings, o.flags))
-	if err := schema.LoadInto(&o.settings); err != nil {
-		return err
-	}
 	outs, err := parseOutputs(o.output)
 	if err != nil {
 		return err
@@ -178,6 +170,14 @@ func (o *auditOptions) run(ctx context.Context, s streams) error {
 	// reads it again, so expiry dates and an updated file (a ConfigMap) hold in
 	// a long --interval run.
 	if _, err := o.engine(); err != nil {
+		return err
+	}
+	cfg, err := live.Config(o.kubeconfig, o.context)
+	if err != nil {
+		return err
+	}
+	sayReleases(s, "audit", settleReleases(ctx, cfg, &o.settings, o.flags))
+	if err := schema.LoadInto(&o.settings); err != nil {
 		return err
 	}
 	reader, err := live.NewReader(cfg)
