@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/spf13/pflag"
 )
 
 // mgbOTel is a MeshOpenTelemetryBackend: a Kuma 2.14 kind that 2.13 does not serve
@@ -168,5 +170,34 @@ func TestSchemaReleases(t *testing.T) {
 	}
 	if code, _, errs := runCapture("meshguard", "schema", "-d", t.TempDir(), "--linkerd-version", "stable-2.14.10"); code != exitUsage || !strings.Contains(errs, "--linkerd-version must be one of") {
 		t.Errorf("schema --linkerd-version stable-2.14.10: exit %d, %s", code, errs)
+	}
+}
+
+// TestConfigCountsAsGiven: a value set from .meshguard.yaml counts as given (the
+// flag is Changed), so detection from a cluster does not override it; a flag of
+// the command line is not overwritten by the file.
+func TestConfigCountsAsGiven(t *testing.T) {
+	root, _ := configRepo(t, "kuma-version: \"2.13\"\nmode: zone\nzone: z1\n")
+	cf, err := readConfig(filepath.Join(root, ".meshguard.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o serveOptions
+	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
+	serveFlags(fs, &o)
+	if err := fs.Set("mode", "global"); err != nil {
+		t.Fatal(err)
+	}
+	if err := cf.apply(fs); err != nil {
+		t.Fatal(err)
+	}
+	if !fs.Changed("kuma-version") || o.Settings.KumaVersion != "2.13" {
+		t.Errorf("kuma-version from the file: changed %v, value %q", fs.Changed("kuma-version"), o.Settings.KumaVersion)
+	}
+	if o.Settings.Mode != "global" || o.Settings.Zone != "z1" {
+		t.Errorf("the command line's --mode global was overwritten, or zone not set: %+v", o.Settings)
+	}
+	if fs.Changed("linkerd-version") {
+		t.Error("linkerd-version is not in the file but counts as given")
 	}
 }
