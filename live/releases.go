@@ -38,14 +38,13 @@ func (r *Reader) Releases(ctx context.Context, kumaSystemNamespace string) ([]me
 	var out []meshschema.Detected
 	for _, m := range meshschema.Meshes() {
 		d := meshschema.Detected{Mesh: m}
-		installed, versions, why, err := r.installedHashes(ctx, m)
+		embedded, err := meshschema.EmbeddedReleases(m)
 		if err != nil {
 			return nil, err
 		}
+		installed, versions, why := r.installedHashes(ctx, embedded.Names())
 		d.Installed, d.Versions, d.CRDsUnreadable = len(installed), versions, why
-		if d.Matches, err = meshschema.MatchInstalled(m, installed); err != nil {
-			return nil, err
-		}
+		d.Matches = embedded.Match(installed)
 		switch m.Name {
 		case "kuma":
 			d.ControlPlane, d.Where, d.Unreadable = r.deploymentTag(ctx, kumaSystemNamespace, "kuma-control-plane", "control-plane")
@@ -57,13 +56,9 @@ func (r *Reader) Releases(ctx context.Context, kumaSystemNamespace string) ([]me
 	return out, nil
 }
 
-// installedHashes reads the CRDs of m that any embedded release has; why says
-// why they could not be read.
-func (r *Reader) installedHashes(ctx context.Context, m meshschema.Mesh) (meshschema.Hashes, int, string, error) {
-	names, err := meshschema.CRDNames(m)
-	if err != nil {
-		return nil, 0, "", err
-	}
+// installedHashes reads the CRDs named (those any embedded release of a mesh
+// has); why says why they could not be read.
+func (r *Reader) installedHashes(ctx context.Context, names []string) (meshschema.Hashes, int, string) {
 	out := meshschema.Hashes{}
 	versions := 0
 	for _, name := range names {
@@ -72,15 +67,15 @@ func (r *Reader) installedHashes(ctx context.Context, m meshschema.Mesh) (meshsc
 		case apierrors.IsNotFound(err):
 			continue
 		case err != nil:
-			return nil, 0, "reading CRD " + name + ": " + apiMessage(err), nil
+			return nil, 0, "reading CRD " + name + ": " + apiMessage(err)
 		}
 		var crd apiextensionsv1.CustomResourceDefinition
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &crd); err != nil {
-			return nil, 0, fmt.Sprintf("CRD %s: %v", name, err), nil
+			return nil, 0, fmt.Sprintf("CRD %s: %v", name, err)
 		}
 		h, err := meshschema.SchemaHash(&crd)
 		if err != nil {
-			return nil, 0, fmt.Sprintf("CRD %s: %v", name, err), nil
+			return nil, 0, fmt.Sprintf("CRD %s: %v", name, err)
 		}
 		out[name] = h
 		for _, v := range crd.Spec.Versions {
@@ -89,7 +84,7 @@ func (r *Reader) installedHashes(ctx context.Context, m meshschema.Mesh) (meshsc
 			}
 		}
 	}
-	return out, versions, "", nil
+	return out, versions, ""
 }
 
 // deploymentTag is the image tag of the container named container (else the

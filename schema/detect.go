@@ -77,31 +77,73 @@ func EmbeddedHashes(r, group string) (Hashes, error) {
 }
 
 // MatchInstalled compares the CRDs a cluster serves (installed, of m's group) with
-// every embedded release of m, best match first: exact ones, then by same schemas
-// less the differences, then the newer release name. Nil when the cluster serves
-// no CRD any release of m has.
+// every embedded release of m, best match first (see ReleaseHashes.Match).
 func MatchInstalled(m Mesh, installed Hashes) ([]ReleaseMatch, error) {
-	embedded := map[string]Hashes{}
-	all := map[string]bool{}
+	rh, err := EmbeddedReleases(m)
+	if err != nil {
+		return nil, err
+	}
+	return rh.Match(installed), nil
+}
+
+// ReleaseHashes are the CRD hashes (of the mesh's group) of each embedded release
+// of one mesh, by release name: computed once per detection, since parsing and
+// hashing the embedded CRDs is most of what detection costs besides the cluster.
+type ReleaseHashes map[string]Hashes
+
+// EmbeddedReleases hashes the CRDs of m's group in every embedded release of m,
+// one release per goroutine.
+func EmbeddedReleases(m Mesh) (ReleaseHashes, error) {
+	var names []string
 	for _, r := range releaseNames() {
-		if !strings.HasPrefix(r, m.prefix()) {
-			continue
-		}
-		h, err := EmbeddedHashes(r, m.Group)
-		if err != nil {
-			return nil, err
-		}
-		embedded[r] = h
-		for name := range h {
-			all[name] = true
+		if strings.HasPrefix(r, m.prefix()) {
+			names = append(names, r)
 		}
 	}
-	return matchHashes(embedded, all, installed), nil
+	hashes := make([]Hashes, len(names))
+	errs := make([]error, len(names))
+	eachParallel(len(names), func(i int) { hashes[i], errs[i] = EmbeddedHashes(names[i], m.Group) })
+	out := ReleaseHashes{}
+	for i, r := range names {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		out[r] = hashes[i]
+	}
+	return out, nil
+}
+
+// Names lists the CRD names any of the releases has, sorted: the CRDs detection
+// reads from a cluster.
+func (rh ReleaseHashes) Names() []string {
+	seen := map[string]bool{}
+	for _, h := range rh {
+		for name := range h {
+			seen[name] = true
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for name := range seen {
+		out = append(out, name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Match compares installed with every release, best match first: exact ones,
+// then by same schemas less the differences, then the newer release name. Nil
+// when the cluster serves no CRD any release has.
+func (rh ReleaseHashes) Match(installed Hashes) []ReleaseMatch {
+	all := map[string]bool{}
+	for _, name := range rh.Names() {
+		all[name] = true
+	}
+	return matchHashes(rh, all, installed)
 }
 
 // matchHashes is MatchInstalled over the releases' hashes (embedded) and the names
 // any of them has (all).
-func matchHashes(embedded map[string]Hashes, all map[string]bool, installed Hashes) []ReleaseMatch {
+func matchHashes(embedded ReleaseHashes, all map[string]bool, installed Hashes) []ReleaseMatch {
 	var out []ReleaseMatch
 	known := 0
 	for name := range installed {
@@ -164,28 +206,4 @@ func VersionOfTag(m Mesh, tag string) string {
 		}
 	}
 	return best
-}
-
-// CRDNames lists the names of the CRDs of m's group that any embedded release of
-// m has, sorted: the CRDs detection reads from a cluster.
-func CRDNames(m Mesh) ([]string, error) {
-	seen := map[string]bool{}
-	for _, r := range releaseNames() {
-		if !strings.HasPrefix(r, m.prefix()) {
-			continue
-		}
-		h, err := EmbeddedHashes(r, m.Group)
-		if err != nil {
-			return nil, err
-		}
-		for name := range h {
-			seen[name] = true
-		}
-	}
-	out := make([]string, 0, len(seen))
-	for name := range seen {
-		out = append(out, name)
-	}
-	sort.Strings(out)
-	return out, nil
 }
