@@ -101,3 +101,29 @@ func TestDecide(t *testing.T) {
 		t.Errorf("summary: %s", s)
 	}
 }
+
+// TestSharedCRDs: when two releases have the same CRDs (Linkerd's policy CRDs are
+// the same across releases), the CRDs alone pick neither; the control plane's
+// version does.
+func TestSharedCRDs(t *testing.T) {
+	linkerd := Meshes()[1]
+	same := Hashes{"servers.policy.linkerd.io": "h1", "authorizationpolicies.policy.linkerd.io": "h2"}
+	rh := ReleaseHashes{"linkerd-version-2.18": same, "linkerd-edge-26.8.3": same}
+	d := Detected{Mesh: linkerd, Installed: 2, Matches: rh.Match(same)}
+	if len(d.Matches) != 2 || !d.Matches[0].Exact() || !d.Matches[1].Exact() {
+		t.Fatalf("matches: %+v", d.Matches)
+	}
+	if v := d.Version(); v != "" {
+		t.Errorf("shared CRDs pick %q", v)
+	}
+	if got, _ := d.Decide("edge-26.8.3", false); got != "edge-26.8.3" {
+		t.Errorf("shared CRDs: %q, want the default", got)
+	}
+	if f := d.Found(); !strings.Contains(f, "the same schemas as each of linkerd-version-2.18, linkerd-edge-26.8.3") {
+		t.Errorf("found: %s", f)
+	}
+	d.ControlPlane = "edge-26.8.3"
+	if v := d.Version(); v != "edge-26.8.3" {
+		t.Errorf("with the control plane's version: %q", v)
+	}
+}

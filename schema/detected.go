@@ -34,10 +34,23 @@ func (d Detected) Version() string {
 			return v
 		}
 	}
-	if len(d.Matches) > 0 && d.Matches[0].Exact() {
-		return strings.TrimPrefix(d.Matches[0].Release, d.Mesh.prefix())
+	if exact := d.exact(); len(exact) == 1 {
+		return strings.TrimPrefix(exact[0], d.Mesh.prefix())
 	}
 	return ""
+}
+
+// exact lists the releases whose CRDs the cluster serves exactly: several when
+// releases share their CRDs (Linkerd's policy CRDs are the same since 2.17), and
+// then the CRDs alone do not say which release runs.
+func (d Detected) exact() []string {
+	var out []string
+	for _, m := range d.Matches {
+		if m.Exact() {
+			out = append(out, m.Release)
+		}
+	}
+	return out
 }
 
 // Decide is the version to check against: flag when explicit (the command line or
@@ -83,8 +96,8 @@ func (d Detected) evidence() string {
 	if d.ControlPlane != "" {
 		parts = append(parts, "control plane "+d.ControlPlane)
 	}
-	if len(d.Matches) > 0 && d.Matches[0].Exact() {
-		parts = append(parts, "CRDs of "+d.Matches[0].Release)
+	if exact := d.exact(); len(exact) == 1 {
+		parts = append(parts, "CRDs of "+exact[0])
 	}
 	return strings.Join(parts, ", ")
 }
@@ -124,6 +137,8 @@ func (d Detected) Found() string {
 		b.WriteString("none installed")
 	case len(d.Matches) == 0:
 		fmt.Fprintf(&b, "%d installed, none of an embedded release", d.Installed)
+	case len(d.exact()) > 1:
+		fmt.Fprintf(&b, "%d installed (%d served versions), the same schemas as each of %s", d.Installed, d.Versions, strings.Join(d.exact(), ", "))
 	default:
 		fmt.Fprintf(&b, "%d installed (%d served versions), %s", d.Installed, d.Versions, d.Matches[0])
 	}

@@ -58,6 +58,7 @@ func foundReleases(ctx context.Context, cfg *rest.Config, systemNamespace string
 	return lines
 }
 
+// detect reads the releases of the cluster cfg points at, within detectTimeout.
 func detect(ctx context.Context, cfg *rest.Config, systemNamespace string) ([]schema.Detected, error) {
 	ctx, cancel := context.WithTimeout(ctx, detectTimeout)
 	defer cancel()
