@@ -41,8 +41,12 @@ test-intro:
 	@echo "kube-apiserver and etcd once into ~/.cache/meshguard); later runs take about 9 minutes (the availability e2e test is 4.5 of them)."
 
 .PHONY: test-unit
-test-unit: deps ## Unit, golden, conformance, chart and fuzz-corpus tests
-	@PATH="$$(bash hack/test-tools.sh):$$PATH" $(STEP) "unit tests" "first run 1 to 1.5 minutes; then about 30 seconds" $(GO) test -count=1 $(PKGS)
+test-unit: deps ## Unit, golden, conformance, chart and fuzz-corpus tests, and the HTML map page in headless Chromium
+	@# Chromium (the Debian package) for mapview's browser tests, installed once per machine;
+	@# the tests find it through MESHGUARD_CHROMIUM and keep their screenshots in _artifacts/.
+	@$(STEP) "Chromium for the HTML page's browser tests" "first run installs the Debian package, about 30 seconds; then instant" bash hack/install-chromium.sh >/dev/null
+	@PATH="$$(bash hack/test-tools.sh):$$PATH" MESHGUARD_CHROMIUM="$$(bash hack/install-chromium.sh)" MESHGUARD_ARTIFACTS="$(CURDIR)/_artifacts" \
+	  $(STEP) "unit tests" "first run 1 to 1.5 minutes; then about 30 seconds" $(GO) test -count=1 $(PKGS)
 
 .PHONY: test-e2e
 test-e2e: ## e2e suite against a local kube-apiserver + etcd (built from source once per machine, 4-12 min)

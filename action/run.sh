@@ -14,6 +14,11 @@
 #                    outputs exit-code and sarif-file
 #   run.sh diff      meshguard diff --git-base $INPUT_BASE as markdown into the job
 #                    summary, only when the installed meshguard has a diff command
+#   run.sh map       meshguard map -o html $INPUT_PATHS into $RUNNER_TEMP/meshguard-map/ (the
+#                    next step attaches it to the job; output html-file) and, on a pull
+#                    request ($INPUT_BASE set), meshguard map --git-base $INPUT_BASE: the
+#                    page of the change, and its markdown into the job summary; only when
+#                    the installed meshguard has a map command, and never failing the job
 #   run.sh finish    exit with the lint's exit code ($LINT_EXIT_CODE), after the upload
 #
 # GitHub sets GITHUB_OUTPUT, GITHUB_PATH, GITHUB_STEP_SUMMARY and RUNNER_TEMP; the test
@@ -132,9 +137,42 @@ diff() {
   } >>"${GITHUB_STEP_SUMMARY:-/dev/stdout}"
 }
 
+# map writes the access map's HTML page (the change's, on a pull request) for the
+# job artifact, and the change's markdown into the job summary. The map informs the
+# review; it never fails the job (lint does that), so problems are warnings.
+map() {
+  if ! meshguard map --help >/dev/null 2>&1; then
+    echo "::notice::this meshguard has no map command; no access map written"
+    return 0
+  fi
+  local paths args=() dir="${RUNNER_TEMP:-/tmp}/meshguard-map" code=0
+  read -ra paths <<<"${INPUT_PATHS:-.}"
+  if [ -n "${INPUT_BASE:-}" ]; then args=(--git-base "$INPUT_BASE"); fi
+  mkdir -p "$dir"
+  local html="$dir/meshguard-map.html"
+  meshguard map ${args[@]+"${args[@]}"} -o html "${paths[@]}" >"$html" || code=$?
+  if [ -s "$html" ]; then
+    out html-file "$html"
+    echo "meshguard: access map written to $html (attached to the job as an artifact)"
+  else
+    rm -f "$html"
+  fi
+  if [ "$code" != 0 ]; then echo "::warning::meshguard map exited $code; the access map may be missing or incomplete"; fi
+  if [ -n "${INPUT_BASE:-}" ]; then
+    local md="$dir/change.md"
+    code=0
+    meshguard map ${args[@]+"${args[@]}"} -o markdown "${paths[@]}" >"$md" || code=$?
+    if [ -s "$md" ]; then
+      { echo "## meshguard access map change"; cat "$md"; } >>"${GITHUB_STEP_SUMMARY:-/dev/stdout}"
+    fi
+    if [ "$code" != 0 ]; then echo "::warning::meshguard map -o markdown exited $code; the job summary may lack the access change"; fi
+  fi
+  return 0
+}
+
 finish() { exit "${LINT_EXIT_CODE:-0}"; }
 
 case "${1:-}" in
-  install | lint | diff | finish) "$1" ;;
-  *) echo "usage: run.sh install|lint|diff|finish" >&2; exit 2 ;;
+  install | lint | diff | map | finish) "$1" ;;
+  *) echo "usage: run.sh install|lint|diff|map|finish" >&2; exit 2 ;;
 esac

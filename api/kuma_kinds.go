@@ -177,3 +177,25 @@ func KnownKumaResources() []string {
 func DefaultRegistry() *Registry {
 	return NewRegistry(append(append(KumaKinds(), KumaResourceKinds()...), LinkerdKinds()...)...)
 }
+
+// LegacyKumaPolicy is a Kuma policy of the old model (before targetRef), which
+// Kuma 2.14 still serves: its API collection, and whether it selects Dataplanes
+// by `sources` and `destinations` (a connection policy) or by `selectors`.
+type LegacyKumaPolicy struct {
+	Kind, Plural string
+	Connection   bool
+}
+
+// LegacyKumaPolicies are the old-model policies of Kuma 2.14
+// (pkg/core/resources/apis/mesh), for the inspect API's
+// …/_resources/dataplanes, which Kuma answers for them too.
+func LegacyKumaPolicies() []LegacyKumaPolicy {
+	return []LegacyKumaPolicy{
+		{"CircuitBreaker", "circuit-breakers", true}, {"FaultInjection", "fault-injections", true},
+		{"HealthCheck", "health-checks", true}, {"RateLimit", "rate-limits", true}, {"Retry", "retries", true},
+		{"Timeout", "timeouts", true}, {"TrafficLog", "traffic-logs", true},
+		{"TrafficPermission", "traffic-permissions", true}, {"TrafficRoute", "traffic-routes", true},
+		{"TrafficTrace", "traffic-traces", false}, {"VirtualOutbound", "virtual-outbounds", false},
+		{"ProxyTemplate", "proxytemplates", false}, {"MeshGatewayRoute", "meshgatewayroutes", false},
+	}
+}

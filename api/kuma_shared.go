@@ -39,16 +39,25 @@ type KumaRules struct {
 	// releases before it accept one only under a Mesh top-level targetRef (Kuma 2.13's
 	// MeshHealthCheck and MeshCircuitBreaker, which configure it on the Zone Egress).
 	ExternalToMeshOnlyBefore string
+	// FromRemovedSince, when set, is the Kuma release that removed `from` from the
+	// kind (Kuma 3.0: MeshAccessLog, MeshCircuitBreaker, MeshFaultInjection,
+	// MeshRateLimit, MeshTimeout, MeshTLS, MeshTrafficPermission): its CRD no longer
+	// has the section, so the API server prunes it (or kubectl apply refuses it) and
+	// Kuma never reads it. Kind.SectionsIn reads it.
+	FromRemovedSince string
 }
 
 // KumaBefore reports whether Kuma release version ("2.13") is older than release
 // ("2.14"): the test every release-aware rule makes. An empty version is the
-// default release, the newest; versions compare by their numeric parts.
+// default release; versions compare by their numeric parts. A pre-release
+// ("3.0-preview", Kuma's main branch at a pinned commit) carries the rules of the
+// release it leads to: it orders after 2.14 and is not before "3.0", so a rule
+// written "since 3.0" holds for it and needs no change when 3.0 is tagged.
 func KumaBefore(version, release string) bool {
 	if version == "" {
 		version = DefaultKumaVersion
 	}
-	a, b := strings.Split(version, "."), strings.Split(release, ".")
+	a, b := strings.Split(kumaNumber(version), "."), strings.Split(kumaNumber(release), ".")
 	for i := 0; i < len(a) && i < len(b); i++ {
 		x, errX := strconv.Atoi(a[i])
 		y, errY := strconv.Atoi(b[i])
@@ -60,6 +69,12 @@ func KumaBefore(version, release string) bool {
 		}
 	}
 	return len(a) < len(b)
+}
+
+// kumaNumber is a version without its pre-release suffix: "3.0" of "3.0-preview".
+func kumaNumber(version string) string {
+	n, _, _ := strings.Cut(version, "-")
+	return n
 }
 
 // MatchCheck is how strictly a kind's validator checks rules[].matches.
@@ -128,26 +143,29 @@ func IncludesGateways(top *TargetRef) bool {
 
 // kumaShared returns the KumaRules of a Kuma policy kind (zero for a kind without
 // options), read off each policy's validator.go in Kuma 2.14.3; the fields that end
-// in Before carry what Kuma 2.13.10's validators refuse beyond that.
+// in Before carry what Kuma 2.13.10's validators refuse beyond that, and those that
+// end in Since what Kuma 3.0 (--kuma-version 3.0-preview) removed.
 func kumaShared(kind string) KumaRules {
 	const toFrom, all = SecTo | SecFrom, SecTo | SecFrom | SecRules
 	switch kind {
 	case KindMeshTrafficPermission:
 		// 'from' with 'rules' is MeshTrafficPermission's own MG121.
-		return KumaRules{Require: SecFrom | SecRules, ItemDefault: true}
+		return KumaRules{Require: SecFrom | SecRules, ItemDefault: true, FromRemovedSince: Kuma30}
 	case KindMeshTimeout:
 		return KumaRules{ListenerTags: true, RulesExclude: toFrom, Require: all, ItemDefault: true,
-			Matches: MatchStrict, FromForbidden: ScopeGatewayOrRoute}
+			Matches: MatchStrict, FromForbidden: ScopeGatewayOrRoute, FromRemovedSince: Kuma30}
 	case "MeshRateLimit":
 		return KumaRules{ListenerTags: true, RulesExclude: toFrom, ItemDefault: true, Matches: MatchStrict,
-			FromForbidden: ScopeGateways, ToForbidden: ScopeSidecarsOnly, RulesForbidden: ScopeGateways}
+			FromForbidden: ScopeGateways, ToForbidden: ScopeSidecarsOnly, RulesForbidden: ScopeGateways, FromRemovedSince: Kuma30}
 	case "MeshFaultInjection":
-		return KumaRules{ListenerTags: true, RulesExclude: SecFrom, FromForbidden: ScopeGateways, ToForbidden: ScopeSidecarsOnly}
+		return KumaRules{ListenerTags: true, RulesExclude: SecFrom, FromForbidden: ScopeGateways, ToForbidden: ScopeSidecarsOnly,
+			FromRemovedSince: Kuma30}
 	case "MeshCircuitBreaker":
-		return KumaRules{ListenerTags: true, RulesExclude: toFrom, Require: all, ItemDefault: true, ExternalToMeshOnlyBefore: "2.14"}
+		return KumaRules{ListenerTags: true, RulesExclude: toFrom, Require: all, ItemDefault: true, ExternalToMeshOnlyBefore: "2.14",
+			FromRemovedSince: Kuma30}
 	case "MeshAccessLog":
 		// No ItemDefault: the CRD itself requires default in MeshAccessLog items.
-		return KumaRules{ListenerTags: true, RulesExclude: toFrom, Require: all}
+		return KumaRules{ListenerTags: true, RulesExclude: toFrom, Require: all, FromRemovedSince: Kuma30}
 	case "MeshRetry":
 		return KumaRules{ListenerTags: true, ItemDefault: true, ToRequiredBefore: "2.14"}
 	case "MeshHealthCheck":
@@ -159,7 +177,7 @@ func kumaShared(kind string) KumaRules {
 	case "MeshTrace", "MeshProxyPatch":
 		return KumaRules{Default: true}
 	case "MeshTLS":
-		return KumaRules{RulesExclude: SecFrom}
+		return KumaRules{RulesExclude: SecFrom, FromRemovedSince: Kuma30}
 	}
 	return KumaRules{} // MeshPassthrough
 }

@@ -51,7 +51,8 @@ func TestKumaRulesCoverPolicies(t *testing.T) {
 }
 
 // TestKumaBefore: releases compare by their numeric parts ("2.9" is before
-// "2.13"), and an empty version is the default, the newest release.
+// "2.13"), an empty version is the default release, and a pre-release
+// ("3.0-preview") orders after 2.14 and counts as the release it leads to.
 func TestKumaBefore(t *testing.T) {
 	for _, tc := range []struct {
 		version, release string
@@ -59,6 +60,8 @@ func TestKumaBefore(t *testing.T) {
 	}{
 		{"2.13", "2.14", true}, {"2.14", "2.14", false}, {"2.9", "2.13", true},
 		{"3.0", "2.14", false}, {"", "2.14", false}, {"", "2.15", true},
+		{"3.0-preview", "2.14", false}, {"2.14", "3.0", true}, {"2.13", "3.0", true},
+		{"3.0-preview", "3.0", false}, {"3.0", "3.0-preview", false}, {"3.0-preview", "3.1", true},
 	} {
 		if got := KumaBefore(tc.version, tc.release); got != tc.want {
 			t.Errorf("KumaBefore(%q, %q) = %v, want %v", tc.version, tc.release, got, tc.want)

@@ -36,6 +36,18 @@ func TestKumaVersionEnumIsTheEmbeddedCRDs(t *testing.T) {
 	}
 }
 
+// TestKumaVersionPreview: kumaVersion "3.0-preview" (Kuma's main branch at the
+// pinned commit) passes the schema and reaches the webhook's arguments.
+func TestKumaVersionPreview(t *testing.T) {
+	m, err := renderChart(t, map[string]any{"kumaVersion": "3.0-preview"}, namespace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if args := deployment(t, m).Spec.Template.Spec.Containers[0].Args; !slices.Contains(args, "--kuma-version=3.0-preview") {
+		t.Errorf("args lack --kuma-version=3.0-preview: %q", args)
+	}
+}
+
 // TestLinkerdVersionEnumIsTheEmbeddedCRDs: likewise for the Linkerd releases.
 func TestLinkerdVersionEnumIsTheEmbeddedCRDs(t *testing.T) {
 	raw, err := os.ReadFile("meshguard/values.schema.json")

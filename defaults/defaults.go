@@ -82,7 +82,7 @@ func ApplyChanges(obj *unstructured.Unstructured, kind *api.Kind, s api.Settings
 	meta["labels"] = out
 
 	if s.Sugar == api.SugarExpand && spec != nil && !kind.Resource {
-		expandSugar(spec, kind, ns, ns == "" || ns == s.SystemNamespace, rec)
+		expandSugar(spec, kind, s.KumaVersion, ns, ns == "" || ns == s.SystemNamespace, rec)
 	}
 	if s.Sugar == api.SugarExpand && spec != nil && kind.Kind == string(api.RefMesh) && kind.Group == api.KumaGroup {
 		meshDefaults(spec, rec)
@@ -168,13 +168,16 @@ func stringMap(v any) (map[string]string, bool) {
 // targetRef Mesh, and the policy's namespace on name references that Kuma resolves
 // in that namespace. The namespace is only filled outside the system namespace,
 // where a missing namespace means "the policy's namespace"; in the system
-// namespace it keeps its legacy kuma.io/service meaning.
-func expandSugar(spec map[string]any, kind *api.Kind, ns string, system bool, rec *recorder) {
+// namespace it keeps its legacy kuma.io/service meaning. A Kuma release that
+// removed `from` (Kind.SectionsIn) or selects by labels only (api.KumaLabelsOnly:
+// no name, no namespace) gets neither: the sugar never writes a field the release's
+// CRD lacks.
+func expandSugar(spec map[string]any, kind *api.Kind, version, ns string, system bool, rec *recorder) {
 	if kind.Sections.Has(api.SecTargetRef) && isAbsentRef(spec["targetRef"]) {
 		spec["targetRef"] = map[string]any{"kind": string(api.RefMesh)}
 		rec.add(spec["targetRef"], "spec", "targetRef")
 	}
-	if kind.Sections.Has(api.SecFrom) {
+	if kind.SectionsIn(version).Has(api.SecFrom) {
 		eachMap(spec["from"], func(i string, it map[string]any) {
 			if isAbsentRef(it["targetRef"]) {
 				it["targetRef"] = map[string]any{"kind": string(api.RefMesh)}
@@ -182,7 +185,7 @@ func expandSugar(spec map[string]any, kind *api.Kind, ns string, system bool, re
 			}
 		})
 	}
-	if system || !kind.Sections.Has(api.SecTo) {
+	if system || !kind.Sections.Has(api.SecTo) || api.KumaLabelsOnly(version) {
 		return
 	}
 	eachMap(spec["to"], func(i string, it map[string]any) {

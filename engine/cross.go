@@ -55,11 +55,12 @@ type CrossCheck struct {
 	// StrictError makes the findings errors where the source is complete (lint's
 	// --strict-references): what is absent from it is absent from the cluster.
 	StrictError bool
-	// Gate, when set, is a kind without which the check says nothing (the
-	// Dataplanes of kumaEffects). A door that keeps documents for the checks
-	// (lint) keeps at most GatedLimit objects of the kinds only gated checks
-	// read, and runs them only where objects of Gate came too.
-	Gate schema.GroupKind
+	// Gates, when set, are the kinds without all of which the check says
+	// nothing (kumaEffects: the Dataplanes, or the workloads Kuma gives one).
+	// A door that keeps documents for the checks (lint) keeps at most
+	// GatedLimit objects of the kinds only gated checks read, and runs them
+	// only where an object of one of Gates came too.
+	Gates []schema.GroupKind
 }
 
 // GatedLimit is how many objects of the kinds only gated checks read a lint run
@@ -68,29 +69,40 @@ type CrossCheck struct {
 // costs a bounded amount of memory for them.
 const GatedLimit = 10000
 
-// GatedKinds are the kinds only checks with a Gate read or judge: what a
-// streaming door holds back until a gate object arrives, by gate.
-func GatedKinds(checks []CrossCheck) map[schema.GroupKind]schema.GroupKind {
+// GatedKinds are the kinds only checks with Gates read or judge: what a
+// streaming door holds back until a gate object arrives, with the gates that
+// release them. A gate kind itself is never held.
+func GatedKinds(checks []CrossCheck) map[schema.GroupKind][]schema.GroupKind {
 	plain := map[schema.GroupKind]bool{}
 	for _, c := range checks {
-		if c.Gate.Empty() {
+		if len(c.Gates) == 0 {
 			for gk := range CrossKinds([]CrossCheck{c}) {
 				plain[gk] = true
 			}
 		}
 	}
-	out := map[schema.GroupKind]schema.GroupKind{}
+	out := map[schema.GroupKind][]schema.GroupKind{}
 	for _, c := range checks {
-		if c.Gate.Empty() {
+		if len(c.Gates) == 0 {
 			continue
 		}
 		for gk := range CrossKinds([]CrossCheck{c}) {
-			if !plain[gk] && gk != c.Gate {
-				out[gk] = c.Gate
+			if !plain[gk] && !c.Gated(gk) {
+				out[gk] = c.Gates
 			}
 		}
 	}
 	return out
+}
+
+// Gated reports whether gk is one of c's Gates.
+func (c CrossCheck) Gated(gk schema.GroupKind) bool {
+	for _, g := range c.Gates {
+		if g == gk {
+			return true
+		}
+	}
+	return false
 }
 
 // judges reports whether c judges objects of gk.

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 
 	"github.com/meshguard/meshguard/api"
 	"github.com/meshguard/meshguard/kumainspect"
+	"github.com/meshguard/meshguard/kumak8s"
 	"github.com/meshguard/meshguard/validate"
 )
 
@@ -39,7 +41,30 @@ func proxiesOf(dps []*unstructured.Unstructured, wanted map[string]bool) int {
 	return n
 }
 
-var dataplaneGK = schema.GroupKind{Group: api.KumaGroup, Kind: api.KindDataplane}
+var (
+	dataplaneGK = schema.GroupKind{Group: api.KumaGroup, Kind: api.KindDataplane}
+	meshGK      = schema.GroupKind{Group: api.KumaGroup, Kind: api.KindMesh}
+)
+
+// kubeWorkloads are the Kubernetes kinds Kuma's injector gives a proxy that
+// package kumak8s derives Dataplanes for (a Pod and the apps/v1 controllers of
+// api.WorkloadKinds), and kubeInputs them with what the derivation reads
+// besides: Namespaces (injection, mesh) and Services (inbounds, MeshServices).
+// A source that holds them but no Dataplanes (a repository's manifests) is
+// judged against the Dataplanes Kuma would write.
+func kubeWorkloads() []schema.GroupKind {
+	var out []schema.GroupKind
+	for _, gvk := range api.WorkloadKinds() {
+		if gvk.Group == "apps" || (gvk.Group == "" && gvk.Kind == api.KindPod) {
+			out = append(out, gvk.GroupKind())
+		}
+	}
+	return out
+}
+
+func kubeInputs() []schema.GroupKind {
+	return append([]schema.GroupKind{{Kind: api.KindNamespace}, {Kind: api.KindService}}, kubeWorkloads()...)
+}
 
 // kumaEffects is MG450-MG453: what a Kuma policy does on the proxies of its mesh,
 // by Kuma 2.14's matching and merging (package kumainspect, as `meshguard
@@ -68,14 +93,17 @@ func kumaEffects() CrossCheck {
 			subjects = append(subjects, gk)
 		}
 	}
+	kinds := slices.Clone(inputs)
+	inputs = append(inputs, kubeInputs()...)
+	gates := append([]schema.GroupKind{dataplaneGK}, kubeWorkloads()...)
 	return CrossCheck{
 		Codes:    []string{validate.CodeKumaFromIgnored, validate.CodeKumaOverridden, validate.CodeKumaSelectsNone, validate.CodeKumaToUnreached},
 		Subjects: subjects,
 		Inputs:   inputs,
 		Fields:   effectsFields,
-		Gate:     dataplaneGK,
+		Gates:    gates,
 		RunAll: func(ctx context.Context, subjects []Subject, src Source) []field.ErrorList {
-			return runKumaEffects(ctx, subjects, src, reg, inputs)
+			return runKumaEffects(ctx, subjects, src, reg, kinds)
 		},
 	}
 }
@@ -94,8 +122,14 @@ func effectsFields(s Subject) []string {
 // is stored), and judges each subject's mesh once.
 func runKumaEffects(ctx context.Context, subjects []Subject, src Source, reg *api.Registry, inputs []schema.GroupKind) []field.ErrorList {
 	out := make([]field.ErrorList, len(subjects))
-	dps, known := src.List(ctx, dataplaneGK, "")
-	if !known || len(dps) == 0 {
+	dps, _ := src.List(ctx, dataplaneGK, "")
+	derived := derivedProxies(ctx, src)
+	for _, u := range derived {
+		if u.GroupVersionKind().GroupKind() == dataplaneGK {
+			dps = append(dps, u)
+		}
+	}
+	if len(dps) == 0 {
 		return out
 	}
 	wanted := map[string]bool{} // the subjects' meshes: only their objects are read
@@ -107,10 +141,14 @@ func runKumaEffects(ctx context.Context, subjects []Subject, src Source, reg *ap
 	}
 	var objs []kumainspect.Object
 	meshes := map[string]bool{}
+	lists := [][]*unstructured.Unstructured{derived}
 	for _, gk := range inputs {
 		items, _ := src.List(ctx, gk, "")
+		lists = append(lists, items)
+	}
+	for _, items := range lists {
 		for _, u := range items {
-			if gk.Kind == api.KindMesh {
+			if u.GroupVersionKind().GroupKind() == meshGK {
 				meshes[u.GetName()] = true
 			} else if !wanted[meshOf(u)] {
 				continue
@@ -153,6 +191,28 @@ func runKumaEffects(ctx context.Context, subjects []Subject, src Source, reg *ap
 	return out
 }
 
+// derivedProxies are the Dataplanes and MeshServices (and the default Mesh)
+// Kuma's Kubernetes control plane would write for the workloads and Services of
+// src, as kumak8s derives them; those src holds already are not derived again.
+// None where src holds no workloads (the webhook caches none: the cluster's
+// Dataplanes are there).
+func derivedProxies(ctx context.Context, src Source) []*unstructured.Unstructured {
+	var kube []*unstructured.Unstructured
+	for _, gk := range append(kubeWorkloads(), schema.GroupKind{Group: api.KumaGroup, Kind: api.KindMeshGatewayInstance}) {
+		items, _ := src.List(ctx, gk, "")
+		kube = append(kube, items...)
+	}
+	if len(kube) == 0 {
+		return nil
+	}
+	for _, gk := range []schema.GroupKind{{Kind: api.KindNamespace}, {Kind: api.KindService}, dataplaneGK,
+		meshGK, {Group: api.KumaGroup, Kind: api.KindMeshService}} {
+		items, _ := src.List(ctx, gk, "")
+		kube = append(kube, items...)
+	}
+	return kumak8s.Derive(kube, kumak8s.Options{}).Objects
+}
+
 func meshOf(u *unstructured.Unstructured) string {
 	if m := api.MeshOf(u); m != "" {
 		return m
@@ -178,7 +238,7 @@ func effectFindings(s Subject, eff *kumainspect.Effects, p *kumainspect.PolicyEf
 	if p == nil || len(p.Selects) == 0 {
 		if n := proxiesInScope(s, eff); n > 0 && !eff.Truncated {
 			out = append(out, field.Invalid(field.NewPath("spec", "targetRef"), field.OmitValueType{},
-				fmt.Sprintf("the top-level targetRef selects none of the proxies of mesh %s%s (%s), so the policy does nothing: check the targetRef's kind, name, labels and sectionName against the Dataplanes", meshOf(s.Object), scopeWords(s), countText(n, "proxy", "proxies"))).
+				fmt.Sprintf("the top-level targetRef selects none of the proxies of mesh %s%s (%s), so the policy does nothing: check the targetRef's kind, name, labels and sectionName against the proxies' labels", meshOf(s.Object), scopeWords(s), countText(n, "proxy", "proxies"))).
 				WithOrigin(validate.CodeKumaSelectsNone))
 		}
 		return out

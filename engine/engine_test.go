@@ -207,8 +207,13 @@ func TestEveryCheckIsWellFormed(t *testing.T) {
 		}
 	}
 	mtp := schema.GroupKind{Group: api.KumaGroup, Kind: api.KindMeshTrafficPermission}
-	if GatedKinds(checks)[mtp] != dataplaneGK {
+	if gates := GatedKinds(checks)[mtp]; len(gates) == 0 || gates[0] != dataplaneGK {
 		t.Error("MeshTrafficPermissions are read only by checks gated on Dataplanes: a lint run of policies without proxies must not keep them")
+	}
+	for _, gk := range kubeWorkloads() {
+		if _, held := GatedKinds(checks)[gk]; held {
+			t.Errorf("%v opens the Kuma effects check: it is a gate, never held back", gk)
+		}
 	}
 }
 

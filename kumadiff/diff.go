@@ -24,6 +24,9 @@ const (
 	ScopeProxy    = "proxy"
 	ScopeInbound  = "inbound"
 	ScopeOutbound = "outbound"
+	// ScopeRoute is a MeshHTTPRoute or MeshTCPRoute of an outbound that
+	// policies target themselves (Target: the route's KRI).
+	ScopeRoute = "route"
 )
 
 // Report is what changes in the merged confs of the proxies of both sets
@@ -52,8 +55,9 @@ type Report struct {
 type Change struct {
 	Mesh string `json:"mesh"`
 	Kind string `json:"kind"`
-	// Scope is proxy, inbound or outbound; Target the outbound's KRI or the
-	// inbound's name (its port when unnamed); Where says it in words.
+	// Scope is proxy, inbound, outbound or route; Target the outbound's or
+	// route's KRI or the inbound's name (its port when unnamed); Where says it in
+	// words.
 	Scope  string `json:"scope"`
 	Target string `json:"target,omitempty"`
 	Where  string `json:"where"`
@@ -236,6 +240,11 @@ func fields(s *kumainspect.Store, p kumarules.Dataplane, skip []string) (map[loc
 		for _, e := range port.Entries {
 			add(location{mesh: p.Mesh, scope: ScopeOutbound, target: port.KRI, where: outboundWords(port)}, e)
 		}
+		for _, r := range port.Routes {
+			for _, e := range r.Entries {
+				add(location{mesh: p.Mesh, scope: ScopeRoute, target: r.KRI, where: routeWords(r, port)}, e)
+			}
+		}
 	}
 	return out, nil
 }
@@ -351,6 +360,19 @@ func inboundWords(p kumainspect.Port) string {
 		return fmt.Sprintf("the inbound on port %d", p.Port)
 	}
 	return fmt.Sprintf("the inbound %s (port %d)", p.Name, p.Port)
+}
+
+// routeWords names a route of an outbound by its KRI's name:
+// "the route shop/to-backend of the outbound to MeshService backend".
+func routeWords(r kumainspect.Route, p kumainspect.Port) string {
+	name := r.KRI
+	if parts := strings.Split(r.KRI, "_"); len(parts) == 7 && parts[0] == "kri" {
+		name = parts[5]
+		if parts[4] != "" {
+			name = parts[4] + "/" + name
+		}
+	}
+	return "the route " + name + " of " + outboundWords(p)
 }
 
 // outboundWords names an outbound by its destination, read from its KRI

@@ -228,3 +228,43 @@ func TestCompareSelectsProxies(t *testing.T) {
 		t.Errorf("report: %+v", r)
 	}
 }
+
+// TestCompareRoutes: a policy that targets a MeshHTTPRoute changes the route's
+// conf, told with the route's scope and words, not as an outbound change.
+func TestCompareRoutes(t *testing.T) {
+	route := `type: MeshHTTPRoute
+name: to-backend
+mesh: default
+spec:
+  targetRef:
+    kind: Mesh
+  to:
+    - targetRef:
+        kind: MeshService
+        name: backend
+      rules:
+        - matches: [{path: {type: PathPrefix, value: /api}}]
+          default:
+            backendRefs: [{kind: MeshService, name: backend, port: 80}]`
+	onRoute := `type: MeshTimeout
+name: on-route
+mesh: default
+spec:
+  targetRef:
+    kind: Mesh
+  to:
+    - targetRef:
+        kind: MeshHTTPRoute
+        name: to-backend
+      default:
+        http: {requestTimeout: %s}`
+	r := Compare(store(t, base(route, fmt.Sprintf(onRoute, "10s"))), store(t, base(route, fmt.Sprintf(onRoute, "20s"))), Options{})
+	if len(r.Changes) != 1 {
+		t.Fatalf("changes %+v, want the route's requestTimeout alone", r.Changes)
+	}
+	c := r.Changes[0]
+	if c.Scope != ScopeRoute || c.Kind != "MeshTimeout" || c.Field != "http.requestTimeout" || c.Old != "10s" || c.New != "20s" ||
+		c.Target != "kri_mhttpr_default___to-backend_" || c.Where != "the route to-backend of the outbound to MeshService backend port http" {
+		t.Errorf("change %+v", c)
+	}
+}

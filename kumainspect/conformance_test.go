@@ -48,7 +48,16 @@ func readCases(t *testing.T) []apiCase {
 		if err != nil {
 			return err
 		}
-		first, _, _ := bytes.Cut(in, []byte("\n"))
+		// The case's line is the first that starts with "#/": some of Kuma's
+		// inputs open with comments on the case.
+		var first []byte
+		for rest := in; len(rest) > 0 && first == nil; {
+			var line []byte
+			line, rest, _ = bytes.Cut(rest, []byte("\n"))
+			if bytes.HasPrefix(line, []byte("#/")) {
+				first = line
+			}
+		}
 		fields := strings.Fields(strings.TrimPrefix(string(first), "#"))
 		if len(fields) != 2 {
 			t.Fatalf("%s: first line %q is not #<path> <status>", p, first)

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/meshguard/meshguard/api"
 )
 
 // Get answers `GET path` (a path with an optional query, as in
@@ -37,13 +39,18 @@ func (s *Store) Get(path string) Response {
 			return s.gatewayRules(mesh, name)
 		}
 	case "meshservices":
-		if len(rest) == 1 && rest[0] == "_dataplanes" {
-			return s.meshServiceDataplanes(mesh, name)
+		if (len(rest) == 1 && rest[0] == "_dataplanes") || (len(rest) == 2 && rest[0] == "_resources" && rest[1] == "dataplanes") {
+			return s.meshServiceDataplanes(mesh, name, query) // the second is Kuma's older path
 		}
 	}
 	if len(rest) == 2 && rest[0] == "_resources" && rest[1] == "dataplanes" {
 		if kind, found := s.policyByPlural(collection); found {
-			return s.policyDataplanes(kind, mesh, name)
+			return s.policyDataplanes(kind, mesh, name, query)
+		}
+		for _, l := range api.LegacyKumaPolicies() {
+			if l.Plural == collection {
+				return s.legacyDataplanes(l.Kind, l.Connection, mesh, name, query)
+			}
 		}
 	}
 	return unknownPath(path)

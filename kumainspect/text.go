@@ -20,6 +20,9 @@ func (v View) WriteText(w io.Writer) error {
 	}
 	for _, p := range v.Outbounds {
 		section(b, "outbound "+portTitle(p), p.Entries, false)
+		for _, r := range p.Routes {
+			section(b, "outbound "+p.KRI+" route "+r.KRI, r.Entries, false)
+		}
 	}
 	return b.Flush()
 }

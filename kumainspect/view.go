@@ -36,6 +36,18 @@ type Port struct {
 	Port     int
 	Protocol string
 	Entries  []Entry
+	// Routes are, on an outbound, the MeshHTTPRoutes and MeshTCPRoutes its route
+	// entries came from that policies target themselves (`to` a route): each
+	// kind's conf for the route's traffic, as Kuma's
+	// …/_outbounds/{kri}/_routes/{kri}/_policies gives it.
+	Routes []Route
+}
+
+// Route is one route of an outbound and the policies of every kind that
+// target it.
+type Route struct {
+	KRI     string
+	Entries []Entry
 }
 
 // Entry is one policy kind's result on a port (or the whole proxy): Conf is the
@@ -256,6 +268,7 @@ func (s *Store) outboundPorts(dp object, matched []typedMatched) []Port {
 			}
 			p.Entries = append(p.Entries, Entry{Kind: m.kind, Conf: r.Conf, Origins: s.viewOrigins(m.kind, "to", r.Origins)})
 		}
+		p.Routes = s.outboundRoutesView(p.Entries, matched)
 		out = append(out, p)
 	}
 	return out
@@ -353,4 +366,44 @@ func (v View) KumaJSON() map[string]any {
 		outbounds = append(outbounds, port{KRI: p.KRI, Policies: list})
 	}
 	return map[string]any{"kri": v.KRI, "policies": proxy, "inbounds": inbounds, "outbounds": outbounds}
+}
+
+// outboundRoutesView are the routes an outbound's route entries came from (in
+// KRI order) that some policy of another kind targets: only a rule keyed by the
+// route itself, since for every other route Kuma gives the outbound's conf.
+func (s *Store) outboundRoutesView(entries []Entry, matched []typedMatched) []Route {
+	seen := map[string]bool{}
+	var routes []string
+	for _, e := range entries {
+		if e.Kind != routeKinds()[0] && e.Kind != routeKinds()[1] {
+			continue
+		}
+		for _, o := range e.Origins {
+			if !seen[o.KRI] {
+				seen[o.KRI] = true
+				routes = append(routes, o.KRI)
+			}
+		}
+	}
+	sort.Strings(routes)
+	var out []Route
+	for _, rk := range routes {
+		id, err := s.types.parseKRI(rk)
+		if err != nil {
+			continue
+		}
+		r := Route{KRI: rk}
+		for _, m := range matched {
+			if m.kind == routeKinds()[0] || m.kind == routeKinds()[1] {
+				continue
+			}
+			if rule, ok := m.res.ToRules.ResourceRules[ruleKey(id)]; ok {
+				r.Entries = append(r.Entries, Entry{Kind: m.kind, Conf: rule.Conf, Origins: s.viewOrigins(m.kind, "to", rule.Origins)})
+			}
+		}
+		if len(r.Entries) > 0 {
+			out = append(out, r)
+		}
+	}
+	return out
 }

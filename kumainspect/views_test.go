@@ -1,7 +1,9 @@
 package kumainspect
 
 import (
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -81,5 +83,35 @@ spec:
 	}
 	if len(all[0].Inbounds) != 1 || len(all[0].Inbounds[0].Entries) != 1 {
 		t.Errorf("alpha/a: the mesh-wide MeshTimeout does not reach its inbound: %+v", all[0])
+	}
+}
+
+// TestViewRoutes: a policy that targets a MeshHTTPRoute shows on the route of
+// the outbound the route came from, with the conf Kuma's route _policies
+// gives; the outbound keeps its own conf.
+func TestViewRoutes(t *testing.T) {
+	s := storeOf(t, shop)
+	v, err := s.View("default", "web-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range v.Outbounds {
+		for _, r := range p.Routes {
+			for _, e := range r.Entries {
+				got = append(got, fmt.Sprintf("%s %s %s %s", p.KRI, r.KRI, e.Kind, Inline(e.Conf)))
+			}
+		}
+	}
+	want := []string{"kri_msvc_default___backend_http kri_mhttpr_default___to-backend_ MeshTimeout [{\"http\":{\"requestTimeout\":\"1m30s\"}}]"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("routes %q, want %q", got, want)
+	}
+	var b strings.Builder
+	if err := v.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "outbound kri_msvc_default___backend_http route kri_mhttpr_default___to-backend_\n  MeshTimeout\n    http.requestTimeout: 1m30s  ← on-route spec.to[0]") {
+		t.Errorf("text shows no route section:\n%s", b.String())
 	}
 }

@@ -34,7 +34,9 @@ type crossStage struct {
 	// (--strict-references).
 	strict   bool
 	subjects []crossSubject
-	// gated are the kinds only gated checks need (engine.GatedKinds), by gate.
+	// gated are the kinds only gated checks need (engine.GatedKinds), each with
+	// the key of its gates: the first of the checks' Gates, which stands for
+	// all of them.
 	gated map[schema.GroupKind]schema.GroupKind
 	gates map[schema.GroupKind]*gateState
 	// counted numbers the gated objects Summarize has kept, per group and gate
@@ -45,9 +47,9 @@ type crossStage struct {
 	held []*gatedObject
 }
 
-// gateState is what a group's stage knows of one gate kind.
+// gateState is what a group's stage knows of one check's gates.
 type gateState struct {
-	seen bool // an object of the gate kind arrived
+	seen bool // an object of a gate kind arrived
 	// off says the group held more than engine.GatedLimit objects for the
 	// gated checks: the ones past it were not kept, and the checks do not run.
 	off bool
@@ -63,8 +65,10 @@ type crossSubject struct {
 // and the subject when a check judges it; or, of a workload, what it says of its
 // pods (engine.PodsGK).
 type crossSummary struct {
-	obj      *unstructured.Unstructured
-	subject  *crossSubject
+	obj     *unstructured.Unstructured
+	subject *crossSubject
+	// workload is set for a workload's pods (engine.PodsGK), beside obj when a
+	// check also reads the workload whole.
 	workload *linkerd.Workload
 	// overflow, when set, stands for a gated object past engine.GatedLimit: it
 	// is not kept, and turns the gate's checks off for the group.
@@ -86,7 +90,7 @@ type gatedObject struct {
 func newCrossStage(s api.Settings, ns string, complete bool) *crossStage {
 	eng := engine.New(s)
 	st := &crossStage{eng: eng, namespace: ns, kinds: engine.CrossKinds(eng.Checks), strict: complete,
-		gated: engine.GatedKinds(eng.Checks), gates: map[schema.GroupKind]*gateState{}, counted: &sync.Map{}}
+		gated: gatedKeys(eng.Checks), gates: map[schema.GroupKind]*gateState{}, counted: &sync.Map{}}
 	st.objects.Complete = complete
 	return st
 }
@@ -107,8 +111,8 @@ func newClusterStage(s api.Settings, ns string) *crossStage {
 func (s *crossStage) base(inv *Inventory) {
 	for _, u := range inv.Objects {
 		s.objects.Add(u)
-		if gk := u.GroupVersionKind().GroupKind(); s.isGate(gk) {
-			s.gate(gk).seen = true
+		if key, ok := s.gateKey(u.GroupVersionKind().GroupKind()); ok {
+			s.gate(key).seen = true
 		}
 	}
 	for _, w := range inv.Workloads {
@@ -120,19 +124,10 @@ func (s *crossStage) Summarize(c Checked) any {
 	if c.Denied || c.Object == nil {
 		return nil
 	}
-	if c.Kind == nil {
-		if !s.kinds[engine.PodsGK] {
-			return nil
-		}
-		if w, ok := linkerd.WorkloadFromObject(c.Object); ok {
-			if w.Namespace == "" {
-				w.Namespace = s.namespace
-			}
-			return &crossSummary{workload: &w}
-		}
-		return nil
-	}
 	gk := c.Object.GroupVersionKind().GroupKind()
+	if c.Kind == nil {
+		return s.summarizeOther(c, gk)
+	}
 	if !s.kinds[gk] {
 		return nil
 	}
@@ -198,7 +193,6 @@ func (s *crossStage) Add(v any) {
 	sum := v.(*crossSummary)
 	if sum.workload != nil {
 		s.objects.AddWorkload(*sum.workload)
-		return
 	}
 	if !sum.overflow.Empty() {
 		s.gate(sum.overflow).off = true
@@ -208,8 +202,11 @@ func (s *crossStage) Add(v any) {
 		s.held = append(s.held, sum.gated)
 		return
 	}
-	if gk := sum.obj.GroupVersionKind().GroupKind(); s.isGate(gk) {
-		s.gate(gk).seen = true
+	if sum.obj == nil {
+		return
+	}
+	if key, ok := s.gateKey(sum.obj.GroupVersionKind().GroupKind()); ok {
+		s.gate(key).seen = true
 	}
 	s.objects.Add(sum.obj)
 	if sum.subject != nil {
@@ -253,14 +250,64 @@ func (s *crossStage) enterHeld() {
 	}
 }
 
-func (s *crossStage) isGate(gk schema.GroupKind) bool {
+// gateKey is the key of the gates gk is one of (the first of its check's
+// Gates), and whether it is a gate kind at all.
+func (s *crossStage) gateKey(gk schema.GroupKind) (schema.GroupKind, bool) {
 	for _, c := range s.eng.Checks {
-		if c.Gate == gk {
-			return true
+		if c.Gated(gk) {
+			return c.Gates[0], true
 		}
 	}
-	return false
+	return schema.GroupKind{}, false
 }
+
+// gatedKeys are engine.GatedKinds with each kind's gates as their key.
+func gatedKeys(checks []engine.CrossCheck) map[schema.GroupKind]schema.GroupKind {
+	out := map[schema.GroupKind]schema.GroupKind{}
+	for gk, gates := range engine.GatedKinds(checks) {
+		out[gk] = gates[0]
+	}
+	return out
+}
+
+// summarizeOther is the summary of an object of a kind outside the registry
+// (a workload, a Service, a Namespace): what a workload says of its pods when a
+// check reads engine.PodsGK, and the object itself when a check lists its kind.
+func (s *crossStage) summarizeOther(c Checked, gk schema.GroupKind) any {
+	sum := &crossSummary{}
+	if s.kinds[engine.PodsGK] {
+		if w, ok := linkerd.WorkloadFromObject(c.Object); ok {
+			if w.Namespace == "" {
+				w.Namespace = s.namespace
+			}
+			sum.workload = &w
+		}
+	}
+	if s.kinds[gk] {
+		obj := c.Object
+		if gk != namespaceGK && (c.Doc == nil || !c.Doc.Universal) {
+			obj = s.inNamespace(obj)
+		}
+		if key, ok := s.gated[gk]; ok {
+			if held := s.compact(c, key, obj, Anchor{}); held != nil {
+				held.workload = sum.workload
+				return held
+			}
+		} else if key, ok := s.gateKey(gk); ok && s.count(c.Doc, key) > engine.GatedLimit {
+			sum.overflow = key
+		} else {
+			sum.obj = obj
+		}
+	}
+	if sum.workload == nil && sum.obj == nil {
+		return nil
+	}
+	return sum
+}
+
+// namespaceGK is the core Namespace, the one cluster-scoped kind outside the
+// registry a check reads.
+var namespaceGK = schema.GroupKind{Kind: api.KindNamespace}
 
 func (s *crossStage) Findings() []Finding {
 	var out []Finding
@@ -273,7 +320,9 @@ func (s *crossStage) Findings() []Finding {
 	eng := *s.eng
 	eng.Checks = nil
 	for _, c := range s.eng.Checks {
-		if g := s.gates[c.Gate]; c.Gate.Empty() || (g != nil && g.seen && !g.off) {
+		if len(c.Gates) == 0 {
+			eng.Checks = append(eng.Checks, c)
+		} else if g := s.gates[c.Gates[0]]; g != nil && g.seen && !g.off {
 			eng.Checks = append(eng.Checks, c)
 		}
 	}

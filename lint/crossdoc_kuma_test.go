@@ -81,3 +81,81 @@ func TestKumaEffectsGate(t *testing.T) {
 		})
 	}
 }
+
+// kumaShop is a meshed namespace with a Deployment of app backend and the
+// Service that selects it: Kuma gives the Deployment's pods a Dataplane, which
+// a repository's manifests do not hold.
+const kumaShop = `apiVersion: v1
+kind: Namespace
+metadata: {name: shop, labels: {kuma.io/sidecar-injection: enabled}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: backend, namespace: shop}
+spec:
+  selector: {matchLabels: {app: backend}}
+  template:
+    metadata: {labels: {app: backend}}
+    spec: {containers: [{name: backend, image: backend, ports: [{containerPort: 8080}]}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: backend, namespace: shop}
+spec:
+  selector: {app: backend}
+  ports: [{port: 80, targetPort: 8080, appProtocol: http}]
+`
+
+// TestKumaEffectsFromWorkloads: where the run (or --inventory) holds workloads
+// and no Dataplanes, the policies are judged against the Dataplanes Kuma would
+// write for them (issue 29 point 6: "where the input or inventory holds the
+// workloads of that mesh and namespace").
+func TestKumaEffectsFromWorkloads(t *testing.T) {
+	s := api.DefaultSettings()
+	o := Options{Settings: s, Namespace: "default", Registry: api.DefaultRegistry(), Stages: CrossDocument(s, "default")}
+	inv := InventoryOf(nil, "default")
+	for _, d := range LoadBytes("inv.yaml", []byte(kumaShop)) {
+		inv.add(d.Object, "default", engine.CrossKinds(engine.CrossChecks()))
+	}
+	withInv := o
+	withInv.Stages = CrossDocumentInventory(s, "default", inv)
+	unmeshed := strings.Replace(kumaShop, "kuma.io/sidecar-injection: enabled", "team: shop", 1)
+	miss, hit := kumaTimeout("miss", "backend-v2"), kumaTimeout("hit", "backend")
+	for _, tc := range []struct {
+		name string
+		doc  string
+		o    Options
+		want int // MG452 findings
+	}{
+		{"workloads after", miss + "---\n" + kumaShop, o, 1},
+		{"workloads before", kumaShop + "---\n" + miss, o, 1},
+		{"workloads in --inventory", miss, withInv, 1},
+		{"policy selects the workload", kumaShop + "---\n" + hit, o, 0},
+		{"namespace not meshed: no proxy", unmeshed + "---\n" + miss, o, 0},
+		{"at the limit of workloads", kumaShop + "---\n" + manyPods(engine.GatedLimit-10) + miss + "---\n" + hit, o, 1},
+		{"past the limit of workloads", kumaShop + "---\n" + manyPods(engine.GatedLimit) + miss + "---\n" + hit, o, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs, _ := Lint(LoadBytes("x.yaml", []byte(tc.doc)), tc.o)
+			got := 0
+			for _, f := range fs {
+				if f.Code == validate.CodeKumaSelectsNone {
+					got++
+				}
+			}
+			if got != tc.want {
+				t.Errorf("%d MG452 findings, want %d: %+v", got, tc.want, fs)
+			}
+		})
+	}
+}
+
+// manyPods is n Pods of shop: workloads a lint run keeps whole for the Kuma
+// effects check alone, so at most engine.GatedLimit of them.
+func manyPods(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "apiVersion: v1\nkind: Pod\nmetadata: {name: p-%d, namespace: shop}\nspec: {containers: [{name: c, image: i}]}\n---\n", i)
+	}
+	return b.String()
+}

@@ -142,13 +142,13 @@ func (inv *Inventory) add(u *unstructured.Unstructured, ns string, kinds map[sch
 		}
 		inv.Entries = append(inv.Entries, e)
 	}
-	if kinds[u.GroupVersionKind().GroupKind()] {
-		if u.GetNamespace() == "" {
+	gk := u.GroupVersionKind().GroupKind()
+	if kinds[gk] {
+		if u.GetNamespace() == "" && gk != namespaceGK {
 			u = u.DeepCopy()
 			u.SetNamespace(ns)
 		}
 		inv.Objects = append(inv.Objects, u)
-		return
 	}
 	if !kinds[engine.PodsGK] {
 		return

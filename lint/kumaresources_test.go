@@ -20,12 +20,13 @@ const kumaResourceSuite = "../validate/testdata/conformance/kuma-resource-valida
 // Kuma release on its own, under that release's --kuma-version, and holds each
 // difference from Kuma's verdict and fields against the table between the release's
 // markers of docs/conformance.md (kuma-resource-suite for 2.14,
-// kuma-resource-suite-2.13), as TestKumaValidatorSuite does for the policies.
+// kuma-resource-suite-2.13, kuma-resource-suite-3.0-preview), as TestKumaValidatorSuite does for the policies.
 // -suite-kind prints only one kind's unlisted differences.
 func TestKumaResourceValidatorSuite(t *testing.T) {
 	for _, r := range []struct{ version, dir, table string }{
 		{"2.14", kumaResourceSuite, "kuma-resource-suite"},
 		{"2.13", "../validate/testdata/conformance/kuma-resource-validators-2.13", "kuma-resource-suite-2.13"},
+		{"3.0-preview", "../validate/testdata/conformance/kuma-resource-validators-3.0-preview", "kuma-resource-suite-3.0-preview"},
 	} {
 		t.Run(r.version, func(t *testing.T) { runResourceSuite(t, r.version, r.dir, r.table) })
 	}

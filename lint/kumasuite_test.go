@@ -39,6 +39,7 @@ func kumaValidatorSuites() []struct{ version, dir, table string } {
 	return []struct{ version, dir, table string }{
 		{"2.14", kumaSuite, "kuma-validator-suite"},
 		{"2.13", "../validate/testdata/conformance/kuma-validators-2.13", "kuma-validator-suite-2.13"},
+		{"3.0-preview", "../validate/testdata/conformance/kuma-validators-3.0-preview", "kuma-validator-suite-3.0-preview"},
 	}
 }
 

@@ -381,6 +381,13 @@ func unknownKind(d *Document, o Options) (Finding, bool) {
 		// GatewayClass, ReferenceGrant, ...) and versions are another project's.
 		return Finding{}, false
 	}
+	if instead, removed := api.KumaRemovedKind(o.Settings.KumaVersion, gvk.Kind); removed && gvk.Group == api.KumaGroup && reg.Lookup(gvk) == nil {
+		// A legacy kind the release removed (TrafficPermission, ExternalService,
+		// ZoneIngress, ...): no CRD serves it any more. Registered kinds (the
+		// MeshGateway family) are refused by validate with the same words.
+		return FindingFor(d, validate.SeverityError, validate.CodeUnservedKind, "kind", fmt.Sprintf(
+			"Kuma %s has no kind %s, so the API server refuses the object; %s", o.Settings.KumaVersion, gvk.Kind, instead)), true
+	}
 	known := api.KnownKumaResources()
 	if gvk.Group == api.LinkerdGroup {
 		known = api.KnownLinkerdResources()

@@ -104,3 +104,55 @@ spec:
 		}
 	}
 }
+
+// TestKindsKuma30Removed: under --kuma-version 3.0-preview the legacy kinds Kuma 3.0
+// removed (the twelve legacy policies, ExternalService, the standalone zone
+// proxies) are MG005 errors that name what replaces them; 2.14 still serves them,
+// so they pass as known resources there.
+func TestKindsKuma30Removed(t *testing.T) {
+	doc := `apiVersion: kuma.io/v1alpha1
+kind: TrafficPermission
+mesh: default
+metadata: {name: tp}
+spec:
+  sources: [{match: {kuma.io/service: '*'}}]
+  destinations: [{match: {kuma.io/service: '*'}}]
+---
+apiVersion: kuma.io/v1alpha1
+kind: ExternalService
+mesh: default
+metadata: {name: httpbin}
+spec:
+  networking: {address: httpbin.org:443}
+  tags: {kuma.io/service: httpbin, kuma.io/protocol: http}
+`
+	for _, tc := range []struct {
+		version string
+		want    []string
+	}{
+		{"3.0-preview", []string{"write a MeshTrafficPermission (a targetRef policy)", "write a MeshExternalService"}},
+		{"2.14", nil},
+	} {
+		s := api.DefaultSettings()
+		s.KumaVersion = tc.version
+		if err := schema.LoadInto(&s); err != nil {
+			t.Fatal(err)
+		}
+		fs, _ := Lint(LoadBytes("x.yaml", []byte(doc)), Options{Settings: s, Namespace: "default", Registry: api.DefaultRegistry()})
+		var got []string
+		for _, f := range fs {
+			if f.Code != validate.CodeUnservedKind || f.Severity != validate.SeverityError || f.Field != "kind" {
+				t.Errorf("Kuma %s: %s %s %s: %s", tc.version, f.Severity, f.Code, f.Field, f.Message)
+				continue
+			}
+			_, say, _ := strings.Cut(f.Message, "; Kuma 3.0 removed ")
+			if i := strings.Index(say, ": "); i >= 0 {
+				say = say[i+2:]
+			}
+			got = append(got, say)
+		}
+		if d := cmp.Diff(tc.want, got); d != "" {
+			t.Errorf("Kuma %s (-want +got):\n%s", tc.version, d)
+		}
+	}
+}

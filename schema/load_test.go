@@ -72,6 +72,7 @@ func TestEveryReleaseChecks(t *testing.T) {
 // checked by value, and a release added later needs only its SOURCE.md.
 func TestSources(t *testing.T) {
 	want := map[string]string{"kuma-2.13": "kumahq/kuma v2.13.10", "kuma-2.14": "kumahq/kuma v2.14.3",
+		"kuma-3.0-preview":    "kumahq/kuma 348b6528bc234b3c4bd7f22ad7c5bf950d6149fc",
 		"linkerd-edge-26.8.3": "linkerd/linkerd2 edge-26.8.3"}
 	for _, r := range Releases() {
 		got := Source(r)

@@ -7,7 +7,7 @@ import (
 )
 
 // Releases lists the names of the embedded CRD sets ("kuma-2.13", "kuma-2.14",
-// "linkerd-edge-26.8.3"), sorted, so `meshguard version` can say what a binary
+// "kuma-3.0-preview", "linkerd-edge-26.8.3"), sorted, so `meshguard version` can say what a binary
 // checks against.
 func Releases() []string { return releaseNames() }
 

@@ -90,8 +90,33 @@ func TestKuma213CRDsCompile(t *testing.T) {
 	if want := []string{"MeshOpenTelemetryBackend", "MeshZoneAddress"}; !slices.Equal(missing, want) || len(s.Kinds()) != 29 {
 		t.Errorf("Kuma 2.13 serves %d kinds, lacking %v; want 29, lacking %v", len(s.Kinds()), missing, want)
 	}
-	if !slices.Equal(KumaVersions(), []string{"2.13", "2.14"}) || DefaultKumaVersion != "2.14" {
-		t.Errorf("KumaVersions %v, default %s: want 2.13 and 2.14, default the newest", KumaVersions(), DefaultKumaVersion)
+	if !slices.Equal(KumaVersions(), []string{"2.13", "2.14", "3.0-preview"}) || DefaultKumaVersion != "2.14" {
+		t.Errorf("KumaVersions %v, default %s: want 2.13, 2.14 and 3.0-preview, default the newest release", KumaVersions(), DefaultKumaVersion)
+	}
+}
+
+// TestKuma30PreviewCRDsCompile: the CRDs of Kuma's main branch at the pinned commit
+// compile and serve the 2.14 kinds but the built-in gateway's four (MeshGateway,
+// MeshGatewayRoute, MeshGatewayInstance, MeshGatewayConfig), which 3.0 removes.
+func TestKuma30PreviewCRDsCompile(t *testing.T) {
+	s, err := Load(KumaRelease("3.0-preview"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	newest, err := Load(KumaRelease("2.14"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var missing []string
+	for _, gvk := range newest.Kinds() {
+		if !s.Knows(gvk) {
+			missing = append(missing, gvk.Kind)
+		}
+	}
+	slices.Sort(missing)
+	want := []string{"MeshGateway", "MeshGatewayConfig", "MeshGatewayInstance", "MeshGatewayRoute"}
+	if !slices.Equal(missing, want) || len(s.Kinds()) != 27 {
+		t.Errorf("Kuma 3.0-preview serves %d kinds, lacking %v; want 27, lacking %v", len(s.Kinds()), missing, want)
 	}
 }
 

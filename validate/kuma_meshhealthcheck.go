@@ -34,7 +34,9 @@ func (c confRules) healthCheckConf(p *field.Path, conf *api.MeshHealthCheckConf)
 	if n, ok := c.int32(p.Child("intervalJitterPercent"), conf.IntervalJitterPercent); ok && (n < 0 || n > 100) {
 		c.invalid(p.Child("intervalJitterPercent"), n, "is a percentage: must be from 0 to 100")
 	}
-	if conf.HealthyPanicThreshold != nil {
+	// Kuma 3.0's CRD has no healthyPanicThreshold: the schema layer reported it
+	// (MG001, with where it went) and the API server prunes it.
+	if conf.HealthyPanicThreshold != nil && api.KumaBefore(c.v.s.KumaVersion, api.Kuma30) {
 		hp := p.Child("healthyPanicThreshold")
 		c.decimalPercent(hp, conf.HealthyPanicThreshold)
 		c.v.warn(field.Invalid(hp, conf.HealthyPanicThreshold.String(),

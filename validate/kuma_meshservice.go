@@ -50,9 +50,21 @@ func portName(name *string, port int32) string {
 
 // dnsNameDeprecation warns, as Kuma does, when a service's name is no DNS-1035 label.
 // Kuma computes deprecations only for objects it accepts, so an object with errors
-// gets none.
+// gets none. From Kuma 3.0 (#18026) such a name is refused: Mesh, MeshService,
+// MeshExternalService and MeshMultiZoneService names must be RFC 1035 labels.
 func (v *validator) dnsNameDeprecation(code string) {
-	if v.name == "" || len(v.res.Errors) > 0 {
+	if v.name == "" {
+		return
+	}
+	if !api.KumaBefore(v.s.KumaVersion, api.Kuma30) {
+		if errs := validation.IsDNS1035Label(v.name); len(errs) > 0 {
+			v.err(field.Invalid(field.NewPath("metadata", "name"), v.name, fmt.Sprintf(
+				"Kuma %s refuses %s names that are not RFC 1035 labels (%s): rename it before upgrading, "+
+					"e.g. to %q (Kuma 2.14 only warns)", v.s.KumaVersion, v.kind.Kind, strings.Join(errs, "; "), dns1035Like(v.name))), code)
+		}
+		return
+	}
+	if len(v.res.Errors) > 0 {
 		return
 	}
 	if errs := validation.IsDNS1035Label(v.name); len(errs) > 0 {
@@ -96,4 +108,23 @@ func (v *validator) sniPortDeprecation(short, port string, p *field.Path, code s
 		v.warn(field.Invalid(p, port, fmt.Sprintf("Kuma deprecates an SNI built from these parts (%s); traffic to this port may break in a later Kuma",
 			strings.Join(problems, "; "))), code)
 	}
+}
+
+// dns1035Like suggests an RFC 1035 label for name: lower case, every other
+// character a '-', a leading letter, no trailing '-', at most 63 characters.
+func dns1035Like(name string) string {
+	b := []byte(strings.ToLower(name))
+	for i, c := range b {
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') {
+			b[i] = '-'
+		}
+	}
+	out := string(b)
+	if out == "" || out[0] < 'a' || out[0] > 'z' {
+		out = "x-" + out
+	}
+	if len(out) > 63 {
+		out = out[:63]
+	}
+	return strings.TrimRight(out, "-")
 }

@@ -43,6 +43,7 @@ func (v *validator) kumaLabels(obj *unstructured.Unstructured) {
 	if v.req.Privileged {
 		return
 	}
+	v.meshOwnerRef(obj)
 	defer v.storedLabels() // after the mode rules, which it leaves a refused label to
 	if v.s.Mode == api.ModeGlobal && v.ns != "" && v.ns != v.s.SystemNamespace && !kubernetesOnly(v.kind) {
 		v.err(field.Forbidden(field.NewPath("metadata", "namespace"), fmt.Sprintf(

@@ -62,7 +62,7 @@ func (v *validator) top(r *api.TargetRef, p *field.Path) {
 	if r == nil {
 		return // implied Mesh (Kuma's policy-on-namespace MADR sugar)
 	}
-	if !v.ref(*r, tp, placeTop, v.kind.TopLevel, CodeTopKind) {
+	if !v.ref(*r, tp, placeTop, v.kind.TopLevelIn(v.s.KumaVersion), CodeTopKind) {
 		return
 	}
 	v.deprecatedRef(*r, tp, placeTop)
@@ -134,7 +134,7 @@ func (v *validator) policy(s api.Targeted, p *field.Path) {
 				v.err(field.Required(ip.Child("targetRef"), "each 'to' item needs a targetRef naming the destination"), CodeRefField)
 				break
 			}
-			if v.ref(*it.Ref, ip.Child("targetRef"), placeTo, v.kind.ToKinds(tk), CodeToKind) {
+			if v.ref(*it.Ref, ip.Child("targetRef"), placeTo, v.kind.ToKindsIn(tk, v.s.KumaVersion), CodeToKind) {
 				v.externalToUnderMesh(*it.Ref, tk, ip.Child("targetRef", "kind"))
 			}
 		case "from":
@@ -188,7 +188,7 @@ func (v *validator) toRequired(n map[string]int, p *field.Path) bool {
 // (the kinds say which), and some sections are refused with some top-level
 // targets. It returns the sections whose items Kuma then does not look at.
 func (v *validator) sectionRules(top *api.TargetRef, n map[string]int, p *field.Path) map[string]bool {
-	sh := v.kind.Shared
+	sh := v.kind.SharedIn(v.s.KumaVersion)
 	if n["rules"] > 0 {
 		for _, sec := range []struct {
 			s api.Section
@@ -228,8 +228,9 @@ func scopeMessage(kind, section string, when api.Scope) string {
 // requireSections reports a policy that configures nothing: an error where Kuma
 // refuses it, a warning where Kuma accepts a policy that has no effect.
 func (v *validator) requireSections(s api.Targeted, n map[string]int, p *field.Path) {
-	sh := v.kind.Shared
-	if v.kind.Sections&(api.SecTo|api.SecFrom|api.SecRules) == 0 {
+	sh := v.kind.SharedIn(v.s.KumaVersion)
+	sections := v.kind.SectionsIn(v.s.KumaVersion)
+	if sections&(api.SecTo|api.SecFrom|api.SecRules) == 0 {
 		if s.HasDefault() {
 			return
 		}
@@ -245,7 +246,7 @@ func (v *validator) requireSections(s api.Targeted, n map[string]int, p *field.P
 		return
 	}
 	var want []string
-	for _, name := range v.kind.Sections.Names() {
+	for _, name := range sections.Names() {
 		if name != "targetRef" && name != "default" {
 			want = append(want, "'"+name+"'")
 		}
@@ -265,7 +266,7 @@ func (v *validator) requireSomething(has bool, p *field.Path) {
 	if has {
 		return
 	}
-	names := v.kind.Sections.Names()
+	names := v.kind.SectionsIn(v.s.KumaVersion).Names()
 	var want []string
 	for _, n := range names {
 		if n != "targetRef" {

@@ -136,7 +136,7 @@ func (v *validator) httpFilter(f api.HTTPFilter, fp *field.Path, tk api.RefKind,
 			return
 		}
 		if f.RequestMirror.BackendRef != nil {
-			v.backendRefOf(*f.RequestMirror.BackendRef, fp.Child("requestMirror", "backendRef"), tk, v.kind.MirrorRefs)
+			v.backendRefOf(*f.RequestMirror.BackendRef, fp.Child("requestMirror", "backendRef"), tk, v.kind.MirrorRefsIn(v.s.KumaVersion))
 		}
 	}
 }
@@ -254,7 +254,7 @@ func (v *validator) routeTo(r *api.TargetRef, tp *field.Path, top api.RefKind, r
 		v.err(field.Required(tp.Child("targetRef"), "each 'to' item needs a targetRef naming the destination"), CodeRefField)
 		return
 	}
-	v.ref(*r, tp.Child("targetRef"), placeTo, v.kind.ToKinds(top), CodeToKind)
+	v.ref(*r, tp.Child("targetRef"), placeTo, v.kind.ToKindsIn(top, v.s.KumaVersion), CodeToKind)
 }
 
 // backendRef checks a route backend and the policy-on-namespace MADR's cross-namespace rule: a route

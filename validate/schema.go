@@ -44,7 +44,11 @@ func (v *validator) schemaLayer(obj *unstructured.Unstructured) bool {
 	gvk := obj.GroupVersionKind()
 	for _, u := range res.Unknown {
 		parent, key := splitLast(u)
-		v.unknown(pathOf(u), api.UnknownFieldHint(key, set.FieldsAt(gvk, parent)))
+		hint := v.kumaAdvice(u)
+		if hint == "" {
+			hint = api.UnknownFieldHint(key, set.FieldsAt(gvk, parent))
+		}
+		v.unknown(pathOf(u), hint)
 	}
 	for _, e := range res.Errors {
 		placeUnplaced(e)
@@ -53,6 +57,9 @@ func (v *validator) schemaLayer(obj *unstructured.Unstructured) bool {
 		e.Detail = strings.TrimPrefix(e.Detail, e.Field+" in body ")
 		if e.Detail == "" {
 			e.Detail = v.crdName() + "'s CRD refuses it"
+		}
+		if advice := v.kumaAdvice(e.Field); advice != "" {
+			e.Detail += "; " + advice
 		}
 		v.err(e, api.CodeWrongType)
 	}
@@ -73,10 +80,24 @@ func (v *validator) unservedKuma(obj *unstructured.Unstructured) bool {
 	if set == nil || set.Knows(obj.GroupVersionKind()) {
 		return false
 	}
+	what := "set --kuma-version to the release the cluster runs"
+	if instead, removed := api.KumaRemovedKind(v.s.KumaVersion, obj.GetKind()); removed {
+		what = instead
+	}
 	v.res.Errors = append(v.res.Errors, field.Invalid(field.NewPath("kind"), obj.GetKind(),
-		fmt.Sprintf("%s does not serve %s %s (its CRDs have no such kind), so the API server refuses the object; "+
-			"set --kuma-version to the release the cluster runs", v.crdName(), obj.GetAPIVersion(), obj.GetKind())).WithOrigin(CodeUnservedKind))
+		fmt.Sprintf("%s does not serve %s %s (its CRDs have no such kind), so the API server refuses the object; %s",
+			v.crdName(), obj.GetAPIVersion(), obj.GetKind(), what)).WithOrigin(CodeUnservedKind))
 	return true
+}
+
+// kumaAdvice is what the Kuma release's upgrade notes say to write instead of the
+// field at path, which its CRD refuses (api.KumaFieldAdvice); "" for other
+// families and releases.
+func (v *validator) kumaAdvice(path string) string {
+	if v.kind.Family != api.FamilyKuma {
+		return ""
+	}
+	return api.KumaFieldAdvice(v.s.KumaVersion, v.kind.Kind, path)
 }
 
 // deprecation warns that obj's version is deprecated (w, the CRD's notice; ""

@@ -94,6 +94,13 @@ func (v *validator) ref(r api.TargetRef, p *field.Path, pl place, allowedKinds [
 		v.err(field.Required(p.Child("kind"), "set kind to one of: "+strings.Join(refKindStrings(allowedKinds), ", ")), CodeRefField)
 		return false
 	}
+	if !api.KumaBefore(v.s.KumaVersion, api.Kuma30) && v.schemaSaid(p.Child("kind")) {
+		// Kuma 3.0's CRD refused a kind it removed (MeshServiceSubset,
+		// MeshSubset, a top-level MeshService), saying what to write instead:
+		// neither the kind lists nor the fields that kind wanted in 2.14 are the
+		// question any more.
+		return false
+	}
 	if !api.ContainsRef(allowedKinds, r.Kind) {
 		e := field.NotSupported(p.Child("kind"), string(r.Kind), refKindStrings(allowedKinds))
 		e.Detail = fmt.Sprintf("%s does not support %s here (%s); supported values: %s", v.kind.Kind, r.Kind, placeName(pl), quoteJoin(refKindStrings(allowedKinds)))
@@ -126,6 +133,10 @@ func quoteJoin(l []string) string {
 }
 
 func (v *validator) refFields(r api.TargetRef, rule refRule, p *field.Path, pl place) {
+	if api.KumaLabelsOnly(v.s.KumaVersion) {
+		v.labelsOnlyRef(r, rule, p, pl)
+		return
+	}
 	check := func(name string, set bool, n need) {
 		switch {
 		case set && n == forbidden:
@@ -163,6 +174,20 @@ func (v *validator) refFields(r api.TargetRef, rule refRule, p *field.Path, pl p
 		return
 	}
 	v.tags(r.Tags, p.Child("tags"), rule.selector)
+}
+
+// labelsOnlyRef checks a targetRef or backendRef in a Kuma release that selects by
+// labels only (api.KumaLabelsOnly): its CRD has no name, namespace, tags, mesh or
+// proxyTypes (the schema layer reported and pruned them, MG001, saying what to
+// write), so what remains is that a real resource is selected by labels, and
+// sectionName.
+func (v *validator) labelsOnlyRef(r api.TargetRef, rule refRule, p *field.Path, pl place) {
+	if rule.nameOrLabels && len(r.Labels) == 0 {
+		v.err(field.Required(p.Child("labels"), fmt.Sprintf(
+			"must be set when kind is %s: Kuma %s selects it by labels (e.g. kuma.io/display-name: NAME, k8s.kuma.io/namespace: NAMESPACE)",
+			r.Kind, v.s.KumaVersion)), CodeRefField)
+	}
+	v.sectionName(r, rule, p, pl)
 }
 
 // unresolvedBackend is the name Kuma's Gateway API converter gives a backend it
@@ -264,7 +289,9 @@ func (v *validator) deprecatedRef(r api.TargetRef, p *field.Path, pl place) {
 	case pl == placeFrom && (r.Kind == api.RefMeshService || r.Kind == api.RefMeshServiceSubset):
 		msg = fmt.Sprintf("%s in 'from' is deprecated; use MeshSubset with tag kuma.io/service", r.Kind)
 	}
-	if msg != "" {
+	// A release whose CRD refuses the kind (Kuma 3.0's top-level Mesh or Dataplane)
+	// has said so as MG002, with what to write instead: no second finding.
+	if msg != "" && !v.schemaSaid(p.Child("kind")) {
 		v.warn(field.Invalid(p.Child("kind"), string(r.Kind), msg), CodeDeprecated)
 	}
 }

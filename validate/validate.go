@@ -6,6 +6,7 @@ package validate
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -162,6 +163,7 @@ func (v *validator) kumaSpec(raw any) {
 		v.err(field.TypeInvalid(p, api.TypeName(raw), "spec must be an object"), api.CodeWrongType)
 		return
 	}
+	spec = v.removedSections(spec, p)
 	v.spec = spec
 	typed, decoded := v.structure(spec, p)
 	shape := api.ShapeOf(spec)
@@ -176,6 +178,35 @@ func (v *validator) kumaSpec(raw any) {
 	v.res.Spec = typed
 	v.runKindRules(typed, p)
 	v.fromDeprecated(p)
+}
+
+// removedSections returns spec without the sections the kind has in the registry
+// but not in the Kuma release of the settings (`from`, removed by Kuma 3.0 from
+// seven kinds: Kind.SectionsIn), as the API server prunes them before Kuma sees
+// the object: no later rule judges what the release never reads. Where the CRD
+// schema answered it has reported the field (MG001, with what to write instead);
+// otherwise it is reported here.
+func (v *validator) removedSections(spec map[string]any, p *field.Path) map[string]any {
+	gone := v.kind.Sections &^ v.kind.SectionsIn(v.s.KumaVersion)
+	if gone == 0 {
+		return spec
+	}
+	var out map[string]any
+	for k := range spec {
+		if sec, known := sectionOf(k); known && gone.Has(sec) {
+			if out == nil {
+				out = maps.Clone(spec)
+			}
+			delete(out, k)
+			if !v.schemaAnswered {
+				v.unknown(p.Child(k), api.KumaFieldAdvice(v.s.KumaVersion, v.kind.Kind, p.Child(k).String()))
+			}
+		}
+	}
+	if out == nil {
+		return spec
+	}
+	return out
 }
 
 // structure reports sections the kind lacks (unless the CRD schema answered, which

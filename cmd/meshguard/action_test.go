@@ -168,6 +168,7 @@ func TestActionScript(t *testing.T) {
 	if code != 0 || !strings.Contains(summary, "#### Kuma: proxy configuration") || !strings.Contains(summary, "| MeshTimeout | `connectionTimeout` | `5s` | `2s` |") {
 		t.Errorf("diff of the timeout change: exit %d\n%s\nsummary:\n%s", code, log, summary)
 	}
+	actionMapReal(t, bin)
 }
 
 // TestActionManifest keeps action.yml and action/run.sh in step: every shell step

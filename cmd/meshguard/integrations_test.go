@@ -97,6 +97,7 @@ func TestVersion(t *testing.T) {
 	known := map[string]releaseInfo{
 		"kuma-2.13":           {Name: "kuma-2.13", Mesh: "kuma", Version: "2.13", Source: "kumahq/kuma v2.13.10"},
 		"kuma-2.14":           {Name: "kuma-2.14", Mesh: "kuma", Version: "2.14", Source: "kumahq/kuma v2.14.3"},
+		"kuma-3.0-preview":    {Name: "kuma-3.0-preview", Mesh: "kuma", Version: "3.0-preview", Source: "kumahq/kuma 348b6528bc234b3c4bd7f22ad7c5bf950d6149fc"},
 		"linkerd-edge-26.8.3": {Name: "linkerd-edge-26.8.3", Mesh: "linkerd", Version: "edge-26.8.3", Source: "linkerd/linkerd2 edge-26.8.3"},
 	}
 	for _, r := range schema.Releases() {
@@ -135,7 +136,8 @@ func TestVersion(t *testing.T) {
 
 	code, out, _ := runCapture("meshguard", "version")
 	if code != exitOK || !strings.HasPrefix(out, "meshguard ") || !strings.Contains(out, "kuma-2.14 (kumahq/kuma v2.14.3)") ||
-		!strings.Contains(out, "kuma-2.13 (kumahq/kuma v2.13.10)") || !strings.Contains(out, "kuma versions: 2.13, 2.14 (default 2.14") || !strings.Contains(out, "linkerd-") {
+		!strings.Contains(out, "kuma-2.13 (kumahq/kuma v2.13.10)") || !strings.Contains(out, "kuma versions: 2.13, 2.14, 3.0-preview (default 2.14") ||
+		!strings.Contains(out, "kuma-3.0-preview (kumahq/kuma 348b6528bc234b3c4bd7f22ad7c5bf950d6149fc)") || !strings.Contains(out, "linkerd-") {
 		t.Errorf("version: exit %d:\n%s", code, out)
 	}
 	code, out, _ = runCapture("meshguard", "version", "-o", "json")

@@ -80,3 +80,45 @@ func TestSchemaKumaVersion213(t *testing.T) {
 		}
 	}
 }
+
+// TestKumaVersion30Preview: --kuma-version 3.0-preview (Kuma's main branch at the
+// pinned commit) is accepted by lint and default, refuses a kind 3.0 removed with
+// what to use instead, and a MeshTimeout with `from` only says to write `rules`;
+// 2.14 accepts both.
+func TestKumaVersion30Preview(t *testing.T) {
+	dir := t.TempDir()
+	doc := filepath.Join(dir, "doc.yaml")
+	if err := os.WriteFile(doc, []byte(`apiVersion: kuma.io/v1alpha1
+kind: MeshGatewayInstance
+metadata: {name: edge, namespace: kuma-system, labels: {kuma.io/mesh: default}}
+spec: {replicas: 1, serviceType: LoadBalancer}
+---
+apiVersion: kuma.io/v1alpha1
+kind: MeshTimeout
+metadata: {name: mt, namespace: kuma-system, labels: {kuma.io/mesh: default}}
+spec:
+  targetRef: {kind: Mesh}
+  from: [{targetRef: {kind: Mesh}, default: {idleTimeout: 1h}}]
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		want []string
+	}{
+		{[]string{"lint", "--kuma-version", "3.0-preview", doc}, exitFindings, []string{"MG005", "delegated gateway", "MG001", "write 'rules'"}},
+		{[]string{"default", "--kuma-version", "3.0-preview", doc}, exitFindings, []string{"MG005"}},
+		{[]string{"lint", "--kuma-version", "2.14", doc}, exitOK, nil},
+	} {
+		code, out, errs := runCapture("meshguard", tc.args...)
+		for _, w := range tc.want {
+			if !strings.Contains(out+errs, w) {
+				t.Errorf("meshguard %s: output lacks %q:\n%s%s", strings.Join(tc.args, " "), w, out, errs)
+			}
+		}
+		if code != tc.code {
+			t.Errorf("meshguard %s: exit %d, want %d:\n%s%s", strings.Join(tc.args, " "), code, tc.code, out, errs)
+		}
+	}
+}

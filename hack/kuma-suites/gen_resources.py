@@ -6,6 +6,9 @@ import json, os, re, sys, glob, subprocess
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from entries import entries, show
 SRC = sys.argv[1]; DST = sys.argv[2]
+# The tags compared: FROM the suite's own (v2.14.3), TO the release derived (v2.13.10,
+# or a commit for a preview: KUMA_TO=<commit>).
+FROM = os.environ.get('KUMA_FROM', 'v2.14.3'); TO = os.environ.get('KUMA_TO', 'v2.13.10'); TOH = TO if TO.startswith('v') else TO[:12]
 MSG = {'must be a valid Spiffe ID: scheme is missing or invalid': 'must be a valid Spiffe ID',
        'must be set when kind is MeshServiceSubset': 'must be set with kind MeshServiceSubset'}
 # The entries whose v2.13.10 expectations differ, as its source writes them.
@@ -28,10 +31,10 @@ for fn in sorted(glob.glob(SRC + '/cases-*.json')):
         m = re.match(r'^(.*\.go):(\d+)$', src)
         if not m:  # a golden-file case: reuse when input and output are unchanged
             paths = [src] + [p for p in c.get('data', []) if p != src]
-            if all(show('v2.13.10', p) is not None and show('v2.13.10', p) == show('v2.14.3', p) for p in paths):
-                out.append((dict(c), open(os.path.join(SRC, c['file'])).read().replace('# Kuma v2.14.3 ', '# Kuma v2.13.10 ', 1)))
+            if all(show(TO, p) is not None and show(TO, p) == show(FROM, p) for p in paths):
+                out.append((dict(c), open(os.path.join(SRC, c['file'])).read().replace('# Kuma %s ' % FROM, '# Kuma %s ' % TOH, 1)))
             else:
-                report['dropped'].append((c['file'], 'testdata missing or changed at v2.13.10'))
+                report['dropped'].append((c['file'], 'testdata missing or changed at ' + TOH))
             continue
     files = []
     for c in d['cases']:
@@ -40,13 +43,13 @@ for fn in sorted(glob.glob(SRC + '/cases-*.json')):
     for f in files:
         cases14 = [c for c in d['cases'] if c['source'].startswith(f + ':')]
         n = {}
-        for e in entries('v2.13.10', f):
+        for e in entries(TO, f):
             k = n.get(e['desc'], 0); n[e['desc']] = k + 1
             same = [c for c in cases14 if c['description'] == e['desc']]
             if k >= len(same):
-                if (base, e['line']) in NEW:
+                if (base, e['line']) in NEW and TO == 'v2.13.10':
                     c, man = NEW[(base, e['line'])]; c = dict(c); c['source'] = f + ':' + str(e['line'])
-                    out.append((c, '# Kuma v2.13.10 %s: %s (Kuma: %s)\n' % (c['source'], json.dumps(e['desc']), c['expect']) + man))
+                    out.append((c, '# Kuma %s %s: %s (Kuma: %s)\n' % (TOH, c['source'], json.dumps(e['desc']), c['expect']) + man))
                 else:
                     report['added'].append((base, f, e['line'], e['desc']))
                 continue
@@ -56,7 +59,7 @@ for fn in sorted(glob.glob(SRC + '/cases-*.json')):
             spec = body.split('\nspec:\n', 1)[1] if '\nspec:\n' in body else ''
             ok = True
             if c.get('data'):
-                if any(show('v2.13.10', p) != show('v2.14.3', p) for p in c['data']):
+                if any(show(TO, p) != show(FROM, p) for p in c['data']):
                     report['problems'].append((c['file'], 'testdata changed')); ok = False
             else:
                 for l in norm(spec):
@@ -77,19 +80,19 @@ for fn in sorted(glob.glob(SRC + '/cases-*.json')):
                     report['problems'].append((c['file'], 'message', m_)); msgs.append(m_)
             c['messages'] = msgs
             c['source'] = f + ':' + str(e['line'])
-            head = re.sub(r'^# Kuma v2\.14\.3 \S+?:\d+', '# Kuma v2.13.10 ' + f + ':' + str(e['line']), head)
-            if c['file'] in HAND:  # differs at v2.13.10 in its expectations only, written from the 2.13 source
+            head = re.sub(r'^# Kuma ' + re.escape(FROM) + r' \S+?:\d+', '# Kuma ' + TOH + ' ' + f + ':' + str(e['line']), head)
+            if c['file'] in HAND and TO == 'v2.13.10':  # differs at v2.13.10 in its expectations only, written from the 2.13 source
                 c['fields'], c['messages'] = HAND[c['file']]; ok = True
                 report['problems'] = [x for x in report['problems'] if x[0] != c['file']]
             if ok: out.append((c, head + '\n' + body))
-            else: report['dropped'].append((c['file'], 'differs at v2.13.10'))
+            else: report['dropped'].append((c['file'], 'differs at ' + TOH))
         for c in cases14:
-            if c['file'] not in used: report['dropped'].append((c['file'], 'not in the v2.13.10 tables'))
+            if c['file'] not in used: report['dropped'].append((c['file'], 'not in the ' + TOH + ' tables'))
     report['kinds'][base] = len(out)
     if not out: continue
     cases = []
     for c, text in out:
         cases.append(c); open(os.path.join(DST, c['file']), 'w').write(text)
-    res = dict(d); res['cases'] = cases; res['kuma'] = {'repository': 'https://github.com/kumahq/kuma', 'tag': 'v2.13.10'}
+    res = dict(d); res['cases'] = cases; res['kuma'] = {'repository': 'https://github.com/kumahq/kuma', ('tag' if TO.startswith('v') else 'commit'): TO}
     json.dump(res, open(os.path.join(DST, base), 'w'), indent=1); open(os.path.join(DST, base), 'a').write('\n')
 json.dump(report, sys.stdout, indent=1)
