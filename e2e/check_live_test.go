@@ -72,6 +72,10 @@ func TestCheckLiveCluster(t *testing.T) {
 			if errors.As(err, &ee) {
 				code = ee.ExitCode()
 				t.Logf("stderr: %s", ee.Stderr)
+				// It says which releases the cluster runs, and checks against them.
+				if want := "the 31 CRDs of kuma-2.14, schema for schema; checking against kuma 2.14 (detected)"; !strings.Contains(string(ee.Stderr), want) {
+					t.Errorf("check's notes lack %q", want)
+				}
 			}
 			var r struct {
 				Decision  string

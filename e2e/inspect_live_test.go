@@ -70,6 +70,11 @@ func TestInspectLiveCluster(t *testing.T) {
 		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
 	}
 	t.Logf("meshguard inspect --kubeconfig --proxy Deployment/web -n %s:\n%s", ns, out)
+	// It says which releases the cluster runs (inspect follows Kuma's newest rules
+	// whichever it is, so only what it found).
+	if want := "meshguard inspect: kuma: control plane not read (no Deployment kuma-system/kuma-control-plane); CRDs: 31 installed (31 served versions), the 31 CRDs of kuma-2.14, schema for schema"; !strings.Contains(errOut, want) {
+		t.Errorf("inspect's notes lack %q:\n%s", want, errOut)
+	}
 	for _, want := range []string{
 		"Dataplane web." + ns + ", mesh default (kri_dp_default__" + ns + "_web_)",
 		"inbound kri_dp_default__" + ns + "_web_http port 8080 http",

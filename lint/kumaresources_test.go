@@ -68,6 +68,7 @@ func runResourceSuite(t *testing.T, version, dir, table string) {
 		}
 	}
 	t.Logf("Kuma %s: %d/%d Kuma resource validator verdicts agree; %d/%d Kuma violation fields found", version, agree, total, fieldsFound, fieldsAll)
+	holdFigures(t, version, "resource validators", total, agree)
 	holdListed(t, suiteRows(got), listedDiffs(t, conformanceDoc, table, regexp.MustCompile(`^\s*[a-z]+-\d{3}\s*$`)),
 		"differences from Kuma "+version+"'s resource validators", "docs/conformance.md ("+table+")")
 }

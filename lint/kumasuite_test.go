@@ -89,6 +89,7 @@ func runValidatorSuite(t *testing.T, version, dir, table string) {
 		}
 	}
 	t.Logf("Kuma %s: %d/%d Kuma validator verdicts agree; %d/%d Kuma violation fields found", version, agree, len(suite.Cases), fieldsFound, fieldsAll)
+	holdFigures(t, version, "policy validators", len(suite.Cases), agree)
 	holdListed(t, suiteRows(got), listedDiffs(t, conformanceDoc, table, regexp.MustCompile(`^\s*\d{3}\s*$`)), "differences from Kuma "+version+"'s validators", "docs/conformance.md ("+table+")")
 }
 

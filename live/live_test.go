@@ -95,3 +95,19 @@ func TestConfigWithoutKubeconfig(t *testing.T) {
 		t.Errorf("error %q repeats client-go's KUBERNETES_MASTER advice", err)
 	}
 }
+
+// TestImageTag: the tag of an image reference, with a registry port, a digest or
+// no tag at all.
+func TestImageTag(t *testing.T) {
+	for image, want := range map[string]string{
+		"docker.io/kumahq/kuma-cp:2.13.10":                "2.13.10",
+		"localhost:5000/kuma-cp:2.14.3@sha256:0123abcdef": "2.14.3",
+		"cr.l5d.io/linkerd/controller:edge-26.8.3":        "edge-26.8.3",
+		"localhost:5000/kuma-cp":                          "",
+		"kuma-cp":                                         "",
+	} {
+		if got := imageTag(image); got != want {
+			t.Errorf("imageTag(%q) = %q, want %q", image, got, want)
+		}
+	}
+}

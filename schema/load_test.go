@@ -1,8 +1,10 @@
 package schema
 
 import (
+	"io/fs"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -65,9 +67,9 @@ func TestEveryReleaseChecks(t *testing.T) {
 	}
 }
 
-// TestSources: every embedded release names the repository and tag it was taken
-// from (the 3.0 preview, the commit of Kuma's main branch it is pinned to), which
-// `meshguard version` prints.
+// TestSources: every embedded release names the repository and tag (or commit) it
+// was taken from, which `meshguard version` prints; the ones of this test are
+// checked by value, and a release added later needs only its SOURCE.md.
 func TestSources(t *testing.T) {
 	want := map[string]string{"kuma-2.13": "kumahq/kuma v2.13.10", "kuma-2.14": "kumahq/kuma v2.14.3",
 		"kuma-3.0-preview":    "kumahq/kuma 348b6528bc234b3c4bd7f22ad7c5bf950d6149fc",
@@ -78,11 +80,43 @@ func TestSources(t *testing.T) {
 		"gateway-api-v1.3.0": "kubernetes-sigs/gateway-api v1.3.0", "gateway-api-v1.4.1": "kubernetes-sigs/gateway-api v1.4.1",
 		"gateway-api-v1.5.1": "kubernetes-sigs/gateway-api v1.5.1"}
 	for _, r := range Releases() {
-		if got := Source(r); got != want[r] {
-			t.Errorf("Source(%q) = %q, want %q", r, got, want[r])
+		got := Source(r)
+		if w, ok := want[r]; (ok && got != w) || got == "" {
+			t.Errorf("Source(%q) = %q, want %q", r, got, w)
 		}
 	}
 	if got := Source("kuma-9.99"); got != "" {
 		t.Errorf("Source of an unknown release = %q", got)
+	}
+	m := sourceRef.FindStringSubmatch("Kuma's main branch (kumahq/kuma, commit 0123abcd, `deployments/`)")
+	if m == nil || m[1] != "kumahq/kuma" || m[2] != "0123abcd" {
+		t.Errorf("a commit pin reads as %q", m)
+	}
+}
+
+// TestReleasesAreData: every directory under crds/ is a release, and so is each
+// release a directory's ALSO file names (one it shares), with no list in code to
+// edit; the ones of this test are there.
+func TestReleasesAreData(t *testing.T) {
+	entries, err := fs.ReadDir(embedded, "crds")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dirs []string
+	for _, e := range entries {
+		if e.IsDir() {
+			dirs = append(dirs, e.Name())
+			also, _ := fs.ReadFile(embedded, "crds/"+e.Name()+"/ALSO")
+			dirs = append(dirs, strings.Fields(string(also))...)
+		}
+	}
+	slices.Sort(dirs)
+	if got := Releases(); !slices.Equal(got, dirs) {
+		t.Errorf("Releases() = %v, the directories are %v", got, dirs)
+	}
+	for _, r := range []string{"kuma-2.13", "kuma-2.14", "linkerd-edge-26.8.3", "linkerd-version-2.19", "linkerd-version-2.20"} {
+		if !slices.Contains(dirs, r) {
+			t.Errorf("release %s is not embedded", r)
+		}
 	}
 }

@@ -12,11 +12,15 @@ import (
 // checks against.
 func Releases() []string { return releaseNames() }
 
+// sourceRef is how a SOURCE.md names where its files come from: "(kumahq/kuma, tag
+// v2.13.10," for a tagged release, "(kumahq/kuma, commit 0123abc," for one pinned to
+// a commit of a branch (a preview).
+var sourceRef = regexp.MustCompile(`\(([\w.-]+/[\w.-]+), (?:tag|commit) ([\w.-]+)`)
+
 // Source names where release r's CRDs were taken from ("kumahq/kuma v2.13.10", or
-// "kumahq/kuma 348b6528bc23…" for a preview pinned to a commit), as its SOURCE.md
-// says, so `meshguard version` tells a user on a patch release which tag the binary
-// was checked against, and one trying a preview which commit; "" for a release
-// without one.
+// the commit of a preview), as its SOURCE.md says, so `meshguard version` tells a
+// user on a patch release which tag the binary was checked against; "" for a
+// release without one.
 func Source(r string) string {
 	dir, ok := releaseDirs()[r]
 	if !ok {
@@ -26,11 +30,9 @@ func Source(r string) string {
 	if err != nil {
 		return ""
 	}
-	// The repository and tag or commit, as SOURCE.md words them: "(kumahq/kuma, tag
-	// v2.13.10," or "(kumahq/kuma, commit 348b…,". A directory several releases share
-	// names each release's tag; the one that ends the release's name is its own, else
-	// the first.
-	all := regexp.MustCompile(`\(([\w.-]+/[\w.-]+), (?:tag|commit) ([\w.-]+)`).FindAllSubmatch(data, -1)
+	// A directory several releases share names each release's tag; the one that
+	// ends the release's name is its own, else the first.
+	all := sourceRef.FindAllSubmatch(data, -1)
 	if all == nil {
 		return ""
 	}

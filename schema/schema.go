@@ -7,8 +7,7 @@
 // rules.
 //
 // The CRDs are data, embedded per mesh release under crds/<mesh>-<version>/ and
-// compiled once per Set. Adding a release is adding its files and naming it in
-// releaseDirs.
+// compiled once per Set. Adding a release is adding its directory of files.
 package schema
 
 import (
@@ -40,26 +39,32 @@ import (
 var embedded embed.FS
 
 // releaseDirs maps the CRD sets meshguard embeds, by the name they are loaded with,
-// to their directory under crds/.
+// to their directory under crds/: every directory there is a release, named as
+// the directory ("kuma-2.14", "linkerd-edge-26.8.3"), plus the releases its ALSO
+// file names, so adding a release is adding its files and nothing else lists it
+// (`meshguard version`, the flags' help and detection all read this).
 func releaseDirs() map[string]string {
-	return map[string]string{
-		"kuma-2.13":           "crds/kuma-2.13",
-		"kuma-2.14":           "crds/kuma-2.14",
-		"kuma-3.0-preview":    "crds/kuma-3.0-preview",
-		"linkerd-edge-26.8.3": "crds/linkerd-edge-26.8.3",
-		// Linkerd's policy CRDs are the same at every release but one file, so
-		// releases share directories (their SOURCE.md says so): version-2.20
-		// edge's, version-2.19 version-2.18's, which holds only the file that
-		// differs (releaseBase).
-		"linkerd-version-2.18": "crds/linkerd-version-2.18",
-		"linkerd-version-2.19": "crds/linkerd-version-2.18",
-		"linkerd-version-2.20": "crds/linkerd-edge-26.8.3",
-		"gateway-api-v1.1.1":   "crds/gateway-api-v1.1.1",
-		"gateway-api-v1.2.1":   "crds/gateway-api-v1.2.1",
-		"gateway-api-v1.3.0":   "crds/gateway-api-v1.3.0",
-		"gateway-api-v1.4.1":   "crds/gateway-api-v1.4.1",
-		"gateway-api-v1.5.1":   "crds/gateway-api-v1.5.1",
+	out := map[string]string{}
+	entries, err := fs.ReadDir(embedded, "crds")
+	if err != nil {
+		return out // cannot happen: crds is embedded; TestReleasesAreData holds it
 	}
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		dir := path.Join("crds", e.Name())
+		out[e.Name()] = dir
+		// Linkerd's policy CRDs are the same at every release but one file, so
+		// releases share directories: a directory's ALSO file names the other
+		// releases it serves (version-2.20 edge's, version-2.19 version-2.18's,
+		// which holds only the file that differs: releaseBase).
+		also, _ := fs.ReadFile(embedded, path.Join(dir, "ALSO"))
+		for _, r := range strings.Fields(string(also)) {
+			out[r] = dir
+		}
+	}
+	return out
 }
 
 // releaseBase maps a directory that holds only the files in which its releases

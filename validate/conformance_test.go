@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -74,6 +75,8 @@ func runWebhookConformance(t *testing.T, version, dir string) {
 		s.KumaVersion = version
 		modes[mode] = s
 	}
+	cases, agree := 0, 0
+	defer func() { holdWebhookFigures(t, version, cases, agree) }()
 	for _, in := range inputs {
 		base := strings.TrimSuffix(filepath.Base(in), ".input.yaml")
 		raw, err := os.ReadFile(in)
@@ -109,6 +112,10 @@ func runWebhookConformance(t *testing.T, version, dir string) {
 					res = Result{Errors: Delete(o, kind, s, req)}
 				}
 				allowed := len(res.Errors) == 0
+				cases++
+				if allowed == resp.Allowed {
+					agree++
+				}
 				reason, isDeliberate := deliberateIn(version)[base+"."+mode]
 				switch {
 				case isDeliberate && allowed == resp.Allowed:
@@ -135,4 +142,33 @@ func parseHeader(h string) (user, op, ns string) {
 		}
 	}
 	return user, op, ns
+}
+
+// holdWebhookFigures fails t unless the releases × suites table of
+// docs/conformance.md (release-suites markers) has Kuma release version's webhook
+// row with these figures (lint's holdFigures does the same for the validator
+// suites).
+func holdWebhookFigures(t *testing.T, version string, cases, agree int) {
+	t.Helper()
+	raw, err := os.ReadFile("../docs/conformance.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, _ := strings.Cut(string(raw), "<!-- release-suites:begin -->")
+	table, _, ok := strings.Cut(rest, "<!-- release-suites:end -->")
+	if !ok {
+		t.Fatal("docs/conformance.md has no release-suites markers")
+	}
+	want := fmt.Sprintf("%d | %d | %.2f%%", cases, agree, 100*float64(agree)/float64(cases))
+	for _, line := range strings.Split(table, "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) < 7 || !strings.HasPrefix(strings.TrimSpace(cells[1]), "Kuma "+version+" ") || strings.TrimSpace(cells[2]) != "webhook verdicts" {
+			continue
+		}
+		if got := strings.TrimSpace(cells[3]) + " | " + strings.TrimSpace(cells[4]) + " | " + strings.TrimSpace(cells[5]); got != want {
+			t.Errorf("docs/conformance.md (release-suites): Kuma %s webhook verdicts is %s, the suite measures %s", version, got, want)
+		}
+		return
+	}
+	t.Errorf("docs/conformance.md (release-suites) has no row for Kuma %s webhook verdicts (%s)", version, want)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
@@ -50,6 +51,9 @@ type auditOptions struct {
 	progress       string
 	progressDelay  time.Duration
 	mapFile        string
+	// flags are the command's flags: whether --kuma-version and --linkerd-version
+	// were given (detection does not override them).
+	flags *pflag.FlagSet
 }
 
 func newAuditCmd(s streams) *cobra.Command {
@@ -90,6 +94,7 @@ is, 2 on a usage error or when the cluster cannot be read or reports not written
 		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd.Context(), s) },
 	}
 	f := cmd.Flags()
+	o.flags = f
 	settingsFlags(f, &o.settings)
 	f.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, ~/.kube/config, or the in-cluster configuration)")
 	f.StringVar(&o.context, "context", "", "kubeconfig context to use (default: the current context)")
@@ -116,7 +121,8 @@ is, 2 on a usage error or when the cluster cannot be read or reports not written
 	return cmd
 }
 
-// check reports flags that cannot work.
+// check reports flags that cannot work; run then loads the CRDs of the releases
+// it settles on.
 func (o *auditOptions) check() error {
 	if err := schema.CheckSettings(o.settings); err != nil {
 		return err
@@ -140,7 +146,7 @@ func (o *auditOptions) check() error {
 			return usageErr("--namespace must not be empty")
 		}
 	}
-	return schema.LoadInto(&o.settings)
+	return nil
 }
 
 // engine is the linter's options for stored objects.
@@ -173,6 +179,10 @@ func (o *auditOptions) run(ctx context.Context, s streams) error {
 	}
 	cfg, err := live.Config(o.kubeconfig, o.context)
 	if err != nil {
+		return err
+	}
+	sayReleases(s, "audit", settleReleases(ctx, cfg, &o.settings, o.flags))
+	if err := schema.LoadInto(&o.settings); err != nil {
 		return err
 	}
 	reader, err := live.NewReader(cfg)

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/meshguard/meshguard/access"
@@ -30,6 +31,9 @@ type checkOptions struct {
 	linkerd        linkerdauthz.Options
 	kubeconfig     string
 	kubeContext    string
+	// flags say whether --kuma-version and --linkerd-version were given, which
+	// detection from --kubeconfig does not override.
+	flags *pflag.FlagSet
 }
 
 func newCheckCmd(s streams) *cobra.Command {
@@ -77,6 +81,7 @@ Exit codes: 0 ALLOW, 1 DENY, 2 usage or input errors.`,
 	}
 	o.bind(cmd)
 	f := cmd.Flags()
+	o.flags = f
 	f.StringVar(&o.meshType, "mesh-type", "auto", "auto, kuma or linkerd")
 	f.StringVar(&o.from, "from", "", "the client: Kuma tags k=v,... or SPIFFE ID; Linkerd ServiceAccount ns/name or mesh TLS identity")
 	f.StringVar(&o.fromMesh, "from-mesh", "", "Kuma: the client's mesh when --from is tags (default: the destination's)")
@@ -171,6 +176,9 @@ func inferMeshType(from, ip string) string {
 }
 
 func (o *checkOptions) run(s streams, args []string) error {
+	if err := o.detect(s); err != nil {
+		return err
+	}
 	eng, err := o.engine()
 	if err != nil {
 		return err

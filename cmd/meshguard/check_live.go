@@ -7,6 +7,7 @@ import (
 
 	"github.com/meshguard/meshguard/lint"
 	"github.com/meshguard/meshguard/live"
+	"github.com/meshguard/meshguard/schema"
 )
 
 // liveTimeout bounds reading a cluster for one check.
@@ -24,4 +25,21 @@ func readLive(kubeconfig, kubeContext string) (lint.Loaded, error) {
 		return lint.Loaded{}, fmt.Errorf("--kubeconfig/--context: %w", err)
 	}
 	return lint.Loaded{Docs: append(res.Docs, res.Inventory...)}, nil
+}
+
+// detect settles the releases from the cluster of --kubeconfig/--context, before
+// the engine loads their CRDs.
+func (o *checkOptions) detect(s streams) error {
+	if o.kubeconfig == "" && o.kubeContext == "" {
+		return nil
+	}
+	if err := schema.CheckSettings(o.settings); err != nil {
+		return err
+	}
+	cfg, err := live.Config(o.kubeconfig, o.kubeContext)
+	if err != nil {
+		return fmt.Errorf("--kubeconfig/--context: %w", err)
+	}
+	sayReleases(s, "check", settleReleases(context.Background(), cfg, &o.settings, o.flags))
+	return nil
 }

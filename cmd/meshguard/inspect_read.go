@@ -62,7 +62,7 @@ func (in *inspectInput) read(s streams, args []string) (*kumainspect.Store, kuma
 		if len(args) > 0 || len(in.inventory) > 0 {
 			return nil, kumak8s.Result{}, usageErr("give either PATHs (and --inventory) or --kubeconfig/--context, not both")
 		}
-		objs, err = in.readCluster()
+		objs, err = in.readCluster(s)
 	case len(args) == 0:
 		return nil, kumak8s.Result{}, usageErr("inspect needs at least one PATH, - for standard input, or --kubeconfig")
 	default:
@@ -181,11 +181,23 @@ func renderedObjects(path string, lo lint.LoadOptions) ([]kumainspect.Object, er
 // readCluster lists, read-only, what check --kubeconfig lists: the Kuma kinds the
 // cluster serves, and Namespaces, Services and workloads; and Kuma's Dataplanes
 // when the cluster has them.
-func (in *inspectInput) readCluster() ([]kumainspect.Object, error) {
+//
+// It says first which releases the cluster runs (inspect follows Kuma's newest
+// rules whichever it is, so the lines only inform).
+func (in *inspectInput) readCluster(s streams) ([]kumainspect.Object, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), liveTimeout)
 	defer cancel()
+	cfg, err := live.Config(in.kubeconfig, in.kubeContext)
+	if err != nil {
+		return nil, fmt.Errorf("--kubeconfig/--context: %w", err)
+	}
+	sayReleases(s, "inspect", foundReleases(ctx, cfg, api.DefaultSystemNS))
+	r, err := live.NewReader(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("--kubeconfig/--context: %w", err)
+	}
 	dataplanes := schema.GroupVersionResource{Group: api.KumaGroup, Version: "v1alpha1", Resource: "dataplanes"}
-	res, err := live.ReadCluster(ctx, in.kubeconfig, in.kubeContext, live.Options{Inventory: true, Extra: []schema.GroupVersionResource{dataplanes}})
+	res, err := r.Read(ctx, live.Options{Inventory: true, Extra: []schema.GroupVersionResource{dataplanes}})
 	if err != nil {
 		return nil, fmt.Errorf("--kubeconfig/--context: %w", err)
 	}

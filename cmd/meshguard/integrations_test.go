@@ -91,12 +91,31 @@ func TestVersion(t *testing.T) {
 	bi := &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v1.2.3"}, Settings: []debug.BuildSetting{
 		{Key: "vcs.revision", Value: "0123abc"}, {Key: "vcs.time", Value: "2026-11-24T10:00:00Z"}, {Key: "vcs.modified", Value: "true"}}}
 	embedded := versionInfo{KumaVersions: schema.KumaVersions(), DefaultKumaVersion: schema.DefaultKumaVersion, CRDReleases: schema.Releases(),
-		CRDSources: map[string]string{"kuma-2.13": "kumahq/kuma v2.13.10", "kuma-2.14": "kumahq/kuma v2.14.3",
-			"kuma-3.0-preview": "kumahq/kuma 348b6528bc234b3c4bd7f22ad7c5bf950d6149fc", "linkerd-edge-26.8.3": "linkerd/linkerd2 edge-26.8.3",
-			"linkerd-version-2.18": "linkerd/linkerd2 version-2.18", "linkerd-version-2.19": "linkerd/linkerd2 version-2.19",
-			"linkerd-version-2.20": "linkerd/linkerd2 version-2.20", "gateway-api-v1.1.1": "linkerd/linkerd2 edge-26.8.3",
-			"gateway-api-v1.2.1": "kubernetes-sigs/gateway-api v1.2.1", "gateway-api-v1.3.0": "kubernetes-sigs/gateway-api v1.3.0",
-			"gateway-api-v1.4.1": "kubernetes-sigs/gateway-api v1.4.1", "gateway-api-v1.5.1": "kubernetes-sigs/gateway-api v1.5.1"}}
+		CRDSources: map[string]string{}, LinkerdVersions: schema.LinkerdVersions(), DefaultLinkerdVersion: schema.DefaultLinkerdVersion}
+	// Every embedded release is listed with its source, read from its SOURCE.md: the
+	// ones known here by value, one added later by being there.
+	known := map[string]releaseInfo{
+		"kuma-2.13":            {Name: "kuma-2.13", Mesh: "kuma", Version: "2.13", Source: "kumahq/kuma v2.13.10"},
+		"kuma-2.14":            {Name: "kuma-2.14", Mesh: "kuma", Version: "2.14", Source: "kumahq/kuma v2.14.3"},
+		"kuma-3.0-preview":     {Name: "kuma-3.0-preview", Mesh: "kuma", Version: "3.0-preview", Source: "kumahq/kuma 348b6528bc234b3c4bd7f22ad7c5bf950d6149fc"},
+		"linkerd-edge-26.8.3":  {Name: "linkerd-edge-26.8.3", Mesh: "linkerd", Version: "edge-26.8.3", Source: "linkerd/linkerd2 edge-26.8.3"},
+		"linkerd-version-2.19": {Name: "linkerd-version-2.19", Mesh: "linkerd", Version: "version-2.19", Source: "linkerd/linkerd2 version-2.19"},
+		"linkerd-version-2.20": {Name: "linkerd-version-2.20", Mesh: "linkerd", Version: "version-2.20", Source: "linkerd/linkerd2 version-2.20"},
+		"gateway-api-v1.1.1":   {Name: "gateway-api-v1.1.1", Mesh: "gateway-api", Version: "v1.1.1", Source: "linkerd/linkerd2 edge-26.8.3"},
+		"gateway-api-v1.5.1":   {Name: "gateway-api-v1.5.1", Mesh: "gateway-api", Version: "v1.5.1", Source: "kubernetes-sigs/gateway-api v1.5.1"},
+	}
+	for _, r := range schema.Releases() {
+		ri, ok := known[r]
+		if !ok {
+			mesh, v := releaseParts(r)
+			ri = releaseInfo{Name: r, Mesh: mesh, Version: v, Source: schema.Source(r)}
+		}
+		embedded.CRDSources[r] = ri.Source
+		embedded.Releases = append(embedded.Releases, ri)
+	}
+	if len(embedded.Releases) < len(known) {
+		t.Fatalf("releases embedded: %v", embedded.Releases)
+	}
 	for _, tc := range []struct {
 		name             string
 		bi               *debug.BuildInfo
@@ -113,6 +132,7 @@ func TestVersion(t *testing.T) {
 			want: versionInfo{Version: "v2.0.0", Commit: "fedcba", CommitTime: "2026-11-24T10:00:00Z", Modified: true, GoVersion: "go1.26.8"}},
 	} {
 		tc.want.KumaVersions, tc.want.DefaultKumaVersion, tc.want.CRDReleases, tc.want.CRDSources = embedded.KumaVersions, embedded.DefaultKumaVersion, embedded.CRDReleases, embedded.CRDSources
+		tc.want.LinkerdVersions, tc.want.DefaultLinkerdVersion, tc.want.Releases = embedded.LinkerdVersions, embedded.DefaultLinkerdVersion, embedded.Releases
 		if d := cmp.Diff(tc.want, buildVersion(tc.bi, tc.ok, tc.ldVersion, tc.ldCom)); d != "" {
 			t.Errorf("%s (-want +got):\n%s", tc.name, d)
 		}

@@ -103,7 +103,10 @@ would be denied; check: the call is denied; diff --fail-on error: access is wide
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newLintCmd(s), newAuditCmd(s), newDefaultCmd(s), newRulesCmd(s), newPreviewCmd(s), newCheckCmd(s), newDiffCmd(s), newMapCmd(s), newInspectCmd(s), newServeCmd(s), newVersionCmd(s), newSchemaCmd(s))
+	cfg := &configOptions{}
+	cfg.bind(root)
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return cfg.load(cmd) }
+	root.AddCommand(newLintCmd(s), newAuditCmd(s), newDefaultCmd(s), newRulesCmd(s), newPreviewCmd(s), newCheckCmd(s), newDiffCmd(s), newMapCmd(s), newInspectCmd(s), newServeCmd(s), newVersionCmd(s, cfg), newSchemaCmd(s))
 	// Added now rather than at Execute, so help tests and the docs see it; the
 	// scripts go to the output set at this point.
 	root.SetOut(s.out)
@@ -112,6 +115,14 @@ would be denied; check: the call is denied; diff --fail-on error: access is wide
 	root.Version = toolVersion()
 	root.SetVersionTemplate("meshguard {{.Version}}\n")
 	root.SetFlagErrorFunc(flagError)
+	// --help names the .meshguard.yaml the command would read, when there is one.
+	help := root.HelpFunc()
+	root.SetHelpFunc(func(cmd *cobra.Command, args []string) {
+		help(cmd, args)
+		if path, err := cfg.locate(); err == nil && path != "" {
+			fmt.Fprintf(cmd.OutOrStdout(), "\nSettings from %s (flags override it; --no-config ignores it).\n", path)
+		}
+	})
 	registerCompletions(root)
 	return root
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -11,31 +12,39 @@ import (
 )
 
 func newSchemaCmd(s streams) *cobra.Command {
-	var dir, kumaVersion string
+	var dir, kumaVersion, linkerdVersion string
 	cmd := &cobra.Command{
 		Use:   "schema",
 		Short: "Write JSON Schemas of every Kuma and Linkerd kind for editors and kubeconform",
-		Long: `Schema writes a JSON Schema (draft-07) for every kind and version of the embedded
-Kuma and Linkerd CRDs into --dir, as <group>/<kind>_<version>.json (kind in lower case):
-the layout of the public CRDs catalog, which kubeconform's -schema-location and
-yaml-language-server (VS Code's YAML extension, Neovim, Helix) read.
+		Long: `Schema writes a JSON Schema (draft-07) for every kind and version of the CRDs of
+the selected Kuma release (--kuma-version) and Linkerd release (--linkerd-version,
+its policy.linkerd.io kinds and the Gateway API routes it bundles) into --dir, as
+<group>/<kind>_<version>.json (kind in lower case): the layout of the public CRDs
+catalog, which kubeconform's -schema-location and yaml-language-server (VS Code's
+YAML extension, Neovim, Helix) read. A kind the release does not serve gets no
+file (Kuma 2.13 has no MeshOpenTelemetryBackend). A .meshguard.yaml's
+kuma-version and linkerd-version select them too, so editors see the release the
+repository pins.
 
 The schemas say what the API server's schema check says: types, enums, patterns,
 required fields, unknown fields. Kuma's and Linkerd's own rules and meshguard's
 cross-document checks are meshguard lint's. See docs/integrations.md.`,
 		Example: `  meshguard schema --dir schemas
+  meshguard schema --dir schemas --kuma-version 2.13
   kubeconform -schema-location default -schema-location 'schemas/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json' policies/
   # in a manifest: # yaml-language-server: $schema=../schemas/kuma.io/meshtimeout_v1alpha1.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !schema.KnowsKuma(kumaVersion) {
-				return usageErr("--kuma-version must be one of %v (got %q)", schema.KumaVersions(), kumaVersion)
+				return usageErr("--kuma-version must be one of %s (got %q)", strings.Join(schema.KumaVersions(), ", "), kumaVersion)
 			}
-			// The selected Kuma release, the default Linkerd release and the Gateway
-			// API bundle it documents: one schema per kind and version.
-			releases := []string{schema.KumaRelease(kumaVersion), schema.LinkerdRelease(schema.DefaultLinkerdVersion),
-				schema.GatewayAPIRelease(schema.GatewayAPIFor(schema.DefaultLinkerdVersion))}
-			files, err := schema.JSONSchemas(releases...)
+			if !schema.KnowsLinkerd(linkerdVersion) {
+				return usageErr("--linkerd-version must be one of %s (got %q)", strings.Join(schema.LinkerdVersions(), ", "), linkerdVersion)
+			}
+			// The selected Kuma and Linkerd releases and the Gateway API bundle that
+			// Linkerd release documents: one schema per kind and version.
+			files, err := schema.JSONSchemas(schema.KumaRelease(kumaVersion), schema.LinkerdRelease(linkerdVersion),
+				schema.GatewayAPIRelease(schema.GatewayAPIFor(linkerdVersion)))
 			if err != nil {
 				return err
 			}
@@ -48,11 +57,12 @@ cross-document checks are meshguard lint's. See docs/integrations.md.`,
 					return err
 				}
 			}
-			_, err = fmt.Fprintf(s.err, "meshguard: wrote %d JSON Schemas to %s\n", len(files), dir)
+			_, err = fmt.Fprintf(s.err, "meshguard: wrote %d JSON Schemas of kuma %s and linkerd %s to %s\n", len(files), kumaVersion, linkerdVersion, dir)
 			return err
 		},
 	}
 	cmd.Flags().StringVarP(&dir, "dir", "d", "schemas", "directory to write the schemas to (created)")
-	cmd.Flags().StringVar(&kumaVersion, "kuma-version", schema.DefaultKumaVersion, "the Kuma release whose CRDs to convert")
+	cmd.Flags().StringVar(&kumaVersion, "kuma-version", schema.DefaultKumaVersion, "the Kuma release whose CRDs to convert ("+strings.Join(schema.KumaVersions(), ", ")+")")
+	cmd.Flags().StringVar(&linkerdVersion, "linkerd-version", schema.DefaultLinkerdVersion, "the Linkerd release whose CRDs to convert ("+strings.Join(schema.LinkerdVersions(), ", ")+")")
 	return cmd
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -103,6 +104,7 @@ so the API server never sends into a connection the server is closing.`,
 				if cfg, err = restConfig(o.kubeconfig); err != nil {
 					return err
 				}
+				logReleases(log, settleReleases(cmd.Context(), cfg, &o.Settings, cmd.Flags()))
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -160,6 +162,17 @@ func serveFlags(f *pflag.FlagSet, o *serveOptions) {
 	f.Float64Var(&o.memoryLimitRatio, "memory-limit-ratio", 0.9, "set the Go runtime's soft memory limit to this share of the container's cgroup memory limit, so that the collector works harder near it rather than the pod being OOM-killed; 0 leaves the default, and GOMEMLIMIT overrides it")
 	f.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	f.StringVar(&o.logFormat, "log-format", "json", "log format: json or console")
+}
+
+// logReleases logs what settleReleases found, a warning for each mismatch.
+func logReleases(log logr.Logger, lines []string) {
+	for _, l := range lines {
+		if w, ok := strings.CutPrefix(l, "warning: "); ok {
+			log.Info("mesh release mismatch", "warning", w)
+			continue
+		}
+		log.Info("mesh release", "detected", l)
+	}
 }
 
 // newLogger builds the zap logger behind logr, JSON by default.

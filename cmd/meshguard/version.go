@@ -38,6 +38,34 @@ type versionInfo struct {
 	// CRDSources says where each release's CRDs were taken from ("kuma-2.13":
 	// "kumahq/kuma v2.13.10"): the patch release the binary's verdicts are held to.
 	CRDSources map[string]string `json:"crdSources"`
+	// LinkerdVersions and DefaultLinkerdVersion are --linkerd-version's, as
+	// KumaVersions and DefaultKumaVersion are --kuma-version's.
+	LinkerdVersions       []string `json:"linkerdVersions"`
+	DefaultLinkerdVersion string   `json:"defaultLinkerdVersion"`
+	// Releases are the embedded releases, one by one, each with its mesh, the
+	// version its flag takes and its source tag (or commit): read from each
+	// release's SOURCE.md, so a release added as data is listed with no code.
+	Releases []releaseInfo `json:"releases"`
+	// Config is the .meshguard.yaml the command reads, or why none.
+	Config string `json:"config,omitempty"`
+}
+
+// releaseInfo is one embedded release in `meshguard version`.
+type releaseInfo struct {
+	Name    string `json:"name"`
+	Mesh    string `json:"mesh"`
+	Version string `json:"version"`
+	Source  string `json:"source"`
+}
+
+// releaseParts splits an embedded release's name into what it is of (kuma,
+// linkerd, gateway-api) and its version.
+func releaseParts(r string) (of, version string) {
+	if v, ok := strings.CutPrefix(r, "gateway-api-"); ok {
+		return "gateway-api", v
+	}
+	of, version, _ = strings.Cut(r, "-")
+	return of, version
 }
 
 // buildVersion reads the version and commit from what the go tool stamped into the
@@ -46,8 +74,11 @@ type versionInfo struct {
 func buildVersion(bi *debug.BuildInfo, ok bool, ldVersion, ldCommit string) versionInfo {
 	v := versionInfo{Version: "devel", KumaVersions: schema.KumaVersions(),
 		DefaultKumaVersion: schema.DefaultKumaVersion, CRDReleases: schema.Releases(), CRDSources: map[string]string{}}
+	v.LinkerdVersions, v.DefaultLinkerdVersion = schema.LinkerdVersions(), schema.DefaultLinkerdVersion
 	for _, r := range v.CRDReleases {
 		v.CRDSources[r] = schema.Source(r)
+		mesh, ver := releaseParts(r)
+		v.Releases = append(v.Releases, releaseInfo{Name: r, Mesh: mesh, Version: ver, Source: v.CRDSources[r]})
 	}
 	if ok {
 		v.GoVersion = bi.GoVersion
@@ -99,11 +130,19 @@ func (v versionInfo) writeText(w io.Writer) error {
 		named = append(named, r)
 	}
 	fmt.Fprintf(&b, "CRDs embedded: %s\n", strings.Join(named, ", "))
+	fmt.Fprintf(&b, "linkerd versions: %s (default %s, --linkerd-version)\n", strings.Join(v.LinkerdVersions, ", "), v.DefaultLinkerdVersion)
+	b.WriteString("releases (mesh, version, source):\n")
+	for _, r := range v.Releases {
+		fmt.Fprintf(&b, "  %-8s %-16s %s\n", r.Mesh, r.Version, r.Source)
+	}
+	if v.Config != "" {
+		fmt.Fprintf(&b, "config:        %s\n", v.Config)
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-func newVersionCmd(s streams) *cobra.Command {
+func newVersionCmd(s streams, cfg *configOptions) *cobra.Command {
 	var output string
 	cmd := &cobra.Command{
 		Use:   "version",
@@ -111,13 +150,16 @@ func newVersionCmd(s streams) *cobra.Command {
 		Long: `Version prints the meshguard version (the release tag, or the module version
 go install recorded, or devel), the commit it was built from, the Go version, and the
 Kuma and Linkerd CRD releases embedded in the binary: the releases policies are
-checked against. -o json prints the same as one JSON object.`,
+checked against, each with the tag (or commit) its CRDs and rules were taken from,
+and the .meshguard.yaml the commands read here (--config, --no-config). -o json
+prints the same as one JSON object.`,
 		Example: `  meshguard version
   meshguard version -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			bi, ok := debug.ReadBuildInfo()
 			v := buildVersion(bi, ok, version, commit)
+			v.Config = strings.TrimPrefix(cfg.describe(), "config: ")
 			switch output {
 			case "text":
 				return v.writeText(s.out)
