@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/meshguard/meshguard/access"
 	"github.com/meshguard/meshguard/api"
 )
 
@@ -88,5 +89,41 @@ func TestCheckLiveCluster(t *testing.T) {
 				t.Errorf("exit %d %+v, want exit %d %s by %s %s in %s\n%s", code, r, tt.code, tt.decision, tt.policy, tt.path, tt.file, out)
 			}
 		})
-	}
+	}	// map --kubeconfig reads the cluster as check does: the cell of the first
+	// case is check's answer for that pair.
+	t.Run("map", func(t *testing.T) {
+		cmd := exec.Command(bin, "map", "--kubeconfig", env.kubeconfig, "--mesh-type", "kuma", "-o", "json")
+		out, err := cmd.Output()
+		if err != nil {
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				t.Logf("stderr: %s", ee.Stderr)
+			}
+			t.Fatalf("map --kubeconfig: %v", err)
+		}
+		var m access.Map
+		if err := json.Unmarshal(out, &m); err != nil {
+			t.Fatalf("map -o json: %v\n%.2000s", err, out)
+		}
+		var dest *access.MapDestination
+		var client *access.MapClient
+		for i := range m.Destinations {
+			if m.Destinations[i].ID == "shop/Deployment/payments:80" {
+				dest = &m.Destinations[i]
+			}
+		}
+		for i := range m.Clients {
+			if m.Clients[i].ID == "app=cart@default" {
+				client = &m.Clients[i]
+			}
+		}
+		if dest == nil || client == nil {
+			t.Fatalf("no row shop/Deployment/payments:80 or column app=cart@default in the cluster's map:\n%.3000s", out)
+		}
+		cell, ok := m.Cell(*dest, *client)
+		by := cell.Answer.DecidedBy
+		if !ok || cell.Answer.Decision != "DENY" || by.Policy != "shop/payments-owner" || by.Path != "spec.from[0]" || !strings.HasPrefix(by.File, "cluster:") {
+			t.Errorf("cell %+v (judged %v), want DENY by shop/payments-owner spec.from[0] in the cluster, as check answers", cell.Answer, ok)
+		}
+	})
 }
