@@ -299,7 +299,7 @@ func (s *crossStage) summarizeOther(c Checked, gk schema.GroupKind) any {
 			sum.obj = obj
 		}
 	}
-	if sum.workload == nil && sum.obj == nil {
+	if sum.workload == nil && sum.obj == nil && sum.overflow.Empty() {
 		return nil
 	}
 	return sum
