@@ -89,7 +89,7 @@ func TestCheckLiveCluster(t *testing.T) {
 				t.Errorf("exit %d %+v, want exit %d %s by %s %s in %s\n%s", code, r, tt.code, tt.decision, tt.policy, tt.path, tt.file, out)
 			}
 		})
-	}	// map --kubeconfig reads the cluster as check does: the cell of the first
+	} // map --kubeconfig reads the cluster as check does: the cell of the first
 	// case is check's answer for that pair.
 	t.Run("map", func(t *testing.T) {
 		cmd := exec.Command(bin, "map", "--kubeconfig", env.kubeconfig, "--mesh-type", "kuma", "-o", "json")
