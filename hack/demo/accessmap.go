@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,31 +28,20 @@ const (
 func (d *demo) accessMap(ctx context.Context) error {
 	d.p.heading("7. meshguard map: who may call whom across the whole mesh")
 	d.p.note("  offline: check's answer for every workload and client at once, alike ones grouped into classes")
-	bin := d.st.Meshguard.Bin
-	shown := bin
-	if rel, err := filepath.Rel(d.Root, bin); err == nil && !strings.HasPrefix(rel, "..") {
-		shown = rel
-	}
-	args := []string{"map", mapExample}
-	d.p.line("%s", d.p.cmd(shown+" "+strings.Join(args, " ")))
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir = d.Root
-	out, err := cmd.CombinedOutput()
-	d.p.output(string(out))
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		d.failf("meshguard map exited %d", ee.ExitCode())
-		return nil
-	} else if err != nil {
+	out, code, err := d.meshguard(ctx, "map", mapExample)
+	if err != nil {
 		return err
+	} else if code != 0 {
+		d.failf("meshguard map exited %d", code)
+		return nil
 	}
-	if !strings.Contains(string(out), mapShows) {
+	if !strings.Contains(out, mapShows) {
 		d.failf("meshguard map did not show %q", mapShows)
 	}
 	path := filepath.Join(d.Dir, mapFile)
-	args = []string{"map", mapExample, "-o", mapFormat}
-	d.p.line("%s", d.p.cmd(shown+" "+strings.Join(args, " ")+" > "+path))
-	cmd = exec.CommandContext(ctx, bin, args...)
+	args := []string{"map", mapExample, "-o", mapFormat}
+	d.p.line("%s", d.p.cmd(d.shownBin()+" "+strings.Join(args, " ")+" > "+path))
+	cmd := exec.CommandContext(ctx, d.st.Meshguard.Bin, args...)
 	cmd.Dir = d.Root
 	page, err := cmd.Output()
 	if err != nil {

@@ -2,9 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"os/exec"
-	"path/filepath"
 	"strings"
 )
 
@@ -33,26 +30,13 @@ var checkCalls = []checkCall{
 func (d *demo) check(ctx context.Context) error {
 	d.p.heading("5. meshguard check: may this client call backend, and which policy decides?")
 	d.p.note("  offline, from the same files: the decision is the compiled Envoy RBAC of backend's proxy, evaluated")
-	bin := d.st.Meshguard.Bin
-	shown := bin
-	if rel, err := filepath.Rel(d.Root, bin); err == nil && !strings.HasPrefix(rel, "..") {
-		shown = rel
-	}
 	for _, c := range checkCalls {
 		d.p.sub(c.what)
-		d.p.line("%s", d.p.cmd(shown+" "+strings.Join(c.args, " ")))
-		cmd := exec.CommandContext(ctx, bin, c.args...)
-		cmd.Dir = d.Root
-		out, err := cmd.CombinedOutput()
-		d.p.output(string(out))
-		code := 0
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			code = ee.ExitCode()
-		} else if err != nil {
+		out, code, err := d.meshguard(ctx, c.args...)
+		if err != nil {
 			return err
 		}
-		if code != c.code || !strings.HasPrefix(string(out), c.answer+" ") {
+		if code != c.code || !strings.HasPrefix(out, c.answer+" ") {
 			d.failf("meshguard check answered exit %d, want %s (exit %d)", code, c.answer, c.code)
 		}
 	}

@@ -2,9 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"os/exec"
-	"path/filepath"
 	"strings"
 )
 
@@ -25,30 +22,19 @@ func (d *demo) inspect(ctx context.Context) error {
 	d.p.heading("6. meshguard inspect: what a Kuma proxy gets from the policies, field by field")
 	d.p.note("  offline: the proxy of the web Deployment (one inbound per port of the Services that select it),")
 	d.p.note("  each outbound's merged MeshTimeout and MeshRetry, and the policy item every field comes from")
-	bin := d.st.Meshguard.Bin
-	shown := bin
-	if rel, err := filepath.Rel(d.Root, bin); err == nil && !strings.HasPrefix(rel, "..") {
-		shown = rel
-	}
-	args := []string{"inspect", "--proxy", "Deployment/web", "-n", "shop", "examples/inspect/k8s-shop"}
-	d.p.line("%s", d.p.cmd(shown+" "+strings.Join(args, " ")))
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir = d.Root
-	out, err := cmd.CombinedOutput()
-	d.p.output(string(out))
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		d.failf("meshguard inspect exited %d", ee.ExitCode())
-		return nil
-	} else if err != nil {
+	out, code, err := d.meshguard(ctx, "inspect", "--proxy", "Deployment/web", "-n", "shop", "examples/inspect/k8s-shop")
+	if err != nil {
 		return err
+	} else if code != 0 {
+		d.failf("meshguard inspect exited %d", code)
+		return nil
 	}
 	for _, want := range inspectShows {
-		if !strings.Contains(string(out), want) {
+		if !strings.Contains(out, want) {
 			d.failf("meshguard inspect did not show %q", want)
 		}
 	}
-	return d.configDiff(ctx, bin, shown)
+	return d.configDiff(ctx)
 }
 
 // configDiffShows is the change the tour's config diff must report: the
@@ -58,22 +44,16 @@ const configDiffShows = "~ MeshTimeout connectionTimeout: 5s → 2s on the outbo
 
 // configDiff runs meshguard diff on a MeshTimeout and MeshRetry change: what it
 // does to every proxy's merged configuration, before it is applied.
-func (d *demo) configDiff(ctx context.Context, bin, shown string) error {
+func (d *demo) configDiff(ctx context.Context) error {
 	d.p.sub("what a MeshTimeout and MeshRetry change does to every proxy")
-	args := []string{"diff", "examples/diff/kuma-timeout/old", "examples/diff/kuma-timeout/new"}
-	d.p.line("%s", d.p.cmd(shown+" "+strings.Join(args, " ")))
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir = d.Root
-	out, err := cmd.CombinedOutput()
-	d.p.output(string(out))
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		d.failf("meshguard diff exited %d", ee.ExitCode())
-		return nil
-	} else if err != nil {
+	out, code, err := d.meshguard(ctx, "diff", "examples/diff/kuma-timeout/old", "examples/diff/kuma-timeout/new")
+	if err != nil {
 		return err
+	} else if code != 0 {
+		d.failf("meshguard diff exited %d", code)
+		return nil
 	}
-	if !strings.Contains(string(out), configDiffShows) {
+	if !strings.Contains(out, configDiffShows) {
 		d.failf("meshguard diff did not show %q", configDiffShows)
 	}
 	return nil

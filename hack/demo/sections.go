@@ -198,17 +198,34 @@ func reports(out string, e expectation) bool {
 
 // lint runs the meshguard binary the stack serves with on file, offline.
 func (d *demo) lint(ctx context.Context, file string) string {
+	out, _, _ := d.meshguard(ctx, "lint", file) // exit code 1: findings
+	return out
+}
+
+// shownBin is the meshguard binary the stack serves with, as the tour shows it:
+// relative to the repository when it is inside.
+func (d *demo) shownBin() string {
 	bin := d.st.Meshguard.Bin
-	shown := bin
 	if rel, err := filepath.Rel(d.Root, bin); err == nil && !strings.HasPrefix(rel, "..") {
-		shown = rel
+		return rel
 	}
-	d.p.line("%s", d.p.cmd(shown+" lint "+file))
-	cmd := exec.CommandContext(ctx, bin, "lint", file)
+	return bin
+}
+
+// meshguard runs that binary offline in the repository with args, showing the
+// command and its output (standard output and error together): code is its exit
+// code, err a failure to run it at all.
+func (d *demo) meshguard(ctx context.Context, args ...string) (out string, code int, err error) {
+	d.p.line("%s", d.p.cmd(d.shownBin()+" "+strings.Join(args, " ")))
+	cmd := exec.CommandContext(ctx, d.st.Meshguard.Bin, args...)
 	cmd.Dir = d.Root
-	out, _ := cmd.CombinedOutput() // exit code 1: findings
-	d.p.output(string(out))
-	return string(out)
+	b, err := cmd.CombinedOutput()
+	d.p.output(string(b))
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return string(b), ee.ExitCode(), nil
+	}
+	return string(b), 0, err
 }
 
 // previewPolicy is the MeshTrafficPermission the tour dry-runs: backend's owner lets
