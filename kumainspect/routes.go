@@ -9,10 +9,15 @@ import (
 // …/_routes/{kri}/_policies leaves out.
 func routeKinds() []string { return []string{string(api.RefMeshHTTPRoute), api.KindMeshTCPRoute} }
 
+// isRouteKind reports whether kind is one of routeKinds.
+func isRouteKind(kind string) bool {
+	return kind == string(api.RefMeshHTTPRoute) || kind == api.KindMeshTCPRoute
+}
+
 func (s *Store) nonRouteKinds() []string {
 	var out []string
 	for _, k := range s.types.policies {
-		if k != routeKinds()[0] && k != routeKinds()[1] {
+		if !isRouteKind(k) {
 			out = append(out, k)
 		}
 	}

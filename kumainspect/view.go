@@ -375,7 +375,7 @@ func (s *Store) outboundRoutesView(entries []Entry, matched []typedMatched) []Ro
 	seen := map[string]bool{}
 	var routes []string
 	for _, e := range entries {
-		if e.Kind != routeKinds()[0] && e.Kind != routeKinds()[1] {
+		if !isRouteKind(e.Kind) {
 			continue
 		}
 		for _, o := range e.Origins {
@@ -394,7 +394,7 @@ func (s *Store) outboundRoutesView(entries []Entry, matched []typedMatched) []Ro
 		}
 		r := Route{KRI: rk}
 		for _, m := range matched {
-			if m.kind == routeKinds()[0] || m.kind == routeKinds()[1] {
+			if isRouteKind(m.kind) {
 				continue
 			}
 			if rule, ok := m.res.ToRules.ResourceRules[ruleKey(id)]; ok {
