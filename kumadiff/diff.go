@@ -366,31 +366,38 @@ func inboundWords(p kumainspect.Port) string {
 // "the route shop/to-backend of the outbound to MeshService backend".
 func routeWords(r kumainspect.Route, p kumainspect.Port) string {
 	name := r.KRI
-	if parts := strings.Split(r.KRI, "_"); len(parts) == 7 && parts[0] == "kri" {
-		name = parts[5]
-		if parts[4] != "" {
-			name = parts[4] + "/" + name
-		}
+	if parts, ok := kriParts(r.KRI); ok {
+		name = kriName(parts)
 	}
 	return "the route " + name + " of " + outboundWords(p)
 }
 
-// outboundWords names an outbound by its destination, read from its KRI
-// (kri_<type>_<mesh>_<zone>_<namespace>_<name>_<section>).
+// kriParts splits a KRI (kri_<type>_<mesh>_<zone>_<namespace>_<name>_<section>)
+// into its seven parts; ok is false for anything else.
+func kriParts(k string) ([]string, bool) {
+	parts := strings.Split(k, "_")
+	return parts, len(parts) == 7 && parts[0] == "kri"
+}
+
+// kriName is a split KRI's object as "namespace/name", or the name alone.
+func kriName(parts []string) string {
+	if parts[4] != "" {
+		return parts[4] + "/" + parts[5]
+	}
+	return parts[5]
+}
+
+// outboundWords names an outbound by its destination, read from its KRI.
 func outboundWords(p kumainspect.Port) string {
-	parts := strings.Split(p.KRI, "_")
-	if len(parts) != 7 || parts[0] != "kri" {
+	parts, ok := kriParts(p.KRI)
+	if !ok {
 		return "the outbound " + p.KRI
 	}
 	kind := map[string]string{"msvc": api.KindMeshService, "extsvc": api.KindMeshExternalService, "mzsvc": api.KindMeshMultiZoneService}[parts[1]]
 	if kind == "" {
 		kind = parts[1]
 	}
-	name := parts[5]
-	if parts[4] != "" {
-		name = parts[4] + "/" + name
-	}
-	out := "the outbound to " + kind + " " + name
+	out := "the outbound to " + kind + " " + kriName(parts)
 	if parts[3] != "" {
 		out += " of zone " + parts[3]
 	}
