@@ -1,0 +1,124 @@
+package kumarules
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/meshguard/meshguard/api"
+)
+
+// ListenerHostname is a builtin gateway listener with the hostname it serves,
+// address:port:hostname ("*" when the MeshGateway listener names none), as Kuma's
+// InboundListenerHostname prints it. Kuma keys the route kinds' gateway rules by it:
+// two MeshGateway listeners on one port with different hostnames get different
+// routes.
+type ListenerHostname string
+
+// Listener is the address:port part.
+func (l ListenerHostname) Listener() Listener {
+	s := string(l)
+	return Listener(s[:max(strings.LastIndexByte(s, ':'), 0)])
+}
+
+// Hostname is the hostname part.
+func (l ListenerHostname) Hostname() string {
+	s := string(l)
+	return s[strings.LastIndexByte(s, ':')+1:]
+}
+
+// GatewayRules is Kuma's GatewayRules for a builtin gateway proxy: what the
+// policies that select each MeshGateway listener give it. Which map a kind's
+// gateway configuration reads is the kind's (RulesByHostname): Kuma's
+// MeshHTTPRoute, MeshTCPRoute and MeshHealthCheck plugins read ByListenerAndHostname,
+// the others ByListener.
+type GatewayRules struct {
+	// ByListener are the to rules of the policies that select each listener
+	// (address:port), in merge order.
+	ByListener map[Listener]ToRules
+	// ByListenerAndHostname are the to rules of the policies that select each
+	// listener and hostname. Kuma does not sort these policies: they merge in the
+	// order its store lists them, here the order of the objects.
+	ByListenerAndHostname map[ListenerHostname]ToRules
+}
+
+// RulesByHostname reports whether Kuma configures a builtin gateway from the
+// ByListenerAndHostname rules of policyType (its route kinds and MeshHealthCheck)
+// rather than from ByListener.
+func RulesByHostname(policyType string) bool {
+	return policyType == refMeshHTTPRoute || policyType == api.KindMeshTCPRoute || policyType == api.KindMeshHealthCheck
+}
+
+// Listeners are the listeners of g in port order, then by address.
+func (g *GatewayRules) Listeners() []Listener {
+	out := make([]Listener, 0, len(g.ByListener))
+	for l := range g.ByListener {
+		out = append(out, l)
+	}
+	slices.SortFunc(out, compareListeners)
+	return out
+}
+
+// Hostnames are the listeners and hostnames of g in port order, then by hostname.
+func (g *GatewayRules) Hostnames() []ListenerHostname {
+	out := make([]ListenerHostname, 0, len(g.ByListenerAndHostname))
+	for l := range g.ByListenerAndHostname {
+		out = append(out, l)
+	}
+	slices.SortFunc(out, func(a, b ListenerHostname) int {
+		if c := compareListeners(a.Listener(), b.Listener()); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Hostname(), b.Hostname())
+	})
+	return out
+}
+
+func compareListeners(a, b Listener) int {
+	if c := cmp.Compare(ListenerPort(a), ListenerPort(b)); c != 0 {
+		return c
+	}
+	return strings.Compare(string(a), string(b))
+}
+
+// ListenerPort is the port of an address:port listener (0 when it has none).
+func ListenerPort(l Listener) int {
+	s := string(l)
+	p, _ := strconv.Atoi(s[strings.LastIndexByte(s, ':')+1:])
+	return p
+}
+
+// gatewayRules computes Kuma's BuildGatewayRules for the policies (by index) that
+// select each listener (sorted) and each listener and hostname (in object order).
+func (x *Index) gatewayRules(policyType string, byInbound map[Listener][]int, byHost map[ListenerHostname][]int, opts MatchOptions) (*GatewayRules, []string) {
+	g := &GatewayRules{ByListener: map[Listener]ToRules{}, ByListenerAndHostname: map[ListenerHostname]ToRules{}}
+	var warns []string
+	build := func(ids []int) (ToRules, bool) {
+		key := x.setKey('G', policyType, ids, opts.SkipLegacyTo)
+		tr, ok := x.toMemo[key]
+		if !ok {
+			var err error
+			if tr.to, err = x.eng.buildToRules(x.policiesOf(ids), x.routes, x.res, !opts.SkipLegacyTo); err != nil {
+				tr.warns = []string{"couldn't create Gateway rules: " + err.Error()}
+			}
+			x.toMemo[key] = tr
+		}
+		warns = append(warns, tr.warns...)
+		return tr.to, len(tr.warns) == 0
+	}
+	for h, ids := range byHost {
+		if tr, ok := build(ids); ok {
+			g.ByListenerAndHostname[h] = tr
+		}
+	}
+	for l, ids := range byInbound {
+		if tr, ok := build(ids); ok {
+			g.ByListener[l] = tr
+		}
+	}
+	if len(warns) > 0 { // Kuma gives up on the whole GatewayRules at the first error
+		return &GatewayRules{ByListener: map[Listener]ToRules{}, ByListenerAndHostname: map[ListenerHostname]ToRules{}}, warns[:1]
+	}
+	return g, nil
+}
