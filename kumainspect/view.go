@@ -27,6 +27,8 @@ type View struct {
 	// Selecting are the policies whose top-level targetRef selects the proxy,
 	// of every kind, in each kind's merge order.
 	Selecting []kumarules.Meta
+	// Listeners are a builtin gateway proxy's listeners (see GatewayListener).
+	Listeners []GatewayListener
 }
 
 // Port is one inbound or outbound of the proxy.
@@ -57,7 +59,10 @@ type Route struct {
 // MeshFaultInjection): Kuma's _rules shows them, its _inbounds/{kri}/_policies
 // does not.
 type Entry struct {
-	Kind    string
+	Kind string
+	// To is the destinations a builtin gateway listener's rule is for ("every
+	// destination" or kuma.io/service tags); "" elsewhere.
+	To      string
 	Conf    any
 	Rules   []Rule
 	Clients []Clients
@@ -101,8 +106,11 @@ func (s *Store) View(mesh, name string) (View, error) {
 	self := kriOf(dp.Meta, api.KindDataplane)
 	v := View{Mesh: mesh, Dataplane: name, KRI: s.types.kriString(self)}
 	matched := make([]typedMatched, 0, len(s.types.policies))
+	// A builtin gateway's listeners need the subset to rules, which Kuma's
+	// gateway plugins read whatever the mesh's MeshServices mode.
+	opts := kumarules.MatchOptions{SkipLegacyTo: dp.dp.Gateway != gatewayBuiltin}
 	for _, kind := range s.types.policies {
-		res, err := s.matched(kind, *dp.dp, kumarules.MatchOptions{SkipLegacyTo: true})
+		res, err := s.matched(kind, *dp.dp, opts)
 		if err != nil {
 			return View{}, err
 		}
@@ -128,6 +136,7 @@ func (s *Store) View(mesh, name string) (View, error) {
 		v.Inbounds = append(v.Inbounds, p)
 	}
 	v.Outbounds = s.outboundPorts(dp, matched)
+	v.Listeners = s.gatewayListeners(dp, matched)
 	return v, nil
 }
 

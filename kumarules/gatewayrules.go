@@ -122,3 +122,20 @@ func (x *Index) gatewayRules(policyType string, byInbound map[Listener][]int, by
 	}
 	return g, nil
 }
+
+// ServingGateway is the MeshGateway among objects that serves the builtin gateway
+// Dataplane dp, as Kuma's SelectGateway picks it (see selectGateway); false for
+// other Dataplanes or when none does. Inspect reads its listeners to show the
+// proxy listener by listener.
+func ServingGateway(dp Dataplane, objects []Policy) (Policy, bool) {
+	gw := selectGateway(dp, objects)
+	if gw == nil {
+		return Policy{}, false
+	}
+	for _, o := range objects {
+		if o.Type == refMeshGateway && o.Mesh == gw.meta.Mesh && o.Name == gw.meta.Name {
+			return o, true
+		}
+	}
+	return Policy{}, false
+}
