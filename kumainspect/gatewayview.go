@@ -92,3 +92,33 @@ func destinationLess(a, b string) bool {
 	}
 	return a < b
 }
+
+// listenerJSON is a gateway listener in -o json: Kuma has no inspect shape for
+// it, so it borrows those of _inbounds/{kri}/_policies (inbound) and of
+// _policies (to, with the destinations each conf is for).
+type listenerJSON struct {
+	Port     int                 `json:"port"`
+	Protocol string              `json:"protocol"`
+	Hostname string              `json:"hostname"`
+	Tags     map[string]string   `json:"tags,omitempty"`
+	Inbound  []inboundPolicyConf `json:"inbound"`
+	To       []listenerToJSON    `json:"to"`
+}
+
+type listenerToJSON struct {
+	Destination string `json:"destination"`
+	policyConf
+}
+
+func listenersJSON(ls []GatewayListener) []listenerJSON {
+	out := make([]listenerJSON, 0, len(ls))
+	for _, l := range ls {
+		j := listenerJSON{Port: l.Port, Protocol: l.Protocol, Hostname: l.Hostname, Tags: l.Tags,
+			Inbound: inboundJSON(l.Inbound), To: []listenerToJSON{}}
+		for _, e := range l.To {
+			j.To = append(j.To, listenerToJSON{Destination: e.To, policyConf: policyConf{Conf: e.Conf, Kind: e.Kind, Origins: kriOrigins(e.Origins)}})
+		}
+		out = append(out, j)
+	}
+	return out
+}

@@ -41,6 +41,11 @@ func TestGatewayViewListenerByListener(t *testing.T) {
 	if r := routes(api); !strings.Contains(r, "/api") || !strings.Contains(r, "/v2") {
 		t.Errorf("api.example.com listener routes %s, want /v2 and /api", r)
 	}
+	j := jsonOf(v.KumaJSON()["gatewayListeners"])
+	if !strings.Contains(j, `"port":9000,"protocol":"TCP","hostname":"*","tags":{"port":"tcp"}`) ||
+		!strings.Contains(j, `{"destination":"every destination","conf":{"http":{"requestTimeout":"15s"},"idleTimeout":"5m0s"},"kind":"MeshTimeout"`) {
+		t.Errorf("-o json gatewayListeners: %s", j)
+	}
 	var b bytes.Buffer
 	if err := v.WriteText(&b); err != nil {
 		t.Fatal(err)

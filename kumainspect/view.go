@@ -342,29 +342,14 @@ func (v View) KumaJSON() map[string]any {
 		KRI      string `json:"kri"`
 		Policies any    `json:"policies"`
 	}
-	origins := func(os []Origin) []policyOrigin {
-		out := make([]policyOrigin, len(os))
-		for i, o := range os {
-			out[i] = policyOrigin{Kri: o.KRI}
-		}
-		return out
-	}
+	origins := kriOrigins
 	proxy := []policyConf{}
 	for _, e := range v.Proxy {
 		proxy = append(proxy, policyConf{Conf: e.Conf, Kind: e.Kind, Origins: origins(e.Origins)})
 	}
 	inbounds := []port{}
 	for _, p := range v.Inbounds {
-		list := []inboundPolicyConf{}
-		for _, e := range p.Entries {
-			c := inboundPolicyConf{Kind: e.Kind, Origins: origins(e.Origins)}
-			for _, r := range e.Rules {
-				k := r.Origin.KRI
-				c.Rules = append(c.Rules, policyRule{Conf: r.Conf, Kri: &k})
-			}
-			list = append(list, c)
-		}
-		inbounds = append(inbounds, port{KRI: p.KRI, Policies: list})
+		inbounds = append(inbounds, port{KRI: p.KRI, Policies: inboundJSON(p.Entries)})
 	}
 	outbounds := []port{}
 	for _, p := range v.Outbounds {
@@ -374,7 +359,35 @@ func (v View) KumaJSON() map[string]any {
 		}
 		outbounds = append(outbounds, port{KRI: p.KRI, Policies: list})
 	}
-	return map[string]any{"kri": v.KRI, "policies": proxy, "inbounds": inbounds, "outbounds": outbounds}
+	out := map[string]any{"kri": v.KRI, "policies": proxy, "inbounds": inbounds, "outbounds": outbounds}
+	if len(v.Listeners) > 0 {
+		out["gatewayListeners"] = listenersJSON(v.Listeners)
+	}
+	return out
+}
+
+// kriOrigins are origins as Kuma's _policies lists them: by KRI.
+func kriOrigins(os []Origin) []policyOrigin {
+	out := make([]policyOrigin, len(os))
+	for i, o := range os {
+		out[i] = policyOrigin{Kri: o.KRI}
+	}
+	return out
+}
+
+// inboundJSON is an inbound's entries in the shape of Kuma's
+// …/_inbounds/{kri}/_policies.
+func inboundJSON(entries []Entry) []inboundPolicyConf {
+	list := []inboundPolicyConf{}
+	for _, e := range entries {
+		c := inboundPolicyConf{Kind: e.Kind, Origins: kriOrigins(e.Origins)}
+		for _, r := range e.Rules {
+			k := r.Origin.KRI
+			c.Rules = append(c.Rules, policyRule{Conf: r.Conf, Kri: &k})
+		}
+		list = append(list, c)
+	}
+	return list
 }
 
 // outboundRoutesView are the routes an outbound's route entries came from (in
