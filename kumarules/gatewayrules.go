@@ -1,11 +1,6 @@
 package kumarules
 
 import (
-	"cmp"
-	"slices"
-	"strconv"
-	"strings"
-
 	"github.com/meshguard/meshguard/api"
 )
 
@@ -15,18 +10,6 @@ import (
 // two MeshGateway listeners on one port with different hostnames get different
 // routes.
 type ListenerHostname string
-
-// Listener is the address:port part.
-func (l ListenerHostname) Listener() Listener {
-	s := string(l)
-	return Listener(s[:max(strings.LastIndexByte(s, ':'), 0)])
-}
-
-// Hostname is the hostname part.
-func (l ListenerHostname) Hostname() string {
-	s := string(l)
-	return s[strings.LastIndexByte(s, ':')+1:]
-}
 
 // GatewayRules is Kuma's GatewayRules for a builtin gateway proxy: what the
 // policies that select each MeshGateway listener give it. Which map a kind's
@@ -50,49 +33,16 @@ func RulesByHostname(policyType string) bool {
 	return policyType == refMeshHTTPRoute || policyType == api.KindMeshTCPRoute || policyType == api.KindMeshHealthCheck
 }
 
-// Listeners are the listeners of g in port order, then by address.
-func (g *GatewayRules) Listeners() []Listener {
-	out := make([]Listener, 0, len(g.ByListener))
-	for l := range g.ByListener {
-		out = append(out, l)
-	}
-	slices.SortFunc(out, compareListeners)
-	return out
-}
-
-// Hostnames are the listeners and hostnames of g in port order, then by hostname.
-func (g *GatewayRules) Hostnames() []ListenerHostname {
-	out := make([]ListenerHostname, 0, len(g.ByListenerAndHostname))
-	for l := range g.ByListenerAndHostname {
-		out = append(out, l)
-	}
-	slices.SortFunc(out, func(a, b ListenerHostname) int {
-		if c := compareListeners(a.Listener(), b.Listener()); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Hostname(), b.Hostname())
-	})
-	return out
-}
-
-func compareListeners(a, b Listener) int {
-	if c := cmp.Compare(ListenerPort(a), ListenerPort(b)); c != 0 {
-		return c
-	}
-	return strings.Compare(string(a), string(b))
-}
-
-// ListenerPort is the port of an address:port listener (0 when it has none).
-func ListenerPort(l Listener) int {
-	s := string(l)
-	p, _ := strconv.Atoi(s[strings.LastIndexByte(s, ':')+1:])
-	return p
+// newGatewayRules is an empty GatewayRules, what a builtin gateway no policy of a
+// kind selects gets.
+func newGatewayRules() *GatewayRules {
+	return &GatewayRules{ByListener: map[Listener]ToRules{}, ByListenerAndHostname: map[ListenerHostname]ToRules{}}
 }
 
 // gatewayRules computes Kuma's BuildGatewayRules for the policies (by index) that
 // select each listener (sorted) and each listener and hostname (in object order).
 func (x *Index) gatewayRules(policyType string, byInbound map[Listener][]int, byHost map[ListenerHostname][]int, opts MatchOptions) (*GatewayRules, []string) {
-	g := &GatewayRules{ByListener: map[Listener]ToRules{}, ByListenerAndHostname: map[ListenerHostname]ToRules{}}
+	g := newGatewayRules()
 	var warns []string
 	build := func(ids []int) (ToRules, bool) {
 		key := x.setKey('G', policyType, ids, opts.SkipLegacyTo)
@@ -118,7 +68,7 @@ func (x *Index) gatewayRules(policyType string, byInbound map[Listener][]int, by
 		}
 	}
 	if len(warns) > 0 { // Kuma gives up on the whole GatewayRules at the first error
-		return &GatewayRules{ByListener: map[Listener]ToRules{}, ByListenerAndHostname: map[ListenerHostname]ToRules{}}, warns[:1]
+		return newGatewayRules(), warns[:1]
 	}
 	return g, nil
 }

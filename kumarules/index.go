@@ -169,7 +169,7 @@ func (x *Index) MatchedPolicies(policyType string, dp Dataplane, opts MatchOptio
 	if k == nil {
 		m = x.rulesOf(policyType, m, nil, nil, nil, opts)
 		if dp.Gateway == gatewayBuiltin {
-			m.Gateway = &GatewayRules{ByListener: map[Listener]ToRules{}, ByListenerAndHostname: map[ListenerHostname]ToRules{}}
+			m.Gateway = newGatewayRules()
 		}
 		return m, nil
 	}
@@ -197,8 +197,10 @@ func (x *Index) MatchedPolicies(policyType string, dp Dataplane, opts MatchOptio
 			}
 			byInbound[l] = append(byInbound[l], i)
 		}
-		for _, h := range sel.hostnames {
-			byHost[h] = append(byHost[h], i)
+		if byHost != nil {
+			for _, h := range sel.hostnames {
+				byHost[h] = append(byHost[h], i)
+			}
 		}
 	}
 	x.sortByRank(k, selected)
