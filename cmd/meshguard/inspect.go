@@ -69,9 +69,10 @@ Disabled). A Dataplane or MeshService in the input wins over a derived one.
                      standard output. --mode global answers as a global
                      control plane (only _hostnames differs).
   --dataplane NAME   show one proxy (of --mesh): the single-item policies, then
-                     every inbound and every outbound it can reach, each kind's
-                     merged conf field by field with the policy item that sets it
-                     and those it overrides. -o json writes Kuma's _policies shapes.
+                     every inbound and every outbound it can reach (and a builtin
+                     gateway's listeners), each kind's merged conf field by field
+                     with the policy item that sets it and those it overrides.
+                     -o json writes Kuma's _policies shapes.
   --proxy KIND/NAME  the same for a proxy named by its workload, of -n:
                      Deployment/web, Pod/web-7d9, MeshGatewayInstance/edge,
                      MeshGateway/edge, Dataplane/web-1; a name that is not
