@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -76,7 +77,9 @@ func readCases(t *testing.T) []apiCase {
 	return out
 }
 
-// answer runs one case through Decode, NewStore and Get.
+// answer runs one case through Decode, NewStore and Get, as a global control
+// plane for the cases under a global/ folder (Kuma runs those against its
+// global API server), as a zone one otherwise.
 func answer(t *testing.T, c apiCase) Response {
 	t.Helper()
 	reg := api.DefaultRegistry()
@@ -92,6 +95,7 @@ func answer(t *testing.T, c apiCase) Response {
 	if err != nil {
 		t.Fatalf("%s: %v", c.name, err)
 	}
+	store.SetGlobal(slices.Contains(strings.Split(c.name, "/"), "global"))
 	return store.Get(c.path)
 }
 

@@ -216,6 +216,6 @@ func (s *Store) gatewayRules(mesh, name string) Response {
 		return internalError("Invalid MeshGateway")
 	}
 	first, _ := sels[0].(map[string]any)
-	dp := kumarules.Dataplane{Meta: gw.Meta, Gateway: "BUILTIN", GatewayTags: stringMap(first["match"])}
+	dp := kumarules.Dataplane{Meta: gw.Meta, Gateway: gatewayBuiltin, GatewayTags: stringMap(first["match"])}
 	return s.rulesFor(m, metaOf(gw.Meta, api.KindMeshGateway), dp)
 }

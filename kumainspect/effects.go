@@ -199,6 +199,10 @@ func (e *Effects) judge(v View) {
 			entries = append(entries, port.Entries...)
 		}
 	}
+	for _, l := range v.Listeners { // a builtin gateway is configured listener by listener
+		entries = append(entries, l.Inbound...)
+		entries = append(entries, l.To...)
+	}
 	for _, en := range entries {
 		if mergesByRule(en.Kind) {
 			for _, o := range en.Origins {

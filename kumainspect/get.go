@@ -43,6 +43,9 @@ func (s *Store) Get(path string) Response {
 			return s.meshServiceDataplanes(mesh, name, query) // the second is Kuma's older path
 		}
 	}
+	if len(rest) == 1 && rest[0] == "_hostnames" {
+		return s.hostnames(collection, mesh, name)
+	}
 	if len(rest) == 2 && rest[0] == "_resources" && rest[1] == "dataplanes" {
 		if kind, found := s.policyByPlural(collection); found {
 			return s.policyDataplanes(kind, mesh, name, query)

@@ -26,7 +26,7 @@ func (s *Store) GatewayProxy(name string) (kumarules.Dataplane, bool) {
 			continue
 		}
 		for _, o := range s.objects {
-			if o.dp == nil || o.dp.Gateway != "BUILTIN" || o.Mesh != gw.Mesh {
+			if o.dp == nil || o.dp.Gateway != gatewayBuiltin || o.Mesh != gw.Mesh {
 				continue
 			}
 			if selectsGateway(gw.Spec, o.dp.GatewayTags) {

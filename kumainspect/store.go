@@ -28,6 +28,9 @@ type object struct {
 	status map[string]any
 	// dp is the Dataplane's networking, for Dataplanes.
 	dp *kumarules.Dataplane
+	// k8sName is a Kubernetes manifest's own name (Kuma's K8sNameComponent name
+	// extension, which hostname templates read as .Name); "" for Universal.
+	k8sName string
 }
 
 // Store is the objects of Kuma's store, read as Kuma's API server reads them, and
@@ -51,7 +54,14 @@ type Store struct {
 	indexes map[string]*kumarules.Index
 	// dests are each mesh's destinations by KRI (see reachable).
 	dests map[string]map[kri]object
+	// global answers as a global control plane (see SetGlobal).
+	global bool
 }
+
+// SetGlobal makes the store answer as Kuma's global control plane rather than a
+// zone one. Only _hostnames differs: a global control plane tries each service as
+// of zone and of global origin, because what KDS syncs changes origin.
+func (s *Store) SetGlobal(global bool) { s.global = global }
 
 // originsKey names one engine rule's origins list by its first element's address
 // (the engine shares rules, never modifies them) and length.
@@ -127,6 +137,9 @@ func (s *Store) read(in Object, schemas *schema.Set) (object, error) {
 	s.canonicalDurations(u.GetKind(), spec)
 	o := object{Policy: kumarules.Policy{Meta: kumarules.Meta{Type: u.GetKind(), Name: name, Mesh: mesh, Labels: labels}, Spec: spec}}
 	o.status, _ = u.Object["status"].(map[string]any)
+	if !in.Universal {
+		o.k8sName = u.GetName()
+	}
 	if u.GetKind() == api.KindDataplane {
 		dp, err := kumarules.DataplaneFromObject(u)
 		if err != nil {

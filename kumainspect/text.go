@@ -24,7 +24,42 @@ func (v View) WriteText(w io.Writer) error {
 			section(b, "outbound "+p.KRI+" route "+r.KRI, r.Entries, false)
 		}
 	}
+	for _, l := range v.Listeners {
+		writeListener(b, l)
+	}
 	return b.Flush()
+}
+
+// writeListener writes a builtin gateway listener: its inbound rules, then its
+// to rules destination by destination.
+func writeListener(b *bufio.Writer, l GatewayListener) {
+	title := fmt.Sprintf("gateway listener port %d %s hostname %s", l.Port, l.Protocol, l.Hostname)
+	if len(l.Tags) > 0 {
+		keys := make([]string, 0, len(l.Tags))
+		for k := range l.Tags {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for i, k := range keys {
+			keys[i] = k + "=" + l.Tags[k]
+		}
+		title += " (" + strings.Join(keys, ",") + ")"
+	}
+	if len(l.Inbound) > 0 {
+		section(b, title+" inbound", l.Inbound, true)
+	}
+	if len(l.To) == 0 {
+		section(b, title, nil, false)
+		return
+	}
+	for start := 0; start < len(l.To); {
+		end := start + 1
+		for end < len(l.To) && l.To[end].To == l.To[start].To {
+			end++
+		}
+		section(b, title+" to "+l.To[start].To, l.To[start:end], false)
+		start = end
+	}
 }
 
 func portTitle(p Port) string {

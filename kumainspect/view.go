@@ -27,6 +27,8 @@ type View struct {
 	// Selecting are the policies whose top-level targetRef selects the proxy,
 	// of every kind, in each kind's merge order.
 	Selecting []kumarules.Meta
+	// Listeners are a builtin gateway proxy's listeners (see GatewayListener).
+	Listeners []GatewayListener
 }
 
 // Port is one inbound or outbound of the proxy.
@@ -57,7 +59,10 @@ type Route struct {
 // MeshFaultInjection): Kuma's _rules shows them, its _inbounds/{kri}/_policies
 // does not.
 type Entry struct {
-	Kind    string
+	Kind string
+	// To is the destinations a builtin gateway listener's rule is for ("every
+	// destination" or kuma.io/service tags); "" elsewhere.
+	To      string
 	Conf    any
 	Rules   []Rule
 	Clients []Clients
@@ -101,8 +106,11 @@ func (s *Store) View(mesh, name string) (View, error) {
 	self := kriOf(dp.Meta, api.KindDataplane)
 	v := View{Mesh: mesh, Dataplane: name, KRI: s.types.kriString(self)}
 	matched := make([]typedMatched, 0, len(s.types.policies))
+	// A builtin gateway's listeners need the subset to rules, which Kuma's
+	// gateway plugins read whatever the mesh's MeshServices mode.
+	opts := kumarules.MatchOptions{SkipLegacyTo: dp.dp.Gateway != gatewayBuiltin}
 	for _, kind := range s.types.policies {
-		res, err := s.matched(kind, *dp.dp, kumarules.MatchOptions{SkipLegacyTo: true})
+		res, err := s.matched(kind, *dp.dp, opts)
 		if err != nil {
 			return View{}, err
 		}
@@ -128,6 +136,7 @@ func (s *Store) View(mesh, name string) (View, error) {
 		v.Inbounds = append(v.Inbounds, p)
 	}
 	v.Outbounds = s.outboundPorts(dp, matched)
+	v.Listeners = s.gatewayListeners(dp, matched)
 	return v, nil
 }
 
@@ -333,29 +342,14 @@ func (v View) KumaJSON() map[string]any {
 		KRI      string `json:"kri"`
 		Policies any    `json:"policies"`
 	}
-	origins := func(os []Origin) []policyOrigin {
-		out := make([]policyOrigin, len(os))
-		for i, o := range os {
-			out[i] = policyOrigin{Kri: o.KRI}
-		}
-		return out
-	}
+	origins := kriOrigins
 	proxy := []policyConf{}
 	for _, e := range v.Proxy {
 		proxy = append(proxy, policyConf{Conf: e.Conf, Kind: e.Kind, Origins: origins(e.Origins)})
 	}
 	inbounds := []port{}
 	for _, p := range v.Inbounds {
-		list := []inboundPolicyConf{}
-		for _, e := range p.Entries {
-			c := inboundPolicyConf{Kind: e.Kind, Origins: origins(e.Origins)}
-			for _, r := range e.Rules {
-				k := r.Origin.KRI
-				c.Rules = append(c.Rules, policyRule{Conf: r.Conf, Kri: &k})
-			}
-			list = append(list, c)
-		}
-		inbounds = append(inbounds, port{KRI: p.KRI, Policies: list})
+		inbounds = append(inbounds, port{KRI: p.KRI, Policies: inboundJSON(p.Entries)})
 	}
 	outbounds := []port{}
 	for _, p := range v.Outbounds {
@@ -365,7 +359,35 @@ func (v View) KumaJSON() map[string]any {
 		}
 		outbounds = append(outbounds, port{KRI: p.KRI, Policies: list})
 	}
-	return map[string]any{"kri": v.KRI, "policies": proxy, "inbounds": inbounds, "outbounds": outbounds}
+	out := map[string]any{"kri": v.KRI, "policies": proxy, "inbounds": inbounds, "outbounds": outbounds}
+	if len(v.Listeners) > 0 {
+		out["gatewayListeners"] = listenersJSON(v.Listeners)
+	}
+	return out
+}
+
+// kriOrigins are origins as Kuma's _policies lists them: by KRI.
+func kriOrigins(os []Origin) []policyOrigin {
+	out := make([]policyOrigin, len(os))
+	for i, o := range os {
+		out[i] = policyOrigin{Kri: o.KRI}
+	}
+	return out
+}
+
+// inboundJSON is an inbound's entries in the shape of Kuma's
+// …/_inbounds/{kri}/_policies.
+func inboundJSON(entries []Entry) []inboundPolicyConf {
+	list := []inboundPolicyConf{}
+	for _, e := range entries {
+		c := inboundPolicyConf{Kind: e.Kind, Origins: kriOrigins(e.Origins)}
+		for _, r := range e.Rules {
+			k := r.Origin.KRI
+			c.Rules = append(c.Rules, policyRule{Conf: r.Conf, Kri: &k})
+		}
+		list = append(list, c)
+	}
+	return list
 }
 
 // outboundRoutesView are the routes an outbound's route entries came from (in

@@ -2,6 +2,8 @@ package kumarules
 
 import (
 	"strconv"
+
+	"github.com/meshguard/meshguard/api"
 )
 
 // gateway is the MeshGateway a builtin gateway Dataplane serves: its tags and its
@@ -13,8 +15,9 @@ type gateway struct {
 }
 
 type gatewayListener struct {
-	port int
-	tags map[string]string
+	port     int
+	hostname string
+	tags     map[string]string
 }
 
 // selectGateway is the MeshGateway of objects that serves a builtin gateway
@@ -54,30 +57,49 @@ func selectGateway(dp Dataplane, objects []Policy) *gateway {
 	ls, _ := conf["listeners"].([]any)
 	for _, l := range ls {
 		m, _ := l.(map[string]any)
-		gw.listeners = append(gw.listeners, gatewayListener{port: toInt(m["port"]), tags: strMap(m["tags"])})
+		host := str(m["hostname"])
+		if host == "" {
+			host = wildcardHostname
+		}
+		gw.listeners = append(gw.listeners, gatewayListener{port: toInt(m["port"]), hostname: host, tags: strMap(m["tags"])})
 	}
 	return gw
 }
 
-// gatewayInZone: a zone Dataplane is served only by MeshGateways without an origin
-// or of its own zone.
+// wildcardHostname is the hostname of a MeshGateway listener that names none.
+const wildcardHostname = "*"
+
+// gatewayInZone: a zone Dataplane is served only by MeshGateways without an origin,
+// of global origin, or local to its zone (Kuma's filterGatewaysByZone).
 func gatewayInZone(gw Meta, dp Dataplane) bool {
-	origin, ok := gw.Labels["kuma.io/origin"]
-	if !ok {
+	origin, ok := gw.Labels[api.LabelOrigin]
+	if !ok || origin == api.OriginGlobal {
 		return true
 	}
 	zone, dpZoned := dp.Labels[labelZone]
-	return !dpZoned || origin != "zone" || gw.Labels[labelZone] == zone
+	return !dpZoned || localToZone(gw.Labels, zone)
+}
+
+// localToZone is Kuma's IsLocalZoneResource: a zone-origin resource of zone, or
+// one of zone origin without a zone label (written by Kuma 2.7, which set none).
+func localToZone(labels map[string]string, zone string) bool {
+	if labels[api.LabelOrigin] != "zone" {
+		return false
+	}
+	z, ok := labels[labelZone]
+	return !ok || z == zone
 }
 
 // gatewayListeners are the listeners (address:port) of gw whose tags (the
 // Dataplane's gateway tags, the gateway's and the listener's, later ones winning)
-// the selector matches.
-func gatewayListeners(sel map[string]string, dp Dataplane, gw *gateway) []Listener {
+// the selector matches, and those listeners with their hostnames
+// (address:port:hostname), one per MeshGateway listener, as Kuma lists them.
+func gatewayListeners(sel map[string]string, dp Dataplane, gw *gateway) ([]Listener, []ListenerHostname) {
 	if gw == nil {
-		return nil
+		return nil, nil
 	}
 	var out []Listener
+	var hosts []ListenerHostname
 	seen := map[Listener]bool{}
 	for _, l := range gw.listeners {
 		tags := map[string]string{}
@@ -90,12 +112,13 @@ func gatewayListeners(sel map[string]string, dp Dataplane, gw *gateway) []Listen
 			continue
 		}
 		li := Listener(dp.Address + ":" + strconv.Itoa(l.port))
+		hosts = append(hosts, ListenerHostname(string(li)+":"+l.hostname))
 		if !seen[li] {
 			seen[li] = true
 			out = append(out, li)
 		}
 	}
-	return out
+	return out, hosts
 }
 
 // gatewayReferenced: a MeshGateway targetRef names gw by its name or display name.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // Index is the objects of one store prepared once for matching many proxies:
@@ -65,6 +66,9 @@ func pairKey(m map[string]string, labels bool) string {
 	}
 	return best + "=" + m[best]
 }
+
+// warnTopLevel opens Kuma's warning when the single-item rules cannot be built.
+const warnTopLevel = "couldn't create top level rules: "
 
 // toResult and fromResult are the rules of one set of policies, with the warning
 // Kuma logs when they cannot be built.
@@ -163,11 +167,19 @@ func (x *Index) MatchedPolicies(policyType string, dp Dataplane, opts MatchOptio
 	var m Matched
 	k := x.kinds[policyType]
 	if k == nil {
-		return x.rulesOf(policyType, m, nil, nil, nil, opts), nil
+		m = x.rulesOf(policyType, m, nil, nil, nil, opts)
+		if dp.Gateway == gatewayBuiltin {
+			m.Gateway = newGatewayRules()
+		}
+		return m, nil
 	}
 	gw := selectGateway(dp, x.objects)
 	var selected []int
 	byInbound := map[Listener][]int{}
+	var byHost map[ListenerHostname][]int
+	if dp.Gateway == gatewayBuiltin {
+		byHost = map[ListenerHostname][]int{}
+	}
 	var order []Listener
 	for _, i := range k.candidates(dp) {
 		p := x.objects[i]
@@ -185,12 +197,23 @@ func (x *Index) MatchedPolicies(policyType string, dp Dataplane, opts MatchOptio
 			}
 			byInbound[l] = append(byInbound[l], i)
 		}
+		if byHost != nil {
+			for _, h := range sel.hostnames {
+				byHost[h] = append(byHost[h], i)
+			}
+		}
 	}
 	x.sortByRank(k, selected)
 	for _, ids := range byInbound {
 		x.sortByRank(k, ids)
 	}
-	return x.rulesOf(policyType, m, selected, byInbound, order, opts), nil
+	m = x.rulesOf(policyType, m, selected, byInbound, order, opts)
+	if byHost != nil {
+		var warns []string
+		m.Gateway, warns = x.gatewayRules(policyType, byInbound, byHost, opts)
+		m.Warnings = insertBeforeTopLevel(m.Warnings, warns)
+	}
+	return m, nil
 }
 
 // rulesOf fills in m's policies and the rules of the selected set (in merge
@@ -226,7 +249,7 @@ func (x *Index) rulesOf(policyType string, m Matched, selected []int, byInbound 
 			tr.warns = append(tr.warns, "couldn't create To rules: "+err.Error())
 		}
 		if tr.single, err = x.eng.BuildSingleItemRules(m.Policies); err != nil {
-			tr.warns = append(tr.warns, "couldn't create top level rules: "+err.Error())
+			tr.warns = append(tr.warns, warnTopLevel+err.Error())
 		}
 		x.toMemo[key] = tr
 	}
@@ -278,4 +301,17 @@ func (x *Index) sortIdx(ids []int) {
 	slices.SortStableFunc(ids, func(a, b int) int {
 		return compareMatched(x.objects[a].Meta, x.tops[a], x.objects[b].Meta, x.tops[b])
 	})
+}
+
+// insertBeforeTopLevel puts the gateway rules' warnings where Kuma logs them:
+// after the from and to rules' warnings, before the top-level rules' one.
+func insertBeforeTopLevel(warnings, gateway []string) []string {
+	at := len(warnings)
+	for i, w := range warnings {
+		if strings.HasPrefix(w, warnTopLevel) {
+			at = i
+			break
+		}
+	}
+	return slices.Insert(warnings, at, gateway...)
 }

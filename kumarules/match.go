@@ -16,6 +16,10 @@ type Matched struct {
 	FromRules map[Listener]FromRules
 	ToRules   ToRules
 	Single    SingleItemRules
+	// Gateway is Kuma's GatewayRules for a builtin gateway Dataplane (nil for
+	// other proxies): the to rules per listener and per listener and hostname.
+	// Its from and inbound rules per listener are FromRules.
+	Gateway *GatewayRules
 	// Warnings are Kuma's: policies whose targetRef could not be resolved, rules
 	// that could not be built. Kuma logs them and carries on; so does the engine.
 	Warnings []string
@@ -23,7 +27,10 @@ type Matched struct {
 
 // selection is which parts of a Dataplane a top-level targetRef selects.
 type selection struct {
-	inbounds  []Listener
+	inbounds []Listener
+	// hostnames are the builtin gateway's listeners selected, with their
+	// hostnames (Kuma's InboundListenerHostname), one per MeshGateway listener.
+	hostnames []ListenerHostname
 	delegated bool
 }
 
@@ -33,7 +40,7 @@ func (s selection) any() bool { return len(s.inbounds) > 0 || s.delegated }
 // also hold the MeshHTTPRoutes they target) select dp, and the rules they give
 // it, as Kuma 2.14's MatchedPolicies does. A builtin gateway Dataplane is
 // selected through the listeners of the MeshGateway among objects that serves it;
-// its rules per listener and hostname (Kuma's GatewayRules) are not computed.
+// its rules per listener and per listener and hostname are Matched.Gateway.
 // For many proxies over the same objects, NewIndex once and its MatchedPolicies.
 func (e *Engine) MatchedPolicies(policyType string, dp Dataplane, objects []Policy) (Matched, error) {
 	return e.NewIndex(objects).MatchedPolicies(policyType, dp, MatchOptions{})
@@ -66,7 +73,7 @@ func compareMatched(a Meta, ta TargetRef, b Meta, tb TargetRef) int {
 // selects is which inbounds of dp a policy's top-level targetRef selects, after the
 // zone and namespace a policy's role confines it to.
 func selects(policy Meta, ref TargetRef, dp Dataplane, gw *gateway, routes []Policy) (selection, error) {
-	if !selectedByZone(policy, dp) || !selectedByNamespace(policy, dp) {
+	if !selectedByZone(policy, dp, gw) || !selectedByNamespace(policy, dp) {
 		return selection{}, nil
 	}
 	switch ref.Kind {
@@ -137,11 +144,13 @@ func byTags(sel map[string]string, dp Dataplane, gw *gateway) selection {
 			s.inbounds = append(s.inbounds, in.listener())
 		}
 	}
-	for _, l := range gatewayListeners(sel, dp, gw) {
+	listeners, hostnames := gatewayListeners(sel, dp, gw)
+	for _, l := range listeners {
 		if !slices.Contains(s.inbounds, l) {
 			s.inbounds = append(s.inbounds, l)
 		}
 	}
+	s.hostnames = hostnames
 	s.delegated = dp.Gateway == gatewayDelegated && tagsMatch(sel, dp.GatewayTags)
 	return s
 }
@@ -210,12 +219,17 @@ func selectedByNamespace(policy Meta, dp Dataplane) bool {
 }
 
 // selectedByZone: a zone-origin policy (other than a producer one) applies only to
-// zone-origin proxies of its zone.
-func selectedByZone(policy Meta, dp Dataplane) bool {
+// zone-origin proxies of its zone. A builtin gateway is judged by the labels of
+// the MeshGateway that serves it, as Kuma's dppSelectedByZone judges it.
+func selectedByZone(policy Meta, dp Dataplane, gw *gateway) bool {
 	if api.PolicyRole(policy.Labels[api.LabelPolicyRole]) == api.RoleProducer {
 		return true
 	}
-	origin, ok := dp.Labels[api.LabelOrigin]
+	labels := dp.Labels
+	if gw != nil {
+		labels = gw.meta.Labels
+	}
+	origin, ok := labels[api.LabelOrigin]
 	if !ok || origin == api.OriginGlobal {
 		return true
 	}
@@ -226,5 +240,5 @@ func selectedByZone(policy Meta, dp Dataplane) bool {
 	if !ok {
 		return true
 	}
-	return dp.Labels[labelZone] == zone
+	return localToZone(labels, zone)
 }

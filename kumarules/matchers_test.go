@@ -18,6 +18,7 @@ func TestKumaMatchersConformance(t *testing.T) {
 		"matchers/dataplanepolicies": e.dataplanePoliciesCase,
 		"matchers/fromrules":         e.matcherFromCase,
 		"matchers/torules":           e.matcherToCase,
+		"matchers/meshgateways":      e.matcherGatewayCase,
 	} {
 		t.Run(folder, func(t *testing.T) { runMatcherFolder(t, folder, run) })
 	}
@@ -134,4 +135,55 @@ func (e *Engine) matcherToCase(t *testing.T, dp Dataplane, objects []Policy, gol
 	rr, _ := golden["ResourceRules"].(map[string]any)
 	return map[string]any{"rules": rulesView(m.ToRules.Rules), "resources": resourceRulesView(m.ToRules.ResourceRules)},
 		map[string]any{"rules": goldenRules(golden["Rules"]), "resources": goldenResourceRules(rr)}
+}
+
+// matcherGatewayCase compares Kuma's GatewayRules of a builtin gateway for
+// MeshAccessLog (Kuma's test passes that kind): the from and inbound rules per
+// listener and the to rules per listener and per listener and hostname.
+func (e *Engine) matcherGatewayCase(t *testing.T, dp Dataplane, objects []Policy, golden map[string]any) (got, want any) {
+	m, err := e.MatchedPolicies(api.KindMeshAccessLog, dp, objects)
+	if err != nil || m.Gateway == nil {
+		return fmt.Sprint("no gateway rules: ", err), golden
+	}
+	from, inbound := map[string]any{}, map[string]any{}
+	for l, fr := range m.FromRules {
+		from[string(l)], inbound[string(l)] = rulesView(fr.Rules), inboundView(fr.InboundRules)
+	}
+	byListener, byHost := map[string]any{}, map[string]any{}
+	for l, tr := range m.Gateway.ByListener {
+		byListener[string(l)] = toView(tr)
+	}
+	for h, tr := range m.Gateway.ByListenerAndHostname {
+		byHost[string(h)] = toView(tr)
+	}
+	got = map[string]any{"from": from, "inbound": inbound, "byListener": byListener, "byHost": byHost}
+	wFrom, wInbound, wListener, wHost := map[string]any{}, map[string]any{}, map[string]any{}, map[string]any{}
+	gf, _ := golden["FromRules"].(map[string]any)
+	for l, v := range gf {
+		wFrom[l] = goldenRules(v)
+	}
+	gi, _ := golden["InboundRules"].(map[string]any)
+	for l, v := range gi {
+		wInbound[l] = goldenInbound(v)
+	}
+	gt, _ := golden["ToRules"].(map[string]any)
+	gl, _ := gt["ByListener"].(map[string]any)
+	for l, v := range gl {
+		wListener[l] = goldenToView(v)
+	}
+	gh, _ := gt["ByListenerAndHostname"].(map[string]any)
+	for h, v := range gh {
+		wHost[h] = goldenToView(v)
+	}
+	return got, map[string]any{"from": wFrom, "inbound": wInbound, "byListener": wListener, "byHost": wHost}
+}
+
+func toView(tr ToRules) any {
+	return map[string]any{"rules": rulesView(tr.Rules), "resources": resourceRulesView(tr.ResourceRules)}
+}
+
+func goldenToView(v any) any {
+	m, _ := v.(map[string]any)
+	rr, _ := m["ResourceRules"].(map[string]any)
+	return map[string]any{"rules": goldenRules(m["Rules"]), "resources": goldenResourceRules(rr)}
 }

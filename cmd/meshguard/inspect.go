@@ -23,7 +23,9 @@ type inspectOptions struct {
 	dataplane string
 	mesh      string
 	output    string
-	input     inspectInput
+	// mode is the control plane whose answers --kuma-api gives.
+	mode  string
+	input inspectInput
 	// meshSet: --mesh was given, so every-proxy output keeps to that mesh.
 	meshSet bool
 }
@@ -60,13 +62,17 @@ Disabled). A Dataplane or MeshService in the input wins over a derived one.
                      …/_layout, …/_config,
                      /meshes/{mesh}/meshgateways/{name}/_rules,
                      /meshes/{mesh}/{policies}/{name}/_resources/dataplanes,
-                     /meshes/{mesh}/meshservices/{name}/_dataplanes); exit 0 when
+                     /meshes/{mesh}/meshservices/{name}/_dataplanes,
+                     /meshes/{mesh}/{meshservices|meshexternalservices|
+                     meshmultizoneservices}/{name}/_hostnames); exit 0 when
                      Kuma answers 200, 1 otherwise with Kuma's error body on
-                     standard output.
+                     standard output. --mode global answers as a global
+                     control plane (only _hostnames differs).
   --dataplane NAME   show one proxy (of --mesh): the single-item policies, then
-                     every inbound and every outbound it can reach, each kind's
-                     merged conf field by field with the policy item that sets it
-                     and those it overrides. -o json writes Kuma's _policies shapes.
+                     every inbound and every outbound it can reach (and a builtin
+                     gateway's listeners), each kind's merged conf field by field
+                     with the policy item that sets it and those it overrides.
+                     -o json writes Kuma's _policies shapes.
   --proxy KIND/NAME  the same for a proxy named by its workload, of -n:
                      Deployment/web, Pod/web-7d9, MeshGatewayInstance/edge,
                      MeshGateway/edge, Dataplane/web-1; a name that is not
@@ -93,6 +99,7 @@ answers an error, 2 usage or input errors.`,
 	f := cmd.Flags()
 	f.StringVar(&o.kumaAPI, "kuma-api", "", "a GET path of Kuma's API server to answer, e.g. /meshes/default/dataplanes/dp-1/_policies")
 	f.StringVar(&o.dataplane, "dataplane", "", "the Dataplane to show, by name")
+	f.StringVar(&o.mode, "mode", string(api.ModeStandalone), "the control plane --kuma-api answers as: standalone, zone or global")
 	f.StringVar(&o.mesh, "mesh", api.DefaultMeshName, "the mesh of --dataplane; without --dataplane, show only this mesh's proxies (default every mesh's)")
 	bindOutput(cmd, &o.output, formatText, formatJSON)
 	o.input.bind(cmd)
@@ -106,10 +113,16 @@ func (o *inspectOptions) run(s streams, args []string) error {
 	if err := checkOutput(o.output, []format{formatText, formatJSON}); err != nil {
 		return err
 	}
+	switch api.Mode(o.mode) {
+	case api.ModeStandalone, api.ModeZone, api.ModeGlobal:
+	default:
+		return usageErr("--mode must be one of standalone, zone, global (got %q)", o.mode)
+	}
 	store, derived, err := o.input.read(s, args)
 	if err != nil {
 		return err
 	}
+	store.SetGlobal(api.Mode(o.mode) == api.ModeGlobal)
 	if o.kumaAPI != "" {
 		return answerKumaAPI(s, store, o.kumaAPI)
 	}

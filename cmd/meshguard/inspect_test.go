@@ -58,6 +58,39 @@ func TestInspectKumaAPIAnswersAsKuma(t *testing.T) {
 	}
 }
 
+// TestInspectKumaAPIHostnamesByMode: _hostnames answers as a zone control plane
+// by default and as a global one with --mode global, as Kuma's two test suites
+// hold them; the same case differs between the two.
+func TestInspectKumaAPIHostnamesByMode(t *testing.T) {
+	const cases = "../../kumainspect/testdata/kuma-inspect-2.14/api/services/_hostnames"
+	path := "/meshes/default/meshservices/test-server-syncedhash/_hostnames"
+	for _, c := range []struct {
+		file string
+		args []string
+	}{
+		{"zone/meshservice_hostnames_zone_synced", nil},
+		{"global/meshservice_hostnames_zone_synced", []string{"--mode", "global"}},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			golden, err := os.ReadFile(filepath.Join(cases, c.file+".golden.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			args := append(append([]string{"--kuma-api", path}, c.args...), filepath.Join(cases, c.file+".input.yaml"))
+			out, errOut, code := runInspect(t, "", args...)
+			if code != exitOK {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			if got, want := canonicalJSON(t, []byte(out)), canonicalJSON(t, golden); got != want {
+				t.Errorf("body\n got: %s\nwant: %s", got, want)
+			}
+		})
+	}
+	if _, errOut, code := runInspect(t, "", "--kuma-api", path, "--mode", "federated", "-"); code != exitUsage || !strings.Contains(errOut, "--mode must be one of") {
+		t.Errorf("--mode federated: exit %d, stderr %s", code, errOut)
+	}
+}
+
 func TestInspectReadsStandardInput(t *testing.T) {
 	in, err := os.ReadFile(filepath.Join(inspectCases, "_policies/single_proxy_policy.input.yaml"))
 	if err != nil {
