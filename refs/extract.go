@@ -26,6 +26,10 @@ type Options struct {
 	// HTTPRoute's backend in another namespace only when a ReferenceGrant there
 	// permits it (kumahq/kuma #18075), so such backends are references to a grant.
 	ReferenceGrants bool
+	// GrantsUnlisted says the inventory was filled without ReferenceGrants (a
+	// cluster read that does not list them, meshguard audit): a missing grant is
+	// then judged only where the inventory holds some grant of the namespace.
+	GrantsUnlisted bool
 }
 
 // OptionsFrom takes the options from the deployment settings.

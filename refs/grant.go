@@ -130,15 +130,18 @@ func appendGrantRef(out []Ref, ns, path string, bm map[string]any) []Ref {
 // checkGrant: a cross-namespace backend of a route Kuma 3.0 converts needs a
 // ReferenceGrant in the backend's namespace. It is judged where the input can
 // show that namespace (a ReferenceGrant, Service or MeshService of it, or
-// --strict-references); elsewhere the grant may simply be kept with the other
-// namespace's objects.
+// --strict-references; only a ReferenceGrant when the inventory cannot hold
+// them, Options.GrantsUnlisted); elsewhere the grant may simply be kept with the
+// other namespace's objects.
 func (r Resolver) checkGrant(ref Ref) (msg, code string, bad bool) {
 	for _, e := range r.Inv.grants[ref.Namespace] {
 		if e.Grant.permits(ref.GrantFrom, ref.Class, ref.Name) {
 			return "", "", false
 		}
 	}
-	if !r.covers(ClassReferenceGrant, ref.Namespace) && !r.covers(ClassService, ref.Namespace) && !r.covers(ClassMeshService, ref.Namespace) {
+	inView := r.covers(ClassReferenceGrant, ref.Namespace) ||
+		(!r.Opts.GrantsUnlisted && (r.covers(ClassService, ref.Namespace) || r.covers(ClassMeshService, ref.Namespace)))
+	if !inView {
 		return "", "", false
 	}
 	group := ref.Class.Group()

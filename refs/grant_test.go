@@ -47,6 +47,8 @@ func TestReferenceGrants(t *testing.T) {
 		{"the namespace not in view, strict", "3.0-preview", "", svcParent, true, all},
 		{"MeshService in view", "3.0-preview", ms, svcParent, false, all},
 		{"Kuma 2.14 needs no grant", "2.14", svc, svcParent, true, nil},
+		{"grants not listed (audit): a Service alone says nothing", "3.0-preview-unlisted", svc, svcParent, false, nil},
+		{"grants not listed (audit): another grant of the namespace does", "3.0-preview-unlisted", grantGw, svcParent, false, all},
 		{"a route Kuma does not convert (Gateway parent)", "3.0-preview", svc, route("{name: edge}"), true, nil},
 		{"group core is no Service to Kuma", "3.0-preview", svc, route("{group: core, kind: Service, name: web}"), true, nil},
 	} {
@@ -58,9 +60,10 @@ func TestReferenceGrants(t *testing.T) {
 				}
 			}
 			s := api.DefaultSettings()
-			s.KumaVersion = c.version
+			version, unlisted := strings.CutSuffix(c.version, "-unlisted")
+			s.KumaVersion = version
 			opts := OptionsFrom(s)
-			opts.Strict = c.strict
+			opts.Strict, opts.GrantsUnlisted = c.strict, unlisted
 			var got []string
 			for _, p := range (Resolver{Inv: inv, Opts: opts}).Check(Extract(obj(t, c.subject), opts)) {
 				if p.Code != CodeKumaGrant {
