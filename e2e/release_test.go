@@ -160,7 +160,8 @@ func TestKuma213ThroughTheAPIServer(t *testing.T) {
 }
 
 // TestServeDetects2_14: the suite's own stack (Kuma 2.14.3's and Linkerd
-// edge-26.8.3's CRDs, serve without --kuma-version) says so in serve's log.
+// edge-26.8.3's CRDs, serve without --kuma-version) says so in serve's log, and
+// serve may read where Kuma's control plane would be (the chart's Role).
 // Linkerd version-2.20 and edge-26.8.3 have the same policy CRDs, so for Linkerd
 // the CRDs narrow the release to those two and, the control plane not being
 // readable, the default stands.
@@ -175,6 +176,10 @@ func TestServeDetects2_14(t *testing.T) {
 		"the 31 CRDs of kuma-2.14, schema for schema; checking against kuma 2.14 (detected)",
 		"the same schemas as each of linkerd-version-2.20, linkerd-edge-26.8.3; checking against linkerd edge-26.8.3 (the default)",
 		"gateway-api: CRDs: 4 route CRDs installed, bundle v1.5.1, experimental channel; checking against Gateway API v1.5.1 (detected)",
+		// The chart's detection Role (releaseDetection.kuma, on by default) lets
+		// serve, running as the chart's ServiceAccount, read the kuma-control-plane
+		// Deployment: it is not there, which is not "forbidden".
+		"kuma: control plane not read (no Deployment kuma-system/kuma-control-plane)",
 	} {
 		if !strings.Contains(log, want) {
 			t.Errorf("serve's log lacks %q:\n%s", want, grepLines(log, "mesh release"))
