@@ -10,6 +10,10 @@ const (
 	KindTLSRoute = "TLSRoute"
 	// KindService is the core Service a route may take as parent or backend.
 	KindService = "Service"
+	// KindReferenceGrant is the Gateway API object a namespace writes to let
+	// routes of another namespace name its Services: Kuma 3.0 requires one for a
+	// cross-namespace HTTPRoute backend (kumahq/kuma #18075).
+	KindReferenceGrant = "ReferenceGrant"
 )
 
 // GuardedRoute reports whether meshguard checks obj, an object of kind k: every
@@ -75,4 +79,13 @@ func IsServerParent(r ParentRef, routeGroup string) bool {
 func IsServiceParent(r ParentRef, routeGroup string) bool {
 	g := ParentGroup(r, routeGroup)
 	return (g == "" || strings.EqualFold(g, "core")) && strings.EqualFold(parentKind(r), KindService)
+}
+
+// IsKumaServiceParent reports whether a parentRef of a Gateway API route names a
+// parent Kuma's HTTPRoute controller converts routes for (GAMMA): a Service,
+// group "" or gateway.networking.k8s.io as Kuma's isServiceParentRef takes it
+// (not "core", which Kuma does not read), or a kuma.io MeshService.
+func IsKumaServiceParent(r ParentRef, routeGroup string) bool {
+	g, k := ParentGroup(r, routeGroup), parentKind(r)
+	return (k == KindService && (g == "" || g == GatewayGroup)) || (k == KindMeshService && g == KumaGroup)
 }

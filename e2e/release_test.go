@@ -40,10 +40,13 @@ spec:
 // Kuma's validator accepts and meshguard refuses are refused by the API server too,
 // before any webhook; and serve and audit say which release the cluster runs: the
 // CRDs of kuma-2.13 and the kuma-control-plane image 2.13.10, with a warning when
-// --kuma-version says 2.14.
+// --kuma-version says 2.14. The stack also installs Gateway API v1.2.1's route
+// CRDs (not the default bundle of the Linkerd release, v1.5.1): serve and audit
+// read the bundle from their annotations and check against it, and a
+// --gateway-api-version that differs is a warning.
 func TestKuma213ThroughTheAPIServer(t *testing.T) {
 	local(t)
-	installed, err := meshschema.CRDs("kuma-2.13", "linkerd-edge-26.8.3")
+	installed, err := meshschema.CRDs("kuma-2.13", "linkerd-edge-26.8.3", "gateway-api-v1.2.1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,6 +113,9 @@ func TestKuma213ThroughTheAPIServer(t *testing.T) {
 		if !strings.Contains(log, "the 29 CRDs of kuma-2.13, schema for schema; checking against kuma 2.13 (as given)") {
 			t.Errorf("serve's log lacks the detected Kuma release:\n%s", grepLines(log, "mesh release"))
 		}
+		if !strings.Contains(log, "gateway-api: CRDs: 4 route CRDs installed, bundle v1.2.1, experimental channel; checking against Gateway API v1.2.1 (detected)") {
+			t.Errorf("serve's log lacks the detected Gateway API bundle:\n%s", grepLines(log, "mesh release"))
+		}
 	})
 
 	t.Run("AuditDetects", func(t *testing.T) {
@@ -135,10 +141,27 @@ func TestKuma213ThroughTheAPIServer(t *testing.T) {
 			}
 		}
 	})
+
+	t.Run("AuditDetectsGatewayAPIBundle", func(t *testing.T) {
+		stderr := auditAt(t, st, kc)
+		if want := "gateway-api: CRDs: 4 route CRDs installed, bundle v1.2.1, experimental channel; checking against Gateway API v1.2.1 (detected)"; !strings.Contains(stderr, want) {
+			t.Errorf("audit's notes lack %q:\n%s", want, stderr)
+		}
+		stderr = auditAt(t, st, kc, "--gateway-api-version", "v1.5.1")
+		for _, want := range []string{
+			"checking against Gateway API v1.5.1 (as given)",
+			"warning: --gateway-api-version v1.5.1 was given, but the cluster serves Gateway API v1.2.1 (4 route CRDs annotated gateway.networking.k8s.io/bundle-version, experimental channel): checking against v1.5.1 as told",
+		} {
+			if !strings.Contains(stderr, want) {
+				t.Errorf("audit --gateway-api-version v1.5.1 lacks %q:\n%s", want, stderr)
+			}
+		}
+	})
 }
 
 // TestServeDetects2_14: the suite's own stack (Kuma 2.14.3's and Linkerd
-// edge-26.8.3's CRDs, serve without --kuma-version) says so in serve's log.
+// edge-26.8.3's CRDs, serve without --kuma-version) says so in serve's log, and
+// serve may read where Kuma's control plane would be (the chart's Role).
 // Linkerd version-2.20 and edge-26.8.3 have the same policy CRDs, so for Linkerd
 // the CRDs narrow the release to those two and, the control plane not being
 // readable, the default stands.
@@ -152,6 +175,11 @@ func TestServeDetects2_14(t *testing.T) {
 	for _, want := range []string{
 		"the 31 CRDs of kuma-2.14, schema for schema; checking against kuma 2.14 (detected)",
 		"the same schemas as each of linkerd-version-2.20, linkerd-edge-26.8.3; checking against linkerd edge-26.8.3 (the default)",
+		"gateway-api: CRDs: 4 route CRDs installed, bundle v1.5.1, experimental channel; checking against Gateway API v1.5.1 (detected)",
+		// The chart's detection Role (releaseDetection.kuma, on by default) lets
+		// serve, running as the chart's ServiceAccount, read the kuma-control-plane
+		// Deployment: it is not there, which is not "forbidden".
+		"kuma: control plane not read (no Deployment kuma-system/kuma-control-plane)",
 	} {
 		if !strings.Contains(log, want) {
 			t.Errorf("serve's log lacks %q:\n%s", want, grepLines(log, "mesh release"))

@@ -112,6 +112,11 @@ log "installing the test CRDs (e2e/testdata/crds.yaml)"
 k apply --server-side -f e2e/testdata/crds.yaml
 k wait --for condition=Established --timeout 60s -f e2e/testdata/crds.yaml
 
+# The chart's release-detection Role (releaseDetection.kuma, on by default) lives in
+# the mesh's system namespace, which Kuma's own install creates; here nothing does.
+log "creating namespace kuma-system (the chart's systemNamespace)"
+k create namespace kuma-system --dry-run=client -o yaml | k apply -f -
+
 # pullPolicy Never: the image only exists on the nodes, loaded by kind.
 log "helm install $RELEASE charts/meshguard -n $NAMESPACE (image $IMAGE)"
 "$HELM" install "$RELEASE" charts/meshguard --kubeconfig "$KUBECONFIG_FILE" \

@@ -206,6 +206,9 @@ func CrossDocumentInventory(s api.Settings, ns string, inv *Inventory) func() []
 		if inv != nil {
 			opts := refs.OptionsFrom(s)
 			opts.Strict = complete
+			// A cluster's objects (meshguard audit) are read without its
+			// ReferenceGrants: their absence says nothing.
+			opts.GrantsUnlisted = inv.Cluster
 			stages = append(stages, newRefStage(opts, ns, inv.Entries))
 		}
 		return stages

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"os"
 	"slices"
 	"testing"
 
@@ -82,5 +83,51 @@ spec:
 	want := []string{"error MG401 spec.to[0].targetRef"}
 	if got := findings(&Inventory{Complete: true}); !slices.Equal(got, want) {
 		t.Errorf("strict: %v, want %v", got, want)
+	}
+}
+
+// TestReferenceGrantsAcrossFiles: under Kuma 3.0 (--kuma-version 3.0-preview) an
+// HTTPRoute's backend in another namespace without a ReferenceGrant there is MG406
+// across the run's files (rules/examples/MG406: the bad file warns, the good one,
+// with the grant, does not); never under 2.14; and not in a cluster's objects read
+// without their ReferenceGrants (meshguard audit, Inventory.Cluster), where the
+// absence of a grant says nothing.
+func TestReferenceGrantsAcrossFiles(t *testing.T) {
+	bad, err := os.ReadFile("../rules/examples/MG406/bad.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, err := os.ReadFile("../rules/examples/MG406/good.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	codes := func(version string, inv *Inventory, docs []byte) []string {
+		s := api.DefaultSettings()
+		s.KumaVersion = version
+		o := Options{Settings: s, Namespace: "default", Registry: api.DefaultRegistry(), Stages: CrossDocumentInventory(s, "default", inv)}
+		fs, _ := Lint(LoadBytes("p.yaml", docs), o)
+		var out []string
+		for _, f := range fs {
+			if f.Code == "MG406" {
+				out = append(out, f.Severity+" "+f.Field)
+			}
+		}
+		return out
+	}
+	if got, want := codes("3.0-preview", &Inventory{}, bad), []string{"warning spec.rules[0].backendRefs[0]"}; !slices.Equal(got, want) {
+		t.Errorf("3.0-preview, bad: %v, want %v", got, want)
+	}
+	for _, c := range []struct {
+		name, version string
+		inv           *Inventory
+		docs          []byte
+	}{
+		{"3.0-preview, good", "3.0-preview", &Inventory{}, good},
+		{"2.14, bad", "2.14", &Inventory{}, bad},
+		{"3.0-preview, a cluster read without grants", "3.0-preview", &Inventory{Cluster: true}, bad},
+	} {
+		if got := codes(c.version, c.inv, c.docs); len(got) != 0 {
+			t.Errorf("%s: %v, want no MG406", c.name, got)
+		}
 	}
 }

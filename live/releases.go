@@ -56,6 +56,31 @@ func (r *Reader) Releases(ctx context.Context, kumaSystemNamespace string) ([]me
 	return out, nil
 }
 
+// GatewayAPI reads which Gateway API bundle the cluster serves: the route CRDs
+// any embedded bundle has (schema.GatewayAPICRDNames), each read by name (get
+// only), with their bundle-version and channel annotations. As for Releases, what
+// cannot be read is said in the result, never an error.
+func (r *Reader) GatewayAPI(ctx context.Context) (meshschema.GatewayAPIDetected, error) {
+	names, err := meshschema.GatewayAPICRDNames()
+	if err != nil {
+		return meshschema.GatewayAPIDetected{}, err
+	}
+	var g meshschema.GatewayAPIDetected
+	for _, name := range names {
+		u, err := r.dyn.Resource(crdGVR).Get(ctx, name, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			continue
+		case err != nil:
+			return meshschema.GatewayAPIDetected{Unreadable: "reading CRD " + name + ": " + apiMessage(err)}, nil
+		}
+		a := u.GetAnnotations()
+		g.CRDs = append(g.CRDs, meshschema.GatewayAPICRD{Name: name,
+			Bundle: a[meshschema.GatewayAPIBundleAnnotation], Channel: a[meshschema.GatewayAPIChannelAnnotation]})
+	}
+	return g, nil
+}
+
 // installedHashes reads the CRDs named (those any embedded release of a mesh
 // has); why says why they could not be read.
 func (r *Reader) installedHashes(ctx context.Context, names []string) (meshschema.Hashes, int, string) {

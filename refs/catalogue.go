@@ -20,6 +20,10 @@ const (
 	CodeOTelBackend = "MG404"
 	// CodeMesh: a Kuma object belongs to a mesh that does not exist.
 	CodeMesh = "MG405"
+	// CodeKumaGrant: under Kuma 3.0 (--kuma-version 3.0-preview), a Gateway API
+	// HTTPRoute's backend in another namespace has no ReferenceGrant there, so
+	// Kuma does not program it (kumahq/kuma #18075).
+	CodeKumaGrant = "MG406"
 	// CodeLinkerdTarget: an AuthorizationPolicy targets a Server, route or
 	// Namespace that does not exist, or a ServerAuthorization names a missing
 	// Server.

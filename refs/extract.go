@@ -22,11 +22,20 @@ type Options struct {
 	// holds nothing of: for a tree linted whole (--strict-references), where what
 	// is not there does not exist.
 	Strict bool
+	// ReferenceGrants: Kuma 3.0 (and its preview) programs a Gateway API
+	// HTTPRoute's backend in another namespace only when a ReferenceGrant there
+	// permits it (kumahq/kuma #18075), so such backends are references to a grant.
+	ReferenceGrants bool
+	// GrantsUnlisted says the inventory was filled without ReferenceGrants (a
+	// cluster read that does not list them, meshguard audit): a missing grant is
+	// then judged only where the inventory holds some grant of the namespace.
+	GrantsUnlisted bool
 }
 
 // OptionsFrom takes the options from the deployment settings.
 func OptionsFrom(s api.Settings) Options {
-	return Options{SystemNamespace: s.SystemNamespace, DefaultMesh: s.DefaultMesh}
+	return Options{SystemNamespace: s.SystemNamespace, DefaultMesh: s.DefaultMesh,
+		ReferenceGrants: !api.KumaBefore(s.KumaVersion, api.Kuma30)}
 }
 
 // Ref is one reference of an object: what it names and where it is written.
@@ -48,6 +57,10 @@ type Ref struct {
 	// Mesh is the mesh of a Kuma object's reference: Kuma resolves it among that
 	// mesh's objects only. "" for Linkerd references.
 	Mesh string
+	// GrantFrom, when set, makes the reference a question for a ReferenceGrant in
+	// Namespace: may HTTPRoutes of namespace GrantFrom name this object? (Kuma
+	// 3.0, Options.ReferenceGrants.)
+	GrantFrom string
 }
 
 // Extract returns the references of u, a defaulted object of a registry kind;
@@ -71,7 +84,11 @@ func Extract(u *unstructured.Unstructured, o Options) []Ref {
 		w.walk(spec, "spec", "")
 		return w.out
 	case api.LinkerdGroup, api.GatewayGroup:
-		return linkerdRefs(gvk.Group, gvk.Kind, ns, spec)
+		out := linkerdRefs(gvk.Group, gvk.Kind, ns, spec)
+		if o.ReferenceGrants && gvk.Group == api.GatewayGroup && gvk.Kind == api.KindHTTPRoute {
+			out = append(out, grantRefs(ns, spec)...)
+		}
+		return out
 	}
 	return nil
 }

@@ -13,6 +13,7 @@
 package refs
 
 import (
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -95,6 +96,8 @@ type Entry struct {
 	// MeshServicesMode is a Mesh's spec.meshServices.mode ("" when unset, which
 	// Kuma reads as Disabled).
 	MeshServicesMode string
+	// Grant is what a ReferenceGrant permits; nil for other classes.
+	Grant *Grant
 }
 
 // EntryOf reads what an inventory keeps of u; ok is false for objects no
@@ -135,6 +138,10 @@ func EntryOf(u *unstructured.Unstructured) (Entry, bool) {
 	case gvk.Group == "" && gvk.Kind == api.KindServiceAccount:
 	default:
 		path, ok := api.PodTemplatePath(gvk.Kind)
+		if e.Class == ClassReferenceGrant {
+			spec, _ := u.Object["spec"].(map[string]any)
+			e.Grant = grantOf(spec)
+		}
 		if !ok {
 			// Linkerd and Gateway API kinds are entered by name.
 			return e, (gvk.Group == api.LinkerdGroup || gvk.Group == api.GatewayGroup) && e.Name != ""
@@ -229,6 +236,8 @@ type Inventory struct {
 	// labelled holds the entries of classes selected by labels (MeshService,
 	// MeshOpenTelemetryBackend), across namespaces.
 	labelled map[Class][]*Entry
+	// grants are the ReferenceGrant entries by namespace.
+	grants map[string][]*Entry
 	// msCands caches the MeshServices a label selector can match, generated ones
 	// included; Add clears it.
 	msCands []*Entry
@@ -237,7 +246,7 @@ type Inventory struct {
 // NewInventory returns an empty inventory.
 func NewInventory() *Inventory {
 	return &Inventory{entries: map[entryKey]*Entry{}, names: map[scope][]string{}, classes: map[Class]int{},
-		podsByLabel: map[scope][]*Entry{}, labelled: map[Class][]*Entry{}}
+		podsByLabel: map[scope][]*Entry{}, labelled: map[Class][]*Entry{}, grants: map[string][]*Entry{}}
 }
 
 // Add enters e. Entries of the same class, namespace and name replace each other
@@ -268,11 +277,17 @@ func (inv *Inventory) Add(e Entry) {
 		return
 	}
 	k := entryKey{s, e.Name}
-	if _, dup := inv.entries[k]; !dup {
+	old, dup := inv.entries[k]
+	if !dup {
 		inv.names[s] = append(inv.names[s], e.Name)
 		inv.classes[e.Class]++
 	}
 	inv.entries[k] = p
+	if e.Grant != nil {
+		// A grant written again replaces the one before, as in a cluster.
+		gs := slices.DeleteFunc(inv.grants[e.Namespace], func(g *Entry) bool { return g == old })
+		inv.grants[e.Namespace] = append(gs, p)
+	}
 	if e.Class == ClassMeshService || e.Class == ClassMeshOTelBackend || e.Class == ClassService || e.Class == ClassMeshMultiZone {
 		inv.labelled[e.Class] = append(inv.labelled[e.Class], p)
 	}

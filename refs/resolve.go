@@ -58,6 +58,9 @@ func (r Resolver) Check(refs []Ref) []Problem {
 }
 
 func (r Resolver) check(ref Ref) (msg, code string, bad bool) {
+	if ref.GrantFrom != "" {
+		return r.checkGrant(ref)
+	}
 	if ref.Selector != nil {
 		return r.checkSelector(ref)
 	}

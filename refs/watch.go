@@ -50,6 +50,9 @@ type Need struct {
 // Needs are what the inventory must hold to judge ref: a doorway that fills an
 // inventory on demand (the webhook) lists exactly these.
 func Needs(ref Ref) []Need {
+	if ref.GrantFrom != "" {
+		return []Need{{ClassReferenceGrant, ref.Namespace}}
+	}
 	if ref.Selector != nil {
 		if ref.Class == ClassMeshService {
 			return []Need{{ClassMeshService, ""}, {ClassService, ""}, {ClassMesh, ""}}
