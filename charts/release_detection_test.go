@@ -14,9 +14,11 @@ import (
 // mesh's control-plane namespace with `get` on exactly the objects read, by name
 // (Kuma: Deployment kuma-control-plane in systemNamespace; Linkerd: ConfigMap
 // linkerd-config and Deployment linkerd-destination in namespace linkerd), bound to
-// the webhook's ServiceAccount and, with the audit on, the audit's. Kuma's is on
-// by default, Linkerd's off (a Role needs its namespace to exist); enabled false
-// renders none.
+// the webhook's ServiceAccount and, with the audit on, the audit's. A Role needs its
+// namespace to exist, so both are auto by default: rendered when Helm's lookup finds
+// the namespace, which `helm template` (as here, no cluster) never does; e2e renders
+// the chart against the real API server, where kuma-system exists. true renders it
+// always, enabled false none.
 func TestReleaseDetectionRoles(t *testing.T) {
 	rule := func(group, resource, name string) rbacv1.PolicyRule {
 		return rbacv1.PolicyRule{APIGroups: []string{group}, Resources: []string{resource}, ResourceNames: []string{name}, Verbs: []string{"get"}}
@@ -30,15 +32,17 @@ func TestReleaseDetectionRoles(t *testing.T) {
 		ns    map[string]string              // Role name → namespace
 		audit bool
 	}{
-		{"default", nil, map[string][]rbacv1.PolicyRule{"meshguard-detect-kuma": kuma}, map[string]string{"meshguard-detect-kuma": "kuma-system"}, false},
-		{"systemNamespace followed", map[string]any{"systemNamespace": "mesh-system"},
+		{"default: auto, and no cluster to look in", nil, nil, nil, false},
+		{"kuma on", map[string]any{"releaseDetection": map[string]any{"kuma": true}},
+			map[string][]rbacv1.PolicyRule{"meshguard-detect-kuma": kuma}, map[string]string{"meshguard-detect-kuma": "kuma-system"}, false},
+		{"systemNamespace followed", map[string]any{"systemNamespace": "mesh-system", "releaseDetection": map[string]any{"kuma": true}},
 			map[string][]rbacv1.PolicyRule{"meshguard-detect-kuma": kuma}, map[string]string{"meshguard-detect-kuma": "mesh-system"}, false},
 		{"linkerd on, kuma off", map[string]any{"releaseDetection": map[string]any{"kuma": false, "linkerd": true}},
 			map[string][]rbacv1.PolicyRule{"meshguard-detect-linkerd": linkerd}, map[string]string{"meshguard-detect-linkerd": "linkerd"}, false},
-		{"both, with the audit", map[string]any{"releaseDetection": map[string]any{"linkerd": true}, "audit": map[string]any{"enabled": true}},
+		{"both, with the audit", map[string]any{"releaseDetection": map[string]any{"kuma": true, "linkerd": true}, "audit": map[string]any{"enabled": true}},
 			map[string][]rbacv1.PolicyRule{"meshguard-detect-kuma": kuma, "meshguard-detect-linkerd": linkerd},
 			map[string]string{"meshguard-detect-kuma": "kuma-system", "meshguard-detect-linkerd": "linkerd"}, true},
-		{"off", map[string]any{"releaseDetection": map[string]any{"enabled": false, "linkerd": true}}, nil, nil, false},
+		{"off", map[string]any{"releaseDetection": map[string]any{"enabled": false, "kuma": true, "linkerd": true}}, nil, nil, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m := mustRender(t, c.vals)
@@ -92,6 +96,12 @@ func TestReleaseDetectionSchema(t *testing.T) {
 	} {
 		if _, err := renderChart(t, bad, namespace); err == nil {
 			t.Errorf("values %v accepted", bad)
+		}
+	}
+	for _, good := range []any{"auto", true, false} {
+		vals := map[string]any{"releaseDetection": map[string]any{"kuma": good, "linkerd": good}}
+		if _, err := renderChart(t, vals, namespace); err != nil {
+			t.Errorf("values %v refused: %v", vals, err)
 		}
 	}
 }

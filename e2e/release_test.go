@@ -176,7 +176,8 @@ func TestServeDetects2_14(t *testing.T) {
 		"the 31 CRDs of kuma-2.14, schema for schema; checking against kuma 2.14 (detected)",
 		"the same schemas as each of linkerd-version-2.20, linkerd-edge-26.8.3; checking against linkerd edge-26.8.3 (the default)",
 		"gateway-api: CRDs: 4 route CRDs installed, bundle v1.5.1, experimental channel; checking against Gateway API v1.5.1 (detected)",
-		// The chart's detection Role (releaseDetection.kuma, on by default) lets
+		// The chart's detection Role (releaseDetection.kuma: auto, rendered as helm
+		// install renders it: lookup finds kuma-system on this API server) lets
 		// serve, running as the chart's ServiceAccount, read the kuma-control-plane
 		// Deployment: it is not there, which is not "forbidden".
 		"kuma: control plane not read (no Deployment kuma-system/kuma-control-plane)",

@@ -112,8 +112,9 @@ log "installing the test CRDs (e2e/testdata/crds.yaml)"
 k apply --server-side -f e2e/testdata/crds.yaml
 k wait --for condition=Established --timeout 60s -f e2e/testdata/crds.yaml
 
-# The chart's release-detection Role (releaseDetection.kuma, on by default) lives in
-# the mesh's system namespace, which Kuma's own install creates; here nothing does.
+# The chart's release-detection Role (releaseDetection.kuma, auto) is created when the
+# install finds the mesh's system namespace, which Kuma's own install creates; here
+# nothing does, so create it first, as a cluster running Kuma has it.
 log "creating namespace kuma-system (the chart's systemNamespace)"
 k create namespace kuma-system --dry-run=client -o yaml | k apply -f -
 

@@ -19,13 +19,22 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 )
 
-// RenderChart renders charts/meshguard like `helm install meshguard -n
-// meshguard-system` with the given values (validated against values.schema.json).
+// RenderChart renders charts/meshguard like `helm template meshguard -n
+// meshguard-system` with the given values (validated against values.schema.json):
+// with no cluster, Helm's lookup finds nothing.
 func RenderChart(values map[string]any) ([]*unstructured.Unstructured, error) {
+	return RenderChartIn(nil, values)
+}
+
+// RenderChartIn renders charts/meshguard as `helm install` does against the
+// cluster of cfg, whose objects the templates' lookup calls read (nil: none, as
+// `helm template`).
+func RenderChartIn(cfg *rest.Config, values map[string]any) ([]*unstructured.Unstructured, error) {
 	root, err := RepoRoot()
 	if err != nil {
 		return nil, err
@@ -38,7 +47,12 @@ func RenderChart(values map[string]any) ([]*unstructured.Unstructured, error) {
 	if err != nil {
 		return nil, err
 	}
-	files, err := engine.Render(c, rv)
+	var files map[string]string
+	if cfg != nil {
+		files, err = engine.RenderWithClient(c, rv, cfg)
+	} else {
+		files, err = engine.Render(c, rv)
+	}
 	if err != nil {
 		return nil, err
 	}

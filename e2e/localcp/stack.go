@@ -94,7 +94,7 @@ func Up(ctx context.Context, o StackOptions) (_ *Stack, err error) {
 	for k, v := range o.Values {
 		values[k] = v
 	}
-	objs, err := RenderChart(values)
+	objs, err := RenderChartIn(st.CP.Config, values) // as helm install: lookup reads the cluster
 	if err != nil {
 		return nil, fmt.Errorf("rendering charts/meshguard: %w", err)
 	}
