@@ -170,7 +170,7 @@ type compiled struct {
 	// embedded and listTypes say whether the schema has nodes the embedded-resource
 	// and list-type checks look at (walks.go); without, Check skips them.
 	embedded, listTypes bool
-	crd                 EmbeddedCRD // the CRD this version comes from
+	crd                 *crdSource // the CRD this version comes from
 }
 
 // checkers are what Check runs beside the structural schema: the API server's
@@ -347,10 +347,7 @@ func releaseNames() []string {
 // compileVersions compiles every served version of crd.
 func compileVersions(crd *apiextensionsv1.CustomResourceDefinition) (map[schema.GroupVersionKind]*compiled, error) {
 	out := map[schema.GroupVersionKind]*compiled{}
-	hash, err := SchemaHash(crd)
-	if err != nil {
-		return nil, err
-	}
+	src := &crdSource{name: crd.Name, crd: crd}
 	for _, v := range crd.Spec.Versions {
 		if !v.Served || v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
 			continue
@@ -363,7 +360,7 @@ func compileVersions(crd *apiextensionsv1.CustomResourceDefinition) (map[schema.
 		if err != nil {
 			return nil, fmt.Errorf("version %s: %w", v.Name, err)
 		}
-		c.crd = EmbeddedCRD{Name: crd.Name, Hash: hash}
+		c.crd = src
 		if v.Deprecated {
 			c.deprecated = fmt.Sprintf("%s/%s %s is deprecated", crd.Spec.Group, v.Name, crd.Spec.Names.Kind)
 			if v.DeprecationWarning != nil {
@@ -435,11 +432,11 @@ func (s *Set) Kinds() []schema.GroupVersionKind {
 func (s *Set) BuildCheckers(crds ...string) error {
 	for _, gvk := range s.Kinds() {
 		c := s.lookup(gvk)
-		if c == nil || (len(crds) > 0 && !slices.Contains(crds, c.crd.Name)) {
+		if c == nil || (len(crds) > 0 && !slices.Contains(crds, c.crd.name)) {
 			continue
 		}
 		if err := c.checkers().err; err != nil {
-			return fmt.Errorf("%s: %v: %w", c.crd.Name, gvk, err)
+			return fmt.Errorf("%s: %v: %w", c.crd.name, gvk, err)
 		}
 	}
 	return nil
