@@ -121,5 +121,5 @@ func writeReport(w io.Writer, f format, r report) error {
 // reports that name the tool that wrote them (SARIF).
 func toolVersion() string {
 	bi, ok := debug.ReadBuildInfo()
-	return buildVersion(bi, ok, version, commit).Version
+	return releaseVersion(bi, ok, version)
 }
