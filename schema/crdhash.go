@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"sync"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -63,6 +64,28 @@ type EmbeddedCRD struct {
 	Hash string
 }
 
+// crdSource is the embedded CRD the versions of a compiled kind come from. Its
+// hash is computed when first asked for: only the webhook compares CRDs, and
+// hashing re-encodes the whole schema, which cost a one-file lint more than
+// compiling the kind did.
+type crdSource struct {
+	name string
+	once sync.Once
+	crd  *apiextensionsv1.CustomResourceDefinition // until hashed
+	hash string
+}
+
+// embeddedCRD is the source's name and SchemaHash. An embedded CRD always hashes
+// (TestEveryReleaseChecks hashes each); were one not to, its hash would be empty
+// and match no installed CRD, so the webhook would keep checking the schema.
+func (c *crdSource) embeddedCRD() EmbeddedCRD {
+	c.once.Do(func() {
+		c.hash, _ = SchemaHash(c.crd)
+		c.crd = nil
+	})
+	return EmbeddedCRD{Name: c.name, Hash: c.hash}
+}
+
 // CRDOf is the embedded CRD that serves gvk; ok is false when the set has no
 // schema for it.
 func (s *Set) CRDOf(gvk schema.GroupVersionKind) (crd EmbeddedCRD, ok bool) {
@@ -70,7 +93,7 @@ func (s *Set) CRDOf(gvk schema.GroupVersionKind) (crd EmbeddedCRD, ok bool) {
 	if c == nil {
 		return EmbeddedCRD{}, false
 	}
-	return c.crd, true
+	return c.crd.embeddedCRD(), true
 }
 
 // EmbeddedCRDs lists the embedded CRDs of every kind the set serves, by name, compiling
@@ -79,7 +102,7 @@ func (s *Set) EmbeddedCRDs() map[string]EmbeddedCRD {
 	out := map[string]EmbeddedCRD{}
 	for _, gvk := range s.Kinds() {
 		if c := s.lookup(gvk); c != nil {
-			out[c.crd.Name] = c.crd
+			out[c.crd.name] = c.crd.embeddedCRD()
 		}
 	}
 	return out

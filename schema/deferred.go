@@ -31,7 +31,7 @@ type deferredRelease struct {
 // deferredFile is one CRD file of a deferred release, compiled on first use.
 type deferredFile struct {
 	release, path string
-	// group and plural are read from the file name ("kuma.io_meshretries.yaml"),
+	// group and plural are read from the file name ("kuma.io_meshretries.json"),
 	// the layout controller-gen writes; empty for other names.
 	group, plural string
 	once          sync.Once
@@ -41,7 +41,7 @@ type deferredFile struct {
 
 // Defer adds release r, serving the API groups listed, to be compiled on the first
 // lookup of a kind in one of those groups: only the CRD file of that kind when its
-// name says which (group_plural.yaml), the whole release otherwise. It fails only
+// name says which (group_plural.json), the whole release otherwise. It fails only
 // on an unknown release; a CRD that does not compile (which the package's tests
 // rule out for every embedded release) leaves its kinds without a schema, as
 // DeferredErr reports.
@@ -53,7 +53,7 @@ func (s *Set) Defer(r string, groups ...string) error {
 	d := &deferredRelease{name: r, groups: groups}
 	for _, p := range paths {
 		f := &deferredFile{release: r, path: p}
-		if g, plural, ok := strings.Cut(strings.TrimSuffix(path.Base(p), ".yaml"), "_"); ok {
+		if g, plural, ok := strings.Cut(strings.TrimSuffix(path.Base(p), ".json"), "_"); ok {
 			f.group, f.plural = g, plural
 		}
 		d.files = append(d.files, f)

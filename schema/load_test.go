@@ -53,8 +53,19 @@ func TestEveryReleaseChecks(t *testing.T) {
 		t.Fatal(err)
 	}
 	for gvk, c := range s.kinds {
-		if s.Built(gvk) != (c.crd.Name == mtp) {
-			t.Errorf("%v (%s): built %v after BuildCheckers(%s)", gvk, c.crd.Name, s.Built(gvk), mtp)
+		if s.Built(gvk) != (c.crd.name == mtp) {
+			t.Errorf("%v (%s): built %v after BuildCheckers(%s)", gvk, c.crd.name, s.Built(gvk), mtp)
+		}
+	}
+	// The hash is computed when first asked for; every embedded CRD has one.
+	for gvk, c := range s.kinds {
+		if c.crd.crd == nil {
+			t.Errorf("%v: hashed by Load, before anyone asked", gvk)
+		}
+	}
+	for gvk, c := range s.kinds {
+		if e := c.crd.embeddedCRD(); len(e.Hash) != 64 {
+			t.Errorf("%v (%s): SchemaHash %q", gvk, e.Name, e.Hash)
 		}
 	}
 	if err := s.BuildCheckers(); err != nil {

@@ -39,8 +39,9 @@ type checkOptions struct {
 func newCheckCmd(s streams) *cobra.Command {
 	o := &checkOptions{}
 	cmd := &cobra.Command{
-		Use:   "check [PATH|-]... --from CLIENT --to DESTINATION",
-		Short: "Answer whether one client may call one destination, and which policy decides",
+		Use:         "check [PATH|-]... --from CLIENT --to DESTINATION",
+		Annotations: map[string]string{bulkReadAnnotation: "lint"},
+		Short:       "Answer whether one client may call one destination, and which policy decides",
 		Long: `Check answers "may this client call that workload?" for Kuma and Linkerd, offline, from
 manifests read as lint reads them (files, directories, - for standard input,
 kustomizations and Helm charts rendered), and says why: the deciding policy with its

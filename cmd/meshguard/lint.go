@@ -119,8 +119,9 @@ func (o *lintOptions) engine() (lint.Options, error) {
 func newLintCmd(s streams) *cobra.Command {
 	o := &lintOptions{}
 	cmd := &cobra.Command{
-		Use:   "lint [PATH|-]...",
-		Short: "Check policy manifests the way the admission webhook would",
+		Use:         "lint [PATH|-]...",
+		Annotations: map[string]string{bulkReadAnnotation: "lint"},
+		Short:       "Check policy manifests the way the admission webhook would",
 		Long: `Lint reads YAML or JSON manifests (files, directories searched recursively for
 .yaml/.yml/.json, or - for standard input; multi-document files and kind: List work),
 defaults each object as the mutating webhook would, then validates it.

@@ -15,7 +15,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/meshguard/meshguard/api"
-	"github.com/meshguard/meshguard/internal/gcstart"
 	"github.com/meshguard/meshguard/schema"
 )
 
@@ -51,8 +50,8 @@ func run(args []string, s streams) int { return runAs("meshguard", args, s) }
 // runAs is run for a binary invoked as name: "kubectl meshguard" when kubectl runs
 // it as a plugin, so help and usage show the command the user typed.
 func runAs(name string, args []string, s streams) int {
-	gcstart.Release() // held off while packages initialised; tests call run, not main
-	root := newRoot(s)
+	root := newRoot(s) // the collector is still held off (internal/gcstart)
+	releaseGC(root, args)
 	displayAs(root, name)
 	root.SetArgs(args)
 	root.SetIn(s.in)

@@ -50,8 +50,9 @@ func defaultMapOptions(settings api.Settings) *mapOptions {
 
 func newMapCmdWith(s streams, o *mapOptions) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "map [PATH|-]... | map --change OLD NEW | map --git-base REF PATH...",
-		Short: "Show who may call whom across the whole mesh: the access matrix, and what a change does to it",
+		Use:         "map [PATH|-]... | map --change OLD NEW | map --git-base REF PATH...",
+		Annotations: map[string]string{bulkReadAnnotation: "lint"},
+		Short:       "Show who may call whom across the whole mesh: the access matrix, and what a change does to it",
 		Long: `Map answers 'meshguard check' for every pair of the input at once: every destination
 (Kuma: each Dataplane inbound, and each workload once per port of the Services that
 select it; Linkerd: each workload and container port, a Server's or the default

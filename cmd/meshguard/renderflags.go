@@ -1,7 +1,6 @@
 package main
 
 import (
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -71,7 +70,7 @@ func (f *renderFlags) options() (lint.RenderOptions, time.Duration, error) {
 	}
 	return lint.RenderOptions{Set: f.set, SetString: f.setString, ReleaseName: f.releaseName, APIVersions: f.apiVersions,
 		KubeVersion: f.kubeVersion, EnableHelm: f.enableHelm, LoadRestrictor: f.loadRestrictor, AllowRemote: f.allowRemote,
-		MaxBytes: maxBytes, MaxMemory: maxMemory, Renderer: f.renderer, Version: ownVersion()}, f.timeout, nil
+		MaxBytes: maxBytes, MaxMemory: maxMemory, Renderer: f.renderer, Version: toolVersion()}, f.timeout, nil
 }
 
 // quantity parses a positive byte quantity flag (64Mi, 10M, 1048576).
@@ -81,12 +80,6 @@ func quantity(flag, s string) (int64, error) {
 		return 0, usageErr("%s must be a positive quantity of bytes such as 64Mi (got %q)", flag, s)
 	}
 	return q.Value(), nil
-}
-
-// ownVersion is this meshguard's version, for the renderer's install hint.
-func ownVersion() string {
-	bi, ok := debug.ReadBuildInfo()
-	return buildVersion(bi, ok, version, commit).Version
 }
 
 // changed maps the PATHs of --changed-files to what is linted (the charts and

@@ -118,8 +118,9 @@ func writeReport(w io.Writer, f format, r report) error {
 }
 
 // toolVersion is this build's version as `meshguard version` says it, for
-// reports that name the tool that wrote them (SARIF).
+// reports that name the tool that wrote them (SARIF), --version and the
+// renderer's install hint.
 func toolVersion() string {
 	bi, ok := debug.ReadBuildInfo()
-	return buildVersion(bi, ok, version, commit).Version
+	return releaseVersion(bi, ok, version)
 }

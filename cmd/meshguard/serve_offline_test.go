@@ -32,12 +32,12 @@ import (
 // the real meshguard-render once and points $MESHGUARD_RENDERER at it, for the
 // commands that render charts and kustomizations.
 func TestMain(m *testing.M) {
+	if os.Getenv("MESHGUARD_AS_CLI") == "1" { // run releases the collector, as main's does
+		os.Exit(run(os.Args[1:], streams{in: os.Stdin, out: os.Stdout, err: os.Stderr, stdout: os.Stdout}))
+	}
 	// package main holds the collector off during initialisation; tests that
 	// call the package's functions without run must not inherit that.
 	gcstart.Release()
-	if os.Getenv("MESHGUARD_AS_CLI") == "1" {
-		os.Exit(run(os.Args[1:], streams{in: os.Stdin, out: os.Stdout, err: os.Stderr, stdout: os.Stdout}))
-	}
 	os.Exit(rendertest.Main(m.Run))
 }
 

@@ -154,3 +154,31 @@ func TestNoCollectionDuringInit(t *testing.T) {
 		}
 	}
 }
+
+// TestOneFileLintCollectsNothing: a one-file lint, what pre-commit runs on every
+// commit, ends before its heap reaches the collector's first goal: the hold on the
+// collector during initialisation is released straight to lint's growth target
+// (releaseGC), not to the default whose 4 MB goal the initialisers' heap already
+// exceeds. The count of collections, not a time, is asserted.
+func TestOneFileLintCollectsNothing(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"lint", "-o", "json", "../../examples/valid/02-producer-backend.yaml"},
+		{"check", "--from", "kuma.io/service=web", "--to", "kuma.io/service=backend", "../../examples/valid/02-producer-backend.yaml"},
+	} {
+		cmd := exec.Command(exe, args...)
+		cmd.Env = append(os.Environ(), "MESHGUARD_AS_CLI=1", "GODEBUG=gctrace=1", "GOGC=", "GOMEMLIMIT=")
+		out, _ := cmd.CombinedOutput()
+		if !strings.Contains(string(out), `"documents": 3`) && !strings.Contains(string(out), "backend") {
+			t.Fatalf("%v did not run:\n%.2000s", args, out)
+		}
+		for _, l := range strings.Split(string(out), "\n") {
+			if strings.HasPrefix(l, "gc ") {
+				t.Errorf("%v: a collection ran: %s", args[0], l)
+			}
+		}
+	}
+}

@@ -107,8 +107,11 @@ func enumFlags() map[string][]string {
 
 // registerCompletions gives every enum flag of every command its values for
 // shell completion (see enumFlags), leaving flags that already have one.
-func registerCompletions(c *cobra.Command) {
-	values := enumFlags()
+func registerCompletions(c *cobra.Command) { registerEnumCompletions(c, enumFlags()) }
+
+// registerEnumCompletions registers values on c and its subcommands: the values
+// are listed once per start, not once per command.
+func registerEnumCompletions(c *cobra.Command, values map[string][]string) {
 	c.LocalFlags().VisitAll(func(f *pflag.Flag) {
 		if v, ok := values[f.Name]; ok {
 			if _, has := c.GetFlagCompletionFunc(f.Name); !has {
@@ -117,6 +120,6 @@ func registerCompletions(c *cobra.Command) {
 		}
 	})
 	for _, sub := range c.Commands() {
-		registerCompletions(sub)
+		registerEnumCompletions(sub, values)
 	}
 }

@@ -72,7 +72,7 @@ func releaseParts(r string) (of, version string) {
 // binary (module version for go install m@v, VCS data for builds in a checkout), with
 // the linker-set ldVersion and ldCommit, when set, taking precedence.
 func buildVersion(bi *debug.BuildInfo, ok bool, ldVersion, ldCommit string) versionInfo {
-	v := versionInfo{Version: "devel", KumaVersions: schema.KumaVersions(),
+	v := versionInfo{Version: releaseVersion(bi, ok, ldVersion), KumaVersions: schema.KumaVersions(),
 		DefaultKumaVersion: schema.DefaultKumaVersion, CRDReleases: schema.Releases(), CRDSources: map[string]string{}}
 	v.LinkerdVersions, v.DefaultLinkerdVersion = schema.LinkerdVersions(), schema.DefaultLinkerdVersion
 	for _, r := range v.CRDReleases {
@@ -82,9 +82,6 @@ func buildVersion(bi *debug.BuildInfo, ok bool, ldVersion, ldCommit string) vers
 	}
 	if ok {
 		v.GoVersion = bi.GoVersion
-		if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-			v.Version = bi.Main.Version
-		}
 		for _, s := range bi.Settings {
 			switch s.Key {
 			case "vcs.revision":
@@ -96,13 +93,24 @@ func buildVersion(bi *debug.BuildInfo, ok bool, ldVersion, ldCommit string) vers
 			}
 		}
 	}
-	if ldVersion != "" {
-		v.Version = ldVersion
-	}
 	if ldCommit != "" {
 		v.Commit = ldCommit
 	}
 	return v
+}
+
+// releaseVersion is meshguard's version alone: the one set at link time, else the
+// module version `go install` stamps, else "devel". Every command's --version and
+// SARIF's tool version need only this, not the embedded releases' sources that
+// buildVersion reads.
+func releaseVersion(bi *debug.BuildInfo, ok bool, ldVersion string) string {
+	switch {
+	case ldVersion != "":
+		return ldVersion
+	case ok && bi.Main.Version != "" && bi.Main.Version != "(devel)":
+		return bi.Main.Version
+	}
+	return "devel"
 }
 
 func (v versionInfo) writeText(w io.Writer) error {
