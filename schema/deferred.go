@@ -2,7 +2,6 @@ package schema
 
 import (
 	"maps"
-	"path"
 	"slices"
 	"strings"
 	"sync"
@@ -53,7 +52,7 @@ func (s *Set) Defer(r string, groups ...string) error {
 	d := &deferredRelease{name: r, groups: groups}
 	for _, p := range paths {
 		f := &deferredFile{release: r, path: p}
-		if g, plural, ok := strings.Cut(strings.TrimSuffix(path.Base(p), ".json"), "_"); ok {
+		if g, plural, ok := crdFileParts(p); ok {
 			f.group, f.plural = g, plural
 		}
 		d.files = append(d.files, f)

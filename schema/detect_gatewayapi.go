@@ -2,7 +2,6 @@ package schema
 
 import (
 	"fmt"
-	"path"
 	"slices"
 	"sort"
 	"strings"
@@ -18,7 +17,7 @@ const (
 
 // GatewayAPICRDNames are the CRDs Gateway API detection reads from a cluster: the
 // route CRDs any embedded bundle has, sorted. They are read off the embedded
-// files' names (the bundles' <group>_<plural>.yaml), not parsed: detection runs
+// files' names (crdFileParts: <group>_<plural>), not parsed: detection runs
 // at every start of serve and audit, and the route CRDs are large.
 func GatewayAPICRDNames() ([]string, error) {
 	seen := map[string]bool{}
@@ -28,9 +27,9 @@ func GatewayAPICRDNames() ([]string, error) {
 			return nil, err
 		}
 		for _, p := range paths {
-			group, plural, ok := strings.Cut(strings.TrimSuffix(path.Base(p), ".yaml"), "_")
+			group, plural, ok := crdFileParts(p)
 			if !ok {
-				return nil, fmt.Errorf("%s: not named <group>_<plural>.yaml", p)
+				return nil, fmt.Errorf("%s: not named <group>_<plural>.json", p)
 			}
 			seen[plural+"."+group] = true
 		}

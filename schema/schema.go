@@ -301,6 +301,14 @@ func CRDs(releases ...string) ([]*apiextensionsv1.CustomResourceDefinition, erro
 	return out, nil
 }
 
+// crdFileParts reads a CRD's group and plural off the name of its embedded file
+// (<group>_<plural>.json, the layout controller-gen writes); ok is false for other
+// names. The lazy compile and Gateway API detection find files by it, without
+// decoding them.
+func crdFileParts(p string) (group, plural string, ok bool) {
+	return strings.Cut(strings.TrimSuffix(path.Base(p), ".json"), "_")
+}
+
 // releaseFiles lists the embedded CRD files of release r, in file name order.
 func releaseFiles(r string) ([]string, error) {
 	dir, ok := releaseDirs()[r]
