@@ -94,6 +94,11 @@ func Up(ctx context.Context, o StackOptions) (_ *Stack, err error) {
 	for k, v := range o.Values {
 		values[k] = v
 	}
+	// A cluster running Kuma has its control plane's namespace, where the chart
+	// puts its release-detection Role (releaseDetection.kuma: auto looks for it).
+	if err = EnsureNamespace(ctx, st.Client, "kuma-system"); err != nil {
+		return nil, err
+	}
 	objs, err := RenderChartIn(st.CP.Config, values) // as helm install: lookup reads the cluster
 	if err != nil {
 		return nil, fmt.Errorf("rendering charts/meshguard: %w", err)
