@@ -36,10 +36,15 @@ type outcome struct {
 // a merge patch of an object created earlier, by a few workers so that a slow
 // answer does not slow the rate.
 type stream struct {
-	mu   sync.Mutex
-	out  []outcome
-	stop chan struct{}
-	wg   sync.WaitGroup
+	mu  sync.Mutex
+	out []outcome
+	// created are the objects whose create has succeeded, in order: updates pick
+	// from them, so that on a loaded machine, where a create can still be in
+	// flight 20 operations later, an update never meets "not found" (a failure of
+	// the test's own, not of admission).
+	created []int
+	stop    chan struct{}
+	wg      sync.WaitGroup
 }
 
 func startStream(c client.Client, ns string) *stream {
@@ -77,24 +82,36 @@ func startStream(c client.Client, ns string) *stream {
 
 func (s *stream) do(c client.Client, ns string, i int) {
 	n := i / 2
-	if i%2 == 1 && n < 10 {
-		return // nothing old enough to update yet
+	if i%2 == 1 {
+		// Odd operations update an object created about 10 creates earlier.
+		s.mu.Lock()
+		ok := len(s.created) >= 10
+		if ok {
+			n = s.created[len(s.created)-10]
+		}
+		s.mu.Unlock()
+		if !ok {
+			return // nothing old enough to update yet
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	op, start := "create", time.Now()
 	var err error
-	// Even operations create; odd ones update an object created 20 operations ago
-	// (long done at 50/s), changing its spec so both webhooks run on UPDATE.
+	// Even operations create; odd ones change an older object's spec so both
+	// webhooks run on UPDATE.
 	if i%2 == 1 {
 		op = "update"
 		patch := fmt.Sprintf(`{"spec":{"to":[{"targetRef":{"kind":"MeshService","name":"svc"},"default":{"idleTimeout":"%ds"}}]}}`, 60+i)
-		err = c.Patch(ctx, namespaced(streamPolicy(n-10), ns), client.RawPatch(types.MergePatchType, []byte(patch)))
+		err = c.Patch(ctx, namespaced(streamPolicy(n), ns), client.RawPatch(types.MergePatchType, []byte(patch)))
 	} else {
 		err = c.Create(ctx, namespaced(streamPolicy(n), ns))
 	}
 	s.mu.Lock()
 	s.out = append(s.out, outcome{start, op, time.Since(start), err})
+	if op == "create" && err == nil {
+		s.created = append(s.created, n)
+	}
 	s.mu.Unlock()
 }
 

@@ -103,7 +103,7 @@ func upAvailability(t *testing.T) *availability {
 	// minimum body rate would cut it after a second (docs/webhook.md), so it is
 	// off here and the 10 s read timeout bounds the pause.
 	args := append(append([]string{}, serveArgs...), "--shutdown-delay", shutdownDelay.String(), "--request-min-body-rate", "-1")
-	st, err := localcp.Up(ctx, localcp.StackOptions{Dir: dir, CRDs: installed, ServeArgs: args, Replicas: 2, Log: os.Stderr})
+	st, err := localcp.Up(ctx, localcp.StackOptions{Dir: dir, CRDs: installed, ServeArgs: args, Replicas: 2, Log: os.Stderr, Bin: env.stack.Meshguard.Bin})
 	if err != nil {
 		t.Fatalf("availability stack: %v (files in %s)", err, dir)
 	}

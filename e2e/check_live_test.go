@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -19,12 +18,7 @@ import (
 // --kubeconfig` about them: the answers must be those the files give, with the
 // deciding objects named by their place in the cluster.
 func TestCheckLiveCluster(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "meshguard")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/meshguard")
-	build.Dir = ".."
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := meshguardBin(t)
 	for _, dir := range []string{"examples/check/kuma", "examples/check/linkerd"} {
 		namespaces(t, load(t, repo(dir)))
 		if _, _, err := kubectl(t, "", "apply", "-f", repo(dir)); err != nil {

@@ -21,12 +21,7 @@ import (
 // the web Deployment's proxy: the proxy and MeshServices Kuma's control plane
 // would derive, and the merged confs, must be those the files give.
 func TestInspectLiveCluster(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "meshguard")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/meshguard")
-	build.Dir = ".."
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := meshguardBin(t)
 	const ns = "e2e-inspect"
 	var manifests []string
 	files, _ := filepath.Glob(repo("examples/inspect/k8s-shop/*.yaml"))

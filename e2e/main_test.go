@@ -127,6 +127,21 @@ func setup(m *testing.M) (int, error) {
 	return code, nil
 }
 
+// meshguardBin is the meshguard binary the suite's stack runs (built once by
+// localcp.Up), for tests that run the CLI against the cluster; in -kubeconfig
+// mode, where there is no local stack, it builds one.
+func meshguardBin(t *testing.T) string {
+	t.Helper()
+	if env.stack != nil {
+		return env.stack.Meshguard.Bin
+	}
+	bin, err := localcp.BuildMeshguard(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
 // local skips tests that need the local stack (restarts, the audit log file).
 func local(t *testing.T) *localcp.Stack {
 	t.Helper()

@@ -228,7 +228,13 @@ func TestActionManifest(t *testing.T) {
 func releaseArchive(t *testing.T, bin string) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	gz := gzip.NewWriter(&b)
+	// BestSpeed: the archive of two large executables is only unpacked and
+	// checksummed here; for the 100 MB meshguard alone the default level took 20 s,
+	// BestSpeed 4 s (load average 20, docs/performance.md).
+	gz, err := gzip.NewWriterLevel(&b, gzip.BestSpeed)
+	if err != nil {
+		t.Fatal(err)
+	}
 	tw := tar.NewWriter(gz)
 	for _, name := range []string{"meshguard", "meshguard-render"} {
 		data, err := os.ReadFile(filepath.Join(bin, name))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -14,17 +15,74 @@ import (
 // repoRoot is the repository's root, seen from this package's directory.
 const repoRoot = "../.."
 
-// buildBinary builds meshguard and its renderer, meshguard-render, into a fresh
-// directory, as a release archive ships them, and returns that directory, for tests
-// that run it the way other tools do (pre-commit, the GitHub Action's script).
+// binDirEnv names the directory TestMain makes for buildBinary: the test process
+// builds meshguard there once and every test that runs the binary shares it
+// (read-only), instead of linking it again per test (about a minute each on a
+// loaded 2-core machine).
+const binDirEnv = "MESHGUARD_TEST_BIN_DIR"
+
+// withBinDir is TestMain's wrapper around run: it makes the directory of
+// buildBinary, empty until a test asks for the binary, and removes it after run.
+func withBinDir(run func() int) int {
+	dir, err := os.MkdirTemp("", "meshguard-test-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	defer os.RemoveAll(dir)
+	os.Setenv(binDirEnv, dir)
+	return run()
+}
+
+// buildBinary returns a directory holding meshguard and its renderer,
+// meshguard-render, as a release archive ships them, for tests that run it the way
+// other tools do (pre-commit, the GitHub Action's script). The first call of the
+// test process builds meshguard (the renderer is the one TestMain built, copied);
+// later calls return the same directory. Tests must not write into it.
 func buildBinary(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	cmd := exec.Command("go", "build", "-o", dir+string(filepath.Separator), ".", "../meshguard-render")
+	dir := os.Getenv(binDirEnv)
+	if dir == "" {
+		dir = t.TempDir() // a test binary without this package's TestMain
+	}
+	exe := filepath.Join(dir, "meshguard")
+	if _, err := os.Stat(exe); err == nil {
+		return dir
+	}
+	// Built beside the final names and renamed into place, so a directory with
+	// meshguard in it is always complete.
+	stage := t.TempDir()
+	cmd := exec.Command("go", "build", "-o", filepath.Join(stage, "meshguard"), ".")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
+	render := os.Getenv(lint.RendererEnv)
+	if render == "" {
+		cmd = exec.Command("go", "build", "-o", filepath.Join(stage, "meshguard-render"), "../meshguard-render")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go build: %v\n%s", err, out)
+		}
+	} else {
+		copyExecutable(t, render, filepath.Join(stage, "meshguard-render"))
+	}
+	for _, name := range []string{"meshguard-render", "meshguard"} {
+		if err := os.Rename(filepath.Join(stage, name), filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	return dir
+}
+
+// copyExecutable copies the executable from to to (mode 0755).
+func copyExecutable(t *testing.T, from, to string) {
+	t.Helper()
+	data, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // needTool skips the test when name is not on PATH, saying how to install it.

@@ -30,7 +30,8 @@ import (
 // TestMain lets the test binary act as the meshguard binary (MESHGUARD_AS_CLI=1),
 // so that serve runs as a real process the test can stop. Otherwise it builds
 // the real meshguard-render once and points $MESHGUARD_RENDERER at it, for the
-// commands that render charts and kustomizations.
+// commands that render charts and kustomizations, and makes the directory where
+// buildBinary builds meshguard once for every test that runs the binary.
 func TestMain(m *testing.M) {
 	if os.Getenv("MESHGUARD_AS_CLI") == "1" { // run releases the collector, as main's does
 		os.Exit(run(os.Args[1:], streams{in: os.Stdin, out: os.Stdout, err: os.Stderr, stdout: os.Stdout}))
@@ -38,7 +39,7 @@ func TestMain(m *testing.M) {
 	// package main holds the collector off during initialisation; tests that
 	// call the package's functions without run must not inherit that.
 	gcstart.Release()
-	os.Exit(rendertest.Main(m.Run))
+	os.Exit(rendertest.Main(func() int { return withBinDir(m.Run) }))
 }
 
 // admissionExamples are the AdmissionReview bodies in examples/admission, built from

@@ -38,17 +38,27 @@ type initCost struct {
 	bytes, alloc int
 }
 
-// readInitTrace runs this test binary with no test and GODEBUG=inittrace=1: it
-// links every package meshguard links (plus the test's own), so its
-// initialisers are the ones every meshguard start runs.
-func readInitTrace(t *testing.T) []initCost {
+// initRun is this test binary started as meshguard --version (TestMain's
+// MESHGUARD_AS_CLI), with env added: it links every package meshguard links (plus
+// the test's own), so its initialisers are the ones every meshguard start runs.
+// As the CLI it skips TestMain's build of meshguard-render, which took 40 s of
+// each run on a loaded 2-core machine.
+func initRun(t *testing.T, env ...string) *exec.Cmd {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(exe, "-test.run=^$")
-	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	cmd := exec.Command(exe, "--version")
+	cmd.Env = append(append(os.Environ(), "MESHGUARD_AS_CLI=1"), env...)
+	return cmd
+}
+
+// readInitTrace runs initRun with GODEBUG=inittrace=1 and reads its lines.
+func readInitTrace(t *testing.T) []initCost {
+	t.Helper()
+	cmd := initRun(t, "GODEBUG=inittrace=1")
+	exe := cmd.Path
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("%s: %v\n%s", exe, err, out)
@@ -127,12 +137,8 @@ func TestInitCost(t *testing.T) {
 // The packages initialised before the hold allocate far below the runtime's
 // first 4 MB heap goal, so none may run before it either.
 func TestNoCollectionDuringInit(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(exe, "-test.run=^$")
-	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1,gctrace=1", "GOGC=", "GOMEMLIMIT=")
+	cmd := initRun(t, "GODEBUG=inittrace=1,gctrace=1", "GOGC=", "GOMEMLIMIT=")
+	exe := cmd.Path
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("%s: %v\n%s", exe, err, out)
