@@ -27,6 +27,10 @@ const (
 	// ScopeRoute is a MeshHTTPRoute or MeshTCPRoute of an outbound that
 	// policies target themselves (Target: the route's KRI).
 	ScopeRoute = "route"
+	// ScopeListener is a listener of a builtin gateway proxy (Target: its port
+	// and hostname, "8080 api.example.com"): its inbound rules, and its to rules
+	// by destination (Rule: "to" and the destination).
+	ScopeListener = "listener"
 )
 
 // Report is what changes in the merged confs of the proxies of both sets
@@ -55,14 +59,15 @@ type Report struct {
 type Change struct {
 	Mesh string `json:"mesh"`
 	Kind string `json:"kind"`
-	// Scope is proxy, inbound, outbound or route; Target the outbound's or
-	// route's KRI or the inbound's name (its port when unnamed); Where says it in
-	// words.
+	// Scope is proxy, inbound, outbound, route or listener; Target the
+	// outbound's or route's KRI, the inbound's name (its port when unnamed) or the
+	// listener's port and hostname; Where says it in words.
 	Scope  string `json:"scope"`
 	Target string `json:"target,omitempty"`
 	Where  string `json:"where"`
 	// Rule is, on an inbound, the rule ("when" and its match) or the group of
-	// clients the field belongs to; "" for a rule that matches every request.
+	// clients the field belongs to; "" for a rule that matches every request. On
+	// a gateway listener's to rules, "to" and the destinations.
 	Rule  string `json:"rule,omitempty"`
 	Field string `json:"field"`
 	// Change is changed, added or removed; Old and New the values (absent for
@@ -246,15 +251,36 @@ func fields(s *kumainspect.Store, p kumarules.Dataplane, skip []string) (map[loc
 			}
 		}
 	}
+	for _, l := range v.Listeners {
+		at := location{mesh: p.Mesh, scope: ScopeListener, target: fmt.Sprintf("%d %s", l.Port, l.Hostname), where: listenerWords(l)}
+		for _, e := range l.Inbound {
+			add(at, e)
+		}
+		for _, e := range l.To {
+			to := at
+			to.rule = "to " + e.To
+			add(to, e)
+		}
+	}
 	return out, nil
 }
 
+// listenerWords names a builtin gateway's listener:
+// "the gateway listener on port 8080 (HTTP, hostname api.example.com)".
+func listenerWords(l kumainspect.GatewayListener) string {
+	return fmt.Sprintf("the gateway listener on port %d (%s, hostname %s)", l.Port, l.Protocol, l.Hostname)
+}
+
 // entryFields adds one kind's result on a port: its merged conf, or an inbound's
-// rules (by match) or groups of clients.
+// rules (by match) or groups of clients, each after at's rule where it has one
+// (a gateway listener's destinations).
 func entryFields(at location, e kumainspect.Entry, out map[location]field) {
 	put := func(rule string, conf any, origins []kumainspect.Origin) {
 		m := map[string]field{}
 		confFields(e.Kind, conf, origins, m, "")
+		if at.rule != "" {
+			rule = strings.TrimSpace(at.rule + " " + rule)
+		}
 		for path, f := range m {
 			l := at
 			l.rule, l.field = rule, path
@@ -338,7 +364,21 @@ func itemKey(i *access.Item) string {
 	return i.Kind + " " + i.Policy + " " + i.Path
 }
 
-var scopeOrder = map[string]int{ScopeProxy: 0, ScopeInbound: 1, ScopeOutbound: 2}
+// scopeRank orders scopes as a proxy's view lists them: the whole proxy, its
+// inbounds, outbounds and their routes, then a gateway's listeners.
+func scopeRank(scope string) int {
+	switch scope {
+	case ScopeProxy:
+		return 0
+	case ScopeInbound:
+		return 1
+	case ScopeOutbound:
+		return 2
+	case ScopeRoute:
+		return 3
+	}
+	return 4
+}
 
 // sortChanges orders changes by mesh, kind, scope, place, rule and field, and
 // sorts each one's proxies and namespaces.
@@ -348,7 +388,7 @@ func sortChanges(cs []Change) {
 		sort.Strings(cs[i].Namespaces)
 	}
 	key := func(c Change) []string {
-		return []string{c.Mesh, c.Kind, fmt.Sprint(scopeOrder[c.Scope]), c.Where, c.Target, c.Rule, c.Field, c.Change,
+		return []string{c.Mesh, c.Kind, fmt.Sprint(scopeRank(c.Scope)), c.Where, c.Target, c.Rule, c.Field, c.Change,
 			kumainspect.Inline(c.Old), kumainspect.Inline(c.New), itemKey(c.Before), itemKey(c.After), strings.Join(c.Proxies, ",")}
 	}
 	sort.SliceStable(cs, func(i, j int) bool { return slices.Compare(key(cs[i]), key(cs[j])) < 0 })

@@ -2,6 +2,7 @@ package kumadiff
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -266,5 +267,30 @@ spec:
 	if c.Scope != ScopeRoute || c.Kind != "MeshTimeout" || c.Field != "http.requestTimeout" || c.Old != "10s" || c.New != "20s" ||
 		c.Target != "kri_mhttpr_default___to-backend_" || c.Where != "the route to-backend of the outbound to MeshService backend port http" {
 		t.Errorf("change %+v", c)
+	}
+}
+
+// TestCompareGatewayListeners: a builtin gateway proxy's listeners are compared
+// rule by rule: a MeshTimeout that changes on the TCP listener only is one change
+// on that listener's to rules, named by port, hostname and destination.
+func TestCompareGatewayListeners(t *testing.T) {
+	example, err := os.ReadFile("../examples/inspect/gateway/gateway.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := string(example)
+	now := strings.Replace(old, "idleTimeout: 5m", "idleTimeout: 2m", 1)
+	if now == old {
+		t.Fatal("the example no longer sets the TCP listener's idleTimeout to 5m")
+	}
+	r := Compare(store(t, old), store(t, now), Options{})
+	if len(r.Changes) != 1 {
+		t.Fatalf("changes %+v, want the TCP listener's idleTimeout alone", r.Changes)
+	}
+	c := r.Changes[0]
+	if c.Scope != ScopeListener || c.Kind != "MeshTimeout" || c.Field != "idleTimeout" || c.Old != "5m0s" || c.New != "2m0s" ||
+		c.Target != "9000 *" || c.Rule != "to every destination" || c.Where != "the gateway listener on port 9000 (TCP, hostname *)" ||
+		strings.Join(c.Proxies, ",") != "edge-1" || c.After == nil || c.After.Policy != "tcp-listener" {
+		t.Errorf("change %+v (after %+v)", c, c.After)
 	}
 }
