@@ -54,7 +54,7 @@ func TestKuma213ThroughTheAPIServer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	args := append(append([]string{}, serveArgs...), "--kuma-version", "2.13")
-	st, err := localcp.Up(ctx, localcp.StackOptions{Dir: dir, CRDs: installed, ServeArgs: args, Log: os.Stderr})
+	st, err := localcp.Up(ctx, localcp.StackOptions{Dir: dir, CRDs: installed, ServeArgs: args, Log: os.Stderr, Bin: env.stack.Meshguard.Bin})
 	if err != nil {
 		t.Fatalf("Kuma 2.13 stack: %v (files in %s)", err, dir)
 	}
