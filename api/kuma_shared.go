@@ -57,18 +57,25 @@ func KumaBefore(version, release string) bool {
 	if version == "" {
 		version = DefaultKumaVersion
 	}
-	a, b := strings.Split(kumaNumber(version), "."), strings.Split(kumaNumber(release), ".")
-	for i := 0; i < len(a) && i < len(b); i++ {
-		x, errX := strconv.Atoi(a[i])
-		y, errY := strconv.Atoi(b[i])
+	// Part by part, as strings.Split would give them, without allocating:
+	// every rule of every document asks.
+	a, b := kumaNumber(version), kumaNumber(release)
+	for {
+		x, restA, moreA := strings.Cut(a, ".")
+		y, restB, moreB := strings.Cut(b, ".")
+		nx, errX := strconv.Atoi(x)
+		ny, errY := strconv.Atoi(y)
 		if errX != nil || errY != nil {
-			return a[i] < b[i]
-		}
-		if x != y {
 			return x < y
 		}
+		if nx != ny {
+			return nx < ny
+		}
+		if !moreA || !moreB {
+			return !moreA && moreB // the version with fewer parts is before
+		}
+		a, b = restA, restB
 	}
-	return len(a) < len(b)
 }
 
 // kumaNumber is a version without its pre-release suffix: "3.0" of "3.0-preview".

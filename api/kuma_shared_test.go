@@ -62,9 +62,14 @@ func TestKumaBefore(t *testing.T) {
 		{"3.0", "2.14", false}, {"", "2.14", false}, {"", "2.15", true},
 		{"3.0-preview", "2.14", false}, {"2.14", "3.0", true}, {"2.13", "3.0", true},
 		{"3.0-preview", "3.0", false}, {"3.0", "3.0-preview", false}, {"3.0-preview", "3.1", true},
+		{"2.14.1", "2.14", false}, {"2.14", "2.14.1", true}, {"2.x", "2.14", false}, {"2", "2.14", true},
 	} {
 		if got := KumaBefore(tc.version, tc.release); got != tc.want {
 			t.Errorf("KumaBefore(%q, %q) = %v, want %v", tc.version, tc.release, got, tc.want)
 		}
+	}
+	// Every release-aware rule asks, for every document: nothing is allocated.
+	if n := testing.AllocsPerRun(100, func() { KumaBefore("2.14", "3.0") }); n != 0 {
+		t.Errorf("KumaBefore allocated %v times per call, want 0", n)
 	}
 }

@@ -135,6 +135,12 @@ func (s *crossStage) Summarize(c Checked) any {
 	if !c.Kind.ClusterScoped && (c.Doc == nil || !c.Doc.Universal) {
 		obj = s.inNamespace(obj)
 	}
+	gate, gated := s.gated[gk]
+	if gated && s.count(c.Doc, gate) > engine.GatedLimit {
+		// Decided before the anchor is built: past the bound, nothing of the
+		// object is kept (in a run of many policies, most of them).
+		return &crossSummary{overflow: gate}
+	}
 	sum := &crossSummary{obj: obj}
 	var anchor Anchor
 	if engine.Judged(s.eng.Checks, gk) {
@@ -142,19 +148,16 @@ func (s *crossStage) Summarize(c Checked) any {
 		anchor = NewAnchor(c.Doc, engine.Fields(s.eng.Checks, sub)...)
 		sum.subject = &crossSubject{s: sub, anchor: anchor}
 	}
-	if gate, ok := s.gated[gk]; ok {
-		return s.compact(c, gate, obj, anchor)
+	if gated {
+		return s.compact(c, obj, anchor)
 	}
 	return sum
 }
 
-// compact is the summary of an object only gated checks read: JSON bytes, a
-// tenth of the object's maps, kept until the group's Findings know whether the
-// gate opened; past engine.GatedLimit objects of the group, an overflow mark.
-func (s *crossStage) compact(c Checked, gate schema.GroupKind, obj *unstructured.Unstructured, anchor Anchor) *crossSummary {
-	if s.count(c.Doc, gate) > engine.GatedLimit {
-		return &crossSummary{overflow: gate}
-	}
+// compact is the summary of an object only gated checks read, counted within
+// engine.GatedLimit: JSON bytes, a tenth of the object's maps, kept until the
+// group's Findings know whether the gate opened.
+func (s *crossStage) compact(c Checked, obj *unstructured.Unstructured, anchor Anchor) *crossSummary {
 	raw, err := json.Marshal(obj.Object)
 	if err != nil {
 		return nil
@@ -289,7 +292,11 @@ func (s *crossStage) summarizeOther(c Checked, gk schema.GroupKind) any {
 			obj = s.inNamespace(obj)
 		}
 		if key, ok := s.gated[gk]; ok {
-			if held := s.compact(c, key, obj, Anchor{}); held != nil {
+			held := &crossSummary{overflow: key}
+			if s.count(c.Doc, key) <= engine.GatedLimit {
+				held = s.compact(c, obj, Anchor{})
+			}
+			if held != nil {
 				held.workload = sum.workload
 				return held
 			}

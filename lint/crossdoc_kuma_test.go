@@ -160,3 +160,37 @@ func manyPods(n int) string {
 	}
 	return b.String()
 }
+
+// TestGatedOverflowKeepsNothing: past engine.GatedLimit, the cross stage's
+// summary of a policy only gated checks read is the overflow mark alone; the
+// anchor (the lines of every path a finding may name) is not built for it
+// first, as it was for each of the 284,000 policies past the bound of a
+// 294,000-policy run.
+func TestGatedOverflowKeepsNothing(t *testing.T) {
+	s := api.DefaultSettings()
+	o := Options{Settings: s, Namespace: "default", Registry: api.DefaultRegistry()}
+	var cross *crossStage
+	for _, st := range CrossDocument(s, "default")() {
+		if c, ok := st.(*crossStage); ok {
+			cross = c
+		}
+	}
+	d := &LoadBytes("p.yaml", []byte(kumaTimeout("t", "backend")))[0]
+	kind, _ := Prepare(d, o)
+	gate, ok := cross.gated[d.Object.GroupVersionKind().GroupKind()]
+	if kind == nil || !ok {
+		t.Fatal("MeshTimeout is not a kind only gated checks read")
+	}
+	for range engine.GatedLimit {
+		cross.count(d, gate)
+	}
+	c := Checked{Doc: d, Object: d.Object, Kind: kind}
+	if sum, _ := cross.Summarize(c).(*crossSummary); sum == nil || sum.overflow != gate || sum.gated != nil || sum.subject != nil {
+		t.Fatalf("past the limit: summary %+v, want the overflow mark alone", sum)
+	}
+	// The counter's key (the gate's name and the group's), the GroupKind and
+	// the mark: 5; with the anchor built first it was 17.
+	if n := testing.AllocsPerRun(50, func() { cross.Summarize(c) }); n > 6 {
+		t.Errorf("Summarize past the limit allocated %v times, want at most 6 (no anchor)", n)
+	}
+}

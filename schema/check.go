@@ -125,7 +125,13 @@ func (c *compiled) decode(obj *unstructured.Unstructured) (u map[string]any, res
 	// Like the API server's decoder, drop nulls the schema does not allow and has no
 	// default for (`requestHeadersToAdd:` with nothing under it): they never reach
 	// validation.
-	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(u, c.structural)
-	structuraldefaulting.Default(u, c.structural)
+	// Both walks copy a Structural per field; they run where they can change
+	// something (walks.go).
+	if hasNull(u) {
+		structuraldefaulting.PruneNonNullableNullsWithoutDefaults(u, c.structural)
+	}
+	if c.defaults {
+		structuraldefaulting.Default(u, c.structural)
+	}
 	return u, res, true
 }

@@ -177,7 +177,10 @@ type compiled struct {
 	// embedded and listTypes say whether the schema has nodes the embedded-resource
 	// and list-type checks look at (walks.go); without, Check skips them.
 	embedded, listTypes bool
-	crd                 *crdSource // the CRD this version comes from
+	// defaults says whether a node of the schema has a default: without one,
+	// the API server's defaulting changes nothing and decode skips it.
+	defaults bool
+	crd      *crdSource // the CRD this version comes from
 }
 
 // checkers are what Check runs beside the structural schema: the API server's
@@ -403,7 +406,7 @@ func compile(props *apiextensions.JSONSchemaProps) (*compiled, error) {
 	if errs := structuralschema.ValidateStructural(nil, st); len(errs) > 0 {
 		return nil, errs.ToAggregate()
 	}
-	c := &compiled{structural: st, embedded: hasEmbeddedResource(st), listTypes: hasListType(st)}
+	c := &compiled{structural: st, embedded: hasEmbeddedResource(st), listTypes: hasListType(st), defaults: hasDefault(st)}
 	c.props = props
 	return c, nil
 }

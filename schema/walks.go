@@ -42,3 +42,34 @@ func hasEmbeddedResource(s *structuralschema.Structural) bool {
 func hasListType(s *structuralschema.Structural) bool {
 	return anyNode(s, func(n *structuralschema.Structural) bool { return n.XListType != nil })
 }
+
+// hasDefault reports whether a node of s has a default value, the only nodes
+// defaulting.Default writes: without one it leaves every object as it was
+// (it would still copy a Structural per field it walks).
+func hasDefault(s *structuralschema.Structural) bool {
+	return anyNode(s, func(n *structuralschema.Structural) bool { return n.Default.Object != nil })
+}
+
+// hasNull reports whether v holds a null anywhere (a map value or a list
+// item), the only values defaulting.PruneNonNullableNullsWithoutDefaults
+// removes: without one it changes nothing (it would still copy a Structural
+// per field it walks). Nothing is allocated.
+func hasNull(v any) bool {
+	switch v := v.(type) {
+	case nil:
+		return true
+	case map[string]any:
+		for _, x := range v {
+			if hasNull(x) {
+				return true
+			}
+		}
+	case []any:
+		for _, x := range v {
+			if hasNull(x) {
+				return true
+			}
+		}
+	}
+	return false
+}
