@@ -144,12 +144,12 @@ func admissible(d *Document, res validate.Result, notes *[]Note) bool {
 	return false
 }
 
-// linkerdObjects keeps the documents the Linkerd preview reads (judged: their
-// validations, when taken already): policy.linkerd.io
+// linkerdObjects keeps the documents the Linkerd preview reads: policy.linkerd.io
 // objects the webhook would admit (a denied one never reaches the policy controller,
 // so it is skipped with a note, as for Kuma), plus the Gateway API routes,
 // Namespaces and workloads that give parents and default-policy annotations.
 // Namespaced objects without a namespace get the one they would get on apply.
+// judged holds the validations Preview took already; nil when none were.
 func (in *PreviewInput) linkerdObjects(docs []Document, judged []judged, o Options) {
 	var from []*Document
 	var places []placed
@@ -161,7 +161,7 @@ func (in *PreviewInput) linkerdObjects(docs []Document, judged []judged, o Optio
 		}
 		gvk := d.Object.GroupVersionKind()
 		if gvk.Group == api.LinkerdGroup {
-			if kind := o.Registry.Lookup(gvk); kind != nil && !admissible(d, in.validated(d, kind, judged, i, o), &in.LinkerdNotes) {
+			if kind := o.Registry.Lookup(gvk); kind != nil && !admissible(d, createdResult(d, kind, judged, i, o), &in.LinkerdNotes) {
 				continue
 			}
 		} else if !linkerdContext(gvk.Group, gvk.Kind) {
@@ -177,9 +177,9 @@ func (in *PreviewInput) linkerdObjects(docs []Document, judged []judged, o Optio
 	}
 }
 
-// validated is the validation of docs[i] of kind as a user's create request:
-// judged's answer when Preview judged the documents, taken now otherwise.
-func (in *PreviewInput) validated(d *Document, kind *api.Kind, judged []judged, i int, o Options) validate.Result {
+// createdResult is the validation of d (docs[i]) of kind as a user's create
+// request: judged's answer when Preview judged the documents, taken now otherwise.
+func createdResult(d *Document, kind *api.Kind, judged []judged, i int, o Options) validate.Result {
 	if judged != nil && judged[i].checked {
 		return judged[i].res
 	}
