@@ -44,7 +44,7 @@ func KumaCheckInput(docs []Document, o Options, keep func(kumaauthz.Policy) bool
 		}
 		if d.Object != nil && d.Object.GetKind() == api.KindMeshIdentity {
 			if kind, _ := Prepare(d, o); kind != nil && kind.Kind == api.KindMeshIdentity {
-				in.addIdentity(d, kind, o)
+				in.addIdentity(d, d.validateCreated(kind, o))
 			}
 			continue
 		}
@@ -71,8 +71,8 @@ func KumaCheckInput(docs []Document, o Options, keep func(kumaauthz.Policy) bool
 	// Validation is independent per document: in parallel, kept in input order.
 	parallel(len(cands), func(i int) {
 		c := &cands[i]
-		res, ok := admissible(c.d, c.kind, o, &c.note)
-		if !ok {
+		res := c.d.validateCreated(c.kind, o)
+		if !admissible(c.d, res, &c.note) {
 			c.at.denied = true
 			return
 		}
@@ -116,7 +116,7 @@ func LinkerdCheckInput(docs []Document, o Options) CheckInput {
 			note(&in.Notes, d, max(d.ErrLine, d.Line, 1), "error %s: %v", validate.CodeParse, d.Err)
 		}
 	}
-	in.linkerdObjects(docs, o)
+	in.linkerdObjects(docs, nil, o)
 	return in
 }
 

@@ -149,6 +149,9 @@ type unit struct {
 	oversize int
 	docs     []Document
 	done     bool
+	// parsed marks a chunk whose docs are set already (a diff's twin, see
+	// LoadPair): File and Index are still assemble's to set.
+	parsed bool
 }
 
 func isManifest(name string) bool { return render.IsManifest(name) }
@@ -167,23 +170,34 @@ func splitUnits(name string, data []byte) []unit {
 // their Documents in input order, numbering them per file; skipped documents
 // go to Loaded.Skipped and take no number.
 func assemble(units []unit) Loaded {
+	parseUnits(units)
+	return collect(units)
+}
+
+// parseUnits parses every unit, on up to GOMAXPROCS goroutines.
+func parseUnits(units []unit) {
 	workers := min(runtime.GOMAXPROCS(0), len(units)/minChunksPerWorker)
 	if workers <= 1 {
 		for i := range units {
 			units[i].parse()
 		}
-	} else {
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		for range workers {
-			wg.Go(func() {
-				for i := int(next.Add(1) - 1); i < len(units); i = int(next.Add(1) - 1) {
-					units[i].parse()
-				}
-			})
-		}
-		wg.Wait()
+		return
 	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(units); i = int(next.Add(1) - 1) {
+				units[i].parse()
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// collect concatenates the Documents of parsed units in input order, numbering
+// them per file; skipped documents go to Loaded.Skipped and take no number.
+func collect(units []unit) Loaded {
 	var out Loaded
 	index, file := 0, ""
 	for i, u := range units {
@@ -209,7 +223,7 @@ func assemble(units []unit) Loaded {
 }
 
 func (u *unit) parse() {
-	if u.done {
+	if u.done || u.parsed {
 		return
 	}
 	if u.err != nil {

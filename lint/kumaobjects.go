@@ -4,7 +4,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/meshguard/meshguard/api"
-	"github.com/meshguard/meshguard/validate"
 )
 
 // KumaObject is one Kuma object of a set; Universal marks one read from Kuma's
@@ -26,19 +25,16 @@ func KumaObjects(docs []Document, o Options) ([]KumaObject, []Note) {
 	var notes []Note
 	var from []*Document
 	var places []placed
+	// Judged as they arrive (a Universal document as a Universal control plane
+	// judges it), as lint judges them; Prepare is idempotent, so documents
+	// Preview prepared already come out the same.
+	judged := judgeAll(docs, o, judging{prepare: isKumaObject, check: func(*Document, *api.Kind) bool { return true }, arrived: true})
 	for i := range docs {
 		d := &docs[i]
-		if d.Err != nil || d.Object == nil || d.Object.GroupVersionKind().Group != api.KumaGroup ||
-			d.Object.GetKind() == api.KindMeshTrafficPermission {
+		if !judged[i].checked {
 			continue
 		}
-		kind, _ := Prepare(d, o) // idempotent: Preview may have prepared it already
-		if kind == nil {
-			continue
-		}
-		// Judged as it arrives (a Universal document as a Universal control
-		// plane judges it), as lint judges it.
-		if res := validate.Validate(d.Object, kind, o.Settings, o.request(d)); len(res.Errors) > 0 {
+		if res := judged[i].res; len(res.Errors) > 0 {
 			e := res.Errors[0]
 			note(&notes, d, d.Line, "skipped %s/%s: the webhook would deny it (%s %s: %s)",
 				d.Object.GetNamespace(), d.Object.GetName(), e.Origin, e.Field, e.Detail)
@@ -49,4 +45,10 @@ func KumaObjects(docs []Document, o Options) ([]KumaObject, []Note) {
 		places = append(places, placeOf(d, o, false))
 	}
 	return keepLast(out, from, places, &notes), notes
+}
+
+// isKumaObject reports whether KumaObjects reads a readable document: group
+// kuma.io, MeshTrafficPermissions aside.
+func isKumaObject(d *Document) bool {
+	return d.Object.GroupVersionKind().Group == api.KumaGroup && d.Object.GetKind() != api.KindMeshTrafficPermission
 }

@@ -58,6 +58,9 @@ type Document struct {
 	Universal bool
 
 	lines lineIndex
+	// shared holds the engine's answers on Object when another Document
+	// shares it (a diff's two sides, LoadPair); nil otherwise.
+	shared *judgement
 	// skip says why the document is not linted at all (not a Kubernetes object);
 	// assemble moves such documents into Loaded.Skipped.
 	skip string

@@ -39,18 +39,29 @@ type PreviewInput struct {
 // Preview selects the preview's input from docs (which it defaults in place).
 func Preview(docs []Document, o Options) PreviewInput {
 	var in PreviewInput
-	in.kumaPolicies(docs, o)
-	in.linkerdObjects(docs, o)
+	// Every document is defaulted; the labels that replaces are lint's and
+	// default's to report.
+	judged := judgeAll(docs, o, judging{check: previewed})
+	in.kumaPolicies(docs, judged, o)
+	in.linkerdObjects(docs, judged, o)
 	return in
+}
+
+// previewed reports whether a preview reads a document of kind only if the
+// webhook would admit it: MeshTrafficPermissions, MeshIdentities and the
+// objects of policy.linkerd.io.
+func previewed(d *Document, kind *api.Kind) bool {
+	return kind.Kind == api.KindMeshTrafficPermission || kind.Kind == api.KindMeshIdentity ||
+		d.Object.GroupVersionKind().Group == api.LinkerdGroup
 }
 
 func note(to *[]Note, d *Document, line int, format string, a ...any) {
 	*to = append(*to, Note{File: d.File, Line: line, Text: fmt.Sprintf(format, a...)})
 }
 
-// kumaPolicies defaults and validates the documents and keeps the admissible
-// MeshTrafficPermissions.
-func (in *PreviewInput) kumaPolicies(docs []Document, o Options) {
+// kumaPolicies keeps the admissible MeshTrafficPermissions and MeshIdentities of
+// the documents (defaulted and validated: judged).
+func (in *PreviewInput) kumaPolicies(docs []Document, judged []judged, o Options) {
 	var from []*Document
 	var places []placed
 	for i := range docs {
@@ -60,16 +71,15 @@ func (in *PreviewInput) kumaPolicies(docs []Document, o Options) {
 			note(&in.Notes, d, max(d.ErrLine, d.Line, 1), "error %s: %v", validate.CodeParse, d.Err)
 			continue
 		}
-		kind, _ := Prepare(d, o) // replaced labels: lint and default report them
+		kind, res := judged[i].kind, judged[i].res
 		if kind != nil && kind.Kind == api.KindMeshIdentity {
-			in.addIdentity(d, kind, o)
+			in.addIdentity(d, res)
 			continue
 		}
 		if kind == nil || kind.Kind != api.KindMeshTrafficPermission {
 			continue
 		}
-		res, ok := admissible(d, kind, o, &in.Notes)
-		if !ok {
+		if !admissible(d, res, &in.Notes) {
 			continue
 		}
 		// The spec validation read is the one Kuma stores (without the fields its
@@ -109,8 +119,8 @@ func noteReplaced(notes *[]Note, d *Document, later placed) {
 }
 
 // addIdentity keeps a MeshIdentity the webhook would admit.
-func (in *PreviewInput) addIdentity(d *Document, kind *api.Kind, o Options) {
-	if _, ok := admissible(d, kind, o, &in.Notes); !ok {
+func (in *PreviewInput) addIdentity(d *Document, res validate.Result) {
+	if !admissible(d, res, &in.Notes) {
 		return
 	}
 	id, err := kumaauthz.IdentityFromObject(d.Object)
@@ -121,17 +131,17 @@ func (in *PreviewInput) addIdentity(d *Document, kind *api.Kind, o Options) {
 	in.Identities = append(in.Identities, id)
 }
 
-// admissible validates a defaulted document as the webhook would; a denied one never
-// reaches a proxy, so previews skip it with a note.
-func admissible(d *Document, kind *api.Kind, o Options, notes *[]Note) (validate.Result, bool) {
-	res := validate.Validate(d.Object, kind, o.Settings, api.Request{Operation: api.OpCreate})
+// admissible reports whether the webhook would admit a defaulted document, whose
+// validation as a user's create request is res; a denied one never reaches a
+// proxy, so previews skip it with a note.
+func admissible(d *Document, res validate.Result, notes *[]Note) bool {
 	if len(res.Errors) == 0 {
-		return res, true
+		return true
 	}
 	e := res.Errors[0]
 	note(notes, d, d.Line, "skipped %s/%s: the webhook would deny it (%s %s: %s)",
 		d.Object.GetNamespace(), d.Object.GetName(), e.Origin, e.Field, e.Detail)
-	return res, false
+	return false
 }
 
 // linkerdObjects keeps the documents the Linkerd preview reads: policy.linkerd.io
@@ -139,7 +149,8 @@ func admissible(d *Document, kind *api.Kind, o Options, notes *[]Note) (validate
 // so it is skipped with a note, as for Kuma), plus the Gateway API routes,
 // Namespaces and workloads that give parents and default-policy annotations.
 // Namespaced objects without a namespace get the one they would get on apply.
-func (in *PreviewInput) linkerdObjects(docs []Document, o Options) {
+// judged holds the validations Preview took already; nil when none were.
+func (in *PreviewInput) linkerdObjects(docs []Document, judged []judged, o Options) {
 	var from []*Document
 	var places []placed
 	defer func() { in.Linkerd = keepLast(in.Linkerd, from, places, &in.LinkerdNotes) }()
@@ -150,10 +161,8 @@ func (in *PreviewInput) linkerdObjects(docs []Document, o Options) {
 		}
 		gvk := d.Object.GroupVersionKind()
 		if gvk.Group == api.LinkerdGroup {
-			if kind := o.Registry.Lookup(gvk); kind != nil {
-				if _, ok := admissible(d, kind, o, &in.LinkerdNotes); !ok {
-					continue
-				}
+			if kind := o.Registry.Lookup(gvk); kind != nil && !admissible(d, createdResult(d, kind, judged, i, o), &in.LinkerdNotes) {
+				continue
 			}
 		} else if !linkerdContext(gvk.Group, gvk.Kind) {
 			continue
@@ -166,6 +175,15 @@ func (in *PreviewInput) linkerdObjects(docs []Document, o Options) {
 		from = append(from, d)
 		places = append(places, placeOf(d, o, false))
 	}
+}
+
+// createdResult is the validation of d (docs[i]) of kind as a user's create
+// request: judged's answer when Preview judged the documents, taken now otherwise.
+func createdResult(d *Document, kind *api.Kind, judged []judged, i int, o Options) validate.Result {
+	if judged != nil && judged[i].checked {
+		return judged[i].res
+	}
+	return d.validateCreated(kind, o)
 }
 
 // linkerdContext reports whether an object outside policy.linkerd.io matters to the

@@ -125,22 +125,25 @@ func (o *diffOptions) run(s streams, args []string) error {
 	if err := checkLinkerd(o.linkerd); err != nil {
 		return err
 	}
+	defer tuneGCForLint()() // reading two sets of thousands of documents is lint's workload
 	sides, cleanup, err := o.sides(s, args)
 	defer cleanup()
 	if err != nil {
 		return err
 	}
-	// The two sides are read at once (a core each); their notes are written in
+	// The documents both sides hold alike are read and judged once; the two
+	// sides are selected at once (a core each); their notes are written in
 	// order afterwards.
+	oldLoaded, newLoaded := lint.LoadPair(sides.old, sides.new, o.loadOptions())
 	var oldSet, newSet diffSet
 	var oldNotes, newNotes bytes.Buffer
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		oldSet = o.readSet(&oldNotes, eng, sides.old, sides.oldLabel, sides.relabel)
+		oldSet = o.readSet(&oldNotes, eng, oldLoaded, sides.oldLabel, sides.relabel)
 	}()
-	newSet = o.readSet(&newNotes, eng, sides.new, sides.newLabel, nil)
+	newSet = o.readSet(&newNotes, eng, newLoaded, sides.newLabel, nil)
 	wg.Wait()
 	s.err.Write(oldNotes.Bytes())
 	s.err.Write(newNotes.Bytes())
@@ -237,10 +240,10 @@ func (o *diffOptions) sides(s streams, args []string) (diffSides, func(), error)
 	return d, cleanup, nil
 }
 
-// readSet loads and selects one side; notes about skipped documents go to notes,
-// with the files of a git snapshot named as at the revision (relabel).
-func (o *diffOptions) readSet(notes io.Writer, eng lint.Options, paths []string, label string, relabel map[string]string) diffSet {
-	loaded := lint.LoadAll(paths, nil, o.loadOptions())
+// readSet selects one side from its loaded documents; notes about skipped
+// documents go to notes, with the files of a git snapshot named as at the
+// revision (relabel).
+func (o *diffOptions) readSet(notes io.Writer, eng lint.Options, loaded lint.Loaded, label string, relabel map[string]string) diffSet {
 	_ = lint.WriteNotes(notes, loaded.Skipped)
 	in := lint.Preview(loaded.Docs, eng)
 	kuma, kumaNotes := lint.KumaObjects(loaded.Docs, eng)
