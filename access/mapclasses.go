@@ -51,7 +51,7 @@ func SetClasses(m *Map, destRow []int, rows [][]int32, answer func(row, client i
 	}
 	for rc, j := range rowFirst {
 		for cc, c := range colFirst {
-			m.Cells = append(m.Cells, MapCell{DestinationClass: rc, ClientClass: cc, Answer: answer(j, c)})
+			m.Cells = append(m.Cells, NewMapCell(rc, cc, answer(j, c)))
 		}
 	}
 }
