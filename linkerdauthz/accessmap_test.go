@@ -70,7 +70,7 @@ func TestMapCellsAreCheckAnswers(t *testing.T) {
 				if cell == nil {
 					t.Fatalf("set %d: no cell for %s × %s", s, d.ID, c.ID)
 				}
-				if diff := cmp.Diff(verdictOf(want), verdictOf(cell.Answer)); diff != "" {
+				if diff := cmp.Diff(verdictOf(want), verdictOf(cell.Full())); diff != "" {
 					t.Fatalf("set %d: %s × %s (-check +map):\n%s\n%s", s, d.ID, c.ID, diff, set)
 				}
 				pairs++
