@@ -66,6 +66,10 @@ func BuildMap(objs []unstructured.Unstructured, o MapOptions, loc access.Locate)
 	// each distinct destination is judged against one client of each such
 	// class, and a cell is named by its decision and deciding item.
 	pre, reps := preClients(ix, clients, o.Options)
+	td := o.TrustDomain
+	if td == "" {
+		td = DefaultTrustDomain
+	}
 	cellIDs := map[string]int32{}
 	byKey := map[string]int{}
 	var judged [][]int32
@@ -78,7 +82,9 @@ func BuildMap(objs []unstructured.Unstructured, o MapOptions, loc access.Locate)
 			destJudged[i] = j
 			continue
 		}
-		if (len(judged)+1)*len(reps) > limit {
+		// The bound counts every client, as the pairs a row stands for: the
+		// map's size, not the judging, is what it keeps in hand.
+		if (len(judged)+1)*len(clients) > limit {
 			m.Notes = append(m.Notes, fmt.Sprintf("the bound of %d pairs is reached: %s and the destinations after it are listed without cells", limit, d.dest.ID))
 			destJudged = destJudged[:i]
 			break
@@ -87,13 +93,21 @@ func BuildMap(objs []unstructured.Unstructured, o MapOptions, loc access.Locate)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", d.dest.ID, err)
 		}
+		// Within the row, clients its authorizations do not name are
+		// judged once per namespace (see namedHere).
+		named := in.namedHere(td)
+		local := map[string]int32{}
 		row := make([]int32, len(reps))
 		for k, c := range reps {
-			ck := cellKey(ix.decideAt(in, clients[c].caller, o.Options))
-			id, ok := cellIDs[ck]
+			sig := callerSignature(clients[c].caller, named, td)
+			id, ok := local[sig]
 			if !ok {
-				id = int32(len(cellIDs))
-				cellIDs[ck] = id
+				ck := cellKey(ix.decideAt(in, clients[c].caller, o.Options))
+				if id, ok = cellIDs[ck]; !ok {
+					id = int32(len(cellIDs))
+					cellIDs[ck] = id
+				}
+				local[sig] = id
 			}
 			row[k] = id
 		}
@@ -161,7 +175,7 @@ func mapDestinations(ix *index, m *access.Map) []mapDest {
 		for _, n := range nums {
 			port := strconv.FormatInt(n, 10)
 			dst := Destination{Namespace: w.ns, Workload: w.ref, Port: n}
-			key := fmt.Sprintf("%s|%s|%d", w.ns, selecting(servers[w.ns], w.labels), n)
+			key := fmt.Sprintf("%s|%s|%d", w.ns, taking(servers[w.ns], w, n), n)
 			if w.mode != "" || w.requireIDPorts != "" {
 				key += "|" + w.ref // the default policy's answer names the workload
 			}
@@ -178,13 +192,17 @@ func mapDestinations(ix *index, m *access.Map) []mapDest {
 	return out
 }
 
-// selecting names the Servers of ss whose podSelector selects pods labelled l:
-// Decide reads a pod's labels only through them.
-func selecting(ss []*server, l map[string]string) string {
+// taking names the Servers of ss that take port number n of w (by number, or
+// by the name of one of w's ports of that number): Decide reads a pod's
+// labels only through them.
+func taking(ss []*server, w workload, n int64) string {
 	var b strings.Builder
 	for _, s := range ss {
-		if s.selects(l) {
-			b.WriteString(s.name + ",")
+		for _, p := range w.ports {
+			if p.number == n && covers(s, w, p) {
+				b.WriteString(s.name + ",")
+				break
+			}
 		}
 	}
 	return b.String()

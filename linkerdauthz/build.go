@@ -42,10 +42,12 @@ type index struct {
 	// once (decide reads them for every destination).
 	sazSpecs    []*api.ServerAuthorizationSpec
 	policySpecs []*api.AuthorizationPolicySpec
-	routes      map[string][]parent // "ns/Kind/name" -> Server parents
-	authn       authnSet
-	nsModes     map[string]string // namespace -> annotation ("" when none)
-	loads       []workload
+	// policiesIn are the indexes in policies of each namespace's.
+	policiesIn map[string][]int
+	routes     map[string][]parent // "ns/Kind/name" -> Server parents
+	authn      authnSet
+	nsModes    map[string]string // namespace -> annotation ("" when none)
+	loads      []workload
 }
 
 // parent is a Server an HTTPRoute or GRPCRoute attaches to.
@@ -69,7 +71,7 @@ func decodeSpec(o *unstructured.Unstructured, out any) {
 }
 
 func newIndex(objs []unstructured.Unstructured) *index {
-	ix := &index{routes: map[string][]parent{}, nsModes: map[string]string{},
+	ix := &index{routes: map[string][]parent{}, nsModes: map[string]string{}, policiesIn: map[string][]int{},
 		authn: authnSet{meshTLS: map[string]*api.MeshTLSAuthenticationSpec{}, network: map[string]*api.NetworkAuthenticationSpec{}}}
 	for i := range objs {
 		o := &objs[i]
@@ -91,6 +93,7 @@ func newIndex(objs []unstructured.Unstructured) *index {
 			spec := &api.AuthorizationPolicySpec{}
 			decodeSpec(o, spec)
 			ix.policySpecs = append(ix.policySpecs, spec)
+			ix.policiesIn[o.GetNamespace()] = append(ix.policiesIn[o.GetNamespace()], len(ix.policies)-1)
 		case gvk.Group == api.LinkerdGroup && gvk.Kind == api.KindMeshTLSAuthentication:
 			s := &api.MeshTLSAuthenticationSpec{}
 			decodeSpec(o, s)

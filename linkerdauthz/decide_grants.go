@@ -199,11 +199,8 @@ func (ix *index) authorizationsFor(s *server, route *routeRef) []authorization {
 		}
 	}
 	var onRoute []authorization
-	for i, o := range ix.policies {
-		if o.GetNamespace() != s.ns {
-			continue
-		}
-		spec := ix.policySpecs[i]
+	for _, i := range ix.policiesIn[s.ns] {
+		o, spec := ix.policies[i], ix.policySpecs[i]
 		a := authorization{kind: api.KindAuthorizationPolicy, ns: o.GetNamespace(), name: o.GetName(), policy: spec, authn: ix.authn}
 		t := spec.TargetRef
 		if t == nil {

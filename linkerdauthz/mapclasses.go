@@ -53,3 +53,53 @@ func callerSignature(c Caller, named map[string]bool, td string) string {
 	}
 	return "namespace " + ns
 }
+
+// namedHere are the ServiceAccounts ("ns/name") the authorizations of in name
+// exactly (as namedServiceAccounts, for this destination's alone): a client
+// none of them names is seen by this destination only through its namespace.
+// A ServiceAccount ref's namespace is read both against the authorization's and
+// the authentication's namespace: naming too many only splits a group.
+func (in *inbound) namedHere(td string) map[string]bool {
+	out := map[string]bool{}
+	exact := func(ids []string) {
+		for _, id := range ids {
+			if ns, name, ok := identityParts(id, td); ok && !strings.Contains(id, "*") {
+				out[ns+"/"+name] = true
+			}
+		}
+	}
+	for _, a := range in.auths {
+		if a.saz != nil {
+			if c := a.saz.Client; c != nil && c.MeshTLS != nil {
+				exact(c.MeshTLS.Identities)
+				for _, sa := range c.MeshTLS.ServiceAccounts {
+					out[nsOr(sa.Namespace, a.ns)+"/"+sa.Name] = true
+				}
+			}
+			continue
+		}
+		if a.policy == nil {
+			continue
+		}
+		for _, r := range a.policy.RequiredAuthenticationRefs {
+			ns := nsOr(r.Namespace, a.ns)
+			switch strings.ToLower(r.Kind) {
+			case "serviceaccount":
+				out[ns+"/"+r.Name] = true
+			case "meshtlsauthentication":
+				m := a.authn.meshTLS[ns+"/"+r.Name]
+				if m == nil {
+					continue
+				}
+				exact(m.Identities)
+				for _, ref := range m.IdentityRefs {
+					if strings.EqualFold(ref.Kind, "serviceaccount") {
+						out[nsOr(ref.Namespace, ns)+"/"+ref.Name] = true
+						out[nsOr(ref.Namespace, a.ns)+"/"+ref.Name] = true
+					}
+				}
+			}
+		}
+	}
+	return out
+}
