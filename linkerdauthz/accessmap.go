@@ -198,6 +198,9 @@ func mapDestinations(ix *index, m *access.Map) []mapDest {
 func taking(ss []*server, w workload, n int64) string {
 	var b strings.Builder
 	for _, s := range ss {
+		if !s.selects(w.labels) {
+			continue
+		}
 		for _, p := range w.ports {
 			if p.number == n && covers(s, w, p) {
 				b.WriteString(s.name + ",")

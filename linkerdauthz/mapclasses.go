@@ -43,13 +43,15 @@ func preClients(ix *index, clients []mapClient, o Options) (pre, reps []int) {
 
 // callerSignature is what the authorizations can see of c (see preClients).
 func callerSignature(c Caller, named map[string]bool, td string) string {
-	whole := fmt.Sprintf("caller %v|%s|%s|%s", c.Unauthenticated, c.IP, c.Identity, c.TrustDomain)
+	whole := func() string {
+		return fmt.Sprintf("caller %v|%s|%s|%s", c.Unauthenticated, c.IP, c.Identity, c.TrustDomain)
+	}
 	if c.Unauthenticated || c.IP.IsValid() || c.Identity == "" || (c.TrustDomain != "" && c.TrustDomain != td) {
-		return whole
+		return whole()
 	}
 	ns, name, ok := identityParts(c.Identity, td)
 	if !ok || named[ns+"/"+name] || strings.Contains(name, ".") {
-		return whole
+		return whole()
 	}
 	return "namespace " + ns
 }
