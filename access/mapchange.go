@@ -71,7 +71,8 @@ func classOf(ix map[string]int, id string) int {
 
 func answerAt(cells map[[2]int]*MapCell, d, c int) *Answer {
 	if cell := cells[[2]int{d, c}]; cell != nil && d >= 0 && c >= 0 {
-		return &cell.Answer
+		a := cell.Full()
+		return &a
 	}
 	return nil
 }

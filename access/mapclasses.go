@@ -2,6 +2,7 @@ package access
 
 import (
 	"encoding/binary"
+	"encoding/json"
 )
 
 // SetClasses fills m's destination and client classes and its cells from a
@@ -49,9 +50,25 @@ func SetClasses(m *Map, destRow []int, rows [][]int32, answer func(row, client i
 		}
 		m.Clients[c].Class = cc
 	}
+	// Cells share equal answers and each client class's client (MapCell).
+	shared := map[string]*Answer{}
+	peers := make([]*Peer, len(colFirst))
+	m.Cells = make([]MapCell, 0, len(rowFirst)*len(colFirst))
 	for rc, j := range rowFirst {
 		for cc, c := range colFirst {
-			m.Cells = append(m.Cells, MapCell{DestinationClass: rc, ClientClass: cc, Answer: answer(j, c)})
+			cell := NewMapCell(rc, cc, answer(j, c))
+			if peers[cc] == nil {
+				peers[cc] = cell.Client
+			}
+			cell.Client = peers[cc]
+			if b, err := json.Marshal(cell.Answer); err == nil {
+				if a, ok := shared[string(b)]; ok {
+					cell.Answer = a
+				} else {
+					shared[string(b)] = cell.Answer
+				}
+			}
+			m.Cells = append(m.Cells, cell)
 		}
 	}
 }

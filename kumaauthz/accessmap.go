@@ -1,6 +1,7 @@
 package kumaauthz
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -99,12 +100,17 @@ func BuildMap(objs []*unstructured.Unstructured, ck Checker, o MapOptions, loc a
 	if limit <= 0 {
 		limit = DefaultMaxMapCells
 	}
+	peers := make([]access.Peer, len(colReps))
+	for cc, rep := range colReps {
+		peers[cc] = clients[rep].answerPeer()
+	}
+	m.Cells = make([]access.MapCell, 0, min(limit, len(rows)*len(colReps)))
 	for ri, r := range rows {
 		if len(m.Cells)+len(colReps) > limit {
 			m.Notes = append(m.Notes, fmt.Sprintf("the bound of %d cells is reached: destination classes %d to %d (of %d) are listed without cells", limit, ri, len(rows)-1, len(rows)))
 			break
 		}
-		if err := r.judge(m, ck, dests[r.dests[0]], clients, colReps, ri, loc); err != nil {
+		if err := r.judge(m, ck, dests[r.dests[0]], clients, colReps, peers, ri, loc); err != nil {
 			m.Notes = append(m.Notes, err.Error())
 		}
 	}
@@ -344,9 +350,24 @@ func preClasses(rows []*mapRow, clients []mapClient) (pre, reps []int) {
 }
 
 // judge adds the row's cells: each local class judged once, with Checker.Answer
-// for the row's first destination and the class's first client, and given to
-// every column class whose first client is in it.
-func (r *mapRow) judge(m *access.Map, ck Checker, d MapDest, clients []mapClient, colReps []int, ri int, loc access.Locate) error {
+// for the row's first destination and the class's first client, and shared by
+// every column class whose first client is in it (peers[cc] is the client of
+// column class cc, shared by its cells).
+func (r *mapRow) judge(m *access.Map, ck Checker, d MapDest, clients []mapClient, colReps []int, peers []access.Peer, ri int, loc access.Locate) error {
+	// Local classes the row tells apart are often decided by the same item
+	// (a deny-all for most of them): equal answers are kept once.
+	seen := map[string]*access.Answer{}
+	intern := func(a access.Answer) *access.Answer {
+		b, err := json.Marshal(&a)
+		if err != nil {
+			return &a
+		}
+		if p, ok := seen[string(b)]; ok {
+			return p
+		}
+		seen[string(b)] = &a
+		return &a
+	}
 	answers := make([]*access.Answer, len(r.reps))
 	for cc, rep := range colReps {
 		k := r.sigs[r.signature(clients[rep].client)]
@@ -355,11 +376,10 @@ func (r *mapRow) judge(m *access.Map, ck Checker, d MapDest, clients []mapClient
 			if err != nil {
 				return fmt.Errorf("%s: %v", d.ID, err)
 			}
-			answers[k] = &a
+			a.Client = access.Peer{}
+			answers[k] = intern(a)
 		}
-		a := *answers[k]
-		a.Client = clients[rep].answerPeer()
-		m.Cells = append(m.Cells, access.MapCell{DestinationClass: ri, ClientClass: cc, Answer: a})
+		m.Cells = append(m.Cells, access.MapCell{DestinationClass: ri, ClientClass: cc, Answer: answers[k], Client: &peers[cc]})
 	}
 	return nil
 }

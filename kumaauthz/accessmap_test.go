@@ -1,6 +1,7 @@
 package kumaauthz
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand"
 	"strings"
@@ -133,7 +134,7 @@ func TestMapCellsAreCheckAnswers(t *testing.T) {
 				if !ok {
 					t.Fatalf("set %d: no cell for %s × %s", s, d.ID, c.ID)
 				}
-				if diff := cmp.Diff(verdictOf(want), verdictOf(cell.Answer)); diff != "" {
+				if diff := cmp.Diff(verdictOf(want), verdictOf(cell.Full())); diff != "" {
 					t.Fatalf("set %d: %s × %s (-check +map):\n%s\nobjects:\n%s", s, d.ID, c.ID, diff, randomMapObjectsString(all))
 				}
 				pairs++
@@ -192,4 +193,61 @@ func TestMapBound(t *testing.T) {
 		return
 	}
 	t.Fatal("no random map with two destination classes")
+}
+
+// TestMapCellsShareAnswers: a map's cells hold no copies: a row class judges
+// each local class once and its cells share that answer, the cells of a
+// client class share its client, and the map written from the shared parts is
+// json.MarshalIndent's (each cell the whole answer, its client included).
+func TestMapCellsShareAnswers(t *testing.T) {
+	r := rand.New(rand.NewSource(131))
+	cells, answers := 0, 0
+	for s := 0; s < 200; s++ {
+		ck := Checker{Policies: randomTopPolicies(r, r.Intn(8))}
+		m, err := BuildMap(objs(t, randomMapObjects(r)), ck, MapOptions{}, mapLocate)
+		if err != nil {
+			t.Fatal(err)
+		}
+		distinct := map[*access.Answer]bool{}
+		byContent := map[[2]string]*access.Answer{}
+		client := map[int]*access.Peer{}
+		for _, c := range m.Cells {
+			distinct[c.Answer] = true
+			k := [2]string{fmt.Sprint(c.DestinationClass), string(must(json.Marshal(c.Answer)))}
+			if p, ok := byContent[k]; ok && p != c.Answer {
+				t.Fatalf("set %d: destination class %d holds two copies of an answer", s, c.DestinationClass)
+			}
+			byContent[k] = c.Answer
+			if p, ok := client[c.ClientClass]; ok && p != c.Client {
+				t.Fatalf("set %d: client class %d has two copies of its client", s, c.ClientClass)
+			}
+			client[c.ClientClass] = c.Client
+			if c.Answer.Client.Mesh != "" || c.Answer.Client.SpiffeID != "" || len(c.Answer.Client.URISANs) > 0 {
+				t.Fatalf("set %d: a shared answer names a client: %+v", s, c.Answer.Client)
+			}
+		}
+		cells += len(m.Cells)
+		answers += len(distinct)
+		want, err := json.MarshalIndent(m, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got strings.Builder
+		if err := m.WriteJSON(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != string(want)+"\n" {
+			t.Fatalf("set %d: WriteJSON differs:\n%s", s, cmp.Diff(string(want)+"\n", got.String()))
+		}
+	}
+	if answers*3 > cells*2 {
+		t.Errorf("%d cells hold %d distinct answers: cells do not share them", cells, answers)
+	}
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
 }

@@ -62,46 +62,74 @@ func BuildMap(objs []unstructured.Unstructured, o MapOptions, loc access.Locate)
 	if limit <= 0 {
 		limit = DefaultMaxMapPairs
 	}
-	// Each distinct destination is judged against every client; a cell is
-	// named by its decision and deciding item.
+	// Clients no authorization can tell apart are judged once (preClients);
+	// each distinct destination is judged against one client of each such
+	// class, and a cell is named by its decision and deciding item.
+	pre, reps := preClients(ix, clients, o.Options)
+	td := o.TrustDomain
+	if td == "" {
+		td = DefaultTrustDomain
+	}
 	cellIDs := map[string]int32{}
 	byKey := map[string]int{}
 	var judged [][]int32
-	var answers [][]access.Answer
+	var ins []*inbound
+	var first []int // the destination each judged row was judged for
 	destJudged := make([]int, len(dests))
 	for i, d := range dests {
-		if j, ok := byKey[d.key]; ok {
+		key := d.key
+		if j, ok := byKey[key]; ok {
 			destJudged[i] = j
 			continue
 		}
+		// The bound counts every client, as the pairs a row stands for: the
+		// map's size, not the judging, is what it keeps in hand.
 		if (len(judged)+1)*len(clients) > limit {
 			m.Notes = append(m.Notes, fmt.Sprintf("the bound of %d pairs is reached: %s and the destinations after it are listed without cells", limit, d.dest.ID))
 			destJudged = destJudged[:i]
 			break
 		}
-		row := make([]int32, len(clients))
-		ans := make([]access.Answer, len(clients))
-		for c, cl := range clients {
-			dst := d.dst
-			dec, err := ix.decide(routes, cl.caller, dst, Request{}, o.Options)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %v", d.dest.ID, err)
-			}
-			ans[c] = dec.Answer(cl.caller, d.dst, d.port, access.Request{}, loc)
-			k := cellKey(dec)
-			id, ok := cellIDs[k]
-			if !ok {
-				id = int32(len(cellIDs))
-				cellIDs[k] = id
-			}
-			row[c] = id
+		in, err := ix.inbound(routes, d.dst, Request{})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", d.dest.ID, err)
 		}
-		byKey[d.key] = len(judged)
+		// Within the row, clients its authorizations do not name are
+		// judged once per namespace (see namedHere).
+		named := in.namedHere(td)
+		local := map[string]int32{}
+		row := make([]int32, len(reps))
+		for k, c := range reps {
+			sig := callerSignature(clients[c].caller, named, td)
+			id, ok := local[sig]
+			if !ok {
+				ck := cellKey(ix.decideAt(in, clients[c].caller, o.Options))
+				if id, ok = cellIDs[ck]; !ok {
+					id = int32(len(cellIDs))
+					cellIDs[ck] = id
+				}
+				local[sig] = id
+			}
+			row[k] = id
+		}
+		byKey[key] = len(judged)
 		destJudged[i] = len(judged)
 		judged = append(judged, row)
-		answers = append(answers, ans)
+		ins = append(ins, in)
+		first = append(first, i)
 	}
-	access.SetClasses(m, destJudged, judged, func(j, c int) access.Answer { return answers[j][c] })
+	// Classes over the representatives; a client's class is its
+	// representative's (its column is the same). Each cell is judged again,
+	// for the first destination and client of its classes, so no answer of
+	// a pair is kept beyond its cell.
+	byRep := &access.Map{Destinations: m.Destinations, Clients: make([]access.MapClient, len(reps))}
+	access.SetClasses(byRep, destJudged, judged, func(j, k int) access.Answer {
+		d, cl := dests[first[j]], clients[reps[k]]
+		return ix.decideAt(ins[j], cl.caller, o.Options).Answer(cl.caller, d.dst, d.port, access.Request{}, loc)
+	})
+	m.Cells = byRep.Cells
+	for c := range m.Clients {
+		m.Clients[c].Class = byRep.Clients[pre[c]].Class
+	}
 	return m, nil
 }
 
@@ -120,7 +148,9 @@ type mapDest struct {
 	dest access.MapDestination
 	dst  Destination
 	port string
-	// key is what Decide reads of the destination: equal keys, equal answers.
+	// key is what Decide reads of the destination (its namespace, the
+	// Servers selecting its pods, the port's number and names, the workload
+	// where its default-policy annotations decide): equal keys, equal answers.
 	key string
 }
 
@@ -128,6 +158,10 @@ type mapDest struct {
 // repeats) and adds them to m; a workload without ports is said in Notes.
 func mapDestinations(ix *index, m *access.Map) []mapDest {
 	var out []mapDest
+	servers := map[string][]*server{}
+	for _, s := range ix.servers {
+		servers[s.ns] = append(servers[s.ns], s)
+	}
 	for _, w := range ix.loads {
 		var nums []int64
 		for _, p := range w.ports {
@@ -141,7 +175,7 @@ func mapDestinations(ix *index, m *access.Map) []mapDest {
 		for _, n := range nums {
 			port := strconv.FormatInt(n, 10)
 			dst := Destination{Namespace: w.ns, Workload: w.ref, Port: n}
-			key := fmt.Sprintf("%s|%v|%d", w.ns, sortedLabels(w.labels), n)
+			key := fmt.Sprintf("%s|%s|%d", w.ns, taking(servers[w.ns], w, n), n)
 			if w.mode != "" || w.requireIDPorts != "" {
 				key += "|" + w.ref // the default policy's answer names the workload
 			}
@@ -158,13 +192,23 @@ func mapDestinations(ix *index, m *access.Map) []mapDest {
 	return out
 }
 
-func sortedLabels(l map[string]string) string {
-	keys := make([]string, 0, len(l))
-	for k, v := range l {
-		keys = append(keys, k+"="+v)
+// taking names the Servers of ss that take port number n of w (by number, or
+// by the name of one of w's ports of that number): Decide reads a pod's
+// labels only through them.
+func taking(ss []*server, w workload, n int64) string {
+	var b strings.Builder
+	for _, s := range ss {
+		if !s.selects(w.labels) {
+			continue
+		}
+		for _, p := range w.ports {
+			if p.number == n && covers(s, w, p) {
+				b.WriteString(s.name + ",")
+				break
+			}
+		}
 	}
-	slices.Sort(keys)
-	return strings.Join(keys, ",")
+	return b.String()
 }
 
 // mapClient is a column with the Caller check would give Decide.

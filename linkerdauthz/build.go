@@ -2,6 +2,7 @@ package linkerdauthz
 
 import (
 	"fmt"
+	"k8s.io/apimachinery/pkg/labels"
 	"sort"
 	"strings"
 
@@ -15,6 +16,21 @@ type server struct {
 	ns, name, version string
 	labels            map[string]string
 	spec              api.ServerSpec
+	// pods is spec.podSelector, converted once: the access map asks every
+	// Server of a namespace about each of its destinations.
+	pods labels.Selector
+}
+
+// selects reports whether the Server's podSelector selects pods labelled l
+// (a Server without one selects none).
+func (s *server) selects(l map[string]string) bool {
+	if s.spec.PodSelector == nil {
+		return false
+	}
+	if s.pods == nil {
+		return matches(s.spec.PodSelector, l)
+	}
+	return s.pods.Matches(labels.Set(l))
 }
 
 // index is the decoded set Build works on.
@@ -22,10 +38,16 @@ type index struct {
 	servers  []*server
 	sazs     []*unstructured.Unstructured
 	policies []*unstructured.Unstructured
-	routes   map[string][]parent // "ns/Kind/name" -> Server parents
-	authn    authnSet
-	nsModes  map[string]string // namespace -> annotation ("" when none)
-	loads    []workload
+	// sazSpecs and policySpecs are the specs of sazs and policies, decoded
+	// once (decide reads them for every destination).
+	sazSpecs    []*api.ServerAuthorizationSpec
+	policySpecs []*api.AuthorizationPolicySpec
+	// policiesIn are the indexes in policies of each namespace's.
+	policiesIn map[string][]int
+	routes     map[string][]parent // "ns/Kind/name" -> Server parents
+	authn      authnSet
+	nsModes    map[string]string // namespace -> annotation ("" when none)
+	loads      []workload
 }
 
 // parent is a Server an HTTPRoute or GRPCRoute attaches to.
@@ -49,7 +71,7 @@ func decodeSpec(o *unstructured.Unstructured, out any) {
 }
 
 func newIndex(objs []unstructured.Unstructured) *index {
-	ix := &index{routes: map[string][]parent{}, nsModes: map[string]string{},
+	ix := &index{routes: map[string][]parent{}, nsModes: map[string]string{}, policiesIn: map[string][]int{},
 		authn: authnSet{meshTLS: map[string]*api.MeshTLSAuthenticationSpec{}, network: map[string]*api.NetworkAuthenticationSpec{}}}
 	for i := range objs {
 		o := &objs[i]
@@ -59,11 +81,19 @@ func newIndex(objs []unstructured.Unstructured) *index {
 		case gvk.Group == api.LinkerdGroup && gvk.Kind == api.KindServer:
 			s := &server{ns: o.GetNamespace(), name: o.GetName(), version: gvk.Version, labels: o.GetLabels()}
 			decodeSpec(o, &s.spec)
+			s.pods = selector(s.spec.PodSelector)
 			ix.servers = append(ix.servers, s)
 		case gvk.Group == api.LinkerdGroup && gvk.Kind == api.KindServerAuthorization:
 			ix.sazs = append(ix.sazs, o)
+			spec := &api.ServerAuthorizationSpec{}
+			decodeSpec(o, spec)
+			ix.sazSpecs = append(ix.sazSpecs, spec)
 		case gvk.Group == api.LinkerdGroup && gvk.Kind == api.KindAuthorizationPolicy:
 			ix.policies = append(ix.policies, o)
+			spec := &api.AuthorizationPolicySpec{}
+			decodeSpec(o, spec)
+			ix.policySpecs = append(ix.policySpecs, spec)
+			ix.policiesIn[o.GetNamespace()] = append(ix.policiesIn[o.GetNamespace()], len(ix.policies)-1)
 		case gvk.Group == api.LinkerdGroup && gvk.Kind == api.KindMeshTLSAuthentication:
 			s := &api.MeshTLSAuthenticationSpec{}
 			decodeSpec(o, s)

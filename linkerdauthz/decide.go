@@ -3,6 +3,7 @@ package linkerdauthz
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -141,25 +142,43 @@ func Decide(objs []unstructured.Unstructured, c Caller, dst Destination, req Req
 // decide is Decide over the index of objs, built once for many calls (the
 // access map); objs are read only for the routes of the Server taking the port.
 func (ix *index) decide(objs []unstructured.Unstructured, c Caller, dst Destination, req Request, o Options) (Decision, error) {
-	cluster := o.ClusterNetworks
-	if len(cluster) == 0 {
-		cluster = strings.Split(DefaultClusterNetworks, ",")
-	}
-	td := c.TrustDomain
-	if td == "" {
-		td = DefaultTrustDomain
-	}
-	w, err := ix.destination(&dst)
+	in, err := ix.inbound(objs, dst, req)
 	if err != nil {
 		return Decision{}, err
 	}
-	ev := evaluator{c: c, td: td, cluster: cluster}
+	return ix.decideAt(in, c, o), nil
+}
+
+// inbound is what decide finds of a destination and request before it looks
+// at the caller: the workload, the Server taking the port (nil: the default
+// policy decides), the route matched and the authorizations to try. The
+// access map finds it once per destination and asks it for every caller.
+type inbound struct {
+	dst Destination
+	w   *workload
+	srv *server
+	// base is the Decision before any authorization is tried: the Server,
+	// the route, the notes, and the Decider when no route matches.
+	base  Decision
+	found bool
+	route *routeRef
+	auths []authorization
+}
+
+// inbound finds what decide reads of dst and req.
+func (ix *index) inbound(objs []unstructured.Unstructured, dst Destination, req Request) (*inbound, error) {
+	w, err := ix.destination(&dst)
+	if err != nil {
+		return nil, err
+	}
+	in := &inbound{dst: dst, w: w}
 	srvs := ix.serversFor(dst, w)
 	if len(srvs) == 0 {
-		return ix.defaultDecision(ev, dst, w, o), nil
+		return in, nil
 	}
-	var d Decision
+	d := &in.base
 	s := srvs[0]
+	in.srv = s
 	if len(srvs) > 1 {
 		var names []string
 		for _, x := range srvs {
@@ -168,16 +187,40 @@ func (ix *index) decide(objs []unstructured.Unstructured, c Caller, dst Destinat
 		d.Notes = append(d.Notes, "Servers "+strings.Join(names, ", ")+" all take this port: Linkerd keeps the oldest and rejects the others; "+names[0]+" is used here")
 	}
 	d.Server = s.ns + "/" + s.name
-	route, found := d.matchRoute(objs, s, req)
-	if !found {
-		return d, nil
+	in.route, in.found = d.matchRoute(objs, s, req)
+	if in.found {
+		in.auths = ix.authorizationsFor(s, in.route)
 	}
+	// Each caller's Decision appends to its own notes, never to the base's.
+	d.Notes = slices.Clip(d.Notes)
+	return in, nil
+}
+
+// decideAt is decide's answer for caller c at in.
+func (ix *index) decideAt(in *inbound, c Caller, o Options) Decision {
+	cluster := o.ClusterNetworks
+	if len(cluster) == 0 {
+		cluster = strings.Split(DefaultClusterNetworks, ",")
+	}
+	td := c.TrustDomain
+	if td == "" {
+		td = DefaultTrustDomain
+	}
+	ev := evaluator{c: c, td: td, cluster: cluster}
+	if in.srv == nil {
+		return ix.defaultDecision(ev, in.dst, in.w, o)
+	}
+	d := in.base
+	if !in.found {
+		return d
+	}
+	s, route := in.srv, in.route
 	var misses []string // near misses, said only when nothing admits the client
-	for _, a := range ix.authorizationsFor(s, route) {
+	for _, a := range in.auths {
 		d.Considered = append(d.Considered, a.words())
 		if dec, ok := a.admits(ev); ok {
 			d.Allow, d.Decider = true, dec
-			return d, nil
+			return d
 		} else if dec.Words != "" {
 			misses = append(misses, dec.Words)
 		}
@@ -188,7 +231,7 @@ func (ix *index) decide(objs []unstructured.Unstructured, c Caller, dst Destinat
 			d.Allow, d.Audit = true, audit
 			d.Decider = Decider{Kind: api.KindServer, Namespace: s.ns, Name: s.name, Path: "spec.accessPolicy",
 				Words: "Server " + d.Server + " accessPolicy " + s.spec.AccessPolicy + " admits " + why}
-			return d, nil
+			return d
 		}
 	}
 	words := "no authorization of Server " + d.Server + " admits the client"
@@ -201,7 +244,7 @@ func (ix *index) decide(objs []unstructured.Unstructured, c Caller, dst Destinat
 	}
 	d.Decider = Decider{Kind: api.KindServer, Namespace: s.ns, Name: s.name, Words: words + " (accessPolicy " + mode + ")"}
 	d.Notes = append(d.Notes, misses...)
-	return d, nil
+	return d
 }
 
 // matchRoute finds the route of Server s that takes req. found is false when the
@@ -270,7 +313,7 @@ func (ix *index) destination(dst *Destination) (*workload, error) {
 func (ix *index) serversFor(dst Destination, w *workload) []*server {
 	var out []*server
 	for _, s := range ix.servers {
-		if s.ns != dst.Namespace || s.spec.PodSelector == nil || !matches(s.spec.PodSelector, dst.Labels) {
+		if s.ns != dst.Namespace || !s.selects(dst.Labels) {
 			continue
 		}
 		switch v := s.spec.Port.(type) {

@@ -190,22 +190,17 @@ func (a authorization) words() string {
 // targeting it or its namespace, and AuthorizationPolicies targeting the route.
 func (ix *index) authorizationsFor(s *server, route *routeRef) []authorization {
 	var out []authorization
-	for _, o := range ix.sazs {
-		var spec api.ServerAuthorizationSpec
-		decodeSpec(o, &spec)
+	for i, o := range ix.sazs {
+		spec := ix.sazSpecs[i]
 		for _, t := range ix.sazTargets(o.GetNamespace(), spec.Server) {
 			if t == s {
-				out = append(out, authorization{kind: api.KindServerAuthorization, ns: o.GetNamespace(), name: o.GetName(), saz: &spec})
+				out = append(out, authorization{kind: api.KindServerAuthorization, ns: o.GetNamespace(), name: o.GetName(), saz: spec})
 			}
 		}
 	}
 	var onRoute []authorization
-	for _, o := range ix.policies {
-		if o.GetNamespace() != s.ns {
-			continue
-		}
-		spec := &api.AuthorizationPolicySpec{}
-		decodeSpec(o, spec)
+	for _, i := range ix.policiesIn[s.ns] {
+		o, spec := ix.policies[i], ix.policySpecs[i]
 		a := authorization{kind: api.KindAuthorizationPolicy, ns: o.GetNamespace(), name: o.GetName(), policy: spec, authn: ix.authn}
 		t := spec.TargetRef
 		if t == nil {

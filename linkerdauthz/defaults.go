@@ -122,7 +122,7 @@ func selectorWords(s *api.LabelSelector) string {
 // covers reports whether a Server takes a workload's port: its pod selector
 // matches the pod template and its port is that number or that name.
 func covers(s *server, w workload, p port) bool {
-	if s.ns != w.ns || s.spec.PodSelector == nil || !matches(s.spec.PodSelector, w.labels) {
+	if s.ns != w.ns || !s.selects(w.labels) {
 		return false
 	}
 	switch v := s.spec.Port.(type) {

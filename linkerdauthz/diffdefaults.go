@@ -44,7 +44,7 @@ func (ix *index) fallbacks(other *index, k viewKey, o Options, m map[viewKey]Pre
 	s := other.servers[i]
 	var out []Preview
 	for _, w := range ix.loads {
-		if w.ns != s.ns || s.spec.PodSelector == nil || !matches(s.spec.PodSelector, w.labels) {
+		if w.ns != s.ns || !s.selects(w.labels) {
 			continue
 		}
 		p := serverPort(s, w)

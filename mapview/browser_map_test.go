@@ -26,7 +26,7 @@ func answerOf(t *testing.T, m *access.Map, dest, client string) access.Answer {
 	if !ok {
 		t.Fatalf("the page shows %s from %s, which the map did not judge", dest, client)
 	}
-	return cell.Answer
+	return cell.Full()
 }
 
 func cellButton(dest, client string) chromedp.CSS {

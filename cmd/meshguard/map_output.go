@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -86,37 +85,7 @@ func writeData(w io.Writer, output string, v any) error {
 
 // writeMapJSON writes the map as json.MarshalIndent would, cell by cell, so a
 // map of hundreds of thousands of cells is never one buffer in memory.
-func writeMapJSON(w io.Writer, m *access.Map) error {
-	head := *m
-	head.Cells = []access.MapCell{}
-	b, err := json.MarshalIndent(&head, "", "  ")
-	if err != nil {
-		return err
-	}
-	const empty = "\n  \"cells\": []"
-	before, after, found := bytes.Cut(b, []byte(empty))
-	if !found || len(m.Cells) == 0 {
-		return writeData(w, string(formatJSON), m)
-	}
-	bw := bufio.NewWriter(w)
-	bw.Write(before)
-	bw.WriteString("\n  \"cells\": [")
-	for i := range m.Cells {
-		c, err := json.MarshalIndent(&m.Cells[i], "    ", "  ")
-		if err != nil {
-			return err
-		}
-		if i > 0 {
-			bw.WriteString(",")
-		}
-		bw.WriteString("\n    ")
-		bw.Write(c)
-	}
-	bw.WriteString("\n  ]")
-	bw.Write(after)
-	bw.WriteString("\n")
-	return bw.Flush()
-}
+func writeMapJSON(w io.Writer, m *access.Map) error { return m.WriteJSON(w) }
 
 // mapFileFormat is the format a map file's extension names ("" for none).
 func mapFileFormat(ext string) format {

@@ -87,7 +87,7 @@ func TestMapCellsAreCheckAnswers(t *testing.T) {
 				if err := json.Unmarshal([]byte(out), &want); err != nil {
 					t.Fatal(err)
 				}
-				got := cells[[2]int{d.Class, c.Class}].Answer
+				got := cells[[2]int{d.Class, c.Class}].Full()
 				pick := func(a access.Answer) []any {
 					return []any{a.Decision, a.ShadowDecision, a.DecidedBy, a.ShadowDecidedBy, a.Merged, a.Server, a.Route, a.Default}
 				}

@@ -13,7 +13,7 @@
 //	go run ./hack/bench growth [--sizes "1000 10000"]          # lint's CPU and peak RSS as the input grows
 //	go run ./hack/bench inspect [-sizes "500 5000 20000"] ...   # inspect of every proxy, beside Kuma's rules code (needs bin/meshguard)
 //	go run ./hack/bench inspect-one [N]                         # inspect of one proxy among N (needs bin/meshguard)
-//	go run ./hack/bench map [N [SHAPE]]                          # meshguard map of N workloads, N/2 policies (needs bin/meshguard)
+//	go run ./hack/bench map [N [SHAPE]]                          # meshguard map of N workloads, N/2 policies or a Linkerd mesh (SHAPE linkerd; needs bin/meshguard)
 //	go run ./hack/bench maphtml [-workloads 2000] [-runs 5]     # the HTML access map page in headless Chromium: time to interactive
 //
 // Run from the repository (the shell measurements find it from the current
@@ -58,7 +58,7 @@ func commands() []command {
 		{"growth", "lint's CPU time and peak RSS from 1k to 100k documents (hack/bench/lint-growth.sh)", script("lint-growth.sh")},
 		{"inspect", "meshguard inspect of every proxy (500 to 20k, 2,000 policies): CPU and peak RSS, beside Kuma's own rules code (hack/bench/kumapeer)", inspectscale.Main},
 		{"inspect-one", "meshguard inspect's time and peak RSS for one proxy of a generated mesh of N (hack/bench/inspect-scale.sh)", script("inspect-scale.sh")},
-		{"map", "meshguard map's CPU and peak RSS for N workloads and N/2 MeshTrafficPermissions (hack/bench/map-scale.sh)", script("map-scale.sh")},
+		{"map", "meshguard map's CPU and peak RSS for N workloads and N/2 MeshTrafficPermissions, or a Linkerd mesh of N workloads (SHAPE linkerd; hack/bench/map-scale.sh)", script("map-scale.sh")},
 		{"maphtml", "the HTML access map page of a generated 2,000-workload map in headless Chromium: time until interactive", maphtml.Main},
 	}
 }

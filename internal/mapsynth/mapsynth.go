@@ -59,7 +59,7 @@ func Map(n, k int) *access.Map {
 			if !okd || !okc {
 				continue
 			}
-			m.Cells = append(m.Cells, access.MapCell{DestinationClass: dc, ClientClass: cc, Answer: answer(d, c, dc, cc)})
+			m.Cells = append(m.Cells, access.NewMapCell(dc, cc, answer(d, c, dc, cc)))
 		}
 	}
 	return m
@@ -129,8 +129,10 @@ func Change(n, k int) *access.MapChange {
 			}
 			o, _ := old.Cell(d, cl)
 			nw, _ := cur.Cell(d, cl)
-			c.Changes = append(c.Changes, access.MapCellChange{Kind: kind, Destination: d.ID, Client: cl.ID, Old: &o.Answer, New: &nw.Answer})
+			c.Changes = append(c.Changes, access.MapCellChange{Kind: kind, Destination: d.ID, Client: cl.ID, Old: ptr(o.Full()), New: ptr(nw.Full())})
 		}
 	}
 	return c
 }
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,107 @@
+package linkerdauthz
+
+import (
+	"fmt"
+	"strings"
+)
+
+// preClients groups the map's clients that no authorization of ix can tell
+// apart, so that each distinct destination is judged once per group, not once
+// per ServiceAccount: a meshed client is seen only through its identity, which
+// an authorization tests exactly (a MeshTLSAuthentication's identities and
+// ServiceAccount refs, a ServerAuthorization's serviceAccounts and identities,
+// an AuthorizationPolicy's ServiceAccount refs: namedServiceAccounts) or by its
+// namespace (Namespace refs, "*" ServiceAccount refs, "*.<suffix>" identities,
+// whose suffix starts after the ServiceAccount's name). So the ServiceAccounts
+// of one namespace that none names exactly are decided alike. An
+// unauthenticated client is seen through its address and is its own group, as
+// is a ServiceAccount whose name has a dot (a "*." suffix could end inside it).
+// pre is each client's group, reps the first client of each.
+func preClients(ix *index, clients []mapClient, o Options) (pre, reps []int) {
+	td := o.TrustDomain
+	if td == "" {
+		td = DefaultTrustDomain
+	}
+	named := map[string]bool{}
+	for _, sa := range namedServiceAccounts(ix, td) {
+		named[sa] = true
+	}
+	pre = make([]int, len(clients))
+	ids := map[string]int{}
+	for c, cl := range clients {
+		s := callerSignature(cl.caller, named, td)
+		k, ok := ids[s]
+		if !ok {
+			k = len(reps)
+			ids[s] = k
+			reps = append(reps, c)
+		}
+		pre[c] = k
+	}
+	return pre, reps
+}
+
+// callerSignature is what the authorizations can see of c (see preClients).
+func callerSignature(c Caller, named map[string]bool, td string) string {
+	whole := func() string {
+		return fmt.Sprintf("caller %v|%s|%s|%s", c.Unauthenticated, c.IP, c.Identity, c.TrustDomain)
+	}
+	if c.Unauthenticated || c.IP.IsValid() || c.Identity == "" || (c.TrustDomain != "" && c.TrustDomain != td) {
+		return whole()
+	}
+	ns, name, ok := identityParts(c.Identity, td)
+	if !ok || named[ns+"/"+name] || strings.Contains(name, ".") {
+		return whole()
+	}
+	return "namespace " + ns
+}
+
+// namedHere are the ServiceAccounts ("ns/name") the authorizations of in name
+// exactly (as namedServiceAccounts, for this destination's alone): a client
+// none of them names is seen by this destination only through its namespace.
+// A ServiceAccount ref's namespace is read both against the authorization's and
+// the authentication's namespace: naming too many only splits a group.
+func (in *inbound) namedHere(td string) map[string]bool {
+	out := map[string]bool{}
+	exact := func(ids []string) {
+		for _, id := range ids {
+			if ns, name, ok := identityParts(id, td); ok && !strings.Contains(id, "*") {
+				out[ns+"/"+name] = true
+			}
+		}
+	}
+	for _, a := range in.auths {
+		if a.saz != nil {
+			if c := a.saz.Client; c != nil && c.MeshTLS != nil {
+				exact(c.MeshTLS.Identities)
+				for _, sa := range c.MeshTLS.ServiceAccounts {
+					out[nsOr(sa.Namespace, a.ns)+"/"+sa.Name] = true
+				}
+			}
+			continue
+		}
+		if a.policy == nil {
+			continue
+		}
+		for _, r := range a.policy.RequiredAuthenticationRefs {
+			ns := nsOr(r.Namespace, a.ns)
+			switch strings.ToLower(r.Kind) {
+			case "serviceaccount":
+				out[ns+"/"+r.Name] = true
+			case "meshtlsauthentication":
+				m := a.authn.meshTLS[ns+"/"+r.Name]
+				if m == nil {
+					continue
+				}
+				exact(m.Identities)
+				for _, ref := range m.IdentityRefs {
+					if strings.EqualFold(ref.Kind, "serviceaccount") {
+						out[nsOr(ref.Namespace, ns)+"/"+ref.Name] = true
+						out[nsOr(ref.Namespace, a.ns)+"/"+ref.Name] = true
+					}
+				}
+			}
+		}
+	}
+	return out
+}
