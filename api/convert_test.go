@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"reflect"
 	"runtime"
+	"sort"
 	"testing"
 
 	sigsjson "sigs.k8s.io/json"
@@ -105,5 +107,38 @@ func TestDecodeAllocatesLessThanMarshal(t *testing.T) {
 	t.Logf("bytes allocated for 3 decodes of 2,000 items: %d through json.Marshal, %d through Decode", old, now)
 	if float64(now) > 0.7*float64(old) {
 		t.Errorf("Decode allocated %d bytes, json.Marshal and Unmarshal %d: want at most 70%%", now, old)
+	}
+}
+
+// TestDecodeStrictIsDecodeWithUnknownFields: one strict decoding stores what Decode
+// stores and names the fields the type does not have, nested ones by dotted path.
+func TestDecodeStrictIsDecodeWithUnknownFields(t *testing.T) {
+	type inner struct {
+		Port int64 `json:"port"`
+	}
+	type spec struct {
+		Name   string  `json:"name"`
+		Inner  inner   `json:"inner"`
+		Inners []inner `json:"inners"`
+	}
+	in := map[string]any{"name": "a", "nmae": "typo", "inner": map[string]any{"port": int64(8080), "prot": "x"},
+		"inners": []any{map[string]any{"port": int64(1)}, map[string]any{"pórt": int64(2)}}}
+	var strict, plain spec
+	unknown, err := DecodeStrict(in, &strict)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Decode(in, &plain); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(strict, plain) {
+		t.Errorf("DecodeStrict stored %+v, Decode %+v", strict, plain)
+	}
+	sort.Strings(unknown)
+	if want := []string{"inner.prot", "inners[1].pórt", "nmae"}; !reflect.DeepEqual(unknown, want) {
+		t.Errorf("unknown %q, want %q", unknown, want)
+	}
+	if _, err := DecodeStrict(map[string]any{"name": int64(3)}, &strict); err == nil {
+		t.Error("a number decoded into a string field")
 	}
 }

@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	sigsjson "sigs.k8s.io/json"
 )
 
 // MeshGatewaySpec is the spec of a MeshGateway: Kuma's proto MeshGateway message as
@@ -113,26 +111,6 @@ func (n ProtoEnumNames) Name(e ProtoEnum) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// UnknownFields returns the dotted paths of the fields of spec that the typed spec
-// into does not have: Kuma's proto decoder ignores them, so they are likely typos.
-func UnknownFields(spec map[string]any, into any) []string {
-	data, err := json.Marshal(spec)
-	if err != nil {
-		return nil
-	}
-	strict, err := sigsjson.UnmarshalStrict(data, into, sigsjson.DisallowUnknownFields)
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, e := range strict {
-		if _, rest, ok := strings.Cut(e.Error(), `unknown field "`); ok {
-			out = append(out, strings.TrimSuffix(rest, `"`))
-		}
-	}
-	return out
 }
 
 // TopLevelMesh reports the kinds whose mesh Kuma reads on Kubernetes from the

@@ -28,10 +28,16 @@ func (v *validator) kumaResource(raw any) {
 		}
 	}
 	typed := v.kind.NewSpec()
-	if _, free := protoSpecCode(typed); free {
+	_, free := protoSpecCode(typed)
+	var unknown []string // fields Kuma ignores: looked for where no CRD schema prunes them
+	var err error
+	if free {
 		spec = api.ProtoJSONNames(spec, typed)
+		unknown, err = api.DecodeStrict(spec, typed)
+	} else {
+		err = api.Decode(spec, typed)
 	}
-	if err := api.Decode(spec, typed); err != nil {
+	if err != nil {
 		if code, free := protoSpecCode(typed); free {
 			// The CRD has no schema for spec: no earlier layer saw the types.
 			v.err(field.Invalid(p, "", fmt.Sprintf("Kuma cannot decode this %s spec (%v); fix the field's type", v.kind.Kind, err)), code)
@@ -39,8 +45,8 @@ func (v *validator) kumaResource(raw any) {
 		return // the schema layer reported the types that do not decode
 	}
 	v.res.Spec = typed
-	if _, free := protoSpecCode(typed); free {
-		for _, f := range api.UnknownFields(spec, v.kind.NewSpec()) {
+	if free {
+		for _, f := range unknown {
 			v.warn(field.Invalid(jsonPath(p, f), "", fmt.Sprintf("Kuma does not know this field of a %s and ignores it (the CRD keeps it): check its spelling", v.kind.Kind)), api.CodeUnknownField)
 		}
 	}
