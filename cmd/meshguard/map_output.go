@@ -16,54 +16,53 @@ import (
 )
 
 // writeMap writes the map (or, with --by namespace, its aggregation) in the
-// format asked; the renderers are access's, html the map page's.
+// format asked; the renderers are access's, html the map page's. The map's JSON
+// is streamed cell by cell (access.Map.WriteJSON), so a map of hundreds of
+// thousands of cells is never one buffer in memory.
 func writeMap(s streams, output, by string, m *access.Map) error {
 	if by == "namespace" {
-		ns := m.ByNamespace()
-		switch format(output) {
-		case formatJSON, formatYAML:
-			return writeData(s.out, output, ns)
-		case formatCSV:
-			return ns.WriteCSV(s.out)
-		case formatMarkdown:
-			return ns.WriteMarkdown(s.out)
-		case formatDot:
-			return ns.WriteDot(s.out)
-		}
-		return ns.WriteText(s.out)
+		return writeMapView(s.out, output, m.ByNamespace(), nil, nil)
 	}
-	switch format(output) {
-	case formatJSON:
-		return writeMapJSON(s.out, m)
-	case formatYAML:
-		return writeData(s.out, output, m)
-	case formatCSV:
-		return m.WriteCSV(s.out)
-	case formatMarkdown:
-		return m.WriteMarkdown(s.out)
-	case formatDot:
-		return m.WriteDot(s.out)
-	case formatHTML:
-		return writeMapHTML(s.out, m)
-	}
-	return m.WriteText(s.out)
+	return writeMapView(s.out, output, m, m.WriteJSON, func(w io.Writer) error { return writeMapHTML(w, m) })
 }
 
 // writeMapChange writes what a change does to the map.
 func writeMapChange(s streams, output string, c *access.MapChange) error {
+	return writeMapView(s.out, output, c, nil, func(w io.Writer) error { return writeMapChangeHTML(w, c) })
+}
+
+// mapView is what every rendering of a map has (the map, its by-namespace
+// aggregation, a change): one switch over the formats serves them all.
+type mapView interface {
+	WriteText(io.Writer) error
+	WriteCSV(io.Writer) error
+	WriteMarkdown(io.Writer) error
+	WriteDot(io.Writer) error
+}
+
+// writeMapView writes v in the format asked: JSON by asJSON, or writeData when
+// nil; HTML by asHTML, or text when v has no page.
+func writeMapView(w io.Writer, output string, v mapView, asJSON, asHTML func(io.Writer) error) error {
 	switch format(output) {
-	case formatJSON, formatYAML:
-		return writeData(s.out, output, c)
+	case formatJSON:
+		if asJSON != nil {
+			return asJSON(w)
+		}
+		return writeData(w, output, v)
+	case formatYAML:
+		return writeData(w, output, v)
 	case formatCSV:
-		return c.WriteCSV(s.out)
+		return v.WriteCSV(w)
 	case formatMarkdown:
-		return c.WriteMarkdown(s.out)
+		return v.WriteMarkdown(w)
 	case formatDot:
-		return c.WriteDot(s.out)
+		return v.WriteDot(w)
 	case formatHTML:
-		return writeMapChangeHTML(s.out, c)
+		if asHTML != nil {
+			return asHTML(w)
+		}
 	}
-	return c.WriteText(s.out)
+	return v.WriteText(w)
 }
 
 // writeData writes v as indented JSON or as YAML.
@@ -82,10 +81,6 @@ func writeData(w io.Writer, output string, v any) error {
 	_, err = w.Write(b)
 	return err
 }
-
-// writeMapJSON writes the map as json.MarshalIndent would, cell by cell, so a
-// map of hundreds of thousands of cells is never one buffer in memory.
-func writeMapJSON(w io.Writer, m *access.Map) error { return m.WriteJSON(w) }
 
 // mapFileFormat is the format a map file's extension names ("" for none).
 func mapFileFormat(ext string) format {

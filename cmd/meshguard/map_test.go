@@ -225,7 +225,7 @@ func TestMapJSONStreamed(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got strings.Builder
-		if err := writeMapJSON(&got, m); err != nil {
+		if err := m.WriteJSON(&got); err != nil {
 			t.Fatal(err)
 		}
 		if got.String() != string(want)+"\n" {
