@@ -132,13 +132,7 @@ func TestDiffKumaConfigGitBase(t *testing.T) {
 		t.Skip("git is not installed")
 	}
 	repo := t.TempDir()
-	gitRun := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-C", repo, "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	gitRun := gitIn(t, repo)
 	mesh := filepath.Join(repo, "mesh")
 	copyExample := func(from string) {
 		for _, f := range []string{"mesh.yaml", "policies.yaml"} {

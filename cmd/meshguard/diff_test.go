@@ -115,13 +115,7 @@ func TestDiffGitBase(t *testing.T) {
 		t.Skip("git is not installed")
 	}
 	repo := t.TempDir()
-	gitRun := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-C", repo, "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	gitRun := gitIn(t, repo)
 	copyDir := func(from, to string) {
 		t.Helper()
 		os.RemoveAll(to)
@@ -173,5 +167,17 @@ func TestDiffGitBase(t *testing.T) {
 	_, errOut, code = cli(t, "", "diff", "--git-base", "HEAD", outside)
 	if code != exitUsage || !strings.Contains(errOut, "is not inside a git work tree") {
 		t.Errorf("exit %d: %s", code, errOut)
+	}
+}
+
+// gitIn is a git runner in repo for tests: a fixed identity, no signing, and a
+// failed command fails the test with git's output.
+func gitIn(t *testing.T, repo string) func(args ...string) {
+	return func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", repo, "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
 	}
 }

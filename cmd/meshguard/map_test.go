@@ -150,13 +150,7 @@ func TestMapChange(t *testing.T) {
 		t.Skip("git is not installed")
 	}
 	repo := t.TempDir()
-	git := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-C", repo, "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
-		if b, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, b)
-		}
-	}
+	git := gitIn(t, repo)
 	mesh := filepath.Join(repo, "mesh")
 	git("init", "-q")
 	writeNewPolicies(t, mesh)
