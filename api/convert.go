@@ -22,7 +22,7 @@ import (
 // ~30 MB (a sorted key slice and reflection per map, a pooled buffer copied
 // out), as much as the typed spec and the decoding together (issue 27).
 func Decode(v any, out any) error {
-	data, err := appendJSON(make([]byte, 0, sizeJSON(v)), v, new(keyStack))
+	data, err := toJSON(v)
 	if err != nil {
 		return err
 	}
@@ -35,7 +35,7 @@ func Decode(v any, out any) error {
 // not change what is stored); a second, strict decoding of every spec was a
 // sixth of what validating a Dataplane cost.
 func DecodeStrict(v any, out any) (unknown []string, err error) {
-	data, err := appendJSON(make([]byte, 0, sizeJSON(v)), v, new(keyStack))
+	data, err := toJSON(v)
 	if err != nil {
 		return nil, err
 	}
@@ -49,6 +49,11 @@ func DecodeStrict(v any, out any) (unknown []string, err error) {
 		}
 	}
 	return unknown, nil
+}
+
+// toJSON is v's JSON as json.Marshal writes it, in one buffer sized first.
+func toJSON(v any) ([]byte, error) {
+	return appendJSON(make([]byte, 0, sizeJSON(v)), v, new(keyStack))
 }
 
 // sizeJSON is about the length of v's JSON, at least it unless strings need
