@@ -2,6 +2,7 @@ package validate
 
 import (
 	"fmt"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -128,7 +129,7 @@ func (v *validator) jsonPatches(ops []api.JSONPatchBlock, p *field.Path) {
 		case !fromOp && op.From != nil:
 			v.err(field.Forbidden(ip.Child("from"), "from is allowed only with op move or copy"), code)
 		}
-		hasValue := op.Value != nil
+		hasValue := v.jsonPatchValueSet(op.Value)
 		switch valueOp := op.Op == "add" || op.Op == "replace"; {
 		case valueOp && !hasValue:
 			v.err(field.Required(ip.Child("value"), "op "+op.Op+" needs a value"), code)
@@ -139,4 +140,17 @@ func (v *validator) jsonPatches(ops []api.JSONPatchBlock, p *field.Path) {
 			v.err(field.Invalid(ip.Child("path"), *op.Path, "the root cannot be removed; use the modification's Remove operation to drop the whole resource"), code)
 		}
 	}
+}
+
+// jsonPatchValueSet says whether a JSON patch operation has a value as Kuma's
+// validator sees it. On Kubernetes a `value: null` never reaches Kuma: the API
+// server drops a null the CRD does not allow (the schema has no `nullable`) while
+// decoding the request, so Kuma's webhook finds no value (an add is refused, a
+// remove accepted). Kuma's Universal REST decoding keeps the null, and its
+// validator takes it for a value.
+func (v *validator) jsonPatchValueSet(value []byte) bool {
+	if value == nil {
+		return false
+	}
+	return v.req.Universal || strings.TrimSpace(string(value)) != "null"
 }

@@ -85,5 +85,8 @@ func TestMeshProxyPatchConf(t *testing.T) {
 		{"json patches", ppMods("      - cluster: {operation: Patch, jsonPatches: [{op: add, path: /a}, {op: move, path: /a}, {op: remove, path: /a, from: /b, value: 1}, {op: remove, path: /}]}\n"),
 			c(m+"[0].cluster.jsonPatches[0].value", m+"[0].cluster.jsonPatches[1].from", m+"[0].cluster.jsonPatches[2].from",
 				m+"[0].cluster.jsonPatches[2].value", m+"[0].cluster.jsonPatches[3].path")},
+		// The API server drops the null before Kuma's webhook sees the object.
+		{"json patch value null is no value", ppMods("      - cluster: {operation: Patch, jsonPatches: [{op: add, path: /a, value: null}, {op: remove, path: /b, value: null}]}\n"),
+			c(m + "[0].cluster.jsonPatches[0].value")},
 	})
 }
