@@ -39,7 +39,7 @@ test-intro:
 	@echo "kube-apiserver and etcd on loopback. On a fresh 2-core machine the first run takes"
 	@echo "about 9 minutes, up to 20 on a busy one (modules, compiling, and building"
 	@echo "kube-apiserver and etcd once into ~/.cache/meshguard); later runs take about 9 minutes on a quiet"
-	@echo "VM, more on a busy one (TestAvailability is about 5 of them: its soak waits out real idle gaps)."
+	@echo "VM, more on a busy one (TestAvailability is about 4 of them: its soak waits out real idle gaps)."
 
 .PHONY: test-unit
 test-unit: deps ## Unit, golden, conformance, chart and fuzz-corpus tests, and the HTML map page in headless Chromium

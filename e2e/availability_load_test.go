@@ -216,7 +216,10 @@ type soakResult struct {
 // just past the API server's 90 s keep-alive of idle webhook connections.
 var soakGaps = []time.Duration{35 * time.Second, 92 * time.Second, 55 * time.Second}
 
-// soakDuration is 3 minutes, or $MESHGUARD_SOAK (a Go duration) for longer runs.
+// soakDuration is 2 minutes, or $MESHGUARD_SOAK (a Go duration) for longer runs:
+// bursts at the start and after the 35 s gap (both while the replicas restart),
+// and one after the 92 s gap, the one past the API server's keep-alive. The 55 s
+// gap comes in longer runs.
 func soakDuration(t *testing.T) time.Duration {
 	if v := os.Getenv("MESHGUARD_SOAK"); v != "" {
 		d, err := time.ParseDuration(v)
@@ -225,7 +228,7 @@ func soakDuration(t *testing.T) time.Duration {
 		}
 		return d
 	}
-	return 3 * time.Minute
+	return 2 * time.Minute
 }
 
 // gitopsSoak does what a GitOps controller does on every sync: server-side

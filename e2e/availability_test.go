@@ -55,7 +55,7 @@ type availability struct {
 //     serving certificate rotated, under ~50 creates and updates a second: 0 failed;
 //   - SIGTERM: a request in flight when the listener closes is answered, new
 //     connections go to the other replica;
-//   - a GitOps soak (server-side dry-run applies in bursts, idle gaps > 30 s) for 3
+//   - a GitOps soak (server-side dry-run applies in bursts, idle gaps > 30 s) for 2
 //     minutes ($MESHGUARD_SOAK for longer), overlapping the above: 0 failures;
 //   - meshguard fully down: Fail refuses its kinds fast and nothing else; Ignore admits;
 //   - a fresh install with failOpenUntilReady: /readyz only after the caBundle is
