@@ -100,19 +100,17 @@ func BuildMap(objs []*unstructured.Unstructured, ck Checker, o MapOptions, loc a
 	if limit <= 0 {
 		limit = DefaultMaxMapCells
 	}
-	peers := make([]access.Peer, len(colReps))
-	for cc, rep := range colReps {
-		peers[cc] = clients[rep].answerPeer()
-	}
-	m.Cells = make([]access.MapCell, 0, min(limit, len(rows)*len(colReps)))
+	used := 0
 	for ri, r := range rows {
-		if len(m.Cells)+len(colReps) > limit {
+		cells, judged, err := r.judge(ck, dests[r.dests[0]], clients, colReps, ri, loc)
+		if err != nil {
+			m.Notes = append(m.Notes, err.Error())
+		}
+		if used += units(cells, judged); used > limit {
 			m.Notes = append(m.Notes, fmt.Sprintf("the bound of %d cells is reached: destination classes %d to %d (of %d) are listed without cells", limit, ri, len(rows)-1, len(rows)))
 			break
 		}
-		if err := r.judge(m, ck, dests[r.dests[0]], clients, colReps, peers, ri, loc); err != nil {
-			m.Notes = append(m.Notes, err.Error())
-		}
+		m.Cells = append(m.Cells, cells...)
 	}
 	return m, nil
 }
@@ -349,47 +347,51 @@ func preClasses(rows []*mapRow, clients []mapClient) (pre, reps []int) {
 	return pre, reps
 }
 
-// judge adds the row's cells: each local class judged once, with Checker.Answer
-// for the row's first destination and the class's first client, and shared by
-// every column class whose first client is in it (peers[cc] is the client of
-// column class cc, shared by its cells).
-func (r *mapRow) judge(m *access.Map, ck Checker, d MapDest, clients []mapClient, colReps []int, peers []access.Peer, ri int, loc access.Locate) error {
+// judge is the row's cells: each local class judged once, with
+// Checker.Answer for the row's first destination and the class's first
+// client, and the column classes grouped by answer (access.RowCells); judged
+// is how many answers it computed.
+func (r *mapRow) judge(ck Checker, d MapDest, clients []mapClient, colReps []int, ri int, loc access.Locate) (cells []access.MapCell, judged int, err error) {
 	// Local classes the row tells apart are often decided by the same item
-	// (a deny-all for most of them): equal answers are kept once.
-	seen := map[string]*access.Answer{}
-	intern := func(a access.Answer) *access.Answer {
-		b, err := json.Marshal(&a)
-		if err != nil {
-			return &a
-		}
-		if p, ok := seen[string(b)]; ok {
-			return p
-		}
-		seen[string(b)] = &a
-		return &a
+	// (a deny-all for most of them): equal answers are one cell.
+	seen := map[string]int32{}
+	answers := make([]int32, len(r.reps))
+	for k := range answers {
+		answers[k] = -1
 	}
-	answers := make([]*access.Answer, len(r.reps))
+	var distinct []access.Answer
+	ids := make([]int32, len(colReps))
 	for cc, rep := range colReps {
 		k := r.sigs[r.signature(clients[rep].client)]
-		if answers[k] == nil {
+		if answers[k] < 0 {
 			a, err := ck.Answer(d.Proxy, r.sel, d.Workload, clients[r.reps[k]].client, access.Request{}, loc)
 			if err != nil {
-				return fmt.Errorf("%s: %v", d.ID, err)
+				return nil, judged, fmt.Errorf("%s: %v", d.ID, err)
 			}
+			judged++
 			a.Client = access.Peer{}
-			answers[k] = intern(a)
+			b, _ := json.Marshal(&a)
+			id, ok := seen[string(b)]
+			if !ok {
+				id = int32(len(distinct))
+				seen[string(b)] = id
+				distinct = append(distinct, a)
+			}
+			answers[k] = id
 		}
-		m.Cells = append(m.Cells, access.MapCell{DestinationClass: ri, ClientClass: cc, Answer: answers[k], Client: &peers[cc]})
+		ids[cc] = answers[k]
 	}
-	return nil
+	return access.RowCells(ri, ids, func(cc int) access.Answer { return distinct[ids[cc]] }), judged, nil
 }
 
-// answerPeer is the client as check's answer names it.
-func (c mapClient) answerPeer() access.Peer {
-	if c.kind == access.ClientUnauthenticated {
-		return access.Peer{Unauthenticated: true}
+// units is what a row's cells count against MaxCells: a cell for each answer
+// judged, and each client class a cell lists (the row's default lists none).
+func units(cells []access.MapCell, judged int) int {
+	n := judged
+	for _, c := range cells {
+		n += len(c.ClientClasses)
 	}
-	return access.Peer{SpiffeID: c.client.SpiffeID, Mesh: c.client.Mesh, Tags: c.client.Tags, URISANs: c.client.SANs}
+	return n
 }
 
 // refine splits the classes of col by local: two clients stay in one class
