@@ -64,25 +64,11 @@ func BuildMap(objs []*unstructured.Unstructured, ck Checker, o MapOptions, loc a
 	// Clients no row can tell apart (the same certificate as far as any row's
 	// atoms see) are judged as one: rows are walked over these first classes.
 	pre, preReps := preClasses(rows, clients)
-	col := make([]int, len(preReps)) // column class so far, refined per row class
-	local := make([]int, len(preReps))
-	for _, r := range rows {
-		r.sigs = map[string]int{}
-		for k, c := range preReps {
-			s := r.signature(clients[c].client)
-			l, ok := r.sigs[s]
-			if !ok {
-				l = len(r.sigs)
-				r.sigs[s] = l
-				r.reps = append(r.reps, c)
-			}
-			local[k] = l
-		}
-		col = refine(col, local)
-	}
-	var colReps []int
-	for _, k := range classReps(col) {
-		colReps = append(colReps, preReps[k])
+	col := walkRows(rows, clients, preReps)
+	colPre := classReps(col)
+	colReps := make([]int, len(colPre))
+	for cc, k := range colPre {
+		colReps[cc] = preReps[k]
 	}
 	rowOf := make([]int, len(dests))
 	for ri, r := range rows {
@@ -102,7 +88,7 @@ func BuildMap(objs []*unstructured.Unstructured, ck Checker, o MapOptions, loc a
 	}
 	used := 0
 	for ri, r := range rows {
-		cells, judged, err := r.judge(ck, dests[r.dests[0]], clients, colReps, ri, loc)
+		cells, judged, err := r.judge(ck, dests[r.dests[0]], clients, colReps, colPre, ri, loc)
 		if err != nil {
 			m.Notes = append(m.Notes, err.Error())
 		}
@@ -222,6 +208,11 @@ type mapRow struct {
 	// signature, so no row keeps a vector of every client.
 	sigs map[string]int
 	reps []int
+	// local and zero are the local classes of a row walked sparsely
+	// (walkRows): by first class for the clients the row names, zero for
+	// every other; local is nil for a row walked whole.
+	local map[int]int
+	zero  int
 }
 
 // groupRows selects the policies of every destination and groups the
@@ -351,7 +342,7 @@ func preClasses(rows []*mapRow, clients []mapClient) (pre, reps []int) {
 // Checker.Answer for the row's first destination and the class's first
 // client, and the column classes grouped by answer (access.RowCells); judged
 // is how many answers it computed.
-func (r *mapRow) judge(ck Checker, d MapDest, clients []mapClient, colReps []int, ri int, loc access.Locate) (cells []access.MapCell, judged int, err error) {
+func (r *mapRow) judge(ck Checker, d MapDest, clients []mapClient, colReps, colPre []int, ri int, loc access.Locate) (cells []access.MapCell, judged int, err error) {
 	// Local classes the row tells apart are often decided by the same item
 	// (a deny-all for most of them): equal answers are one cell.
 	seen := map[string]int32{}
@@ -362,7 +353,7 @@ func (r *mapRow) judge(ck Checker, d MapDest, clients []mapClient, colReps []int
 	var distinct []access.Answer
 	ids := make([]int32, len(colReps))
 	for cc, rep := range colReps {
-		k := r.sigs[r.signature(clients[rep].client)]
+		k := r.localOf(colPre[cc], clients[rep].client)
 		if answers[k] < 0 {
 			a, err := ck.Answer(d.Proxy, r.sel, d.Workload, clients[r.reps[k]].client, access.Request{}, loc)
 			if err != nil {
@@ -392,23 +383,6 @@ func units(cells []access.MapCell, judged int) int {
 		n += len(c.ClientClasses)
 	}
 	return n
-}
-
-// refine splits the classes of col by local: two clients stay in one class
-// only when both agree; classes are numbered in order of first client.
-func refine(col, local []int) []int {
-	out := make([]int, len(col))
-	ids := map[[2]int]int{}
-	for i := range col {
-		k := [2]int{col[i], local[i]}
-		v, ok := ids[k]
-		if !ok {
-			v = len(ids)
-			ids[k] = v
-		}
-		out[i] = v
-	}
-	return out
 }
 
 // classReps is the first member of each class of col (classes numbered in
