@@ -1,6 +1,9 @@
 package access
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"slices"
+)
 
 // SetClasses fills m's destination and client classes and its cells from a
 // judged matrix, for an engine that judges every client against each distinct
@@ -136,4 +139,86 @@ func int32Key(r []int32) string {
 		b = binary.LittleEndian.AppendUint32(b, uint32(v))
 	}
 	return string(b)
+}
+
+// RowCellsSparse is RowCells of a row given as its default and its
+// exceptions: every client class of ncc has id def but those of except. It
+// returns the same cells as RowCells of the dense ids, at the cost of the
+// exceptions when the default is the row's largest group (the common case: a
+// row names a few callers), so an engine need not visit every client class of
+// every row.
+func RowCellsSparse(d, ncc int, def int32, except map[int]int32, answer func(cc int) Answer) []MapCell {
+	var listed []int
+	for cc, id := range except {
+		if id != def && cc >= 0 && cc < ncc {
+			listed = append(listed, cc)
+		}
+	}
+	slices.Sort(listed)
+	inListed := func(cc int) bool { _, ok := slices.BinarySearch(listed, cc); return ok }
+	first := 0
+	for first < ncc && inListed(first) {
+		first++
+	}
+	group := map[int32]int{}
+	var ids []int32
+	var members [][]int
+	add := func(id int32, cc int) {
+		g, ok := group[id]
+		if !ok {
+			g = len(members)
+			group[id] = g
+			members = append(members, nil)
+			ids = append(ids, id)
+		}
+		members[g] = append(members[g], cc)
+	}
+	defaults := ncc - len(listed)
+	for _, cc := range listed {
+		if defaults > 0 && first < cc {
+			add(def, first)
+			first = ncc // the default group is placed
+		}
+		add(except[cc], cc)
+	}
+	if defaults > 0 && first < ncc {
+		add(def, first)
+	}
+	largest := -1
+	for g := range members {
+		n := len(members[g])
+		if ids[g] == def {
+			n = defaults
+		}
+		if largest < 0 || n > sizeOf(members, ids, largest, def, defaults) {
+			largest = g
+		}
+	}
+	if largest >= 0 && ids[largest] != def && defaults > 0 {
+		// The default is not the largest group: list it, as RowCells would.
+		dense := make([]int32, ncc)
+		for cc := range dense {
+			dense[cc] = def
+		}
+		for _, cc := range listed {
+			dense[cc] = except[cc]
+		}
+		return RowCells(d, dense, answer)
+	}
+	out := make([]MapCell, 0, len(members))
+	for g, ccs := range members {
+		c := NewMapCell(d, ccs, answer(ccs[0]))
+		if g == largest {
+			c.ClientClasses, c.Others = nil, true
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+func sizeOf(members [][]int, ids []int32, g int, def int32, defaults int) int {
+	if ids[g] == def {
+		return defaults
+	}
+	return len(members[g])
 }

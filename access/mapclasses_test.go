@@ -1,6 +1,11 @@
 package access
 
-import "testing"
+import (
+	"fmt"
+	"math/rand"
+	"reflect"
+	"testing"
+)
 
 // TestSetClasses: equal rows share a destination class, equal columns a
 // client class, each cell is the answer of the first members, and a
@@ -51,4 +56,28 @@ func equal(a, b []int) bool {
 		}
 	}
 	return true
+}
+
+// TestRowCellsSparse: a row given as its default and its exceptions gets the
+// cells RowCells gives its dense ids, the default largest or not.
+func TestRowCellsSparse(t *testing.T) {
+	r := rand.New(rand.NewSource(5))
+	for i := 0; i < 2000; i++ {
+		ncc := 1 + r.Intn(12)
+		def := int32(r.Intn(3))
+		dense := make([]int32, ncc)
+		except := map[int]int32{}
+		for cc := range dense {
+			dense[cc] = def
+			if r.Intn(3) == 0 {
+				dense[cc] = int32(r.Intn(4))
+				except[cc] = dense[cc]
+			}
+		}
+		answer := func(cc int) Answer { return Answer{Decision: fmt.Sprint(dense[cc])} }
+		want, got := RowCells(1, dense, answer), RowCellsSparse(1, ncc, def, except, answer)
+		if !reflect.DeepEqual(want, got) {
+			t.Fatalf("ids %v (default %d): RowCells %+v, RowCellsSparse %+v", dense, def, want, got)
+		}
+	}
 }

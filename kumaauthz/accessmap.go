@@ -88,7 +88,7 @@ func BuildMap(objs []*unstructured.Unstructured, ck Checker, o MapOptions, loc a
 	}
 	used := 0
 	for ri, r := range rows {
-		cells, judged, err := r.judge(ck, dests[r.dests[0]], clients, colReps, colPre, ri, loc)
+		cells, judged, err := r.judge(ck, dests[r.dests[0]], clients, colReps, colPre, col, ri, loc)
 		if err != nil {
 			m.Notes = append(m.Notes, err.Error())
 		}
@@ -342,7 +342,7 @@ func preClasses(rows []*mapRow, clients []mapClient) (pre, reps []int) {
 // Checker.Answer for the row's first destination and the class's first
 // client, and the column classes grouped by answer (access.RowCells); judged
 // is how many answers it computed.
-func (r *mapRow) judge(ck Checker, d MapDest, clients []mapClient, colReps, colPre []int, ri int, loc access.Locate) (cells []access.MapCell, judged int, err error) {
+func (r *mapRow) judge(ck Checker, d MapDest, clients []mapClient, colReps, colPre, col []int, ri int, loc access.Locate) (cells []access.MapCell, judged int, err error) {
 	// Local classes the row tells apart are often decided by the same item
 	// (a deny-all for most of them): equal answers are one cell.
 	seen := map[string]int32{}
@@ -351,26 +351,51 @@ func (r *mapRow) judge(ck Checker, d MapDest, clients []mapClient, colReps, colP
 		answers[k] = -1
 	}
 	var distinct []access.Answer
+	answerOf := func(l int) (int32, error) {
+		if answers[l] >= 0 {
+			return answers[l], nil
+		}
+		a, err := ck.Answer(d.Proxy, r.sel, d.Workload, clients[r.reps[l]].client, access.Request{}, loc)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %v", d.ID, err)
+		}
+		judged++
+		a.Client = access.Peer{}
+		b, _ := json.Marshal(&a)
+		id, ok := seen[string(b)]
+		if !ok {
+			id = int32(len(distinct))
+			seen[string(b)] = id
+			distinct = append(distinct, a)
+		}
+		answers[l] = id
+		return id, nil
+	}
+	if r.local != nil && r.zero >= 0 {
+		// A row walked sparsely: the column classes of the clients it names,
+		// and a default for every other.
+		except := map[int]int32{}
+		for k, l := range r.local {
+			if except[col[k]], err = answerOf(l); err != nil {
+				return nil, judged, err
+			}
+		}
+		def, err := answerOf(r.zero)
+		if err != nil {
+			return nil, judged, err
+		}
+		return access.RowCellsSparse(ri, len(colReps), def, except, func(cc int) access.Answer {
+			if id, ok := except[cc]; ok {
+				return distinct[id]
+			}
+			return distinct[def]
+		}), judged, nil
+	}
 	ids := make([]int32, len(colReps))
 	for cc, rep := range colReps {
-		k := r.localOf(colPre[cc], clients[rep].client)
-		if answers[k] < 0 {
-			a, err := ck.Answer(d.Proxy, r.sel, d.Workload, clients[r.reps[k]].client, access.Request{}, loc)
-			if err != nil {
-				return nil, judged, fmt.Errorf("%s: %v", d.ID, err)
-			}
-			judged++
-			a.Client = access.Peer{}
-			b, _ := json.Marshal(&a)
-			id, ok := seen[string(b)]
-			if !ok {
-				id = int32(len(distinct))
-				seen[string(b)] = id
-				distinct = append(distinct, a)
-			}
-			answers[k] = id
+		if ids[cc], err = answerOf(r.localOf(colPre[cc], clients[rep].client)); err != nil {
+			return nil, judged, err
 		}
-		ids[cc] = answers[k]
 	}
 	return access.RowCells(ri, ids, func(cc int) access.Answer { return distinct[ids[cc]] }), judged, nil
 }
