@@ -216,6 +216,8 @@ func RowCellsSparse(d, ncc int, def int32, except map[int]int32, answer func(cc 
 	return out
 }
 
+// sizeOf is the size of group g, the default group counting every class
+// not listed.
 func sizeOf(members [][]int, ids []int32, g int, def int32, defaults int) int {
 	if ids[g] == def {
 		return defaults
