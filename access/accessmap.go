@@ -4,12 +4,17 @@ package access
 // every client class, with the answer `check` gives for each pair. Destinations
 // with identical rows and clients with identical columns share a class, and a
 // cell is stored once per (destination class, client class), so the map grows
-// with the number of distinct classes, not with workloads². Every renderer
+// with the number of distinct classes, not with workloads²; a cell stands for
+// every client class of one destination class that gets one answer (version 2),
+// so the map's size follows the distinct answers of each row. Every renderer
 // (csv, json, markdown, dot, html) reads this one model; its JSON is documented
 // in docs/map.md — change it only compatibly and bump MapVersion when not.
 
-// MapVersion is the JSON shape's version, written as Map.Version.
-const MapVersion = 1
+// MapVersion is the JSON shape's version, written as Map.Version. Version 2
+// (issue 31) groups a row's client classes by answer in one cell
+// (MapCell.ClientClasses, MapCell.Others) where version 1 had a cell per class
+// pair; docs/map.md says how a reader expands a cell.
+const MapVersion = 2
 
 // Kinds of MapClient: a workload of the input, or a class of callers that no
 // workload of the input stands for.
@@ -66,24 +71,28 @@ type MapClient struct {
 }
 
 // MapCell is the answer for every destination of class DestinationClass
-// against every client of class ClientClass: `check`'s answer for the first
-// destination and first client of those classes; the decision and deciding
-// items hold for all. Its JSON is that answer whole ({"destinationClass",
-// "clientClass", "answer"}), but in memory a cell is four words: most cells of
-// a large map repeat a handful of answers (a row class's clients fall in a
-// few local classes), so cells share one Answer per distinct decision and one
-// Peer per client class instead of each holding a 700-byte copy (issue 31:
-// the 200,000 cells of a 2,000-workload map were 150 MB of copies).
+// against every client of the classes ClientClasses (or, when Others is set,
+// of every client class no other cell of that destination class lists):
+// `check`'s answer for the first destination of the destination class, the
+// decision and deciding items holding for every such pair. A row's client
+// classes are grouped by answer because most of a row repeats one answer (its
+// policies name a few callers, every other client is denied alike): the map
+// then grows with the distinct answers of each row, not with destination
+// classes × client classes (issue 31: 999 × 1,983 class pairs of a
+// 2,000-workload mesh are a few thousand cells).
 type MapCell struct {
 	DestinationClass int `json:"destinationClass"`
-	ClientClass      int `json:"clientClass"`
-	// Answer is the cell's answer without its client (Answer.Client is not
-	// set), shared by other cells: change it only through a cell of its own
-	// (NewMapCell).
-	Answer *Answer `json:"-"`
-	// Client is the answer's client, as check names it, shared by the cells of
-	// the client class.
-	Client *Peer `json:"-"`
+	// ClientClasses are the client classes the cell answers, ascending; empty
+	// when Others is set.
+	ClientClasses []int `json:"clientClasses,omitempty"`
+	// Others marks the row's default: it answers every client class of the
+	// map that no other cell of its destination class lists (at most one such
+	// cell per destination class).
+	Others bool `json:"others,omitempty"`
+	// Answer is the cell's answer without its client (Answer.Client is empty:
+	// a pair's client is the client's own Peer, see Map.PairAnswer); cells
+	// may share it, so change it only through a copy.
+	Answer *Answer `json:"answer"`
 }
 
 // Kinds of MapCellChange.// Kinds of MapCellChange.
@@ -116,23 +125,10 @@ type MapCellChange struct {
 }
 
 // Cell returns the cell of destination d and client c, and whether the map
-// judged that pair.
+// judged that pair (one pair: for many, CellsByClass).
 func (m *Map) Cell(d MapDestination, c MapClient) (MapCell, bool) {
-	for _, cell := range m.Cells {
-		if cell.DestinationClass == d.Class && cell.ClientClass == c.Class {
-			return cell, true
-		}
+	if cell := m.CellsByClass().At(d.Class, c.Class); cell != nil {
+		return *cell, true
 	}
 	return MapCell{}, false
-}
-
-// CellsByClass indexes the cells by destination class and client class, so a
-// renderer looks a pair up in constant time ([2]int{d.Class, c.Class}).
-func (m *Map) CellsByClass() map[[2]int]*MapCell {
-	out := make(map[[2]int]*MapCell, len(m.Cells))
-	for i := range m.Cells {
-		c := &m.Cells[i]
-		out[[2]int{c.DestinationClass, c.ClientClass}] = c
-	}
-	return out
 }

@@ -17,9 +17,11 @@ type Answer struct {
 	Mesh string `json:"mesh"`
 	// Decision is ALLOW or DENY; ShadowDecision the shadow rules' answer, when
 	// the proxy has shadow rules (Kuma).
-	Decision        string  `json:"decision"`
-	ShadowDecision  string  `json:"shadowDecision,omitempty"`
-	Client          Peer    `json:"client"`
+	Decision       string `json:"decision"`
+	ShadowDecision string `json:"shadowDecision,omitempty"`
+	// Client is omitted only in a map's cell, whose answer stands for many
+	// clients (MapCell); check always names it.
+	Client          Peer    `json:"client,omitzero"`
 	Destination     Peer    `json:"destination"`
 	Request         Request `json:"request"`
 	DecidedBy       Item    `json:"decidedBy"`

@@ -69,13 +69,7 @@ func classOf(ix map[string]int, id string) int {
 	return -2
 }
 
-func answerAt(cells map[[2]int]*MapCell, d, c int) *Answer {
-	if cell := cells[[2]int{d, c}]; cell != nil && d >= 0 && c >= 0 {
-		a := cell.Full()
-		return &a
-	}
-	return nil
-}
+func answerAt(cells *CellIndex, d, c int) *Answer { return cells.ClassAnswer(d, c) }
 
 func unionIDs[T any](first, second []T, id func(T) string) []string {
 	seen := map[string]bool{}

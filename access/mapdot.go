@@ -24,7 +24,7 @@ func (m *Map) WriteDot(w io.Writer) error {
 	cells := m.CellsByClass()
 	for _, d := range m.Destinations {
 		for _, c := range m.Clients {
-			cell := cells[[2]int{d.Class, c.Class}]
+			cell := cells.At(d.Class, c.Class)
 			if cell == nil {
 				continue
 			}

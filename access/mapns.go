@@ -91,7 +91,7 @@ func (m *Map) ByNamespace() *NamespaceMap {
 				for _, c := range cby[g] {
 					pairs := dn[d] * cn[c]
 					nc.Pairs += pairs
-					cell := cells[[2]int{d.class, c.class}]
+					cell := cells.At(d.class, c.class)
 					if cell == nil || d.class < 0 {
 						nc.NotJudged += pairs
 						continue

@@ -82,7 +82,7 @@ func (m *Map) WriteText(w io.Writer) error {
 	for _, d := range m.Destinations {
 		fmt.Fprintf(&b, "%-*s  %-5s", width, d.ID, classWord("D", d.Class))
 		for k := range cols {
-			fmt.Fprintf(&b, " %-3s", cells[[2]int{d.Class, k}].Mark())
+			fmt.Fprintf(&b, " %-3s", cells.At(d.Class, k).Mark())
 		}
 		b.WriteString("\n")
 	}
@@ -127,12 +127,12 @@ type itemGroup struct {
 
 // groupByItem lists, for destination class r, its client classes by deciding
 // item (and shadow decision), in order of first class.
-func groupByItem(cells map[[2]int]*MapCell, r, ncols int) []itemGroup {
+func groupByItem(cells *CellIndex, r, ncols int) []itemGroup {
 	var out []itemGroup
 	idx := map[string]int{}
 	var ks [][]int
 	for k := 0; k < ncols; k++ {
-		c := cells[[2]int{r, k}]
+		c := cells.At(r, k)
 		if c == nil {
 			continue
 		}
@@ -194,7 +194,7 @@ func (m *Map) WriteCSV(w io.Writer) error {
 	for _, d := range m.Destinations {
 		for _, c := range m.Clients {
 			row := []string{d.ID, classWord("D", d.Class), c.ID, c.Kind, classWord("C", c.Class)}
-			if cell := cells[[2]int{d.Class, c.Class}]; cell != nil {
+			if cell := cells.At(d.Class, c.Class); cell != nil {
 				a := cell.Answer
 				by := a.DecidedBy
 				line := ""
@@ -265,7 +265,7 @@ func (m *Map) WriteMarkdown(w io.Writer) error {
 	for _, d := range m.Destinations {
 		fmt.Fprintf(&b, "| `%s` |", Cell(d.ID))
 		for k := range cols {
-			fmt.Fprintf(&b, " %s |", markdownMark(cells[[2]int{d.Class, k}].Mark()))
+			fmt.Fprintf(&b, " %s |", markdownMark(cells.At(d.Class, k).Mark()))
 		}
 		b.WriteString("\n")
 	}

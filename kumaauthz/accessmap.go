@@ -64,25 +64,11 @@ func BuildMap(objs []*unstructured.Unstructured, ck Checker, o MapOptions, loc a
 	// Clients no row can tell apart (the same certificate as far as any row's
 	// atoms see) are judged as one: rows are walked over these first classes.
 	pre, preReps := preClasses(rows, clients)
-	col := make([]int, len(preReps)) // column class so far, refined per row class
-	local := make([]int, len(preReps))
-	for _, r := range rows {
-		r.sigs = map[string]int{}
-		for k, c := range preReps {
-			s := r.signature(clients[c].client)
-			l, ok := r.sigs[s]
-			if !ok {
-				l = len(r.sigs)
-				r.sigs[s] = l
-				r.reps = append(r.reps, c)
-			}
-			local[k] = l
-		}
-		col = refine(col, local)
-	}
-	var colReps []int
-	for _, k := range classReps(col) {
-		colReps = append(colReps, preReps[k])
+	col := walkRows(rows, clients, preReps)
+	colPre := classReps(col)
+	colReps := make([]int, len(colPre))
+	for cc, k := range colPre {
+		colReps[cc] = preReps[k]
 	}
 	rowOf := make([]int, len(dests))
 	for ri, r := range rows {
@@ -100,19 +86,17 @@ func BuildMap(objs []*unstructured.Unstructured, ck Checker, o MapOptions, loc a
 	if limit <= 0 {
 		limit = DefaultMaxMapCells
 	}
-	peers := make([]access.Peer, len(colReps))
-	for cc, rep := range colReps {
-		peers[cc] = clients[rep].answerPeer()
-	}
-	m.Cells = make([]access.MapCell, 0, min(limit, len(rows)*len(colReps)))
+	used := 0
 	for ri, r := range rows {
-		if len(m.Cells)+len(colReps) > limit {
+		cells, judged, err := r.judge(ck, dests[r.dests[0]], clients, colReps, colPre, col, ri, loc)
+		if err != nil {
+			m.Notes = append(m.Notes, err.Error())
+		}
+		if used += units(cells, judged); used > limit {
 			m.Notes = append(m.Notes, fmt.Sprintf("the bound of %d cells is reached: destination classes %d to %d (of %d) are listed without cells", limit, ri, len(rows)-1, len(rows)))
 			break
 		}
-		if err := r.judge(m, ck, dests[r.dests[0]], clients, colReps, peers, ri, loc); err != nil {
-			m.Notes = append(m.Notes, err.Error())
-		}
+		m.Cells = append(m.Cells, cells...)
 	}
 	return m, nil
 }
@@ -224,6 +208,11 @@ type mapRow struct {
 	// signature, so no row keeps a vector of every client.
 	sigs map[string]int
 	reps []int
+	// local and zero are the local classes of a row walked sparsely
+	// (walkRows): by first class for the clients the row names, zero for
+	// every other; local is nil for a row walked whole.
+	local map[int]int
+	zero  int
 }
 
 // groupRows selects the policies of every destination and groups the
@@ -349,64 +338,76 @@ func preClasses(rows []*mapRow, clients []mapClient) (pre, reps []int) {
 	return pre, reps
 }
 
-// judge adds the row's cells: each local class judged once, with Checker.Answer
-// for the row's first destination and the class's first client, and shared by
-// every column class whose first client is in it (peers[cc] is the client of
-// column class cc, shared by its cells).
-func (r *mapRow) judge(m *access.Map, ck Checker, d MapDest, clients []mapClient, colReps []int, peers []access.Peer, ri int, loc access.Locate) error {
+// judge is the row's cells: each local class judged once, with
+// Checker.Answer for the row's first destination and the class's first
+// client, and the column classes grouped by answer (access.RowCells); judged
+// is how many answers it computed.
+func (r *mapRow) judge(ck Checker, d MapDest, clients []mapClient, colReps, colPre, col []int, ri int, loc access.Locate) (cells []access.MapCell, judged int, err error) {
 	// Local classes the row tells apart are often decided by the same item
-	// (a deny-all for most of them): equal answers are kept once.
-	seen := map[string]*access.Answer{}
-	intern := func(a access.Answer) *access.Answer {
-		b, err := json.Marshal(&a)
+	// (a deny-all for most of them): equal answers are one cell.
+	seen := map[string]int32{}
+	answers := make([]int32, len(r.reps))
+	for k := range answers {
+		answers[k] = -1
+	}
+	var distinct []access.Answer
+	answerOf := func(l int) (int32, error) {
+		if answers[l] >= 0 {
+			return answers[l], nil
+		}
+		a, err := ck.Answer(d.Proxy, r.sel, d.Workload, clients[r.reps[l]].client, access.Request{}, loc)
 		if err != nil {
-			return &a
+			return 0, fmt.Errorf("%s: %v", d.ID, err)
 		}
-		if p, ok := seen[string(b)]; ok {
-			return p
-		}
-		seen[string(b)] = &a
-		return &a
-	}
-	answers := make([]*access.Answer, len(r.reps))
-	for cc, rep := range colReps {
-		k := r.sigs[r.signature(clients[rep].client)]
-		if answers[k] == nil {
-			a, err := ck.Answer(d.Proxy, r.sel, d.Workload, clients[r.reps[k]].client, access.Request{}, loc)
-			if err != nil {
-				return fmt.Errorf("%s: %v", d.ID, err)
-			}
-			a.Client = access.Peer{}
-			answers[k] = intern(a)
-		}
-		m.Cells = append(m.Cells, access.MapCell{DestinationClass: ri, ClientClass: cc, Answer: answers[k], Client: &peers[cc]})
-	}
-	return nil
-}
-
-// answerPeer is the client as check's answer names it.
-func (c mapClient) answerPeer() access.Peer {
-	if c.kind == access.ClientUnauthenticated {
-		return access.Peer{Unauthenticated: true}
-	}
-	return access.Peer{SpiffeID: c.client.SpiffeID, Mesh: c.client.Mesh, Tags: c.client.Tags, URISANs: c.client.SANs}
-}
-
-// refine splits the classes of col by local: two clients stay in one class
-// only when both agree; classes are numbered in order of first client.
-func refine(col, local []int) []int {
-	out := make([]int, len(col))
-	ids := map[[2]int]int{}
-	for i := range col {
-		k := [2]int{col[i], local[i]}
-		v, ok := ids[k]
+		judged++
+		a.Client = access.Peer{}
+		b, _ := json.Marshal(&a)
+		id, ok := seen[string(b)]
 		if !ok {
-			v = len(ids)
-			ids[k] = v
+			id = int32(len(distinct))
+			seen[string(b)] = id
+			distinct = append(distinct, a)
 		}
-		out[i] = v
+		answers[l] = id
+		return id, nil
 	}
-	return out
+	if r.local != nil && r.zero >= 0 {
+		// A row walked sparsely: the column classes of the clients it names,
+		// and a default for every other.
+		except := map[int]int32{}
+		for k, l := range r.local {
+			if except[col[k]], err = answerOf(l); err != nil {
+				return nil, judged, err
+			}
+		}
+		def, err := answerOf(r.zero)
+		if err != nil {
+			return nil, judged, err
+		}
+		return access.RowCellsSparse(ri, len(colReps), def, except, func(cc int) access.Answer {
+			if id, ok := except[cc]; ok {
+				return distinct[id]
+			}
+			return distinct[def]
+		}), judged, nil
+	}
+	ids := make([]int32, len(colReps))
+	for cc, rep := range colReps {
+		if ids[cc], err = answerOf(r.localOf(colPre[cc], clients[rep].client)); err != nil {
+			return nil, judged, err
+		}
+	}
+	return access.RowCells(ri, ids, func(cc int) access.Answer { return distinct[ids[cc]] }), judged, nil
+}
+
+// units is what a row's cells count against MaxCells: a cell for each answer
+// judged, and each client class a cell lists (the row's default lists none).
+func units(cells []access.MapCell, judged int) int {
+	n := judged
+	for _, c := range cells {
+		n += len(c.ClientClasses)
+	}
+	return n
 }
 
 // classReps is the first member of each class of col (classes numbered in

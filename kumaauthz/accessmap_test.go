@@ -106,6 +106,7 @@ func TestMapCellsAreCheckAnswers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		ix := m.CellsByClass()
 		for _, d := range m.Destinations {
 			if d.Class > 0 && d.Class < len(m.Destinations)-1 {
 				rowsShared++
@@ -130,12 +131,16 @@ func TestMapCellsAreCheckAnswers(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				cell, ok := m.Cell(d, c)
-				if !ok {
+				cell := ix.At(d.Class, c.Class)
+				if cell == nil {
 					t.Fatalf("set %d: no cell for %s × %s", s, d.ID, c.ID)
 				}
-				if diff := cmp.Diff(verdictOf(want), verdictOf(cell.Full())); diff != "" {
+				got := m.PairAnswer(cell, c)
+				if diff := cmp.Diff(verdictOf(want), verdictOf(got)); diff != "" {
 					t.Fatalf("set %d: %s × %s (-check +map):\n%s\nobjects:\n%s", s, d.ID, c.ID, diff, randomMapObjectsString(all))
+				}
+				if !cmp.Equal(want.Client.URISANs, got.Client.URISANs) || !cmp.Equal(want.Client.Tags, got.Client.Tags) {
+					t.Fatalf("set %d: %s × %s: the pair's client %+v, check's %+v", s, d.ID, c.ID, got.Client, want.Client)
 				}
 				pairs++
 			}
@@ -169,8 +174,9 @@ func randomMapObjectsString(all []*unstructured.Unstructured) string {
 	return b.String()
 }
 
-// TestMapBound: past MaxCells the remaining destination classes get no cells,
-// and the notes say from which class on.
+// TestMapBound: past MaxCells (counted as answers judged and client classes
+// listed) the remaining destination classes get no cells, and the notes say
+// from which class on; within the bound nothing is said.
 func TestMapBound(t *testing.T) {
 	for seed := int64(1); seed < 100; seed++ {
 		all := objs(t, randomMapObjects(rand.New(rand.NewSource(seed))))
@@ -179,55 +185,86 @@ func TestMapBound(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cols := len(classReps(clientClasses(full)))
-		if len(full.Cells) <= cols {
+		if hasBoundNote(full.Notes) {
+			t.Fatalf("seed %d: a small map reached the bound: %q", seed, full.Notes)
+		}
+		if maxClass(full) < 1 {
 			continue // one destination class: nothing to bound
 		}
-		m, err := BuildMap(all, ck, MapOptions{MaxCells: cols}, mapLocate)
+		m, err := BuildMap(all, ck, MapOptions{MaxCells: 1}, mapLocate)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(m.Cells) != cols || len(m.Notes) == 0 || !strings.Contains(m.Notes[len(m.Notes)-1], "the bound of") {
-			t.Errorf("seed %d: full map %d cells, bounded %d (bound %d), notes %q", seed, len(full.Cells), len(m.Cells), cols, m.Notes)
+		if maxClass(m) > 0 || len(m.Cells) >= len(full.Cells) || !hasBoundNote(m.Notes) {
+			t.Errorf("seed %d: full map %d cells, bounded %d, notes %q", seed, len(full.Cells), len(m.Cells), m.Notes)
 		}
 		return
 	}
 	t.Fatal("no random map with two destination classes")
 }
 
-// TestMapCellsShareAnswers: a map's cells hold no copies: a row class judges
-// each local class once and its cells share that answer, the cells of a
-// client class share its client, and the map written from the shared parts is
-// json.MarshalIndent's (each cell the whole answer, its client included).
-func TestMapCellsShareAnswers(t *testing.T) {
+func hasBoundNote(notes []string) bool {
+	return len(notes) > 0 && strings.Contains(notes[len(notes)-1], "the bound of")
+}
+
+// maxClass is the largest destination class with a cell (-1: none).
+func maxClass(m *access.Map) int {
+	out := -1
+	for _, c := range m.Cells {
+		out = max(out, c.DestinationClass)
+	}
+	return out
+}
+
+// TestMapCellsGroupAnswers: a row's cells are its distinct answers: no two
+// cells of a destination class hold the same answer, every client class is
+// answered exactly once per judged row (listed by one cell or the row's one
+// default), no cell's answer names a client, and the map written cell by cell
+// is json.MarshalIndent's.
+func TestMapCellsGroupAnswers(t *testing.T) {
 	r := rand.New(rand.NewSource(131))
-	cells, answers := 0, 0
+	cells, pairs := 0, 0
 	for s := 0; s < 200; s++ {
 		ck := Checker{Policies: randomTopPolicies(r, r.Intn(8))}
 		m, err := BuildMap(objs(t, randomMapObjects(r)), ck, MapOptions{}, mapLocate)
 		if err != nil {
 			t.Fatal(err)
 		}
-		distinct := map[*access.Answer]bool{}
-		byContent := map[[2]string]*access.Answer{}
-		client := map[int]*access.Peer{}
+		ncc := len(classReps(clientClasses(m)))
+		byContent := map[[2]string]bool{}
+		listed := map[[2]int]bool{}
+		others := map[int]bool{}
+		rows := map[int]int{}
 		for _, c := range m.Cells {
-			distinct[c.Answer] = true
 			k := [2]string{fmt.Sprint(c.DestinationClass), string(must(json.Marshal(c.Answer)))}
-			if p, ok := byContent[k]; ok && p != c.Answer {
-				t.Fatalf("set %d: destination class %d holds two copies of an answer", s, c.DestinationClass)
+			if byContent[k] {
+				t.Fatalf("set %d: destination class %d has two cells of one answer", s, c.DestinationClass)
 			}
-			byContent[k] = c.Answer
-			if p, ok := client[c.ClientClass]; ok && p != c.Client {
-				t.Fatalf("set %d: client class %d has two copies of its client", s, c.ClientClass)
+			byContent[k] = true
+			if c.Others {
+				if others[c.DestinationClass] || len(c.ClientClasses) > 0 {
+					t.Fatalf("set %d: destination class %d: a second default, or a default that lists classes", s, c.DestinationClass)
+				}
+				others[c.DestinationClass] = true
 			}
-			client[c.ClientClass] = c.Client
-			if c.Answer.Client.Mesh != "" || c.Answer.Client.SpiffeID != "" || len(c.Answer.Client.URISANs) > 0 {
-				t.Fatalf("set %d: a shared answer names a client: %+v", s, c.Answer.Client)
+			for _, cc := range c.ClientClasses {
+				if listed[[2]int{c.DestinationClass, cc}] {
+					t.Fatalf("set %d: destination class %d lists client class %d twice", s, c.DestinationClass, cc)
+				}
+				listed[[2]int{c.DestinationClass, cc}] = true
+				rows[c.DestinationClass]++
+			}
+			if c.Answer.Client.Mesh != "" || c.Answer.Client.SpiffeID != "" || len(c.Answer.Client.URISANs) > 0 || c.Answer.Client.Unauthenticated {
+				t.Fatalf("set %d: a cell's answer names a client: %+v", s, c.Answer.Client)
+			}
+		}
+		for d, n := range rows {
+			if n < ncc && !others[d] || n > ncc {
+				t.Fatalf("set %d: destination class %d lists %d of %d client classes, default %v", s, d, n, ncc, others[d])
 			}
 		}
 		cells += len(m.Cells)
-		answers += len(distinct)
+		pairs += (maxClass(m) + 1) * ncc
 		want, err := json.MarshalIndent(m, "", "  ")
 		if err != nil {
 			t.Fatal(err)
@@ -240,8 +277,8 @@ func TestMapCellsShareAnswers(t *testing.T) {
 			t.Fatalf("set %d: WriteJSON differs:\n%s", s, cmp.Diff(string(want)+"\n", got.String()))
 		}
 	}
-	if answers*3 > cells*2 {
-		t.Errorf("%d cells hold %d distinct answers: cells do not share them", cells, answers)
+	if cells*3 > pairs*2 {
+		t.Errorf("%d cells for %d class pairs: rows are not grouped by answer", cells, pairs)
 	}
 }
 

@@ -19,12 +19,16 @@ import (
 // it, each cell Decide's answer for that pair, as `meshguard check --to
 // Kind/name --port P` answers it.
 //
-// Destinations whose decision cannot differ (same namespace, pod labels, port,
-// default-policy annotations) are judged once; every other pair is judged, so
-// the work is destinations × clients, bounded by MaxPairs.
+// Destinations whose decision cannot differ (same namespace, the Servers that
+// take the port, the port, default-policy annotations) are judged once, each
+// against the clients its authorizations can tell apart; a row class's client
+// classes are grouped by answer, so the map grows with the distinct answers of
+// each row, bounded by MaxCells.
 
-// DefaultMaxMapPairs bounds the pairs BuildMap judges when MaxPairs is 0.
-const DefaultMaxMapPairs = 2000000
+// DefaultMaxMapCells bounds a map when MaxCells is 0: the answers judged, and
+// the cells and client classes they list (access.SetClasses), as Kuma's map
+// counts them.
+const DefaultMaxMapCells = 200000
 
 // OtherNamespace is the namespace of the "identity of no ServiceAccount of
 // the input" column (another namespace, or another cluster sharing the trust
@@ -38,9 +42,10 @@ const OutsideIP = "203.0.113.10"
 // MapOptions tune BuildMap.
 type MapOptions struct {
 	Options
-	// MaxPairs bounds the destination × client pairs judged (0:
-	// DefaultMaxMapPairs); rows past it are listed without cells.
-	MaxPairs int
+	// MaxCells bounds the answers judged and the cells written, each client
+	// class a cell lists counting one (0: DefaultMaxMapCells); rows past it are
+	// listed without cells (class -1) and Notes says so.
+	MaxCells int
 }
 
 // BuildMap is the access map of objs, the set Build previews.
@@ -58,9 +63,9 @@ func BuildMap(objs []unstructured.Unstructured, o MapOptions, loc access.Locate)
 	for _, c := range clients {
 		m.Clients = append(m.Clients, c.col)
 	}
-	limit := o.MaxPairs
+	limit := o.MaxCells
 	if limit <= 0 {
-		limit = DefaultMaxMapPairs
+		limit = DefaultMaxMapCells
 	}
 	// Clients no authorization can tell apart are judged once (preClients);
 	// each distinct destination is judged against one client of each such
@@ -70,48 +75,30 @@ func BuildMap(objs []unstructured.Unstructured, o MapOptions, loc access.Locate)
 	if td == "" {
 		td = DefaultTrustDomain
 	}
+	sigs := repSignatures(clients, reps, td)
 	cellIDs := map[string]int32{}
 	byKey := map[string]int{}
 	var judged [][]int32
 	var ins []*inbound
 	var first []int // the destination each judged row was judged for
 	destJudged := make([]int, len(dests))
+	used := 0
 	for i, d := range dests {
-		key := d.key
-		if j, ok := byKey[key]; ok {
+		if j, ok := byKey[d.key]; ok {
 			destJudged[i] = j
 			continue
-		}
-		// The bound counts every client, as the pairs a row stands for: the
-		// map's size, not the judging, is what it keeps in hand.
-		if (len(judged)+1)*len(clients) > limit {
-			m.Notes = append(m.Notes, fmt.Sprintf("the bound of %d pairs is reached: %s and the destinations after it are listed without cells", limit, d.dest.ID))
-			destJudged = destJudged[:i]
-			break
 		}
 		in, err := ix.inbound(routes, d.dst, Request{})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", d.dest.ID, err)
 		}
-		// Within the row, clients its authorizations do not name are
-		// judged once per namespace (see namedHere).
-		named := in.namedHere(td)
-		local := map[string]int32{}
-		row := make([]int32, len(reps))
-		for k, c := range reps {
-			sig := callerSignature(clients[c].caller, named, td)
-			id, ok := local[sig]
-			if !ok {
-				ck := cellKey(ix.decideAt(in, clients[c].caller, o.Options))
-				if id, ok = cellIDs[ck]; !ok {
-					id = int32(len(cellIDs))
-					cellIDs[ck] = id
-				}
-				local[sig] = id
-			}
-			row[k] = id
+		row, n := judgeRow(ix, in, clients, reps, sigs, td, cellIDs, o.Options)
+		if used += n; used > limit {
+			m.Notes = append(m.Notes, fmt.Sprintf("the bound of %d cells is reached: %s and the destinations after it are listed without cells", limit, d.dest.ID))
+			destJudged = destJudged[:i]
+			break
 		}
-		byKey[key] = len(judged)
+		byKey[d.key] = len(judged)
 		destJudged[i] = len(judged)
 		judged = append(judged, row)
 		ins = append(ins, in)
@@ -122,10 +109,13 @@ func BuildMap(objs []unstructured.Unstructured, o MapOptions, loc access.Locate)
 	// for the first destination and client of its classes, so no answer of
 	// a pair is kept beyond its cell.
 	byRep := &access.Map{Destinations: m.Destinations, Clients: make([]access.MapClient, len(reps))}
-	access.SetClasses(byRep, destJudged, judged, func(j, k int) access.Answer {
+	cut := access.SetClasses(byRep, destJudged, judged, func(j, k int) access.Answer {
 		d, cl := dests[first[j]], clients[reps[k]]
 		return ix.decideAt(ins[j], cl.caller, o.Options).Answer(cl.caller, d.dst, d.port, access.Request{}, loc)
-	})
+	}, limit-used)
+	if cut >= 0 {
+		m.Notes = append(m.Notes, fmt.Sprintf("the bound of %d cells is reached: the destination classes of %s and of the destinations after it that no earlier one shares are listed without cells (class -1)", limit, m.Destinations[cut].ID))
+	}
 	m.Cells = byRep.Cells
 	for c := range m.Clients {
 		m.Clients[c].Class = byRep.Clients[pre[c]].Class
@@ -133,14 +123,40 @@ func BuildMap(objs []unstructured.Unstructured, o MapOptions, loc access.Locate)
 	return m, nil
 }
 
-// cellKey is what makes two cells the same: the decision and what decides it.
+// judgeRow is one destination's row over the representatives: a cell number
+// for each (equal numbers, equal decision and deciding item), and how many
+// answers it judged. Within the row, clients its authorizations do not name
+// are judged once per namespace (namedHere).
+func judgeRow(ix *index, in *inbound, clients []mapClient, reps []int, sigs []repSignature, td string, cellIDs map[string]int32, o Options) ([]int32, int) {
+	named := in.namedHere(td)
+	local := map[int]int32{}
+	row := make([]int32, len(reps))
+	for k, c := range reps {
+		sig := sigs[k].local(k, named)
+		id, ok := local[sig]
+		if !ok {
+			ck := cellKey(ix.decideAt(in, clients[c].caller, o))
+			if id, ok = cellIDs[ck]; !ok {
+				id = int32(len(cellIDs))
+				cellIDs[ck] = id
+			}
+			local[sig] = id
+		}
+		row[k] = id
+	}
+	return row, len(local)
+}
+
+// cellKey is what makes two cells the same: the decision, what decides it,
+// and the notes the caller's evaluation adds (a row's client classes of one
+// key share one cell's answer, so that answer must hold for each).
 func cellKey(d Decision) string {
 	auth := ""
 	if a := d.Decider.Authentication; a != nil {
 		auth = fmt.Sprintf("%+v", *a)
 	}
-	return fmt.Sprintf("%v|%v|%v|%s|%s|%s|%s|%s|%s|%s", d.Allow, d.Audit, d.Default, d.Server, d.Route,
-		d.Decider.Kind, d.Decider.Namespace+"/"+d.Decider.Name, d.Decider.Path, d.Decider.Words, auth)
+	return fmt.Sprintf("%v|%v|%v|%s|%s|%s|%s|%s|%s|%s|%q", d.Allow, d.Audit, d.Default, d.Server, d.Route,
+		d.Decider.Kind, d.Decider.Namespace+"/"+d.Decider.Name, d.Decider.Path, d.Decider.Words, auth, d.Notes)
 }
 
 // mapDest is a destination with the Destination check would give Decide.

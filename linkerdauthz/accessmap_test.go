@@ -69,12 +69,16 @@ func TestMapCellsAreCheckAnswers(t *testing.T) {
 					t.Fatal(err)
 				}
 				want := dec.Answer(caller, dst, d.Peer.Port, access.Request{}, mapLocate)
-				cell := cells[[2]int{d.Class, c.Class}]
+				cell := cells.At(d.Class, c.Class)
 				if cell == nil {
 					t.Fatalf("set %d: no cell for %s × %s", s, d.ID, c.ID)
 				}
-				if diff := cmp.Diff(verdictOf(want), verdictOf(cell.Full())); diff != "" {
+				got := m.PairAnswer(cell, c)
+				if diff := cmp.Diff(verdictOf(want), verdictOf(got)); diff != "" {
 					t.Fatalf("set %d: %s × %s (-check +map):\n%s\n%s", s, d.ID, c.ID, diff, set)
+				}
+				if diff := cmp.Diff(want.Client, got.Client); diff != "" {
+					t.Fatalf("set %d: %s × %s: the pair's client (-check +map):\n%s", s, d.ID, c.ID, diff)
 				}
 				pairs++
 			}
@@ -95,8 +99,9 @@ func verdictOf(a access.Answer) map[string]any {
 	return map[string]any{"decision": a.Decision, "by": a.DecidedBy, "server": a.Server, "route": a.Route, "default": a.Default, "considered": a.Considered}
 }
 
-// TestMapBound: past MaxPairs the remaining destinations get no class and no
-// cells, and the notes say from which destination on.
+// TestMapBound: past MaxCells (answers judged, cells and the client classes
+// they list) the remaining destinations get no class and no cells, and the
+// notes say from which destination on; a small map is never bounded.
 func TestMapBound(t *testing.T) {
 	objs := objects(t, randomLinkerdSet(rand.New(rand.NewSource(3)))+"\n---\n"+
 		"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: w, namespace: ns}\nspec:\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: c, ports: [{containerPort: 8080}, {containerPort: 9090}]}]}")
@@ -104,11 +109,18 @@ func TestMapBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := BuildMap(objs, MapOptions{MaxPairs: len(full.Clients)}, mapLocate)
+	if hasBoundNote(full.Notes) {
+		t.Fatalf("a small map reached the bound: %q", full.Notes)
+	}
+	m, err := BuildMap(objs, MapOptions{MaxCells: 1}, mapLocate)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(full.Destinations) != 2 || m.Destinations[1].Class != -1 || len(m.Notes) == 0 || !strings.Contains(m.Notes[len(m.Notes)-1], "the bound of") {
+	if len(full.Destinations) != 2 || m.Destinations[1].Class != -1 || !hasBoundNote(m.Notes) {
 		t.Errorf("bounded map: %+v, notes %q", m.Destinations, m.Notes)
 	}
+}
+
+func hasBoundNote(notes []string) bool {
+	return len(notes) > 0 && strings.Contains(notes[len(notes)-1], "the bound of")
 }

@@ -105,3 +105,49 @@ func (in *inbound) namedHere(td string) map[string]bool {
 	}
 	return out
 }
+
+// repSignature is what a row's authorizations can see of a representative
+// client, computed once for the map (callerSignature per row and client
+// was most of a 2,000-workload map's judging): whether it is seen whole, and
+// else its ServiceAccount ("ns/name") and its namespace's number.
+type repSignature struct {
+	whole bool
+	sa    string
+	ns    int
+}
+
+// repSignatures are the representatives' signatures; namespaces are numbered
+// in order of first use.
+func repSignatures(clients []mapClient, reps []int, td string) []repSignature {
+	out := make([]repSignature, len(reps))
+	nss := map[string]int{}
+	for k, c := range reps {
+		cl := clients[c].caller
+		if cl.Unauthenticated || cl.IP.IsValid() || cl.Identity == "" || (cl.TrustDomain != "" && cl.TrustDomain != td) {
+			out[k].whole = true
+			continue
+		}
+		ns, name, ok := identityParts(cl.Identity, td)
+		if !ok || strings.Contains(name, ".") {
+			out[k].whole = true
+			continue
+		}
+		n, seen := nss[ns]
+		if !seen {
+			n = len(nss)
+			nss[ns] = n
+		}
+		out[k] = repSignature{sa: ns + "/" + name, ns: n}
+	}
+	return out
+}
+
+// local is callerSignature for a row whose authorizations name the
+// ServiceAccounts named, as a number: -1-k for representative k seen whole,
+// its namespace's number otherwise.
+func (s repSignature) local(k int, named map[string]bool) int {
+	if s.whole || named[s.sa] {
+		return -1 - k
+	}
+	return s.ns
+}

@@ -26,7 +26,7 @@ func answerOf(t *testing.T, m *access.Map, dest, client string) access.Answer {
 	if !ok {
 		t.Fatalf("the page shows %s from %s, which the map did not judge", dest, client)
 	}
-	return cell.Full()
+	return m.PairAnswer(&cell, m.Clients[j])
 }
 
 func cellButton(dest, client string) chromedp.CSS {

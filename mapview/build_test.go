@@ -88,7 +88,7 @@ func (g grid) build() *access.Map {
 				continue
 			}
 			done[k] = true
-			m.Cells = append(m.Cells, access.NewMapCell(k[0], k[1], *g.answers[d][c]))
+			m.Cells = append(m.Cells, access.NewMapCell(k[0], []int{k[1]}, *g.answers[d][c]))
 		}
 	}
 	return m

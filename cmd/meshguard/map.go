@@ -104,7 +104,7 @@ Exit codes: 0 the map was written, 2 usage or input errors.`,
 	f.BoolVar(&o.change, "change", false, "the two PATHs are OLD and NEW: show what the change does to the map")
 	f.StringVar(&o.gitBase, "git-base", "", "compare the PATHs at this git revision (OLD) with the PATHs now (NEW)")
 	f.StringVar(&o.form, "form", defaultForm, "Kuma RBAC form to compile 'from' policies to: "+oneOf(formValues())+" (the answers are the same)")
-	f.IntVar(&o.maxCells, "max-cells", 0, fmt.Sprintf("most cells judged (0: Kuma %d class pairs, Linkerd %d destination × client pairs)", kumaauthz.DefaultMaxMapCells, linkerdauthz.DefaultMaxMapPairs))
+	f.IntVar(&o.maxCells, "max-cells", 0, fmt.Sprintf("most cells judged and written, each client class a cell lists counting one (0: Kuma %d, Linkerd %d)", kumaauthz.DefaultMaxMapCells, linkerdauthz.DefaultMaxMapCells))
 	linkerdFlags(f, &o.linkerd)
 	f.StringVar(&o.kubeconfig, "kubeconfig", "", "read the objects from this cluster (read-only) instead of files")
 	f.StringVar(&o.kubeContext, "context", "", "the kubeconfig context to read from")
@@ -228,7 +228,7 @@ func (o *mapOptions) build(s streams, loaded lint.Loaded, mesh string) (*access.
 		if err := readable(s, in); err != nil {
 			return nil, err
 		}
-		return linkerdauthz.BuildMap(in.Linkerd, linkerdauthz.MapOptions{Options: o.linkerd, MaxPairs: o.maxCells}, loc)
+		return linkerdauthz.BuildMap(in.Linkerd, linkerdauthz.MapOptions{Options: o.linkerd, MaxCells: o.maxCells}, loc)
 	}
 	var mu atomicMeshes
 	in := lint.KumaCheckInput(docs, eng, func(p kumaauthz.Policy) bool {

@@ -87,7 +87,7 @@ func TestMapCellsAreCheckAnswers(t *testing.T) {
 				if err := json.Unmarshal([]byte(out), &want); err != nil {
 					t.Fatal(err)
 				}
-				got := cells[[2]int{d.Class, c.Class}].Full()
+				got := m.PairAnswer(cells.At(d.Class, c.Class), c)
 				pick := func(a access.Answer) []any {
 					return []any{a.Decision, a.ShadowDecision, a.DecidedBy, a.ShadowDecidedBy, a.Merged, a.Server, a.Route, a.Default}
 				}
@@ -194,7 +194,7 @@ func TestMapByNamespaceCounts(t *testing.T) {
 	allowed := 0
 	for _, d := range m.Destinations {
 		for _, c := range m.Clients {
-			if cells[[2]int{d.Class, c.Class}].Answer.Decision == "ALLOW" {
+			if cells.At(d.Class, c.Class).Answer.Decision == "ALLOW" {
 				allowed++
 			}
 		}

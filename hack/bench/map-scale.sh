@@ -17,7 +17,8 @@
 # namespace and the next one (one MeshTLSAuthentication of identityRefs
 # Namespace per namespace), every metrics Server Prometheus's ServiceAccount
 # and a NetworkAuthentication of the cluster networks. Prints the classes, cells, notes, wall time,
-# user+system CPU and peak memory of -o json and --by namespace. Needs
+# user+system CPU and peak memory of -o json and --by namespace, and whether the
+# map is complete (no bound reached). Needs
 # bin/meshguard (go build -o bin/ ./cmd/meshguard).
 set -euo pipefail
 n=${1:-2000}
@@ -91,7 +92,9 @@ python3 - "$dir/out" <<'PY'
 import json, sys
 m = json.load(open(sys.argv[1]))
 rows = len({d["class"] for d in m["destinations"]}); cols = len({c["class"] for c in m["clients"]})
-print(f"  {len(m['destinations'])} destinations in {rows} classes, {len(m['clients'])} clients in {cols} classes, {len(m['cells'])} cells; JSON {sum(1 for _ in open(sys.argv[1], 'rb'))} lines")
+listed = sum(len(c.get("clientClasses") or []) for c in m["cells"])
+bound = any(n.startswith("the bound of") for n in m.get("notes") or [])
+print(f"  {len(m['destinations'])} destinations in {rows} classes, {len(m['clients'])} clients in {cols} classes, {len(m['cells'])} cells listing {listed} client classes (version {m['version']}); JSON {sum(1 for _ in open(sys.argv[1], 'rb'))} lines; {'PARTIAL: bound reached' if bound else 'complete'}")
 for note in m.get("notes") or []:
     print("  note:", note[:160])
 PY

@@ -2,11 +2,13 @@
 // permissions are written per namespace and tier, so that the HTML page
 // (mapview) can be tested and measured at 2,000 workloads before, and
 // independently of, the engines that build real maps. Its maps follow the
-// contract of access.Map: classes of rows and columns, one cell per pair of
-// classes, answers that name a deciding item, file and line.
+// contract of access.Map: classes of rows and columns, a row's client classes
+// grouped by answer (Map) or one cell per pair of classes (the new side of
+// Change), answers that name a deciding item, file and line.
 package mapsynth
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/meshguard/meshguard/access"
@@ -18,7 +20,10 @@ import (
 // Destinations fall into three classes per namespace and clients into two, as
 // a mesh whose policies are written per namespace and tier would; every cell
 // names a policy, its item, file and line, and a merged chain of three.
-func Map(n, k int) *access.Map {
+func Map(n, k int) *access.Map { return build(n, k, true) }
+
+// build is Map, its cells grouped by answer per row or one per class pair.
+func build(n, k int, grouped bool) *access.Map {
 	m := &access.Map{Version: access.MapVersion, Mesh: "kuma"}
 	ns := func(i int) string { return fmt.Sprintf("team-%02d", i%k) }
 	for i := range n {
@@ -52,15 +57,31 @@ func Map(n, k int) *access.Map {
 			firstClient[c.Class] = c
 		}
 	}
+	ncc := 2*k + len(extra)
 	for dc := 0; dc < 3*k; dc++ {
-		for cc := 0; cc < 2*k+len(extra); cc++ {
-			d, okd := firstDest[dc]
-			c, okc := firstClient[cc]
-			if !okd || !okc {
-				continue
-			}
-			m.Cells = append(m.Cells, access.NewMapCell(dc, cc, answer(d, c, dc, cc)))
+		d, ok := firstDest[dc]
+		if !ok {
+			continue
 		}
+		if !grouped {
+			for cc := range ncc {
+				m.Cells = append(m.Cells, access.NewMapCell(dc, []int{cc}, answer(d, firstClient[cc], dc, cc)))
+			}
+			continue
+		}
+		ids, seen := make([]int32, ncc), map[string]int32{}
+		for cc := range ncc {
+			a := answer(d, firstClient[cc], dc, cc)
+			a.Client = access.Peer{}
+			b, _ := json.Marshal(a)
+			id, ok := seen[string(b)]
+			if !ok {
+				id = int32(len(seen))
+				seen[string(b)] = id
+			}
+			ids[cc] = id
+		}
+		m.Cells = append(m.Cells, access.RowCells(dc, ids, func(cc int) access.Answer { return answer(d, firstClient[cc], dc, cc) })...)
 	}
 	return m
 }
@@ -97,20 +118,20 @@ func answer(d access.MapDestination, c access.MapClient, dc, cc int) access.Answ
 // callers, and team-01's keeps its verdict for team-01's first client class
 // under another rule.
 func Change(n, k int) *access.MapChange {
-	old, cur := Map(n, k), Map(n, k)
+	old, cur := Map(n, k), build(n, k, false)
 	changed := map[[2]int]string{}
 	for i := range cur.Cells {
 		cell := &cur.Cells[i]
 		switch {
-		case cell.DestinationClass == 0 && cell.ClientClass == 0 && cell.Answer.Decision == "ALLOW":
+		case cell.DestinationClass == 0 && cell.ClientClasses[0] == 0 && cell.Answer.Decision == "ALLOW":
 			cell.Answer.Decision, cell.Answer.ShadowDecision = "DENY", "DENY"
 			cell.Answer.DecidedBy = access.Item{Kind: api.KindMeshTrafficPermission, Policy: "team-00/lockdown", Path: "spec.from[0]", Action: "Deny", Match: "all clients", File: "team-00/lockdown.yaml", Line: 9}
 			changed[[2]int{0, 0}] = access.CellClosed
-		case cell.DestinationClass == 0 && cell.ClientClass == 2*k && cell.Answer.Decision == "DENY":
+		case cell.DestinationClass == 0 && cell.ClientClasses[0] == 2*k && cell.Answer.Decision == "DENY":
 			cell.Answer.Decision, cell.Answer.ShadowDecision = "ALLOW", "ALLOW"
 			cell.Answer.DecidedBy = access.Item{Kind: api.KindMeshTrafficPermission, Policy: "team-00/open-health", Path: "spec.from[0]", Action: "Allow", Match: "all clients", File: "team-00/health.yaml", Line: 12}
 			changed[[2]int{0, 2 * k}] = access.CellOpened
-		case k > 1 && cell.DestinationClass == 3 && cell.ClientClass == 2:
+		case k > 1 && cell.DestinationClass == 3 && cell.ClientClasses[0] == 2:
 			cell.Answer.DecidedBy.Policy += "-v2"
 			cell.Answer.DecidedBy.Line++
 			changed[[2]int{3, 2}] = access.CellRule
@@ -121,18 +142,16 @@ func Change(n, k int) *access.MapChange {
 		cell.Answer.ShadowDecidedBy = &by
 	}
 	c := &access.MapChange{Version: access.MapVersion, Old: old, New: cur}
+	oc, nc := old.CellsByClass(), cur.CellsByClass()
 	for _, d := range cur.Destinations {
 		for _, cl := range cur.Clients {
 			kind, ok := changed[[2]int{d.Class, cl.Class}]
 			if !ok {
 				continue
 			}
-			o, _ := old.Cell(d, cl)
-			nw, _ := cur.Cell(d, cl)
-			c.Changes = append(c.Changes, access.MapCellChange{Kind: kind, Destination: d.ID, Client: cl.ID, Old: ptr(o.Full()), New: ptr(nw.Full())})
+			c.Changes = append(c.Changes, access.MapCellChange{Kind: kind, Destination: d.ID, Client: cl.ID,
+				Old: oc.ClassAnswer(d.Class, cl.Class), New: nc.ClassAnswer(d.Class, cl.Class)})
 		}
 	}
 	return c
 }
-
-func ptr[T any](v T) *T { return &v }

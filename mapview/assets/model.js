@@ -10,11 +10,23 @@ var KIND_LABELS = {
   'unauthenticated': 'unauthenticated', 'other-mesh': 'another mesh', 'network': 'networks'
 };
 
-// cellIndex maps "destinationClass,clientClass" to the cell's answer.
+// cellIndex finds the answer of "destinationClass,clientClass": a cell answers
+// the client classes it lists, or (others) every class no other cell of its
+// destination class lists (map version 2, docs/map.md).
 function cellIndex(m) {
-  var idx = new Map();
-  ((m && m.cells) || []).forEach(function (c) { idx.set(c.destinationClass + ',' + c.clientClass, c.answer); });
-  return idx;
+  var listed = new Map(), others = new Map();
+  ((m && m.cells) || []).forEach(function (c) {
+    if (c.others) { others.set(c.destinationClass, c.answer); return; }
+    (c.clientClasses || []).forEach(function (k) { listed.set(c.destinationClass + ',' + k, c.answer); });
+  });
+  return {
+    get: function (key) {
+      var a = listed.get(key);
+      if (a !== undefined) { return a; }
+      var d = key.slice(0, key.indexOf(',')), k = Number(key.slice(key.indexOf(',') + 1));
+      return k >= 0 ? others.get(Number(d)) : undefined;
+    }
+  };
 }
 
 // namespaceOf is a peer's namespace, else the part of its ID before the slash.

@@ -7,6 +7,7 @@ package maphtml
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -22,6 +23,7 @@ import (
 	"github.com/chromedp/cdproto/systeminfo"
 	"github.com/chromedp/chromedp"
 
+	"github.com/meshguard/meshguard/access"
 	"github.com/meshguard/meshguard/hack/bench/kit"
 	"github.com/meshguard/meshguard/internal/mapsynth"
 	"github.com/meshguard/meshguard/mapview"
@@ -29,7 +31,7 @@ import (
 
 type options struct {
 	workloads, namespaces, runs int
-	chromium, out               string
+	chromium, out, mapFile      string
 }
 
 // Main runs the measurement: `go run ./hack/bench maphtml [-workloads 2000]`.
@@ -41,6 +43,7 @@ func Main(args []string, stdout io.Writer) error {
 	fs.IntVar(&o.runs, "runs", 5, "page loads, each in a new tab of one browser")
 	fs.StringVar(&o.chromium, "chromium", os.Getenv("MESHGUARD_CHROMIUM"), "the browser (default: chromium on PATH; bash hack/install-chromium.sh installs it)")
 	fs.StringVar(&o.out, "out", "", "also keep the page in this file")
+	fs.StringVar(&o.mapFile, "map", "", "the map to draw: the JSON of meshguard map -o json (default: a generated map of -workloads)")
 	if err := kit.Parse(fs, args); err != nil {
 		return err
 	}
@@ -55,6 +58,16 @@ func Main(args []string, stdout io.Writer) error {
 		o.chromium = p
 	}
 	m := mapsynth.Map(o.workloads, o.namespaces)
+	if o.mapFile != "" {
+		b, err := os.ReadFile(o.mapFile)
+		if err != nil {
+			return err
+		}
+		m = &access.Map{}
+		if err := json.Unmarshal(b, m); err != nil {
+			return fmt.Errorf("%s: %v", o.mapFile, err)
+		}
+	}
 	start := time.Now()
 	var page bytes.Buffer
 	if err := mapview.WriteMap(&page, m); err != nil {
