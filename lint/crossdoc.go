@@ -44,7 +44,6 @@ type mtpParts struct {
 
 // share returns the kept parts and spec equal to parts and spec.
 func (sp *sharedParts) share(parts mtpParts, spec api.MeshTrafficPermissionSpec) (*mtpParts, *api.MeshTrafficPermissionSpec) {
-	key := specKey(&spec)
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
 	kept := sp.parts[parts]
@@ -57,7 +56,7 @@ func (sp *sharedParts) share(parts mtpParts, spec api.MeshTrafficPermissionSpec)
 			sp.parts[parts] = kept
 		}
 	}
-	return kept, sp.specs.share(key, spec)
+	return kept, sp.specs.share(spec)
 }
 
 // mtpSummary is what the stage keeps of one policy until the run's end (80
