@@ -45,6 +45,11 @@ type crossStage struct {
 	// held are the group's objects only gated checks read, entered into objects
 	// (and subjects) by Findings when a gate opened.
 	held []*gatedObject
+	// overflows are the summaries that stand for a gated object past
+	// engine.GatedLimit, one per gate, shared by every such object: most
+	// policies of a large run are past it, and each kept its own until the
+	// run's end.
+	overflows map[schema.GroupKind]*crossSummary
 }
 
 // gateState is what a group's stage knows of one check's gates.
@@ -91,6 +96,10 @@ func newCrossStage(s api.Settings, ns string, complete bool) *crossStage {
 	eng := engine.New(s)
 	st := &crossStage{eng: eng, namespace: ns, kinds: engine.CrossKinds(eng.Checks), strict: complete,
 		gated: gatedKeys(eng.Checks), gates: map[schema.GroupKind]*gateState{}, counted: &sync.Map{}}
+	st.overflows = map[schema.GroupKind]*crossSummary{}
+	for _, gate := range st.gated {
+		st.overflows[gate] = &crossSummary{overflow: gate}
+	}
 	st.objects.Complete = complete
 	return st
 }
@@ -139,7 +148,7 @@ func (s *crossStage) Summarize(c Checked) any {
 	if gated && s.count(c.Doc, gate) > engine.GatedLimit {
 		// Decided before the anchor is built: past the bound, nothing of the
 		// object is kept (in a run of many policies, most of them).
-		return &crossSummary{overflow: gate}
+		return s.overflows[gate]
 	}
 	sum := &crossSummary{obj: obj}
 	var anchor Anchor

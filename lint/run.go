@@ -137,20 +137,13 @@ type stageSets struct {
 	order   []string // groups in the order their first summary came
 	// sup collects the suppressions of the run, applied by finish.
 	sup *suppressor
-	// places and summaries are the documents added so far, in input order
-	// (index i of both is one document): finish hands the stages only the copy
-	// of each object the cluster keeps, which is known once every document is
-	// in. Kept apart so that finish reads the places as they are, without a
-	// copy of them.
-	places    []placed
-	summaries [][]any
-	// found are the documents' findings, in input order, as each document's
-	// check returned them; finish joins them once, into a slice of the final
-	// size. Appending them one by one to a growing slice copied every finding
-	// kept so far at each doubling (294,000 documents: ~600,000 findings of
-	// ~200 bytes) and left the old arrays to the collector.
-	found  [][]Finding
-	nFound int
+	// kept are the documents added so far, in input order: their places (for
+	// duplicates, and the render group of their summaries), the stages'
+	// summaries and their findings, kept compactly until finish: finish hands
+	// the stages only the copy of each object the cluster keeps, which is known
+	// once every document is in. What a document keeps to the end is what the
+	// collector marks at every collection of a large run (docs/performance.md).
+	kept keptStore
 }
 
 func (o Options) newStageSets() *stageSets {
@@ -241,43 +234,48 @@ func (r docResult) add(sets *stageSets) {
 	if r.sups != nil && sets.sup != nil {
 		sets.sup.objects[keyOf(&r.sups.at)] = r.sups
 	}
+	k := &sets.kept
 	if r.summaries != nil || r.at.ok {
-		sets.places = append(sets.places, r.at)
-		sets.summaries = append(sets.summaries, r.summaries)
+		doc := k.keepPlace(r.at)
+		for i, v := range r.summaries {
+			if v != nil {
+				k.summaries.add(keptSummary{doc: doc, stage: int32(i), v: v})
+			}
+		}
 	}
-	if len(r.findings) > 0 {
-		sets.found = append(sets.found, r.findings)
-		sets.nFound += len(r.findings)
+	for i := range r.findings {
+		k.keepFinding(&r.findings[i])
 	}
 }
 
 // feed hands the stages the summaries of the documents the cluster keeps (a
 // duplicate's earlier copies are left out) and returns the duplicate findings.
 func (s *stageSets) feed() []Finding {
-	replaced := supersededBy(s.places)
-	for i, sums := range s.summaries {
-		if sums == nil || replaced[i] >= 0 || s.newStages == nil {
-			continue
-		}
-		stages := s.of(s.places[i].group)
-		for j, v := range sums {
-			if v != nil {
-				stages[j].Add(v)
-			}
-		}
-		s.summaries[i] = nil // the stage holds what it needs of it now
+	k := &s.kept
+	places := make([]placed, k.places.len())
+	for i := range places {
+		places[i] = k.place(i)
 	}
-	s.summaries = nil
-	places := s.places
-	s.places = nil
+	k.places = chunks[keptPlace]{}
+	replaced := supersededBy(places)
+	for i := 0; i < k.summaries.len(); i++ {
+		sum := k.summaries.at(i)
+		if s.newStages != nil && replaced[sum.doc] < 0 {
+			s.of(places[sum.doc].group)[sum.stage].Add(sum.v)
+		}
+		sum.v = nil // the stage holds what it needs of it now
+		k.summaries.release(i)
+	}
+	k.summaries = chunks[keptSummary]{}
 	return duplicateFindings(places)
 }
 
 // finish joins the documents' findings, the duplicate findings and the
 // stages' findings, group by group, sorts, and counts.
 func finish(sets *stageSets, docs int) ([]Finding, Summary) {
-	parts := append(sets.found, sets.feed())
-	n := sets.nFound + len(parts[len(parts)-1])
+	parts := [][]Finding{sets.feed()}
+	k := &sets.kept
+	n := k.findings.len() + len(parts[0])
 	for _, key := range sets.order {
 		for _, s := range sets.byGroup[key] {
 			fs := s.Findings()
@@ -285,14 +283,18 @@ func finish(sets *stageSets, docs int) ([]Finding, Summary) {
 			n += len(fs)
 		}
 	}
-	sets.found = nil
 	var out []Finding // nil when there are none, as before
 	if n > 0 {
 		out = make([]Finding, 0, n)
 	}
+	for i := 0; i < k.findings.len(); i++ {
+		out = append(out, k.finding(i))
+		k.findings.release(i) // the kept form is garbage once copied
+	}
+	k.findings = chunks[keptFinding]{}
 	for i, p := range parts {
 		out = append(out, p...)
-		parts[i] = nil // the document's slice is garbage once copied
+		parts[i] = nil
 	}
 	if sets.sup != nil {
 		out = sets.sup.apply(out)
