@@ -1,7 +1,9 @@
 package kumainspect
 
 import (
+	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -10,35 +12,31 @@ import (
 )
 
 // NewStores reads the objects of two sets, a diff's old and new, into two stores
-// as NewStore reads each, the two at once (a goroutine each). The sets of a
-// review share nearly all their objects: an input both hold (the same
-// *unstructured.Unstructured with the same Universal mark, as lint.LoadPair
-// gives a document both sides hold alike) is read once, by whichever store gets
-// there first, and both stores hold that one reading. That is exact because
-// reading depends on the input alone, and no store changes what it read; it
-// halves the defaulting of the CRD schemas, the dearest part of reading. Each
-// side's error is NewStore's on that side.
+// as NewStore reads each. The sets of a review share nearly all their objects: an
+// input both hold (the same *unstructured.Unstructured with the same Universal
+// mark, as lint.LoadPair gives a document both sides hold alike) is read once and
+// both stores hold that one reading. That is exact because reading depends on the
+// input alone and no store changes what it read. The distinct inputs are read
+// first, on every core (reading, the CRD schema's defaulting above all, is
+// nearly all of the work), then each store takes its inputs' readings in input
+// order. Each side's error is NewStore's on that side.
 func NewStores(old, now []Object, reg *api.Registry, schemas *schema.Set) (oldStore, newStore *Store, oldErr, newErr error) {
-	shared := sharedReads(old, now)
-	read := func(objs []Object) (*Store, error) {
-		s := newEmptyStore(reg)
-		err := s.fill(objs, func(in Object) (object, error) {
-			r := shared[readKey{in.Unstructured, in.Universal}]
-			if r == nil {
-				return s.read(in, schemas)
-			}
-			r.once.Do(func() { r.obj, r.err = s.read(in, schemas) })
-			return r.obj, r.err
-		})
-		if err != nil {
-			return nil, err
-		}
-		return s, nil
+	oldStore, newStore = newEmptyStore(reg), newEmptyStore(reg)
+	inputs, readings := distinctInputs(old, now)
+	eachOnCores(len(inputs), func(i int) {
+		r := readings[readKey{inputs[i].Unstructured, inputs[i].Universal}]
+		r.obj, r.err = oldStore.read(inputs[i], schemas)
+	})
+	take := func(in Object) (object, error) {
+		r := readings[readKey{in.Unstructured, in.Universal}]
+		return r.obj, r.err
 	}
-	var wg sync.WaitGroup
-	wg.Go(func() { oldStore, oldErr = read(old) })
-	newStore, newErr = read(now)
-	wg.Wait()
+	if oldErr = oldStore.fill(old, take); oldErr != nil {
+		oldStore = nil
+	}
+	if newErr = newStore.fill(now, take); newErr != nil {
+		newStore = nil
+	}
 	return oldStore, newStore, oldErr, newErr
 }
 
@@ -48,28 +46,42 @@ type readKey struct {
 	universal bool
 }
 
-// sharedRead is the one reading of an input both sets hold.
-type sharedRead struct {
-	once sync.Once
-	obj  object
-	err  error
+// reading is what a store makes of one input.
+type reading struct {
+	obj object
+	err error
 }
 
-// sharedReads are the inputs both old and now hold, each with a place for its
-// one reading. The map is complete before either store reads, so the two read
-// it without a lock.
-func sharedReads(old, now []Object) map[readKey]*sharedRead {
-	inOld := make(map[readKey]bool, len(old))
-	for _, in := range old {
-		if in.Unstructured != nil {
-			inOld[readKey{in.Unstructured, in.Universal}] = true
+// distinctInputs are the inputs of old and now that a store reads (Kuma
+// objects, see fill), each once, and a place for each one's reading.
+func distinctInputs(old, now []Object) ([]Object, map[readKey]*reading) {
+	var inputs []Object
+	readings := make(map[readKey]*reading, len(old))
+	for _, objs := range [][]Object{old, now} {
+		for _, in := range objs {
+			if in.Unstructured == nil || in.GroupVersionKind().Group != api.KumaGroup {
+				continue
+			}
+			k := readKey{in.Unstructured, in.Universal}
+			if readings[k] == nil {
+				readings[k] = &reading{}
+				inputs = append(inputs, in)
+			}
 		}
 	}
-	out := map[readKey]*sharedRead{}
-	for _, in := range now {
-		if k := (readKey{in.Unstructured, in.Universal}); inOld[k] {
-			out[k] = &sharedRead{}
-		}
+	return inputs, readings
+}
+
+// eachOnCores runs fn(0..n-1) on GOMAXPROCS goroutines and waits for them.
+func eachOnCores(n int, fn func(int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), n) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				fn(i)
+			}
+		})
 	}
-	return out
+	wg.Wait()
 }
