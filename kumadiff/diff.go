@@ -123,12 +123,16 @@ func Compare(old, now *kumainspect.Store, o Options) Report {
 	var order []groupKey
 	// Where only policies changed, the proxies no changed policy selects keep
 	// their configuration: they are counted as compared, not computed.
-	affected, narrowed := kumainspect.Affected(old, now)
+	affected, kinds, narrowed := kumainspect.AffectedKinds(old, now)
 	// The proxies to compare are computed a batch at a time, each store's
-	// views on its own goroutine, and compared in order.
+	// views on its own goroutine, and compared in order; where only policies
+	// changed, only their kinds, the others being the same on both sides.
+	if !narrowed {
+		kinds = nil
+	}
 	var queue []kumarules.Dataplane
 	flush := func() {
-		for i, b := range bothFieldsBatch(old, now, queue, o.SkipKinds) {
+		for i, b := range bothFieldsBatch(old, now, queue, o.SkipKinds, kinds) {
 			p := queue[i]
 			if b.err != nil {
 				r.NotCompared = append(r.NotCompared, fmt.Sprintf("%s: %v", proxyName(p), b.err))
@@ -204,10 +208,11 @@ func proxies(s *kumainspect.Store) []kumarules.Dataplane {
 	return out
 }
 
-// view is the View of one proxy. It is the one place that computes a proxy's
-// View, so a Store method that computes every proxy's at once can replace it.
-func view(s *kumainspect.Store, p kumarules.Dataplane) (kumainspect.View, error) {
-	return s.View(p.Mesh, p.Name)
+// view is the View of one proxy, of the policy kinds in only (nil: every kind).
+// It is the one place that computes a proxy's View, so a Store method that
+// computes every proxy's at once can replace it.
+func view(s *kumainspect.Store, p kumarules.Dataplane, only map[string]bool) (kumainspect.View, error) {
+	return s.ViewKinds(p.Mesh, p.Name, only)
 }
 
 // fieldsBatch is how many proxies bothFieldsBatch computes at once: enough that
@@ -220,9 +225,10 @@ type proxyFields struct {
 	err           error
 }
 
-// bothFieldsBatch computes what each store gives each proxy of ps, the old
-// store's on another goroutine (each Store is used by one goroutine at a time).
-func bothFieldsBatch(old, now *kumainspect.Store, ps []kumarules.Dataplane, skip []string) []proxyFields {
+// bothFieldsBatch computes what each store gives each proxy of ps (of the
+// policy kinds in only, nil: every kind), the old store's on another goroutine
+// (each Store is used by one goroutine at a time).
+func bothFieldsBatch(old, now *kumainspect.Store, ps []kumarules.Dataplane, skip []string, only map[string]bool) []proxyFields {
 	out := make([]proxyFields, len(ps))
 	if len(ps) == 0 {
 		return out
@@ -231,12 +237,12 @@ func bothFieldsBatch(old, now *kumainspect.Store, ps []kumarules.Dataplane, skip
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		for i, p := range ps {
-			out[i].before, oldErrs[i] = fields(old, p, skip)
+			out[i].before, oldErrs[i] = fields(old, p, skip, only)
 		}
 	})
 	newErrs := make([]error, len(ps))
 	for i, p := range ps {
-		out[i].after, newErrs[i] = fields(now, p, skip)
+		out[i].after, newErrs[i] = fields(now, p, skip, only)
 	}
 	wg.Wait()
 	for i := range out {
@@ -250,9 +256,10 @@ func bothFieldsBatch(old, now *kumainspect.Store, ps []kumarules.Dataplane, skip
 	return out
 }
 
-// fields flattens what the store gives one proxy into its fields by location.
-func fields(s *kumainspect.Store, p kumarules.Dataplane, skip []string) (map[location]field, error) {
-	v, err := view(s, p)
+// fields flattens what the store gives one proxy into its fields by location,
+// of the policy kinds in only (nil: every kind).
+func fields(s *kumainspect.Store, p kumarules.Dataplane, skip []string, only map[string]bool) (map[location]field, error) {
+	v, err := view(s, p, only)
 	if err != nil {
 		return nil, err
 	}
