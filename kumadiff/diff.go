@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/meshguard/meshguard/access"
 	"github.com/meshguard/meshguard/api"
@@ -122,7 +123,28 @@ func Compare(old, now *kumainspect.Store, o Options) Report {
 	var order []groupKey
 	// Where only policies changed, the proxies no changed policy selects keep
 	// their configuration: they are counted as compared, not computed.
-	affected, narrowed := kumainspect.Affected(old, now)
+	affected, kinds, narrowed := kumainspect.AffectedKinds(old, now)
+	// The proxies to compare are computed a batch at a time, each store's
+	// views on its own goroutine, and compared in order; where only policies
+	// changed, only their kinds, the others being the same on both sides.
+	if !narrowed {
+		kinds = nil
+	}
+	var queue []kumarules.Dataplane
+	flush := func() {
+		for i, b := range bothFieldsBatch(old, now, queue, o.SkipKinds, kinds) {
+			p := queue[i]
+			if b.err != nil {
+				r.NotCompared = append(r.NotCompared, fmt.Sprintf("%s: %v", proxyName(p), b.err))
+				continue
+			}
+			r.Compared++
+			if compareFields(b.before, b.after, proxyName(p), p.Namespace, groups, &order) {
+				r.Changed++
+			}
+		}
+		queue = queue[:0]
+	}
 	for _, p := range newP {
 		key := [2]string{p.Mesh, p.Name}
 		if o.Select != nil && !o.Select(p) {
@@ -142,16 +164,14 @@ func Compare(old, now *kumainspect.Store, o Options) Report {
 			r.Limit = fmt.Sprintf("only the first %d proxies present in both sets were compared", o.MaxProxies)
 			continue
 		}
-		before, after, err := bothFields(old, now, p, o.SkipKinds)
-		if err != nil {
-			r.NotCompared = append(r.NotCompared, fmt.Sprintf("%s: %v", proxyName(p), err))
-			continue
-		}
-		r.Compared++
-		if compareFields(before, after, proxyName(p), p.Namespace, groups, &order) {
-			r.Changed++
+		queue = append(queue, p)
+		// Under MaxProxies whether the next proxy is compared depends on this
+		// one's answer: one at a time.
+		if len(queue) == fieldsBatch || o.MaxProxies > 0 {
+			flush()
 		}
 	}
+	flush()
 	for _, p := range inOld {
 		if o.Select != nil && !o.Select(p) {
 			continue
@@ -188,36 +208,58 @@ func proxies(s *kumainspect.Store) []kumarules.Dataplane {
 	return out
 }
 
-// view is the View of one proxy. It is the one place that computes a proxy's
-// View, so a Store method that computes every proxy's at once can replace it.
-func view(s *kumainspect.Store, p kumarules.Dataplane) (kumainspect.View, error) {
-	return s.View(p.Mesh, p.Name)
+// view is the View of one proxy, of the policy kinds in only (nil: every kind).
+// It is the one place that computes a proxy's View, so a Store method that
+// computes every proxy's at once can replace it.
+func view(s *kumainspect.Store, p kumarules.Dataplane, only map[string]bool) (kumainspect.View, error) {
+	return s.ViewKinds(p.Mesh, p.Name, only)
 }
 
-// bothFields computes what each store gives the proxy, the old one on another
-// goroutine (each Store is used by one goroutine at a time): a proxy's view costs
-// far more than starting one.
-func bothFields(old, now *kumainspect.Store, p kumarules.Dataplane, skip []string) (before, after map[location]field, err error) {
-	var oldErr error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		before, oldErr = fields(old, p, skip)
-	}()
-	after, err = fields(now, p, skip)
-	<-done
-	if oldErr != nil {
-		return nil, nil, fmt.Errorf("old set: %w", oldErr)
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("new set: %w", err)
-	}
-	return before, after, nil
+// fieldsBatch is how many proxies bothFieldsBatch computes at once: enough that
+// the two goroutines meet rarely, few enough that the fields held stay small.
+const fieldsBatch = 64
+
+// proxyFields are what each store gives one proxy, or why not.
+type proxyFields struct {
+	before, after map[location]field
+	err           error
 }
 
-// fields flattens what the store gives one proxy into its fields by location.
-func fields(s *kumainspect.Store, p kumarules.Dataplane, skip []string) (map[location]field, error) {
-	v, err := view(s, p)
+// bothFieldsBatch computes what each store gives each proxy of ps (of the
+// policy kinds in only, nil: every kind), the old store's on another goroutine
+// (each Store is used by one goroutine at a time).
+func bothFieldsBatch(old, now *kumainspect.Store, ps []kumarules.Dataplane, skip []string, only map[string]bool) []proxyFields {
+	out := make([]proxyFields, len(ps))
+	if len(ps) == 0 {
+		return out
+	}
+	oldErrs := make([]error, len(ps))
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for i, p := range ps {
+			out[i].before, oldErrs[i] = fields(old, p, skip, only)
+		}
+	})
+	newErrs := make([]error, len(ps))
+	for i, p := range ps {
+		out[i].after, newErrs[i] = fields(now, p, skip, only)
+	}
+	wg.Wait()
+	for i := range out {
+		switch {
+		case oldErrs[i] != nil:
+			out[i] = proxyFields{err: fmt.Errorf("old set: %w", oldErrs[i])}
+		case newErrs[i] != nil:
+			out[i] = proxyFields{err: fmt.Errorf("new set: %w", newErrs[i])}
+		}
+	}
+	return out
+}
+
+// fields flattens what the store gives one proxy into its fields by location,
+// of the policy kinds in only (nil: every kind).
+func fields(s *kumainspect.Store, p kumarules.Dataplane, skip []string, only map[string]bool) (map[location]field, error) {
+	v, err := view(s, p, only)
 	if err != nil {
 		return nil, err
 	}

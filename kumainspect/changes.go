@@ -15,7 +15,17 @@ import (
 // route, whose effects reach proxies no changed policy selects): then every proxy
 // must be compared. The answer is keyed by mesh and Dataplane name.
 func Affected(old, now *Store) (proxies map[[2]string]bool, ok bool) {
+	proxies, _, ok = AffectedKinds(old, now)
+	return proxies, ok
+}
+
+// AffectedKinds is Affected, and, when ok, the kinds of the policies that
+// changed: each kind's policies are matched and merged apart from every other
+// kind's, so a proxy's conf of any other kind is the same in both stores
+// (ViewKinds computes only some kinds).
+func AffectedKinds(old, now *Store) (proxies map[[2]string]bool, kinds map[string]bool, ok bool) {
 	changed := map[string]bool{} // store keys of the policies that differ
+	kinds = map[string]bool{}
 	seen := map[string]bool{}
 	for _, o := range old.objects {
 		key := storeKey(o.Type, o.Mesh, o.Name)
@@ -25,9 +35,10 @@ func Affected(old, now *Store) (proxies map[[2]string]bool, ok bool) {
 			continue
 		}
 		if !old.changeable(o) {
-			return nil, false
+			return nil, nil, false
 		}
 		changed[key] = true
+		kinds[o.Type] = true
 	}
 	for _, n := range now.objects {
 		key := storeKey(n.Type, n.Mesh, n.Name)
@@ -35,17 +46,18 @@ func Affected(old, now *Store) (proxies map[[2]string]bool, ok bool) {
 			continue
 		}
 		if !now.changeable(n) {
-			return nil, false
+			return nil, nil, false
 		}
 		changed[key] = true
+		kinds[n.Type] = true
 	}
 	proxies = map[[2]string]bool{}
 	for _, s := range []*Store{old, now} {
 		if err := s.selectedBy(changed, proxies); err != nil {
-			return nil, false
+			return nil, nil, false
 		}
 	}
-	return proxies, true
+	return proxies, kinds, true
 }
 
 // changeable is a kind whose change reaches only the proxies it selects: a

@@ -85,15 +85,28 @@ type originKey struct {
 // that is not a Kuma resource is ignored; one Kuma cannot read (a spec that is not
 // an object) is an error naming it.
 func NewStore(objs []Object, reg *api.Registry, schemas *schema.Set) (*Store, error) {
-	s := &Store{types: newTypeTable(), eng: kumarules.New(reg), reg: reg, byMesh: map[string][]kumarules.Policy{}, byKey: map[string]int{}}
+	s := newEmptyStore(reg)
+	if err := s.fill(objs, func(in Object) (object, error) { return s.read(in, schemas) }); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// newEmptyStore is an empty store.
+func newEmptyStore(reg *api.Registry) *Store {
+	return &Store{types: newTypeTable(), eng: kumarules.New(reg), reg: reg, byMesh: map[string][]kumarules.Policy{}, byKey: map[string]int{}}
+}
+
+// fill reads objs into s with read, in input order (see NewStore).
+func (s *Store) fill(objs []Object, read func(Object) (object, error)) error {
 	at := s.byKey
 	for _, in := range objs {
 		if in.Unstructured == nil || in.GroupVersionKind().Group != api.KumaGroup {
 			continue
 		}
-		o, err := s.read(in, schemas)
+		o, err := read(in)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		key := storeKey(o.Type, o.Mesh, o.Name)
 		if i, seen := at[key]; seen {
@@ -110,7 +123,7 @@ func NewStore(objs []Object, reg *api.Registry, schemas *schema.Set) (*Store, er
 		}
 		s.byMesh[mesh] = append(s.byMesh[mesh], o.Policy)
 	}
-	return s, nil
+	return nil
 }
 
 // read turns one input object into the store's form.

@@ -95,7 +95,14 @@ type Origin struct {
 
 // View computes the View of Dataplane name in mesh. The error names a mesh or
 // Dataplane that is not in the store.
-func (s *Store) View(mesh, name string) (View, error) {
+func (s *Store) View(mesh, name string) (View, error) { return s.ViewKinds(mesh, name, nil) }
+
+// ViewKinds is View with the entries of the policy kinds in only (nil: every
+// kind): what a diff computes for a proxy when only policies of those kinds
+// changed (AffectedKinds). The routes' kinds are always computed, since they
+// say which routes an outbound lists. Each kind is matched and merged apart
+// from the others, so its entries are View's.
+func (s *Store) ViewKinds(mesh, name string, only map[string]bool) (View, error) {
 	if _, found := s.find(api.KindMesh, "", mesh); !found {
 		return View{}, fmt.Errorf("mesh %q is not in the input", mesh)
 	}
@@ -110,6 +117,9 @@ func (s *Store) View(mesh, name string) (View, error) {
 	// gateway plugins read whatever the mesh's MeshServices mode.
 	opts := kumarules.MatchOptions{SkipLegacyTo: dp.dp.Gateway != gatewayBuiltin}
 	for _, kind := range s.types.policies {
+		if only != nil && !only[kind] && !isRouteKind(kind) {
+			continue
+		}
 		res, err := s.matched(kind, *dp.dp, opts)
 		if err != nil {
 			return View{}, err

@@ -34,6 +34,9 @@ func (d *Document) valueAt(fieldPath string) *yaml.Node {
 // found, and the value node of the whole path (nil when some step is missing).
 func (d *Document) walk(fieldPath string) (line int, value *yaml.Node) {
 	n := d.lines.node
+	if d.lines.dropped && fieldPath == nameField {
+		return d.lines.nameLine + d.lines.offset, nil
+	}
 	if d.Universal && n != nil {
 		fieldPath = universalPath(n, fieldPath)
 	}

@@ -71,6 +71,23 @@ type Document struct {
 type lineIndex struct {
 	node   *yaml.Node
 	offset int
+	// dropped marks a tree let go (LoadOptions.NoFieldLines); nameLine is then
+	// LineOf("metadata.name") less offset.
+	dropped  bool
+	nameLine int
+}
+
+// nameField is the one field path whose line a document keeps without its node
+// tree: where an object is defined, as notes about duplicates name it.
+const nameField = "metadata.name"
+
+// dropFieldLines lets d's node tree go, keeping the line of metadata.name.
+func (d *Document) dropFieldLines() {
+	if d.lines.node == nil {
+		return
+	}
+	d.lines.nameLine = d.LineOf(nameField) - d.lines.offset
+	d.lines.node, d.lines.dropped = nil, true
 }
 
 // loader collects the Documents of one chunk; File and Index are set when the

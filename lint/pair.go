@@ -17,13 +17,13 @@ func LoadPair(oldPaths, newPaths []string, o LoadOptions) (oldSide, newSide Load
 	eachUnit(oldPaths, nil, o, func(u unit) { olds = append(olds, u) })
 	eachUnit(newPaths, nil, o, func(u unit) { news = append(news, u) })
 	twins := twinUnits(olds, news)
-	parseUnits(olds)
+	parseUnits(olds, o.NoFieldLines)
 	for i, t := range twins {
 		if t.old >= 0 {
 			news[i].shareFrom(&olds[t.old], t.shift)
 		}
 	}
-	parseUnits(news)
+	parseUnits(news, o.NoFieldLines)
 	return collect(olds), collect(news)
 }
 

@@ -92,17 +92,59 @@ func TestLoadPairIsLoadAll(t *testing.T) {
 	var wg sync.WaitGroup
 	var got [2]pairView
 	for i, l := range []Loaded{pairOld, pairNew} {
-		wg.Go(func() { got[i] = viewOf(l, o) })
+		wg.Go(func() { got[i] = viewOf(l, o, true) })
 	}
 	wg.Wait()
 	for i, l := range []Loaded{aloneOld, aloneNew} {
-		want := viewOf(l, o)
+		want := viewOf(l, o, true)
 		if diff := cmp.Diff(want, got[i]); diff != "" {
 			t.Errorf("side %d: LoadPair differs from LoadAll (-LoadAll +LoadPair):\n%s", i, diff)
 		}
 	}
 	if !strings.Contains(strings.Join(got[1].Notes, "\n"), "new/mesh.yaml:1: skipped kuma-system/denied") {
 		t.Errorf("NEW's notes do not name its own denied policy:\n%s", strings.Join(got[1].Notes, "\n"))
+	}
+}
+
+// TestLoadPairNoFieldLines: with LoadOptions.NoFieldLines, LoadPair and
+// LoadAll keep no document's node tree, and each side reads as it reads with
+// the trees (lines, the line of metadata.name, notes naming where a duplicate
+// is defined, objects), LineOf answering the document's line for other fields.
+func TestLoadPairNoFieldLines(t *testing.T) {
+	oldFile := pairFile("mtp", "broken", "timeout", "values", "universal", "dataplane", "server", "deployment")
+	newFile := pairDocs["mtp-denied"] + "---\n" + strings.Replace(pairFile("mtp", "timeout", "universal", "universal", "server", "deployment"), "5s", "2s", 1)
+	root := tree(t, map[string]string{"old/mesh.yaml": oldFile, "new/mesh.yaml": newFile, "new/dp.yaml": pairDocs["dataplane"]})
+	oldDir, newDir := filepath.Join(root, "old"), filepath.Join(root, "new")
+	o := engineOptions()
+	if err := schema.LoadInto(&o.Settings); err != nil {
+		t.Fatal(err)
+	}
+	noLines := LoadOptions{NoFieldLines: true}
+	pairOld, pairNew := LoadPair([]string{oldDir}, []string{newDir}, noLines)
+	sides := []struct {
+		name          string
+		with, without Loaded
+	}{
+		{"old", LoadAll([]string{oldDir}, nil, LoadOptions{}), pairOld},
+		{"new", LoadAll([]string{newDir}, nil, LoadOptions{}), pairNew},
+		{"old alone", LoadAll([]string{oldDir}, nil, LoadOptions{}), LoadAll([]string{oldDir}, nil, noLines)},
+	}
+	for _, side := range sides {
+		for i := range side.without.Docs {
+			d := &side.without.Docs[i]
+			if d.lines.node != nil {
+				t.Errorf("%s: %s line %d keeps its node tree", side.name, d.File, d.Line)
+			}
+			if d.Object != nil && d.LineOf("spec.to[0]") != d.Line {
+				t.Errorf("%s: %s line %d: LineOf(spec.to[0]) = %d, want the document's line", side.name, d.File, d.Line, d.LineOf("spec.to[0]"))
+			}
+		}
+		if diff := cmp.Diff(viewOf(side.with, o, false), viewOf(side.without, o, false)); diff != "" {
+			t.Errorf("%s: NoFieldLines changes what is read (-with trees +without):\n%s", side.name, diff)
+		}
+	}
+	if notes := strings.Join(viewOf(pairNew, o, false).Notes, "\n"); !strings.Contains(notes, "defined again at") {
+		t.Errorf("NEW's notes say nothing of its duplicate:\n%s", notes)
 	}
 }
 
@@ -115,14 +157,19 @@ type pairView struct {
 	Kuma                 []map[string]any
 }
 
-// viewOf judges a side as diff does and writes down what it found.
-func viewOf(l Loaded, o Options) pairView {
+// viewOf judges a side as diff does and writes down what it found; the
+// lines of fields other than metadata.name only with fieldLines.
+func viewOf(l Loaded, o Options, fieldLines bool) pairView {
 	var v pairView
 	rel := func(f string) string { return filepath.Base(filepath.Dir(f)) + "/" + filepath.Base(f) }
 	for i := range l.Docs {
 		d := &l.Docs[i]
-		v.Docs = append(v.Docs, fmt.Sprintf("%s #%d line %d (error line %d: %v) spec at %d, name at %d, to at %d, universal %t",
-			rel(d.File), d.Index, d.Line, d.ErrLine, d.Err, d.LineOf("spec"), d.LineOf("metadata.name"), d.LineOf("spec.to[0].default"), d.Universal))
+		fields := fmt.Sprintf("name at %d", d.LineOf("metadata.name"))
+		if fieldLines {
+			fields = fmt.Sprintf("spec at %d, %s, to at %d", d.LineOf("spec"), fields, d.LineOf("spec.to[0].default"))
+		}
+		v.Docs = append(v.Docs, fmt.Sprintf("%s #%d line %d (error line %d: %v) %s, universal %t",
+			rel(d.File), d.Index, d.Line, d.ErrLine, d.Err, fields, d.Universal))
 	}
 	for _, s := range l.Skipped {
 		v.Skipped = append(v.Skipped, fmt.Sprintf("%s:%d %s", rel(s.File), s.Line, s.Reason))

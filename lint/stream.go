@@ -45,7 +45,7 @@ func Stream[R any](paths []string, stdin io.Reader, lo LoadOptions, work func(*D
 		wg.Go(func() {
 			for j := range jobs {
 				u := j.u
-				u.parse()
+				u.parse(false)
 				d := done{seq: j.seq, rs: make([]R, 0, len(u.docs))}
 				for i := range u.docs {
 					doc := &u.docs[i]

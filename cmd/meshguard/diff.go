@@ -134,7 +134,11 @@ func (o *diffOptions) run(s streams, args []string) error {
 	// The documents both sides hold alike are read and judged once; the two
 	// sides are selected at once (a core each); their notes are written in
 	// order afterwards.
-	oldLoaded, newLoaded := lint.LoadPair(sides.old, sides.new, o.loadOptions())
+	// diff reports no finding at a field: the documents' node trees go as
+	// soon as each is read.
+	lo := o.loadOptions()
+	lo.NoFieldLines = true
+	oldLoaded, newLoaded := lint.LoadPair(sides.old, sides.new, lo)
 	var oldSet, newSet diffSet
 	var oldNotes, newNotes bytes.Buffer
 	var wg sync.WaitGroup

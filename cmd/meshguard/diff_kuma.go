@@ -21,7 +21,8 @@ import (
 func kumaConfigDiff(errOut io.Writer, oldSet, newSet diffSet, settings api.Settings) (kumadiff.Report, error) {
 	schemas, _ := settings.Schemas.(*schema.Set)
 	reg := api.DefaultRegistry()
-	var stores [2]*kumainspect.Store
+	var objects [2][]kumainspect.Object
+	var notes [2][]string
 	for i, set := range []diffSet{oldSet, newSet} {
 		objs := make([]kumainspect.Object, 0, len(set.kuma))
 		kube := slices.Clone(set.kube)
@@ -33,18 +34,25 @@ func kumaConfigDiff(errOut io.Writer, oldSet, newSet diffSet, settings api.Setti
 		}
 		derived := kumak8s.Derive(kube, kumak8s.Options{})
 		for _, note := range derived.Notes {
-			fmt.Fprintf(errOut, "meshguard diff: %s: %s\n", set.label, note)
+			notes[i] = append(notes[i], fmt.Sprintf("meshguard diff: %s: %s\n", set.label, note))
 		}
 		for _, u := range derived.Objects {
 			objs = append(objs, kumainspect.Object{Unstructured: u})
 		}
-		s, err := kumainspect.NewStore(storeObjects(objs), reg, schemas)
-		if err != nil {
-			return kumadiff.Report{}, usageErr("%s: %v", set.label, err)
-		}
-		stores[i] = s
+		objects[i] = storeObjects(objs)
 	}
-	return kumadiff.Compare(stores[0], stores[1], kumadiff.Options{SkipKinds: []string{api.KindMeshTrafficPermission}}), nil
+	// The two stores are read at once, each object the sets share once; what
+	// is written and returned is what reading them one after the other gives.
+	oldStore, newStore, oldErr, newErr := kumainspect.NewStores(objects[0], objects[1], reg, schemas)
+	for i, err := range []error{oldErr, newErr} {
+		for _, n := range notes[i] {
+			io.WriteString(errOut, n)
+		}
+		if err != nil {
+			return kumadiff.Report{}, usageErr("%s: %v", []string{oldSet.label, newSet.label}[i], err)
+		}
+	}
+	return kumadiff.Compare(oldStore, newStore, kumadiff.Options{SkipKinds: []string{api.KindMeshTrafficPermission}}), nil
 }
 
 // storeObjects are a set's objects for the store, plus a Mesh for every mesh its

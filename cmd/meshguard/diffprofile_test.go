@@ -1,0 +1,32 @@
+package main
+
+import (
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// TestDiffProfileArgs runs `meshguard diff` in process with the arguments in
+// MESHGUARD_DIFF_ARGS (space-separated, e.g. "-o json OLD/ NEW/"), so that
+// `go test -cpuprofile` or `-memprofile` can show where the diff of two large
+// inputs (issue 29's 5,000-proxy pair, docs/performance.md) spends its time and
+// memory; it logs the bytes the run allocated and the collections it took (-v),
+// which unlike CPU seconds do not depend on the machine's load. Without the
+// variable it does nothing.
+func TestDiffProfileArgs(t *testing.T) {
+	a := os.Getenv("MESHGUARD_DIFF_ARGS")
+	if a == "" {
+		t.Skip("MESHGUARD_DIFF_ARGS not set")
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	code := run(append([]string{"diff"}, strings.Fields(a)...), streams{out: io.Discard, err: io.Discard})
+	runtime.ReadMemStats(&after)
+	if code != exitOK {
+		t.Fatalf("exit %d", code)
+	}
+	t.Logf("allocated %d MiB in %d objects, %d collections, heap peak (HeapSys) %d MiB",
+		(after.TotalAlloc-before.TotalAlloc)>>20, after.Mallocs-before.Mallocs, after.NumGC-before.NumGC, after.HeapSys>>20)
+}
