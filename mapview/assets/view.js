@@ -100,12 +100,34 @@ function unique(list) {
   return Array.from(new Set(list)).sort();
 }
 
+// LAZY_OPTIONS: a select with more options than this is filled when first
+// focused or pressed (before its list opens), not on load: the browser
+// measures every option to size the select, which for the thousands of
+// workloads and clients of a large map was a third of the time to interactive.
+var LAZY_OPTIONS = 500;
+
+function lazySelect(id, count, values) {
+  if (count <= LAZY_OPTIONS) {
+    fillSelect(id, values());
+    return;
+  }
+  var s = $(id), filled = false;
+  var fill = function () {
+    if (filled) { return; }
+    filled = true;
+    fillSelect(id, values());
+  };
+  ['focus', 'mousedown', 'keydown', 'touchstart'].forEach(function (ev) { s.addEventListener(ev, fill, true); });
+}
+
 function setup() {
   fillSelect('f-namespace', unique(model.rows.map(function (r) { return r.ns; })));
-  fillSelect('f-workload', model.rows.map(function (r) { return r.id; }).sort());
-  var ids = [];
-  model.cols.forEach(function (c) { c.members.forEach(function (m) { ids.push(m.id); }); });
-  fillSelect('f-client', unique(ids));
+  lazySelect('f-workload', model.rows.length, function () { return model.rows.map(function (r) { return r.id; }).sort(); });
+  lazySelect('f-client', model.colByClient.size, function () {
+    var ids = [];
+    model.cols.forEach(function (c) { c.members.forEach(function (m) { ids.push(m.id); }); });
+    return unique(ids);
+  });
   if (model.change) { $('f-changed-label').hidden = false; }
   var on = function (id, ev, f) { $(id).addEventListener(ev, function (e) { f(e); render(); }); };
   on('f-namespace', 'change', function (e) { state.ns = e.target.value; });
@@ -145,6 +167,9 @@ function summary() {
   $('summary').textContent = t;
   var legend = '\u2713 allowed, \u2717 denied, \u2013 not judged; a purple frame: the shadow decision differs.';
   if (model.change) { legend += ' Changes: + opened, \u2212 closed, ~ other deciding rule, s other shadow decision.'; }
+  if (model.cols.length > COL_LIMIT) {
+    legend += ' More than ' + COL_LIMIT + ' client classes: columns are grouped by namespace, closed; select a group or its cells to open it, or pick a client.';
+  }
   $('legend').textContent = legend + ' Select a cell (Tab, Enter) for the explanation.';
 }
 
