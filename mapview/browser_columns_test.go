@@ -127,6 +127,7 @@ func TestBrowserManyColumns(t *testing.T) {
 	if got := tb.aggregateText(2, "workload small"); got != "\u27131 \u201319" {
 		t.Errorf("api/d-2 from small: %q, want one allowed and 19 not judged", got)
 	}
+	tb.screenshot(t, "columns")
 
 	// Opening big draws 40 of its columns, then 40 more.
 	tb.do(chromedp.Click(chromedp.CSS(`th.cgroup button.toggle[data-coltoggle="workload big"]`)))
@@ -189,5 +190,4 @@ func TestBrowserManyColumns(t *testing.T) {
 	if !strings.Contains(caption, "151 of 151 client classes shown in 3 column groups") {
 		t.Errorf("caption %q", caption)
 	}
-	tb.screenshot(t, "columns")
 }

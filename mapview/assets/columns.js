@@ -122,7 +122,8 @@ function head(v) {
     }
     var th = el('th', { scope: 'colgroup', className: 'cgroup' });
     th.appendChild(el('button', { type: 'button', className: 'head', 'data-coltoggle': it.group.key,
-      'aria-label': 'open ' + it.group.label + ': ' + it.group.cols.length + ' client classes' }, it.group.cols.length + ' classes'));
+      'aria-label': 'open ' + it.group.label + ': ' + it.group.cols.length + ' client classes' },
+      it.group.cols.length + (it.group.cols.length === 1 ? ' class' : ' classes')));
     names.appendChild(th);
   });
   thead.appendChild(top);
