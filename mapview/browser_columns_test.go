@@ -11,6 +11,7 @@ import (
 
 	"github.com/meshguard/meshguard/access"
 	"github.com/meshguard/meshguard/api"
+	"github.com/meshguard/meshguard/internal/mapsynth"
 )
 
 // wideMap is a map with more client classes than the page draws at once: 130
@@ -189,5 +190,25 @@ func TestBrowserManyColumns(t *testing.T) {
 	tb.eval(`document.getElementById('matrix-caption').textContent`, &caption)
 	if !strings.Contains(caption, "151 of 151 client classes shown in 3 column groups") {
 		t.Errorf("caption %q", caption)
+	}
+}
+
+// TestBrowserManyRowGroups: rows by class of a map with 120 destination
+// classes draw the first 100 groups and the rest on request, and its 83
+// client classes are drawn as 43 namespace groups.
+func TestBrowserManyRowGroups(t *testing.T) {
+	m := mapsynth.Map(400, 40)
+	tb := open(t, render(t, m), "rowgroups")
+	if n := tb.count(`#matrix thead th.cgroup button.toggle`); n != 43 {
+		t.Errorf("%d column groups, want 40 namespaces and 3 kinds that are not workloads", n)
+	}
+	tb.choose("f-group", "class")
+	if n := tb.count(`#matrix tbody tr.group`); n != 100 {
+		t.Errorf("rows by class draw %d groups, want the first 100 of 120", n)
+	}
+	tb.do(chromedp.Focus(chromedp.CSS(`button[data-moregroups]`)), chromedp.KeyEvent(kb.Enter))
+	tb.waitFor(`document.querySelectorAll('#matrix tbody tr.group').length === 120`)
+	if n := tb.count(`button[data-moregroups]`); n != 0 {
+		t.Errorf("all 120 groups drawn, and still %d 'show more' buttons", n)
 	}
 }

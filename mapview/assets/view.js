@@ -10,6 +10,7 @@ var PAGE = 200;
 var OPEN_LIMIT = 150;
 var COL_LIMIT = 60;
 var COL_PAGE = 40;
+var GROUP_PAGE = 100;
 var SYMBOL = { ALLOW: '\u2713', DENY: '\u2717', none: '\u2013' };
 var CHANGE_MARK = { 'opened': '+', 'closed': '\u2212', 'rule-changed': '~', 'shadow-changed': 's' };
 var CHANGE_WORDS = {
@@ -36,7 +37,7 @@ var dataEl = $('meshguard-data');
 var model = buildModel(dataEl.getAttribute('data-kind'), JSON.parse(dataEl.textContent));
 var state = {
   ns: '', workload: '', client: '', verdict: '', search: '', changedOnly: false, group: 'namespace',
-  open: new Map(), limit: new Map(), allOpen: null, selected: null,
+  open: new Map(), limit: new Map(), allOpen: null, selected: null, groupLimit: 0,
   colOpen: new Map(), colLimit: new Map()
 };
 
@@ -134,7 +135,7 @@ function setup() {
   on('f-workload', 'change', function (e) { state.workload = e.target.value; });
   on('f-client', 'change', function (e) { state.client = e.target.value; });
   on('f-verdict', 'change', function (e) { state.verdict = e.target.value; });
-  on('f-group', 'change', function (e) { state.group = e.target.value; state.open.clear(); });
+  on('f-group', 'change', function (e) { state.group = e.target.value; state.open.clear(); state.groupLimit = 0; });
   on('f-changed', 'change', function (e) { state.changedOnly = e.target.checked; });
   on('f-expand', 'click', function () { state.allOpen = true; state.open.clear(); });
   on('f-collapse', 'click', function () { state.allOpen = false; state.open.clear(); });
@@ -237,13 +238,27 @@ function groupBody(g, v) {
   return tb;
 }
 
+// body draws the row groups, at most groupLimit of them (GROUP_PAGE more on
+// request): rows by class can make thousands of groups, each a header row.
 function body(v) {
   var table = $('matrix');
   Array.from(table.tBodies).forEach(function (b) { table.removeChild(b); });
   state.groups = groupRows(model, v.rows, state.group);
-  state.groups.forEach(function (g) { table.appendChild(groupBody(g, v)); });
+  var limit = state.groupLimit || GROUP_PAGE;
+  state.groups.slice(0, limit).forEach(function (g) { table.appendChild(groupBody(g, v)); });
+  if (state.groups.length > limit) {
+    var tb = el('tbody', { className: 'more-groups' }), tr = el('tr', { className: 'more' });
+    var td = el('td', { colspan: String(v.items.length + 1) });
+    td.appendChild(el('button', { type: 'button', 'data-moregroups': '' },
+      'show ' + Math.min(GROUP_PAGE, state.groups.length - limit) + ' more of ' + (state.groups.length - limit) + ' groups'));
+    tr.appendChild(td);
+    tb.appendChild(tr);
+    table.appendChild(tb);
+  }
   $('matrix-caption').textContent = v.rows.length + ' of ' + model.rows.length + ' destinations, ' + v.cols.length + ' of ' +
-    model.cols.length + ' client classes shown' + (v.grouped ? ' in ' + v.colGroups.length + ' column groups' : '') + (state.groups.length ? '' : ': no cell matches the filters');
+    model.cols.length + ' client classes shown' + (v.grouped ? ' in ' + v.colGroups.length + ' column groups' : '') +
+    (state.groups.length > limit ? '; the first ' + limit + ' of ' + state.groups.length + ' row groups drawn' : '') +
+    (state.groups.length ? '' : ': no cell matches the filters');
 }
 
 // redraw draws one group again (opened, closed, or more rows), leaving the rest
@@ -281,6 +296,9 @@ function onMatrixClick(e) {
   } else if (more !== null) {
     state.limit.set(more, (state.limit.get(more) || PAGE) + PAGE);
     redraw(more, false);
+  } else if (b.hasAttribute('data-moregroups')) {
+    state.groupLimit = (state.groupLimit || GROUP_PAGE) + GROUP_PAGE;
+    render();
   } else if (ckey !== null) {
     openColumns(ckey, state.colOpen.get(ckey) !== true);
   } else if (cmore !== null) {
