@@ -1,6 +1,7 @@
 package mapview
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"strings"
@@ -210,5 +211,47 @@ func TestBrowserManyRowGroups(t *testing.T) {
 	tb.waitFor(`document.querySelectorAll('#matrix tbody tr.group').length === 120`)
 	if n := tb.count(`button[data-moregroups]`); n != 0 {
 		t.Errorf("all 120 groups drawn, and still %d 'show more' buttons", n)
+	}
+}
+
+// TestBrowserWideChange: a change whose 83 column classes are drawn as closed
+// namespace groups marks the groups' aggregates that hold a change, and
+// "changed only" brings the changed columns alone into view.
+func TestBrowserWideChange(t *testing.T) {
+	c := mapsynth.Change(400, 40)
+	var b bytes.Buffer
+	if err := WriteChange(&b, c); err != nil {
+		t.Fatal(err)
+	}
+	tb := open(t, b.String(), "widechange")
+	var marks []string
+	tb.eval(`['workload team-00', 'unauthenticated ', 'workload team-02'].map(function (k) {
+		var td = Array.from(document.querySelectorAll('td[data-group="ns team-00"]')).filter(function (x) { return x.dataset.colgroup === k; })[0];
+		return td ? td.className : 'missing'; })`, &marks)
+	if !strings.Contains(marks[0], "ch-closed") || !strings.Contains(marks[1], "ch-opened") || strings.Contains(marks[2], "ch-") {
+		t.Errorf("team-00's aggregates over team-00, unauthenticated and team-02: %q, want closed, opened, unchanged", marks)
+	}
+	want := map[string]int{}
+	for _, d := range c.New.Destinations {
+		switch d.Class {
+		case 0:
+			want[access.CellClosed]++
+			want[access.CellOpened]++
+		case 3:
+			want[access.CellRule]++
+		}
+	}
+	tb.do(chromedp.Click(chromedp.CSS("#f-changed")))
+	tb.waitFor(`document.querySelectorAll('#matrix thead th[scope=col] button').length === 3`)
+	got := map[string]int{}
+	for _, cell := range tb.cells() {
+		if cell.Change != "" {
+			got[cell.Change]++
+		} else if !cell.Dim {
+			t.Errorf("changed only: %s from %s is unchanged and not dimmed", cell.Dest, cell.Client)
+		}
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("changed cells drawn %v, want %v", got, want)
 	}
 }
