@@ -256,6 +256,15 @@ func TestBrowserLargeMap(t *testing.T) {
 	if rows := tb.shown(); len(rows) != 0 {
 		t.Errorf("a large map opens with %d rows drawn, want its namespaces collapsed", len(rows))
 	}
+	// The workload list (1,000 options) is filled when the select first takes
+	// the focus, not on load.
+	if n := tb.count(`#f-workload option`); n != 1 {
+		t.Errorf("the workload select has %d options on load, want only \"all\"", n)
+	}
+	tb.do(chromedp.Focus(chromedp.CSS("#f-workload")))
+	if n := tb.count(`#f-workload option`); n != 1001 {
+		t.Errorf("the focused workload select has %d options, want all and 1,000 workloads", n)
+	}
 	// Filters that leave few rows open their groups.
 	tb.choose("f-workload", "team-01/app-0001:8080")
 	if rows := tb.shown(); !slices.Equal(rows, []string{"team-01/app-0001:8080"}) {

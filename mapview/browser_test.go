@@ -190,13 +190,14 @@ func (tb *tab) waitFor(predicate string) {
 	}
 }
 
-// choose picks an option of a filter as a user does: the value changes and
-// the change event fires.
+// choose picks an option of a filter as a user does: the select is pressed
+// (a long list is filled then), the value changes and the change event fires.
 func (tb *tab) choose(id, value string) {
 	tb.t.Helper()
 	v, _ := json.Marshal(value)
 	var ok bool
-	tb.eval(fmt.Sprintf(`(function () { var s = document.getElementById(%q); s.value = %s;
+	tb.eval(fmt.Sprintf(`(function () { var s = document.getElementById(%q);
+		s.dispatchEvent(new MouseEvent('mousedown', { bubbles: true })); s.value = %s;
 		s.dispatchEvent(new Event('change', { bubbles: true })); return s.value === %s; })()`, id, v, v), &ok)
 	if !ok {
 		tb.t.Fatalf("filter %s has no option %s", id, value)

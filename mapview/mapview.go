@@ -33,6 +33,9 @@ var modelJS string
 //go:embed assets/view.js
 var viewJS string
 
+//go:embed assets/columns.js
+var columnsJS string
+
 //go:embed assets/explain.js
 var explainJS string
 
@@ -99,7 +102,7 @@ func write(w io.Writer, kind, title string, data any) error {
 	if err != nil {
 		return err
 	}
-	script := "(function () {\n'use strict';\n" + modelJS + "\n" + viewJS + "\n" + explainJS + "\n})();\n"
+	script := "(function () {\n'use strict';\n" + modelJS + "\n" + viewJS + "\n" + columnsJS + "\n" + explainJS + "\n})();\n"
 	p := page{
 		Title:  title,
 		Kind:   kind,

@@ -83,21 +83,22 @@ function openPanel(title, opener) {
   $('explain-title').focus();
 }
 
-function markSelected(r, c) {
+function markSelected(r, col) {
   Array.from(document.querySelectorAll('td.selected')).forEach(function (td) { td.classList.remove('selected'); });
-  state.selected = c ? { row: r, col: c.col } : null;
-  if (!c) { return; }
-  var td = document.querySelector('td[data-r="' + r.index + '"][data-c="' + c.col.index + '"]');
+  state.selected = col ? { row: r, col: col } : null;
+  if (!col) { return; }
+  var td = document.querySelector('td[data-r="' + r.index + '"][data-c="' + col.index + '"]');
   if (td) { td.classList.add('selected'); }
 }
 
-function explainCell(r, c, opener) {
+// explainCell shows the answer of row r and column col (cell c).
+function explainCell(r, col, c, opener) {
   var b = $('explain-body');
   b.textContent = '';
-  b.appendChild(el('p', { 'data-field': 'pair' }, r.id + ' called by ' + c.col.rep.id));
-  var rows = model.rowsByKey.get(r.key) || [r];
+  b.appendChild(el('p', { 'data-field': 'pair' }, r.id + ' called by ' + col.rep.id));
+  var rows = r.cls.rows;
   b.appendChild(el('p', null, 'The same answer holds for ' + rows.length + ' destination' + (rows.length === 1 ? '' : 's') +
-    ' \u00d7 ' + c.col.members.length + ' client' + (c.col.members.length === 1 ? '' : 's') + ' (one class each).'));
+    ' \u00d7 ' + col.members.length + ' client' + (col.members.length === 1 ? '' : 's') + ' (one class each).'));
   if (model.change) {
     b.appendChild(el('p', { 'data-field': 'change' }, c.change ? 'Change: ' + CHANGE_WORDS[c.change.kind] : 'Unchanged.'));
     b.appendChild(answerSection(c.answer, 'Now', 'new'));
@@ -106,8 +107,8 @@ function explainCell(r, c, opener) {
     b.appendChild(answerSection(c.answer, null, 'new'));
   }
   members(b, 'Destinations of this class', rows.map(function (r) { return r.id; }));
-  members(b, 'Clients of this column', c.col.members.map(function (m) { return m.id; }));
-  markSelected(r, c);
+  members(b, 'Clients of this column', col.members.map(function (m) { return m.id; }));
+  markSelected(r, col);
   openPanel('Explanation', opener);
 }
 

@@ -10,23 +10,27 @@ var KIND_LABELS = {
   'unauthenticated': 'unauthenticated', 'other-mesh': 'another mesh', 'network': 'networks'
 };
 
-// cellIndex finds the answer of "destinationClass,clientClass": a cell answers
-// the client classes it lists, or (others) every class no other cell of its
-// destination class lists (map version 2, docs/map.md).
-function cellIndex(m) {
-  var listed = new Map(), others = new Map();
+// cellIndex reads one map's cells by destination class: the answer of each
+// client class a cell lists, and the answer (others) of every class no other
+// cell of that destination class lists (map version 2, docs/map.md). A row keeps
+// these sparse cells; nothing expands them to rows times columns. Given
+// colOf (client class to column index, where they are one to one) and cell,
+// it also keeps each row's cells by column: the row's exceptions, ready to use.
+function cellIndex(m, colOf, cell) {
+  var byDest = new Map();
+  var none = { listed: new Map(), others: undefined, cells: new Map() };
   ((m && m.cells) || []).forEach(function (c) {
-    if (c.others) { others.set(c.destinationClass, c.answer); return; }
-    (c.clientClasses || []).forEach(function (k) { listed.set(c.destinationClass + ',' + k, c.answer); });
+    var e = byDest.get(c.destinationClass);
+    if (!e) { e = { listed: new Map(), others: undefined, cells: new Map() }; byDest.set(c.destinationClass, e); }
+    if (c.others) { e.others = c.answer; return; }
+    var made = colOf ? cell(c.answer) : null;
+    (c.clientClasses || []).forEach(function (k) {
+      e.listed.set(k, c.answer);
+      if (colOf && colOf[k] !== undefined) { e.cells.set(colOf[k], made); }
+    });
   });
-  return {
-    get: function (key) {
-      var a = listed.get(key);
-      if (a !== undefined) { return a; }
-      var d = key.slice(0, key.indexOf(',')), k = Number(key.slice(key.indexOf(',') + 1));
-      return k >= 0 ? others.get(Number(d)) : undefined;
-    }
-  };
+  // row is the sparse row of destination class d (empty for -1 or unknown).
+  return { row: function (d) { return byDest.get(d) || none; } };
 }
 
 // namespaceOf is a peer's namespace, else the part of its ID before the slash.
@@ -93,13 +97,100 @@ function columns(clients, keyOf) {
   return cols;
 }
 
+// cellMaker makes the cell objects of one model: a cell is the answer now
+// (and before, in a change), its verdict, whether its shadow decision differs,
+// and its change. In a map, cells of one answer are one object.
+function cellMaker(change) {
+  var byAnswer = new Map();
+  return function (a, old, ch) {
+    if (!change && byAnswer.has(a)) { return byAnswer.get(a); }
+    var c = { answer: a, verdict: verdictOf(a), shadow: shadowDiffers(a), policies: policyText(a) };
+    if (change) {
+      c.old = old;
+      c.change = ch;
+      if (old) { c.policies += ' ' + policyText(old); }
+    } else {
+      byAnswer.set(a, c);
+    }
+    return c;
+  };
+}
+
+// colsByClass indexes the columns by one side's client class (in a change, one
+// class of a side can be in several columns).
+function colsByClass(cols, field) {
+  var m = new Map();
+  cols.forEach(function (col) {
+    if (!m.has(col[field])) { m.set(col[field], []); }
+    m.get(col[field]).push(col);
+  });
+  return m;
+}
+
+// answerIn is a sparse row's answer for client class k: the cell that lists
+// k, else the row's default; none for a client missing on that side.
+function answerIn(row, k) {
+  if (k < 0) { return undefined; }
+  return row.listed.has(k) ? row.listed.get(k) : row.others;
+}
+
+// rowClass fills in what the rows of one key share: the default cell (def)
+// every column has unless it is an exception, and the exceptions (exc, by
+// column index): the columns whose classes the row's cells list, that changed,
+// or that miss a side. A lookup is one Map get; the model grows with the cells
+// of the JSON, never with rows times columns.
+function rowClass(rc, x) {
+  var first = rc.first;
+  var nr = x.newIdx.row(first.newCls), or = x.oldIdx.row(first.oldCls);
+  var chs = x.changes.get(first.id);
+  rc.def = x.cell(nr.others, x.change ? or.others : undefined, undefined);
+  if (!x.change && !x.forced.length) {
+    rc.exc = nr.cells;
+    return;
+  }
+  rc.exc = new Map();
+  var mark = function (col) {
+    if (rc.exc.has(col.index)) { return; }
+    rc.exc.set(col.index, x.cell(answerIn(nr, col.newCls), x.change ? answerIn(or, col.oldCls) : undefined,
+      chs ? chs.get(col.rep.id) : undefined));
+  };
+  nr.listed.forEach(function (a, k) { (x.byNew.get(k) || []).forEach(mark); });
+  if (x.change) {
+    or.listed.forEach(function (a, k) { (x.byOld.get(k) || []).forEach(mark); });
+    if (chs) { chs.forEach(function (ch, client) { var col = x.colByClient.get(client); if (col) { mark(col); } }); }
+  }
+  x.forced.forEach(mark);
+}
+
+// tally adds a row class's pairs to the counts: its exceptions column by
+// column, its default for the clients of every other column.
+function tally(rc, x, counts) {
+  var n = rc.rows.length, excMembers = 0, changed = 0;
+  var add = function (c, pairs) {
+    counts.pairs += pairs;
+    counts[c.verdict] += pairs;
+    if (c.shadow) { counts.shadow += pairs; }
+  };
+  rc.exc.forEach(function (c, ci) {
+    var col = x.cols[ci], k = col.members.length;
+    excMembers += k;
+    add(c, k * n);
+    if (c.change) {
+      changed++;
+      col.changed += n;
+      counts[c.change.kind] = (counts[c.change.kind] || 0) + k * n;
+    }
+  });
+  add(rc.def, (x.members - excMembers) * n);
+  rc.changed = changed;
+}
+
 function buildModel(kind, raw) {
   var change = kind === 'change';
   var newMap = change ? raw['new'] : raw;
   var oldMap = change ? raw.old : null;
   var sides = [{ map: newMap, field: 'newCls' }];
   if (change) { sides.push({ map: oldMap, field: 'oldCls' }); }
-  var newIdx = cellIndex(newMap), oldIdx = cellIndex(oldMap);
   var keyOf = function (e) { return change ? e.newCls + '/' + e.oldCls : String(e.newCls); };
 
   var rows = collect('destinations', sides);
@@ -109,50 +200,50 @@ function buildModel(kind, raw) {
     r.key = keyOf(r);
     r.text = (r.id + ' ' + (r.peer.workload || '') + ' ' + (r.peer.name || '')).toLowerCase();
   });
-
   var cols = columns(collect('clients', sides), keyOf);
 
-  var changes = new Map();
-  if (change) {
-    (raw.changes || []).forEach(function (ch) { changes.set(ch.destination + '\n' + ch.client, ch); });
+  var cell = cellMaker(change), colOf = null;
+  if (!change) {
+    colOf = [];
+    cols.forEach(function (col) { if (col.newCls >= 0) { colOf[col.newCls] = col.index; } });
   }
+  var x = {
+    change: change, cols: cols, newIdx: cellIndex(newMap, colOf, cell), oldIdx: cellIndex(oldMap), cell: cell,
+    byNew: colsByClass(cols, 'newCls'), byOld: colsByClass(cols, 'oldCls'), colByClient: new Map(), changes: new Map(),
+    forced: cols.filter(function (col) { return col.newCls < 0 || (change && col.oldCls < 0); }), members: 0
+  };
+  cols.forEach(function (col) {
+    x.members += col.members.length;
+    col.members.forEach(function (m) { x.colByClient.set(m.id, col); });
+  });
+  (change ? raw.changes || [] : []).forEach(function (ch) {
+    if (!x.changes.has(ch.destination)) { x.changes.set(ch.destination, new Map()); }
+    x.changes.get(ch.destination).set(ch.client, ch);
+  });
   var counts = { pairs: 0, ALLOW: 0, DENY: 0, none: 0, shadow: 0, opened: 0, closed: 0, 'rule-changed': 0, 'shadow-changed': 0 };
-  var rowsByKey = new Map();
+  var classes = new Map();
   rows.forEach(function (r) {
-    if (!rowsByKey.has(r.key)) { rowsByKey.set(r.key, []); }
-    rowsByKey.get(r.key).push(r);
+    var rc = classes.get(r.key);
+    if (!rc) {
+      rc = { key: r.key, first: r, rows: [] };
+      classes.set(r.key, rc);
+    }
+    rc.rows.push(r);
+    r.cls = rc;
   });
-  // The rows of one key share their cells: one object per key and column, so
-  // the model grows with the classes, not with destinations times columns.
-  rowsByKey.forEach(function (same) {
-    var first = same[0], changed = 0;
-    var cells = cols.map(function (col) {
-      var c = { col: col, answer: newIdx.get(first.newCls + ',' + col.newCls) };
-      if (change) {
-        c.old = oldIdx.get(first.oldCls + ',' + col.oldCls);
-        c.change = changes.get(first.id + '\n' + col.rep.id);
-      }
-      c.verdict = verdictOf(c.answer);
-      c.shadow = shadowDiffers(c.answer);
-      c.policies = policyText(c.answer) + (c.old ? ' ' + policyText(c.old) : '');
-      var n = col.members.length * same.length;
-      counts.pairs += n;
-      counts[c.verdict] += n;
-      if (c.shadow) { counts.shadow += n; }
-      if (c.change) {
-        changed++;
-        col.changed += same.length;
-        counts[c.change.kind] = (counts[c.change.kind] || 0) + n;
-      }
-      return c;
-    });
-    same.forEach(function (r) { r.cells = cells; r.changed = changed; });
-  });
+  classes.forEach(function (rc) { rowClass(rc, x); tally(rc, x, counts); });
   return {
     kind: kind, change: change, mesh: (newMap && newMap.mesh) || '', rows: rows, cols: cols,
-    rowsByKey: rowsByKey, counts: counts,
+    classes: classes, colByClient: x.colByClient, counts: counts,
     notes: ((newMap && newMap.notes) || []).concat((oldMap && oldMap.notes) || [])
   };
+}
+
+// cellAt is the cell of a row (or row class) and a column.
+function cellAt(r, col) {
+  var rc = r.cls || r;
+  var c = rc.exc.get(col.index);
+  return c === undefined ? rc.def : c;
 }
 
 // groupRows splits the rows into collapsible groups: by namespace, or by class
@@ -170,9 +261,14 @@ function groupRows(model, rows, mode) {
     g.rows.push(r);
   });
   groups.forEach(function (g) {
-    var first = g.rows[0];
+    var first = g.rows[0], n = new Map();
+    // The group's row classes and how many rows each has: its header's cells
+    // look a cell up once per class, not once per row.
+    g.rows.forEach(function (r) { n.set(r.cls, (n.get(r.cls) || 0) + 1); });
+    g.classes = [];
+    n.forEach(function (k, rc) { g.classes.push({ rc: rc, n: k }); });
     if (mode === 'class') {
-      var all = model.rowsByKey.get(first.key).length;
+      var all = first.cls.rows.length;
       g.label = first.id + (all > 1 ? ' and ' + (all - 1) + ' more alike' : '');
     } else {
       g.label = first.ns || '(no namespace)';
@@ -181,5 +277,36 @@ function groupRows(model, rows, mode) {
   if (mode !== 'class') {
     groups.sort(function (a, b) { return a.label < b.label ? -1 : a.label > b.label ? 1 : 0; });
   }
+  return groups;
+}
+
+// peerNamespace is the namespace of a client that is not a workload of the
+// input: its own, else the one its Kuma service name spells on Kubernetes
+// (name_namespace_svc_port), else none.
+function peerNamespace(peer) {
+  if (peer.namespace) { return peer.namespace; }
+  var svc = (peer.tags && peer.tags['kuma.io/service']) || '';
+  var m = /^.+_([a-z0-9]([-a-z0-9]*[a-z0-9])?)_svc_[0-9]+$/.exec(svc);
+  return m ? m[1] : '';
+}
+
+// groupCols splits the columns the filters leave into groups by kind and, for
+// clients with a namespace, namespace: the page draws a closed group as one
+// column of aggregates, so a map with thousands of client classes stays a
+// table of a few dozen columns.
+function groupCols(cols) {
+  var groups = [], byKey = new Map();
+  cols.forEach(function (col) {
+    var ns = col.kind === 'workload' ? namespaceOf(col.rep.id, col.rep.peer) : peerNamespace(col.rep.peer);
+    var key = col.kind + ' ' + ns;
+    var g = byKey.get(key);
+    if (!g) {
+      g = { key: key, kind: col.kind, ns: ns, label: (KIND_LABELS[col.kind] || col.kind) + (ns ? ': ' + ns : ''), cols: [] };
+      byKey.set(key, g);
+      groups.push(g);
+    }
+    g.cols.push(col);
+  });
+  groups.forEach(function (g, i) { g.index = i; });
   return groups;
 }

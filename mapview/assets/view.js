@@ -1,4 +1,6 @@
-// view.js draws the model as a table: client columns grouped by kind, rows
+// view.js draws the model as a table: client columns grouped by kind (and,
+// when there are more than COL_LIMIT, by namespace, closed groups drawn as one
+// column of aggregates, COL_PAGE columns of an open group at a time), rows
 // grouped by namespace or class (collapsed when the map is large, and at most
 // PAGE rows drawn per group until asked for more), the filters, and the
 // explanation panel. Every name from the map is written with textContent, never
@@ -6,6 +8,9 @@
 
 var PAGE = 200;
 var OPEN_LIMIT = 150;
+var COL_LIMIT = 60;
+var COL_PAGE = 40;
+var GROUP_PAGE = 100;
 var SYMBOL = { ALLOW: '\u2713', DENY: '\u2717', none: '\u2013' };
 var CHANGE_MARK = { 'opened': '+', 'closed': '\u2212', 'rule-changed': '~', 'shadow-changed': 's' };
 var CHANGE_WORDS = {
@@ -32,7 +37,8 @@ var dataEl = $('meshguard-data');
 var model = buildModel(dataEl.getAttribute('data-kind'), JSON.parse(dataEl.textContent));
 var state = {
   ns: '', workload: '', client: '', verdict: '', search: '', changedOnly: false, group: 'namespace',
-  open: new Map(), limit: new Map(), allOpen: null, selected: null
+  open: new Map(), limit: new Map(), allOpen: null, selected: null, groupLimit: 0,
+  colOpen: new Map(), colLimit: new Map()
 };
 
 function cellMatches(c) {
@@ -47,7 +53,8 @@ function cellMatches(c) {
 // them are dimmed (present but not what the verdict filter or search asks for).
 // Search keeps the destinations whose name matches; failing those, the client
 // columns whose members match; failing both, the cells whose deciding policy
-// matches.
+// matches. A row is kept when a kept column has a cell not dimmed, found from
+// its class's default and exceptions (summarize), not column by column.
 function visible() {
   var q = state.search.trim().toLowerCase();
   var rowHit = function (r) { return r.text.indexOf(q) >= 0 || r.ns.toLowerCase().indexOf(q) >= 0; };
@@ -55,46 +62,80 @@ function visible() {
   var anyRowHit = !!q && model.rows.some(rowHit);
   var anyColHit = !!q && !anyRowHit && model.cols.some(colHit);
   var byPolicy = !!q && !anyRowHit && !anyColHit;
+  var byClient = state.client ? model.colByClient.get(state.client) : null;
   var cols = model.cols.filter(function (c) {
-    if (state.client && !c.members.some(function (m) { return m.id === state.client; })) { return false; }
+    if (state.client && c !== byClient) { return false; }
     if (state.changedOnly && !c.changed) { return false; }
     return !anyColHit || colHit(c);
   });
-  var dim = function (c) {
-    return !cellMatches(c) || (byPolicy && c.policies.indexOf(q) < 0) || (state.changedOnly && !c.change);
+  var v = {
+    cols: cols, sums: new Map(), grouped: cols.length > COL_LIMIT,
+    dim: function (c) {
+      return !cellMatches(c) || (byPolicy && c.policies.indexOf(q) < 0) || (state.changedOnly && !c.change);
+    }
   };
-  var rows = model.rows.filter(function (r) {
+  v.colGroups = v.grouped ? groupCols(cols) : [{ key: '', index: 0, cols: cols }];
+  v.groupOf = new Array(model.cols.length);
+  v.colGroups.forEach(function (g) { g.cols.forEach(function (c) { v.groupOf[c.index] = g.index; }); });
+  var dims = state.verdict !== '' || byPolicy || state.changedOnly;
+  v.rows = model.rows.filter(function (r) {
     if (state.ns && r.ns !== state.ns) { return false; }
     if (state.workload && r.id !== state.workload) { return false; }
     if (anyRowHit && !rowHit(r)) { return false; }
     if (model.cols.length === 0) { return true; }
-    return cols.some(function (c) { return !dim(r.cells[c.index]); });
+    return cols.length > 0 && (!dims || summarize(v, r.cls).any);
   });
-  return { rows: rows, cols: cols, dim: dim };
+  v.items = drawnItems(v);
+  return v;
 }
 
+// fillSelect adds the options in one insertion (new Option sets text, not
+// markup): the workload and client lists of a large map have thousands.
 function fillSelect(id, values) {
-  var s = $(id);
-  values.forEach(function (v) { s.appendChild(el('option', { value: v }, v)); });
+  var f = document.createDocumentFragment();
+  values.forEach(function (v) { f.appendChild(new Option(v, v)); });
+  $(id).appendChild(f);
 }
 
 function unique(list) {
   return Array.from(new Set(list)).sort();
 }
 
+// LAZY_OPTIONS: a select with more options than this is filled when first
+// focused or pressed (before its list opens), not on load: the browser
+// measures every option to size the select, which for the thousands of
+// workloads and clients of a large map was a third of the time to interactive.
+var LAZY_OPTIONS = 500;
+
+function lazySelect(id, count, values) {
+  if (count <= LAZY_OPTIONS) {
+    fillSelect(id, values());
+    return;
+  }
+  var s = $(id), filled = false;
+  var fill = function () {
+    if (filled) { return; }
+    filled = true;
+    fillSelect(id, values());
+  };
+  ['focus', 'mousedown', 'keydown', 'touchstart'].forEach(function (ev) { s.addEventListener(ev, fill, true); });
+}
+
 function setup() {
   fillSelect('f-namespace', unique(model.rows.map(function (r) { return r.ns; })));
-  fillSelect('f-workload', model.rows.map(function (r) { return r.id; }).sort());
-  var ids = [];
-  model.cols.forEach(function (c) { c.members.forEach(function (m) { ids.push(m.id); }); });
-  fillSelect('f-client', unique(ids));
+  lazySelect('f-workload', model.rows.length, function () { return model.rows.map(function (r) { return r.id; }).sort(); });
+  lazySelect('f-client', model.colByClient.size, function () {
+    var ids = [];
+    model.cols.forEach(function (c) { c.members.forEach(function (m) { ids.push(m.id); }); });
+    return unique(ids);
+  });
   if (model.change) { $('f-changed-label').hidden = false; }
   var on = function (id, ev, f) { $(id).addEventListener(ev, function (e) { f(e); render(); }); };
   on('f-namespace', 'change', function (e) { state.ns = e.target.value; });
   on('f-workload', 'change', function (e) { state.workload = e.target.value; });
   on('f-client', 'change', function (e) { state.client = e.target.value; });
   on('f-verdict', 'change', function (e) { state.verdict = e.target.value; });
-  on('f-group', 'change', function (e) { state.group = e.target.value; state.open.clear(); });
+  on('f-group', 'change', function (e) { state.group = e.target.value; state.open.clear(); state.groupLimit = 0; });
   on('f-changed', 'change', function (e) { state.changedOnly = e.target.checked; });
   on('f-expand', 'click', function () { state.allOpen = true; state.open.clear(); });
   on('f-collapse', 'click', function () { state.allOpen = false; state.open.clear(); });
@@ -127,50 +168,10 @@ function summary() {
   $('summary').textContent = t;
   var legend = '\u2713 allowed, \u2717 denied, \u2013 not judged; a purple frame: the shadow decision differs.';
   if (model.change) { legend += ' Changes: + opened, \u2212 closed, ~ other deciding rule, s other shadow decision.'; }
+  if (model.cols.length > COL_LIMIT) {
+    legend += ' More than ' + COL_LIMIT + ' client classes: columns are grouped by namespace, closed; select a group or its cells to open it, or pick a client.';
+  }
   $('legend').textContent = legend + ' Select a cell (Tab, Enter) for the explanation.';
-}
-
-// shortName is what a column header has room for: the workload's name
-// (its namespace goes below), else the client's ID.
-function shortName(m) {
-  var w = m.peer.name || m.peer.workload || '';
-  if (m.kind === 'workload' && w) { return w.slice(w.lastIndexOf('/') + 1); }
-  return m.id;
-}
-
-function head(cols) {
-  var thead = $('matrix-head');
-  thead.textContent = '';
-  var kinds = el('tr'), names = el('tr');
-  kinds.appendChild(el('th', { scope: 'col', rowspan: '2' }, 'destination \\ client'));
-  var last = null, span = null;
-  cols.forEach(function (c) {
-    if (c.kind !== last) {
-      span = el('th', { scope: 'colgroup' }, KIND_LABELS[c.kind] || c.kind);
-      span.n = 0;
-      kinds.appendChild(span);
-      last = c.kind;
-    }
-    span.n += 1;
-    span.colSpan = span.n;
-    var th = el('th', { scope: 'col', title: c.members.slice(0, 30).map(function (m) { return m.id; }).join('\n') });
-    var b = el('button', { type: 'button', className: 'head', 'data-col': c.index, 'aria-label': c.rep.id + (c.members.length > 1 ? ' and ' + (c.members.length - 1) + ' more' : '') }, shortName(c.rep));
-    if (c.rep.peer.namespace) { b.appendChild(el('small', null, c.rep.peer.namespace)); }
-    if (c.members.length > 1) { b.appendChild(el('small', null, '+' + (c.members.length - 1) + ' alike')); }
-    th.appendChild(b);
-    names.appendChild(th);
-  });
-  thead.appendChild(kinds);
-  thead.appendChild(names);
-  // Fixed column widths: the browser lays the table out from them instead of
-  // measuring every cell, which keeps a large map fast to draw and to open.
-  var table = $('matrix'), cg = table.querySelector('colgroup');
-  if (cg) { table.removeChild(cg); }
-  cg = el('colgroup');
-  cg.appendChild(el('col', { className: 'c-dest' }));
-  cols.forEach(function () { cg.appendChild(el('col', { className: 'c-cell' })); });
-  table.insertBefore(cg, thead);
-  table.style.width = (16 + 7.5 * cols.length) + 'rem';
 }
 
 function decorate(td, c, dim) {
@@ -183,34 +184,14 @@ function decorate(td, c, dim) {
   if (c.change) { td.setAttribute('data-change', c.change.kind); }
 }
 
-function cellTD(r, c, dim) {
-  var td = el('td', { 'data-r': r.index, 'data-c': c.col.index, 'data-dest': r.id, 'data-client': c.col.rep.id });
+function cellTD(r, col, c, dim) {
+  var td = el('td', { 'data-r': r.index, 'data-c': col.index, 'data-dest': r.id, 'data-client': col.rep.id });
   decorate(td, c, dim);
-  if (state.selected && state.selected.row === r && state.selected.col === c.col) { td.className += ' selected'; }
+  if (state.selected && state.selected.row === r && state.selected.col === col) { td.className += ' selected'; }
   var text = SYMBOL[c.verdict] + (c.change ? ' ' + CHANGE_MARK[c.change.kind] : '');
-  var label = r.id + ' from ' + c.col.rep.id + (c.col.members.length > 1 ? ' and ' + (c.col.members.length - 1) + ' more' : '') +
+  var label = r.id + ' from ' + col.rep.id + (col.members.length > 1 ? ' and ' + (col.members.length - 1) + ' more' : '') +
     ': ' + c.verdict + (c.shadow ? ', shadow ' + c.answer.shadowDecision : '') + (c.change ? ', ' + c.change.kind : '');
   td.appendChild(el('button', { type: 'button', 'aria-label': label }, text));
-  return td;
-}
-
-// aggregate is the group header's cell for one column: the verdict when every
-// row of the group agrees, else the counts.
-function aggregate(g, col, dim) {
-  var n = { ALLOW: 0, DENY: 0, none: 0 }, changed = null, shadow = false, undimmed = false;
-  g.rows.forEach(function (r) {
-    var c = r.cells[col.index];
-    n[c.verdict]++;
-    if (c.change && !changed) { changed = c.change; }
-    if (c.shadow) { shadow = true; }
-    if (!dim(c)) { undimmed = true; }
-  });
-  var kinds = ['ALLOW', 'DENY', 'none'].filter(function (k) { return n[k] > 0; });
-  var td = el('td', { 'data-group': g.key, 'data-c': col.index });
-  td.className = (kinds.length === 1 ? 'v-' + kinds[0] : 'v-mixed') + (shadow ? ' shadow' : '') +
-    (changed ? ' ch-' + changed.kind : '') + (undimmed ? '' : ' dim');
-  var text = kinds.length === 1 ? SYMBOL[kinds[0]] : kinds.map(function (k) { return SYMBOL[k] + n[k]; }).join(' ');
-  td.appendChild(el('button', { type: 'button', 'aria-label': g.label + ' from ' + col.rep.id + ': ' + kinds.map(function (k) { return n[k] + ' ' + k; }).join(', ') }, text));
   return td;
 }
 
@@ -233,19 +214,23 @@ function groupBody(g, v) {
   th.appendChild(el('button', { type: 'button', className: 'toggle', 'aria-expanded': String(open), 'data-toggle': g.key }, open ? '\u25be' : '\u25b8'));
   th.appendChild(document.createTextNode(g.label + ' (' + g.rows.length + ')'));
   hr.appendChild(th);
-  v.cols.forEach(function (col) { hr.appendChild(aggregate(g, col, v.dim)); });
+  v.items.forEach(function (it) { hr.appendChild(groupCell(g, it, v)); });
   tb.appendChild(hr);
   if (!open) { return tb; }
   var limit = state.limit.get(g.key) || PAGE;
   g.rows.slice(0, limit).forEach(function (r) {
     var tr = el('tr');
     tr.appendChild(el('th', { scope: 'row' }, r.id));
-    v.cols.forEach(function (col) { var c = r.cells[col.index]; tr.appendChild(cellTD(r, c, v.dim(c))); });
+    v.items.forEach(function (it) {
+      if (!it.col) { tr.appendChild(rowGroupCell(r, it.group, v)); return; }
+      var c = cellAt(r, it.col);
+      tr.appendChild(cellTD(r, it.col, c, v.dim(c)));
+    });
     tb.appendChild(tr);
   });
   if (g.rows.length > limit) {
     var more = el('tr', { className: 'more' });
-    var td = el('td', { colspan: String(v.cols.length + 1) });
+    var td = el('td', { colspan: String(v.items.length + 1) });
     td.appendChild(el('button', { type: 'button', 'data-more': g.key }, 'show ' + Math.min(PAGE, g.rows.length - limit) + ' more of ' + (g.rows.length - limit)));
     more.appendChild(td);
     tb.appendChild(more);
@@ -253,13 +238,27 @@ function groupBody(g, v) {
   return tb;
 }
 
+// body draws the row groups, at most groupLimit of them (GROUP_PAGE more on
+// request): rows by class can make thousands of groups, each a header row.
 function body(v) {
   var table = $('matrix');
   Array.from(table.tBodies).forEach(function (b) { table.removeChild(b); });
   state.groups = groupRows(model, v.rows, state.group);
-  state.groups.forEach(function (g) { table.appendChild(groupBody(g, v)); });
+  var limit = state.groupLimit || GROUP_PAGE;
+  state.groups.slice(0, limit).forEach(function (g) { table.appendChild(groupBody(g, v)); });
+  if (state.groups.length > limit) {
+    var tb = el('tbody', { className: 'more-groups' }), tr = el('tr', { className: 'more' });
+    var td = el('td', { colspan: String(v.items.length + 1) });
+    td.appendChild(el('button', { type: 'button', 'data-moregroups': '' },
+      'show ' + Math.min(GROUP_PAGE, state.groups.length - limit) + ' more of ' + (state.groups.length - limit) + ' groups'));
+    tr.appendChild(td);
+    tb.appendChild(tr);
+    table.appendChild(tb);
+  }
   $('matrix-caption').textContent = v.rows.length + ' of ' + model.rows.length + ' destinations, ' + v.cols.length + ' of ' +
-    model.cols.length + ' client classes shown' + (state.groups.length ? '' : ': no cell matches the filters');
+    model.cols.length + ' client classes shown' + (v.grouped ? ' in ' + v.colGroups.length + ' column groups' : '') +
+    (state.groups.length > limit ? '; the first ' + limit + ' of ' + state.groups.length + ' row groups drawn' : '') +
+    (state.groups.length ? '' : ': no cell matches the filters');
 }
 
 // redraw draws one group again (opened, closed, or more rows), leaving the rest
@@ -281,7 +280,7 @@ function toggle(key) {
 function render() {
   var v = visible();
   state.view = v;
-  head(v.cols);
+  head(v);
   body(v);
 }
 
@@ -289,6 +288,7 @@ function onMatrixClick(e) {
   var b = e.target.closest('button');
   if (!b) { return; }
   var key = b.getAttribute('data-toggle'), more = b.getAttribute('data-more'), col = b.getAttribute('data-col');
+  var ckey = b.getAttribute('data-coltoggle'), cmore = b.getAttribute('data-colmore');
   var td = b.closest('td');
   if (key !== null) {
     toggle(key);
@@ -296,21 +296,37 @@ function onMatrixClick(e) {
   } else if (more !== null) {
     state.limit.set(more, (state.limit.get(more) || PAGE) + PAGE);
     redraw(more, false);
+  } else if (b.hasAttribute('data-moregroups')) {
+    state.groupLimit = (state.groupLimit || GROUP_PAGE) + GROUP_PAGE;
+    render();
+  } else if (ckey !== null) {
+    openColumns(ckey, state.colOpen.get(ckey) !== true);
+  } else if (cmore !== null) {
+    state.colLimit.set(cmore, (state.colLimit.get(cmore) || COL_PAGE) + COL_PAGE);
+    openColumns(cmore, true);
   } else if (col !== null) {
     explainColumn(model.cols[Number(col)]);
+  } else if (td && td.hasAttribute('data-colgroup')) {
+    // A cell of a closed column group opens the group.
+    openColumns(td.getAttribute('data-colgroup'), true);
   } else if (td && td.hasAttribute('data-r')) {
-    var r = model.rows[Number(td.getAttribute('data-r'))];
-    explainCell(r, r.cells[Number(td.getAttribute('data-c'))], b);
+    var r = model.rows[Number(td.getAttribute('data-r'))], c = model.cols[Number(td.getAttribute('data-c'))];
+    explainCell(r, c, cellAt(r, c), b);
   } else if (td && td.hasAttribute('data-group')) {
-    // A group's cell explains when every row of the group has the same answers
-    // (one class); otherwise it opens the group.
-    var g = state.groups.filter(function (x) { return x.key === td.getAttribute('data-group'); })[0];
-    if (!g) { return; }
-    if (g.rows.every(function (x) { return x.key === g.rows[0].key; })) {
-      explainCell(g.rows[0], g.rows[0].cells[Number(td.getAttribute('data-c'))], b);
-    } else if (!isOpen(g)) {
-      toggle(g.key);
-      redraw(g.key, false);
-    }
+    groupClick(td, b);
+  }
+}
+
+// groupClick: a group's cell explains when every row of the group has the
+// same answers (one class); otherwise it opens the group.
+function groupClick(td, b) {
+  var g = state.groups.filter(function (x) { return x.key === td.getAttribute('data-group'); })[0];
+  if (!g) { return; }
+  if (g.classes.length === 1) {
+    var c = model.cols[Number(td.getAttribute('data-c'))];
+    explainCell(g.rows[0], c, cellAt(g.rows[0], c), b);
+  } else if (!isOpen(g)) {
+    toggle(g.key);
+    redraw(g.key, false);
   }
 }
