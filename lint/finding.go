@@ -3,6 +3,7 @@ package lint
 import (
 	"cmp"
 	"slices"
+	"strings"
 
 	"github.com/meshguard/meshguard/rules"
 )
@@ -72,12 +73,21 @@ type Summary struct {
 // SortFindings orders findings by file, line, code and field, keeping the input
 // order of ties, so output is deterministic and diffs between runs are small.
 func SortFindings(fs []Finding) {
-	slices.SortStableFunc(fs, func(a, b Finding) int {
-		return cmp.Or(
-			cmp.Compare(a.File, b.File),
-			cmp.Compare(a.Line, b.Line),
-			cmp.Compare(a.Code, b.Code),
-			cmp.Compare(a.Field, b.Field),
-		)
-	})
+	slices.SortStableFunc(fs, compareFindings)
+}
+
+// compareFindings is SortFindings' order. It compares the next key only when
+// the ones before it tie (cmp.Or compared all four every time, a run's 588,000
+// findings each twenty-odd times).
+func compareFindings(a, b Finding) int {
+	if c := strings.Compare(a.File, b.File); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.Line, b.Line); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.Code, b.Code); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Field, b.Field)
 }

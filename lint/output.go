@@ -150,23 +150,21 @@ func WriteJSON(w io.Writer, fs []Finding, sum Summary, skipped []Skip) error {
 	}
 	// The same bytes as encoding the whole report, one finding at a time: a run
 	// with many findings does not hold its whole output (twice, for indenting).
+	// The findings are written by appendFindingJSON, the rest by the encoder.
 	bw := bufio.NewWriter(w)
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("    ", "  ")
 	bw.WriteString("{\n  \"findings\": [\n")
-	for i, f := range fs {
-		buf.Reset()
-		if err := enc.Encode(f); err != nil {
-			return err
-		}
-		bw.WriteString("    ")
-		bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	var line []byte
+	for i := range fs {
+		line = append(line[:0], "    "...)
+		line = appendFindingJSON(line, &fs[i])
 		if i < len(fs)-1 {
-			bw.WriteString(",")
+			line = append(line, ',')
 		}
-		bw.WriteString("\n")
+		line = append(line, '\n')
+		bw.Write(line)
 	}
 	enc.SetIndent("  ", "  ")
 	for _, member := range []struct {
