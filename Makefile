@@ -37,8 +37,8 @@ test: test-intro lint test-unit test-e2e ## Vet, format check, unit tests and th
 test-intro:
 	@echo "make test: go vet and gofmt, the unit tests, then the e2e suite against a real"
 	@echo "kube-apiserver and etcd on loopback. On a fresh 2-core machine the first run takes"
-	@echo "about 9 minutes, up to 20 on a busy one (modules, compiling, and building"
-	@echo "kube-apiserver and etcd once into ~/.cache/meshguard); later runs take about 9 minutes on a quiet"
+	@echo "about 20 minutes, more on a busy one (modules, compiling, and building"
+	@echo "kube-apiserver and etcd once into ~/.cache/meshguard); later runs take about 13 minutes on a quiet"
 	@echo "VM, more on a busy one (TestAvailability is about 4 of them: its soak waits out real idle gaps)."
 
 .PHONY: test-unit
@@ -47,14 +47,14 @@ test-unit: deps ## Unit, golden, conformance, chart and fuzz-corpus tests, and t
 	@# the tests find it through MESHGUARD_CHROMIUM and keep their screenshots in _artifacts/.
 	@$(STEP) "Chromium for the HTML page's browser tests" "first run installs the Debian package, about 30 seconds; then instant" bash hack/install-chromium.sh >/dev/null
 	@PATH="$$(bash hack/test-tools.sh):$$PATH" MESHGUARD_CHROMIUM="$$(bash hack/install-chromium.sh)" MESHGUARD_ARTIFACTS="$(CURDIR)/_artifacts" \
-	  $(STEP) "unit tests" "first run 1 to 1.5 minutes; then about 30 seconds" $(GO) test -count=1 $(PKGS)
+	  $(STEP) "unit tests" "first run 3 to 5 minutes; then about 4" $(GO) test -count=1 $(PKGS)
 
 .PHONY: test-e2e
 test-e2e: ## e2e suite against a local kube-apiserver + etcd (built from source once per machine, 4-12 min)
 	@# Build (or find cached) kube-apiserver and etcd first, outside the test timeout:
 	@# on a fresh machine this takes minutes; afterwards it returns at once.
 	@$(STEP) "kube-apiserver and etcd for the e2e suite" "built once per machine, 4 to 12 minutes on 2 cores; then cached" bash hack/build-control-plane.sh >/dev/null
-	@$(STEP) "e2e suite on a local control plane" "about 7 minutes; 14 at load average 20 (docs/e2e.md)" $(GO) test -tags e2e -count=1 -p 1 -timeout 30m ./e2e/... ./hack/demo/
+	@$(STEP) "e2e suite on a local control plane" "about 9 minutes; 14 at load average 20 (docs/e2e.md)" $(GO) test -tags e2e -count=1 -p 1 -timeout 30m ./e2e/... ./hack/demo/
 
 .PHONY: fuzz
 fuzz: ## Run each fuzz target for FUZZTIME (default 30s)
