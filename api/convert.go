@@ -100,7 +100,7 @@ func appendJSON(b []byte, v any, ks *keyStack) ([]byte, error) {
 	case nil:
 		return append(b, "null"...), nil
 	case string:
-		return appendString(b, t), nil
+		return AppendJSONString(b, t, true), nil
 	case bool:
 		return strconv.AppendBool(b, t), nil
 	case float64:
@@ -150,7 +150,7 @@ func appendMap(b []byte, m map[string]any, ks *keyStack) ([]byte, error) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, k)
+		b = AppendJSONString(b, k, true)
 		b = append(b, ':')
 		var err error
 		if b, err = appendJSON(b, m[k], ks); err != nil {
@@ -182,17 +182,19 @@ func appendFloat(b []byte, f float64) ([]byte, error) {
 	return b, nil
 }
 
-// appendString appends s quoted byte for byte as json.Marshal quotes it: the
-// escapes JSON requires, <, > and & (json.Marshal's HTML escaping), U+2028 and
-// U+2029 escaped, and each byte of invalid UTF-8 as \ufffd.
-func appendString(b []byte, s string) []byte {
+// AppendJSONString appends s quoted byte for byte as encoding/json quotes it:
+// the escapes JSON requires, <, > and & when escapeHTML (json.Marshal's HTML
+// escaping; an Encoder with SetEscapeHTML(false) leaves them), U+2028 and U+2029
+// escaped, and each byte of invalid UTF-8 as \ufffd. The decoder's JSON and
+// lint's findings are written with it instead of encoding/json's reflection.
+func AppendJSONString(b []byte, s string, escapeHTML bool) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+			if c >= 0x20 && c != '"' && c != '\\' && (!escapeHTML || c != '<' && c != '>' && c != '&') {
 				i++
 				continue
 			}

@@ -2,7 +2,8 @@ package lint
 
 import (
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/meshguard/meshguard/api"
 )
 
 // appendFindingJSON appends f as WriteJSON's encoder wrote it (json.Encoder with
@@ -51,59 +52,5 @@ func appendMember(b []byte, lead, name, value string, present bool) []byte {
 	b = append(b, '"')
 	b = append(b, name...)
 	b = append(b, `": `...)
-	return appendJSONString(b, value)
-}
-
-// appendJSONString appends s quoted as encoding/json quotes a string with HTML
-// escaping off: the escapes JSON requires, U+2028 and U+2029 escaped, and each
-// byte of invalid UTF-8 as \ufffd.
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	return api.AppendJSONString(b, value, false)
 }
