@@ -20,40 +20,22 @@ import (
 // classes past it get no cells and their destinations class -1, and
 // SetClasses returns the first of those destinations (-1: none).
 func SetClasses(m *Map, destRow []int, rows [][]int32, answer func(row, client int) Answer, limit int) (cut int) {
-	rowClass := make([]int, len(rows))
-	rowFirst := []int{}
-	seen := map[string]int{}
-	for j, r := range rows {
-		k := int32Key(r)
-		c, ok := seen[k]
-		if !ok {
-			c = len(rowFirst)
-			seen[k] = c
-			rowFirst = append(rowFirst, j)
-		}
-		rowClass[j] = c
-	}
+	rowClass, rowFirst := ClassesByKey(len(rows), func(j int) string { return int32Key(rows[j]) })
 	for i := range m.Destinations {
 		m.Destinations[i].Class = -1
 		if i < len(destRow) {
 			m.Destinations[i].Class = rowClass[destRow[i]]
 		}
 	}
-	colFirst := []int{}
-	seen = map[string]int{}
 	col := make([]int32, len(rows))
-	for c := range m.Clients {
+	colClass, colFirst := ClassesByKey(len(m.Clients), func(c int) string {
 		for j, r := range rows {
 			col[j] = r[c]
 		}
-		k := int32Key(col)
-		cc, ok := seen[k]
-		if !ok {
-			cc = len(colFirst)
-			seen[k] = cc
-			colFirst = append(colFirst, c)
-		}
-		m.Clients[c].Class = cc
+		return int32Key(col)
+	})
+	for c := range m.Clients {
+		m.Clients[c].Class = colClass[c]
 	}
 	m.Cells = []MapCell{}
 	ids := make([]int32, len(colFirst))
@@ -99,6 +81,27 @@ func cutFrom(m *Map, rc int) int {
 	return first
 }
 
+// ClassesByKey numbers n items by key(i) in order of first appearance:
+// class[i] is item i's class and first[k] the first item of class k. The map's
+// destinations and clients are grouped by what decides their answers this way,
+// here and in the engines.
+func ClassesByKey(n int, key func(i int) string) (class, first []int) {
+	class = make([]int, n)
+	first = []int{}
+	seen := map[string]int{}
+	for i := range n {
+		k := key(i)
+		c, ok := seen[k]
+		if !ok {
+			c = len(first)
+			seen[k] = c
+			first = append(first, i)
+		}
+		class[i] = c
+	}
+	return class, first
+}
+
 // RowCells are the cells of destination class d: ids[cc] names client class
 // cc's answer (equal ids, equal answers), and the client classes of one id
 // are one cell, whose answer is answer(its first client class). The largest
@@ -122,10 +125,17 @@ func RowCells(d int, ids []int32, answer func(cc int) Answer) []MapCell {
 			largest = g
 		}
 	}
+	return groupCells(d, members, largest, answer)
+}
+
+// groupCells makes a cell of each group of client classes of destination class
+// d, answered by its first class; group others is the row's default
+// (MapCell.Others) and lists no classes.
+func groupCells(d int, members [][]int, others int, answer func(cc int) Answer) []MapCell {
 	out := make([]MapCell, 0, len(members))
 	for g, ccs := range members {
 		c := NewMapCell(d, ccs, answer(ccs[0]))
-		if g == largest {
+		if g == others {
 			c.ClientClasses, c.Others = nil, true
 		}
 		out = append(out, c)
@@ -205,15 +215,7 @@ func RowCellsSparse(d, ncc int, def int32, except map[int]int32, answer func(cc 
 		}
 		return RowCells(d, dense, answer)
 	}
-	out := make([]MapCell, 0, len(members))
-	for g, ccs := range members {
-		c := NewMapCell(d, ccs, answer(ccs[0]))
-		if g == largest {
-			c.ClientClasses, c.Others = nil, true
-		}
-		out = append(out, c)
-	}
-	return out
+	return groupCells(d, members, largest, answer)
 }
 
 // sizeOf is the size of group g, the default group counting every class
