@@ -323,19 +323,7 @@ func preClasses(rows []*mapRow, clients []mapClient) (pre, reps []int) {
 			}
 		}
 	}
-	pre = make([]int, len(clients))
-	ids := map[string]int{}
-	for c := range clients {
-		s := all.signature(clients[c].client)
-		k, ok := ids[s]
-		if !ok {
-			k = len(reps)
-			ids[s] = k
-			reps = append(reps, c)
-		}
-		pre[c] = k
-	}
-	return pre, reps
+	return access.ClassesByKey(len(clients), func(c int) string { return all.signature(clients[c].client) })
 }
 
 // judge is the row's cells: each local class judged once, with

@@ -3,6 +3,8 @@ package linkerdauthz
 import (
 	"fmt"
 	"strings"
+
+	"github.com/meshguard/meshguard/access"
 )
 
 // preClients groups the map's clients that no authorization of ix can tell
@@ -26,19 +28,7 @@ func preClients(ix *index, clients []mapClient, o Options) (pre, reps []int) {
 	for _, sa := range namedServiceAccounts(ix, td) {
 		named[sa] = true
 	}
-	pre = make([]int, len(clients))
-	ids := map[string]int{}
-	for c, cl := range clients {
-		s := callerSignature(cl.caller, named, td)
-		k, ok := ids[s]
-		if !ok {
-			k = len(reps)
-			ids[s] = k
-			reps = append(reps, c)
-		}
-		pre[c] = k
-	}
-	return pre, reps
+	return access.ClassesByKey(len(clients), func(c int) string { return callerSignature(clients[c].caller, named, td) })
 }
 
 // callerSignature is what the authorizations can see of c (see preClients).
