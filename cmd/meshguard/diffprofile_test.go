@@ -1,9 +1,7 @@
 package main
 
 import (
-	"io"
 	"os"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -20,13 +18,5 @@ func TestDiffProfileArgs(t *testing.T) {
 	if a == "" {
 		t.Skip("MESHGUARD_DIFF_ARGS not set")
 	}
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	code := run(append([]string{"diff"}, strings.Fields(a)...), streams{out: io.Discard, err: io.Discard})
-	runtime.ReadMemStats(&after)
-	if code != exitOK {
-		t.Fatalf("exit %d", code)
-	}
-	t.Logf("allocated %d MiB in %d objects, %d collections, heap peak (HeapSys) %d MiB",
-		(after.TotalAlloc-before.TotalAlloc)>>20, after.Mallocs-before.Mallocs, after.NumGC-before.NumGC, after.HeapSys>>20)
+	profileRun(t, append([]string{"diff"}, strings.Fields(a)...), exitOK)
 }

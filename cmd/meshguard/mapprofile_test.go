@@ -1,9 +1,7 @@
 package main
 
 import (
-	"io"
 	"os"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -24,13 +22,5 @@ func TestMapProfileFile(t *testing.T) {
 	if a := os.Getenv("MESHGUARD_MAP_ARGS"); a != "" {
 		args = append([]string{"map"}, strings.Fields(a)...)
 	}
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	code := run(append(args, path), streams{out: io.Discard, err: io.Discard})
-	runtime.ReadMemStats(&after)
-	if code != exitOK {
-		t.Fatalf("exit %d", code)
-	}
-	t.Logf("allocated %d MiB in %d objects, %d collections, heap peak (HeapSys) %d MiB",
-		(after.TotalAlloc-before.TotalAlloc)>>20, after.Mallocs-before.Mallocs, after.NumGC-before.NumGC, after.HeapSys>>20)
+	profileRun(t, append(args, path), exitOK)
 }
