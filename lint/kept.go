@@ -79,25 +79,38 @@ type keptStore struct {
 	places    chunks[keptPlace]
 	summaries chunks[keptSummary]
 	findings  chunks[keptFinding]
-	metas     []findingMeta
-	metaIndex map[findingMeta]uint32
-	pmetas    []placeMeta
-	pmetaIdx  map[placeMeta]uint32
+	metas     metaTable[findingMeta]
+	pmetas    metaTable[placeMeta]
 	strs      interner
 }
 
+// metaTable stores each distinct part that many findings or places repeat once,
+// and gives it an index.
+type metaTable[T comparable] struct {
+	list  []T
+	index map[T]uint32
+}
+
+// of returns the index of m, storing m when the table has no equal one.
+func (t *metaTable[T]) of(m T) uint32 {
+	i, ok := t.index[m]
+	if !ok {
+		if t.index == nil {
+			t.index = map[T]uint32{}
+		}
+		i = uint32(len(t.list))
+		t.list = append(t.list, m)
+		t.index[m] = i
+	}
+	return i
+}
+
+// at is the part of index i.
+func (t *metaTable[T]) at(i uint32) *T { return &t.list[i] }
+
 // keepFinding stores f.
 func (k *keptStore) keepFinding(f *Finding) {
-	m := findingMeta{f.File, f.APIVersion, f.Kind, f.Severity, f.Code, f.Field, f.RenderedBy}
-	i, ok := k.metaIndex[m]
-	if !ok {
-		if k.metaIndex == nil {
-			k.metaIndex = map[findingMeta]uint32{}
-		}
-		i = uint32(len(k.metas))
-		k.metas = append(k.metas, m)
-		k.metaIndex[m] = i
-	}
+	i := k.metas.of(findingMeta{f.File, f.APIVersion, f.Kind, f.Severity, f.Code, f.Field, f.RenderedBy})
 	k.findings.add(keptFinding{namespace: k.strs.of(f.Namespace), name: f.Name, message: f.Message,
 		suppression: f.Suppression, meta: i, line: clampLine(f.Line), renderedLine: clampLine(f.RenderedLine)})
 }
@@ -105,7 +118,7 @@ func (k *keptStore) keepFinding(f *Finding) {
 // finding is kept finding i as a Finding.
 func (k *keptStore) finding(i int) Finding {
 	kf := k.findings.at(i)
-	m := &k.metas[kf.meta]
+	m := k.metas.at(kf.meta)
 	return Finding{File: m.file, Line: int(kf.line), APIVersion: m.apiVersion, Kind: m.kind, Namespace: kf.namespace,
 		Name: kf.name, Severity: m.severity, Code: m.code, Field: m.field, Message: kf.message,
 		RenderedBy: m.renderedBy, RenderedLine: int(kf.renderedLine), Suppression: kf.suppression}
@@ -113,16 +126,7 @@ func (k *keptStore) finding(i int) Finding {
 
 // keepPlace stores p and returns its index.
 func (k *keptStore) keepPlace(p placed) int32 {
-	m := placeMeta{p.id.Group, p.id.Kind, p.file, p.group}
-	i, ok := k.pmetaIdx[m]
-	if !ok {
-		if k.pmetaIdx == nil {
-			k.pmetaIdx = map[placeMeta]uint32{}
-		}
-		i = uint32(len(k.pmetas))
-		k.pmetas = append(k.pmetas, m)
-		k.pmetaIdx[m] = i
-	}
+	i := k.pmetas.of(placeMeta{p.id.Group, p.id.Kind, p.file, p.group})
 	k.places.add(keptPlace{namespace: k.strs.of(p.id.Namespace), name: p.id.Name, meta: i, line: clampLine(p.line), ok: p.ok, denied: p.denied})
 	return int32(k.places.len() - 1)
 }
@@ -130,7 +134,7 @@ func (k *keptStore) keepPlace(p placed) int32 {
 // place is kept place i as a placed.
 func (k *keptStore) place(i int) placed {
 	kp := k.places.at(i)
-	m := &k.pmetas[kp.meta]
+	m := k.pmetas.at(kp.meta)
 	return placed{id: ObjectID{Group: m.group, Kind: m.kind, Namespace: kp.namespace, Name: kp.name}, ok: kp.ok,
 		file: m.file, line: int(kp.line), denied: kp.denied, group: m.render}
 }
